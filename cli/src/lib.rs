@@ -1,0 +1,5 @@
+//! The native side of nl2sql: SQLite files through rusqlite, and the `nl2sql` command line.
+
+pub mod sqlite_file;
+
+pub use sqlite_file::SqliteFile;

@@ -1,0 +1,131 @@
+//! A SQLite file as a read-only datasource, through rusqlite's bundled SQLite.
+
+use nl2sql_core::guard::check_read_only;
+use nl2sql_core::sqlite::classify_error;
+use nl2sql_core::{
+    Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
+    ResultFrame, Value,
+};
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::limits::Limit;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+use std::path::Path;
+
+/// A SQLite file opened read-only. Three locks stand behind the core guard: the file is
+/// opened read-only, `query_only` is on, and an authorizer denies every action but reading.
+pub struct SqliteFile {
+    id: String,
+    conn: Connection,
+}
+
+impl SqliteFile {
+    /// Opens `path` read-only as datasource `id`.
+    pub fn open(id: impl Into<String>, path: impl AsRef<Path>) -> Result<Self, DatasourceError> {
+        let path = path.as_ref();
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut conn = Connection::open_with_flags(path, flags).map_err(|e| {
+            DatasourceError::new(
+                DatasourceErrorKind::Unavailable,
+                format!("cannot open {}: {e}", path.display()),
+            )
+        })?;
+        conn.pragma_update(None, "query_only", true)
+            .map_err(to_error)?;
+        conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)
+            .map_err(to_error)?;
+        // Opening is lazy in SQLite: reading the schema now turns "not a database" into an
+        // error here rather than at the first question.
+        conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))
+            .map_err(to_error)?;
+        conn.authorizer(Some(authorize)).map_err(to_error)?;
+        Ok(SqliteFile {
+            id: id.into(),
+            conn,
+        })
+    }
+
+    fn run(&self, sql: &str, limits: ExecLimits) -> Result<ResultFrame, DatasourceError> {
+        check_read_only(sql)?;
+        let mut stmt = self.conn.prepare(sql).map_err(to_error)?;
+        if !stmt.readonly() {
+            return Err(DatasourceError::new(
+                DatasourceErrorKind::Refused,
+                "refused: SQLite reports that this statement writes",
+            ));
+        }
+        let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
+        let width = columns.len();
+        let mut rows = stmt.query([]).map_err(to_error)?;
+        let mut frame = ResultFrame {
+            columns,
+            ..ResultFrame::default()
+        };
+        while let Some(row) = rows.next().map_err(to_error)? {
+            if frame.rows.len() == limits.max_rows {
+                frame.truncated = true;
+                break;
+            }
+            let mut values = Vec::with_capacity(width);
+            for i in 0..width {
+                values.push(to_value(row.get_ref(i).map_err(to_error)?));
+            }
+            frame.rows.push(values);
+        }
+        Ok(frame)
+    }
+}
+
+impl Datasource for SqliteFile {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
+
+    fn execute<'a>(
+        &'a self,
+        sql: &'a str,
+        limits: ExecLimits,
+    ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
+        Box::pin(std::future::ready(self.run(sql, limits)))
+    }
+}
+
+/// Allows reading and the catalogue pragmas introspection uses; denies everything else.
+fn authorize(ctx: AuthContext<'_>) -> Authorization {
+    match ctx.action {
+        AuthAction::Read { .. }
+        | AuthAction::Select
+        | AuthAction::Function { .. }
+        | AuthAction::Recursive => Authorization::Allow,
+        AuthAction::Pragma { pragma_name, .. }
+            if matches!(pragma_name, "table_info" | "foreign_key_list") =>
+        {
+            Authorization::Allow
+        }
+        _ => Authorization::Deny,
+    }
+}
+
+fn to_value(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::Integer(i),
+        ValueRef::Real(r) => Value::Real(r),
+        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+    }
+}
+
+fn to_error(e: rusqlite::Error) -> DatasourceError {
+    match &e {
+        rusqlite::Error::SqliteFailure(err, message) => {
+            let text = message.clone().unwrap_or_else(|| err.to_string());
+            classify_error(Some(err.extended_code & 0xff), &text)
+        }
+        _ => classify_error(None, &e.to_string()),
+    }
+}

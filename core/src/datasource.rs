@@ -1,0 +1,138 @@
+//! The datasource contract: how the engine reaches a database without doing I/O itself.
+
+use crate::schema::SchemaSnapshot;
+use crate::value::Value;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed future that need not be `Send`: the browser runs everything on one thread, and
+/// sql.js handles cannot cross threads anyway.
+pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// The SQL dialect a datasource speaks. The generator renders for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// SQLite 3 (sql.js in the browser, rusqlite natively).
+    Sqlite,
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dialect::Sqlite => f.write_str("sqlite"),
+        }
+    }
+}
+
+/// Limits on one execution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecLimits {
+    /// At most this many rows come back; [`ResultFrame::truncated`] says whether more existed.
+    pub max_rows: usize,
+}
+
+impl Default for ExecLimits {
+    /// The reference engine's `settings.results.row_limit`.
+    fn default() -> Self {
+        ExecLimits { max_rows: 100_000 }
+    }
+}
+
+/// The rows a query returned, as the database typed them.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ResultFrame {
+    /// Column names in result order (duplicates kept as the database gave them).
+    pub columns: Vec<String>,
+    /// The rows, each as long as `columns`.
+    pub rows: Vec<Vec<Value>>,
+    /// True when the row cap stopped the read while more rows existed.
+    pub truncated: bool,
+}
+
+impl ResultFrame {
+    /// How many rows came back (after the cap).
+    pub fn row_count(&self) -> usize {
+        self.rows.len()
+    }
+}
+
+/// Why a datasource did not return rows. The pipeline maps the kind to its error codes:
+/// [`DatasourceErrorKind::InvalidQuery`] becomes the retryable `EXECUTION_FAILED`, the
+/// others the fatal `DB_EXECUTION_ERROR`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DatasourceErrorKind {
+    /// The query itself is wrong (syntax, unknown table or column): a new query can fix it.
+    InvalidQuery,
+    /// The datasource refuses to run it: anything but exactly one read-only query.
+    Refused,
+    /// The database could not run it: not a database, corrupt, out of memory, interrupted.
+    Unavailable,
+}
+
+/// A datasource failure: its kind and the database's own words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasourceError {
+    /// What kind of failure this is; decides whether a retry can help.
+    pub kind: DatasourceErrorKind,
+    /// A plain sentence, usually the database's own message.
+    pub message: String,
+}
+
+impl DatasourceError {
+    /// A failure of the given kind.
+    pub fn new(kind: DatasourceErrorKind, message: impl Into<String>) -> Self {
+        DatasourceError {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// True when a different query could succeed, i.e. the query was at fault.
+    pub fn is_query_fault(&self) -> bool {
+        self.kind == DatasourceErrorKind::InvalidQuery
+    }
+}
+
+impl fmt::Display for DatasourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            DatasourceErrorKind::InvalidQuery => "invalid query",
+            DatasourceErrorKind::Refused => "refused",
+            DatasourceErrorKind::Unavailable => "database unavailable",
+        };
+        write!(f, "{kind}: {}", self.message)
+    }
+}
+
+impl std::error::Error for DatasourceError {}
+
+/// A database the engine can read. Adapters live outside core (sql.js in `nl2sql-wasm`,
+/// rusqlite in `nl2sql-cli`); they must refuse anything but exactly one read-only query,
+/// which [`crate::guard::check_read_only`] decides for them.
+///
+/// The futures are not `Send`: in the browser everything runs on one thread.
+pub trait Datasource {
+    /// The datasource id, e.g. `chinook`.
+    fn id(&self) -> &str;
+
+    /// The SQL dialect it speaks.
+    fn dialect(&self) -> Dialect;
+
+    /// Run one read-only query, reading at most `limits.max_rows` rows.
+    fn execute<'a>(
+        &'a self,
+        sql: &'a str,
+        limits: ExecLimits,
+    ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>>;
+
+    /// Read the schema and its statistics. The default reads SQLite's catalogue through
+    /// [`Datasource::execute`], so every SQLite adapter gets identical snapshots; an adapter
+    /// for another engine overrides it.
+    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
+        Box::pin(crate::sqlite::introspect(self))
+    }
+}

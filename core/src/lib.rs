@@ -1,0 +1,20 @@
+//! nl2sql-core: the engine, free of I/O.
+//!
+//! Everything outside the engine (databases now; later the model provider, the clock and
+//! randomness) reaches it through small traits, so the same code runs in the browser, in the
+//! native command line and in tests. This crate never spawns threads, never blocks, and never
+//! touches the network or the file system.
+
+pub mod datasource;
+pub mod demo;
+pub mod guard;
+pub mod schema;
+pub mod sqlite;
+pub mod value;
+
+pub use datasource::{
+    Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
+    ResultFrame,
+};
+pub use schema::{Column, ColumnStats, ForeignKey, SchemaSnapshot, Table, TypeCategory};
+pub use value::Value;

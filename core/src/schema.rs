@@ -1,0 +1,225 @@
+//! The schema snapshot: what a datasource holds, read once and then kept in memory.
+
+use crate::datasource::Dialect;
+use crate::value::Value;
+use serde::{Deserialize, Serialize};
+
+/// Everything the engine knows about one datasource's structure and data distribution.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchemaSnapshot {
+    /// The datasource id.
+    pub datasource_id: String,
+    /// The SQL dialect.
+    pub dialect: Dialect,
+    /// Tables sorted by name.
+    pub tables: Vec<Table>,
+    /// A hash of the structure (tables, columns, declared types, nullability, keys), never
+    /// of the data: the same schema with other rows has the same fingerprint.
+    pub fingerprint: String,
+    /// A short version label derived from the fingerprint, for people and traces.
+    pub version: String,
+}
+
+impl SchemaSnapshot {
+    /// Builds a snapshot, sorting the tables and deriving the fingerprint and version.
+    pub fn new(datasource_id: impl Into<String>, dialect: Dialect, mut tables: Vec<Table>) -> Self {
+        tables.sort_by(|a, b| a.name.cmp(&b.name));
+        let fingerprint = fingerprint(dialect, &tables);
+        let version = format!("v{}", &fingerprint[..8]);
+        SchemaSnapshot {
+            datasource_id: datasource_id.into(),
+            dialect,
+            tables,
+            fingerprint,
+            version,
+        }
+    }
+
+    /// The table with this name, compared case-insensitively as SQLite does.
+    pub fn table(&self, name: &str) -> Option<&Table> {
+        self.tables
+            .iter()
+            .find(|t| t.name.eq_ignore_ascii_case(name))
+    }
+}
+
+/// One table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    /// The table name as declared.
+    pub name: String,
+    /// Columns in declaration order.
+    pub columns: Vec<Column>,
+    /// Foreign keys declared on this table, each possibly over several columns.
+    pub foreign_keys: Vec<ForeignKey>,
+    /// How many rows the table held when the snapshot was taken.
+    pub row_count: u64,
+}
+
+impl Table {
+    /// The column with this name, compared case-insensitively as SQLite does.
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The primary-key columns in key order.
+    pub fn primary_key(&self) -> Vec<&str> {
+        let mut keyed: Vec<(u32, &str)> = self
+            .columns
+            .iter()
+            .filter_map(|c| c.primary_key_position.map(|p| (p, c.name.as_str())))
+            .collect();
+        keyed.sort_unstable();
+        keyed.into_iter().map(|(_, name)| name).collect()
+    }
+}
+
+/// One column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    /// The column name as declared.
+    pub name: String,
+    /// The declared type exactly as written, e.g. `NVARCHAR(160)`; may be empty.
+    pub declared_type: String,
+    /// What kind of values the column holds, from the declared type and, for text
+    /// columns, the values themselves.
+    pub category: TypeCategory,
+    /// Whether the column may hold NULL.
+    pub nullable: bool,
+    /// 1-based position in the primary key, when the column is part of it.
+    pub primary_key_position: Option<u32>,
+    /// How the column's data is distributed.
+    pub stats: ColumnStats,
+}
+
+/// The broad kind of a column's values; what the validator and the planner reason with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TypeCategory {
+    /// Integers and decimals.
+    Number,
+    /// Strings.
+    Text,
+    /// Dates and times, declared so or stored as ISO-8601 text.
+    Temporal,
+    /// True or false.
+    Boolean,
+    /// Anything else (blobs, untyped columns).
+    Other,
+}
+
+/// A foreign key from this table's columns to another table's columns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForeignKey {
+    /// The referencing columns on this table, in key order.
+    pub columns: Vec<String>,
+    /// The referenced table.
+    pub referenced_table: String,
+    /// The referenced columns, paired with `columns` by position.
+    pub referenced_columns: Vec<String>,
+}
+
+/// How a column's data is distributed.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ColumnStats {
+    /// The share of rows where the column is NULL, from 0 to 1 (0 for an empty table).
+    pub null_fraction: f64,
+    /// How many distinct non-null values the column holds.
+    pub distinct_count: u64,
+    /// The smallest value, for number and temporal columns.
+    pub min: Option<Value>,
+    /// The largest value, for number and temporal columns.
+    pub max: Option<Value>,
+    /// For text columns: every distinct value when there are at most
+    /// [`SAMPLE_ALL_MAX`], otherwise the [`SAMPLE_TOP`] most frequent; most frequent first.
+    pub sample_values: Vec<String>,
+}
+
+/// A text column with at most this many distinct values has all of them sampled.
+pub const SAMPLE_ALL_MAX: u64 = 50;
+/// A text column with more distinct values has this many of its most frequent sampled.
+pub const SAMPLE_TOP: u64 = 5;
+
+/// FNV-1a over a canonical description of the structure. Not cryptographic: it only has to
+/// tell two schemas apart and stay stable across platforms and releases.
+fn fingerprint(dialect: Dialect, tables: &[Table]) -> String {
+    let mut canonical = format!("dialect={dialect}\n");
+    for table in tables {
+        canonical.push_str(&format!("table {}\n", table.name));
+        for c in &table.columns {
+            canonical.push_str(&format!(
+                " column {} {} null={} pk={}\n",
+                c.name,
+                c.declared_type.trim().to_ascii_uppercase(),
+                c.nullable,
+                c.primary_key_position.unwrap_or(0)
+            ));
+        }
+        for fk in &table.foreign_keys {
+            canonical.push_str(&format!(
+                " fk {} -> {}({})\n",
+                fk.columns.join(","),
+                fk.referenced_table,
+                fk.referenced_columns.join(",")
+            ));
+        }
+    }
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in canonical.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(name: &str, declared_type: &str, pk: Option<u32>) -> Column {
+        Column {
+            name: name.into(),
+            declared_type: declared_type.into(),
+            category: TypeCategory::Number,
+            nullable: pk.is_none(),
+            primary_key_position: pk,
+            stats: ColumnStats::default(),
+        }
+    }
+
+    fn table(name: &str, rows: u64) -> Table {
+        Table {
+            name: name.into(),
+            columns: vec![column("B", "INTEGER", Some(2)), column("A", "int", Some(1))],
+            foreign_keys: vec![],
+            row_count: rows,
+        }
+    }
+
+    #[test]
+    fn fingerprint_ignores_data_but_not_structure() {
+        let a = SchemaSnapshot::new("x", Dialect::Sqlite, vec![table("T", 1)]);
+        let more_rows = SchemaSnapshot::new("x", Dialect::Sqlite, vec![table("T", 99)]);
+        assert_eq!(a.fingerprint, more_rows.fingerprint);
+        assert_eq!(a.version, format!("v{}", &a.fingerprint[..8]));
+
+        let renamed = SchemaSnapshot::new("x", Dialect::Sqlite, vec![table("U", 1)]);
+        assert_ne!(a.fingerprint, renamed.fingerprint);
+
+        let mut retyped = table("T", 1);
+        retyped.columns[0].declared_type = "TEXT".into();
+        let retyped = SchemaSnapshot::new("x", Dialect::Sqlite, vec![retyped]);
+        assert_ne!(a.fingerprint, retyped.fingerprint);
+    }
+
+    #[test]
+    fn primary_key_is_in_key_order_and_lookups_ignore_case() {
+        let snap = SchemaSnapshot::new("x", Dialect::Sqlite, vec![table("Track", 1)]);
+        let t = snap.table("track").unwrap();
+        assert_eq!(t.primary_key(), vec!["A", "B"]);
+        assert_eq!(t.column("b").unwrap().name, "B");
+        assert!(snap.table("Album").is_none());
+    }
+}

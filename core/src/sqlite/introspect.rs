@@ -1,0 +1,312 @@
+//! Reads a SQLite database's structure and statistics through read-only queries only, so it
+//! runs unchanged on every adapter and passes the same guard as any other query.
+
+use super::{quote_ident, quote_literal};
+use crate::datasource::{
+    Datasource, DatasourceError, DatasourceErrorKind, ExecLimits, ResultFrame,
+};
+use crate::schema::{
+    Column, ColumnStats, ForeignKey, SchemaSnapshot, Table, TypeCategory, SAMPLE_ALL_MAX,
+    SAMPLE_TOP,
+};
+use crate::value::Value;
+
+/// Catalogue reads are small; the cap only guards against a pathological file.
+const CATALOGUE_LIMITS: ExecLimits = ExecLimits { max_rows: 100_000 };
+
+/// Reads every table (not views, not SQLite's own tables) with its columns, keys, row count
+/// and column statistics.
+pub async fn introspect<D: Datasource + ?Sized>(ds: &D) -> Result<SchemaSnapshot, DatasourceError> {
+    let names = run(
+        ds,
+        "SELECT name FROM sqlite_master WHERE type = 'table' \
+         AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name",
+    )
+    .await?;
+    let mut tables = Vec::with_capacity(names.rows.len());
+    for row in &names.rows {
+        tables.push(read_table(ds, &text_at(row, 0)?).await?);
+    }
+    Ok(SchemaSnapshot::new(ds.id(), ds.dialect(), tables))
+}
+
+async fn run<D: Datasource + ?Sized>(ds: &D, sql: &str) -> Result<ResultFrame, DatasourceError> {
+    ds.execute(sql, CATALOGUE_LIMITS).await
+}
+
+/// A column as `pragma_table_info` describes it, before statistics.
+struct ColumnInfo {
+    name: String,
+    declared_type: String,
+    not_null: bool,
+    pk: u32,
+}
+
+async fn read_table<D: Datasource + ?Sized>(ds: &D, name: &str) -> Result<Table, DatasourceError> {
+    let info = run(
+        ds,
+        &format!(
+            "SELECT name, type, \"notnull\", pk FROM pragma_table_info({}) ORDER BY cid",
+            quote_literal(name)
+        ),
+    )
+    .await?;
+    let mut columns = Vec::with_capacity(info.rows.len());
+    for row in &info.rows {
+        columns.push(ColumnInfo {
+            name: text_at(row, 0)?,
+            declared_type: text_at(row, 1)?,
+            not_null: int_at(row, 2)? != 0,
+            pk: u32::try_from(int_at(row, 3)?).unwrap_or(0),
+        });
+    }
+    let foreign_keys = read_foreign_keys(ds, name).await?;
+    let (row_count, columns) = read_stats(ds, name, columns).await?;
+    Ok(Table {
+        name: name.to_string(),
+        columns,
+        foreign_keys,
+        row_count,
+    })
+}
+
+async fn read_foreign_keys<D: Datasource + ?Sized>(
+    ds: &D,
+    table: &str,
+) -> Result<Vec<ForeignKey>, DatasourceError> {
+    let frame = run(
+        ds,
+        &format!(
+            "SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list({}) ORDER BY id, seq",
+            quote_literal(table)
+        ),
+    )
+    .await?;
+    let mut keys: Vec<(i64, ForeignKey)> = Vec::new();
+    for row in &frame.rows {
+        let id = int_at(row, 0)?;
+        let referenced_table = text_at(row, 1)?;
+        let from = text_at(row, 2)?;
+        // `to` is NULL when the key names only the table: it then means that table's primary key.
+        let to = match row.get(3) {
+            Some(Value::Text(t)) => Some(t.clone()),
+            _ => None,
+        };
+        match keys.last_mut() {
+            Some((last, key)) if *last == id => {
+                key.columns.push(from);
+                key.referenced_columns.extend(to);
+            }
+            _ => keys.push((
+                id,
+                ForeignKey {
+                    columns: vec![from],
+                    referenced_table,
+                    referenced_columns: to.into_iter().collect(),
+                },
+            )),
+        }
+    }
+    let mut out = Vec::with_capacity(keys.len());
+    for (_, mut key) in keys {
+        if key.referenced_columns.len() != key.columns.len() {
+            key.referenced_columns = primary_key_of(ds, &key.referenced_table).await?;
+        }
+        out.push(key);
+    }
+    // SQLite lists keys newest first; declaration order reads better and is stable.
+    out.reverse();
+    Ok(out)
+}
+
+async fn primary_key_of<D: Datasource + ?Sized>(
+    ds: &D,
+    table: &str,
+) -> Result<Vec<String>, DatasourceError> {
+    let frame = run(
+        ds,
+        &format!(
+            "SELECT name FROM pragma_table_info({}) WHERE pk > 0 ORDER BY pk",
+            quote_literal(table)
+        ),
+    )
+    .await?;
+    frame.rows.iter().map(|row| text_at(row, 0)).collect()
+}
+
+/// One pass over the table for counts, distinct counts, min/max and date-likeness of every
+/// column, then one grouped read per text column for its sample values.
+async fn read_stats<D: Datasource + ?Sized>(
+    ds: &D,
+    table: &str,
+    infos: Vec<ColumnInfo>,
+) -> Result<(u64, Vec<Column>), DatasourceError> {
+    const PER_COLUMN: usize = 5;
+    let mut terms = vec!["COUNT(*)".to_string()];
+    for info in &infos {
+        let q = quote_ident(&info.name);
+        terms.push(format!("COUNT({q})"));
+        terms.push(format!("COUNT(DISTINCT {q})"));
+        terms.push(format!("MIN({q})"));
+        terms.push(format!("MAX({q})"));
+        terms.push(format!(
+            "SUM(CASE WHEN typeof({q}) = 'text' AND {q} LIKE '____-__-__%' \
+             AND date({q}) IS NOT NULL THEN 1 ELSE 0 END)"
+        ));
+    }
+    let sql = format!("SELECT {} FROM {}", terms.join(", "), quote_ident(table));
+    let frame = run(ds, &sql).await?;
+    let row = frame
+        .rows
+        .first()
+        .ok_or_else(|| catalogue_error("the statistics query returned no row"))?;
+    let row_count = count_at(row, 0)?;
+    let single_pk = infos.iter().filter(|i| i.pk > 0).count() == 1;
+
+    let mut columns = Vec::with_capacity(infos.len());
+    for (i, info) in infos.into_iter().enumerate() {
+        let at = 1 + i * PER_COLUMN;
+        let non_null = count_at(row, at)?;
+        let distinct_count = count_at(row, at + 1)?;
+        let date_like = count_at(row, at + 4)?;
+        let mut category = category_of(&info.declared_type);
+        if category == TypeCategory::Text && non_null > 0 && date_like == non_null {
+            category = TypeCategory::Temporal;
+        }
+        let ranged = matches!(category, TypeCategory::Number | TypeCategory::Temporal);
+        let bound = |v: Option<&Value>| match v {
+            Some(Value::Null) | None => None,
+            Some(v) if ranged => Some(v.clone()),
+            Some(_) => None,
+        };
+        let sample_values = if category == TypeCategory::Text && distinct_count > 0 {
+            sample_values(ds, table, &info.name, distinct_count).await?
+        } else {
+            Vec::new()
+        };
+        // An INTEGER PRIMARY KEY is the rowid and can never be NULL, NOT NULL or not.
+        let rowid_alias =
+            single_pk && info.pk == 1 && info.declared_type.eq_ignore_ascii_case("INTEGER");
+        columns.push(Column {
+            nullable: !info.not_null && !rowid_alias,
+            primary_key_position: (info.pk > 0).then_some(info.pk),
+            stats: ColumnStats {
+                null_fraction: if row_count == 0 {
+                    0.0
+                } else {
+                    (row_count - non_null.min(row_count)) as f64 / row_count as f64
+                },
+                distinct_count,
+                min: bound(row.get(at + 2)),
+                max: bound(row.get(at + 3)),
+                sample_values,
+            },
+            name: info.name,
+            declared_type: info.declared_type,
+            category,
+        });
+    }
+    Ok((row_count, columns))
+}
+
+async fn sample_values<D: Datasource + ?Sized>(
+    ds: &D,
+    table: &str,
+    column: &str,
+    distinct_count: u64,
+) -> Result<Vec<String>, DatasourceError> {
+    let limit = if distinct_count <= SAMPLE_ALL_MAX {
+        SAMPLE_ALL_MAX
+    } else {
+        SAMPLE_TOP
+    };
+    let q = quote_ident(column);
+    let frame = run(
+        ds,
+        &format!(
+            "SELECT {q}, COUNT(*) AS n FROM {} WHERE {q} IS NOT NULL \
+             GROUP BY {q} ORDER BY n DESC, {q} LIMIT {limit}",
+            quote_ident(table)
+        ),
+    )
+    .await?;
+    Ok(frame
+        .rows
+        .iter()
+        .filter_map(|row| row.first())
+        .map(|v| match v {
+            Value::Text(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect())
+}
+
+/// SQLite's column-affinity rules, refined: dates and booleans get their own category.
+fn category_of(declared_type: &str) -> TypeCategory {
+    let t = declared_type.to_ascii_uppercase();
+    let has = |word: &str| t.contains(word);
+    if has("DATE") || has("TIME") {
+        TypeCategory::Temporal
+    } else if has("BOOL") {
+        TypeCategory::Boolean
+    } else if has("INT") {
+        TypeCategory::Number
+    } else if has("CHAR") || has("CLOB") || has("TEXT") {
+        TypeCategory::Text
+    } else if ["REAL", "FLOA", "DOUB", "NUMERIC", "DECIMAL"]
+        .iter()
+        .any(|w| has(w))
+    {
+        TypeCategory::Number
+    } else {
+        TypeCategory::Other
+    }
+}
+
+fn catalogue_error(message: &str) -> DatasourceError {
+    DatasourceError::new(
+        DatasourceErrorKind::Unavailable,
+        format!("could not read the schema: {message}"),
+    )
+}
+
+fn text_at(row: &[Value], i: usize) -> Result<String, DatasourceError> {
+    match row.get(i) {
+        Some(Value::Text(s)) => Ok(s.clone()),
+        Some(Value::Null) => Ok(String::new()),
+        other => Err(catalogue_error(&format!("expected text, found {other:?}"))),
+    }
+}
+
+fn int_at(row: &[Value], i: usize) -> Result<i64, DatasourceError> {
+    match row.get(i) {
+        Some(Value::Integer(n)) => Ok(*n),
+        other => Err(catalogue_error(&format!(
+            "expected an integer, found {other:?}"
+        ))),
+    }
+}
+
+/// Counts are integers, except `SUM` over no rows, which SQLite gives as NULL.
+fn count_at(row: &[Value], i: usize) -> Result<u64, DatasourceError> {
+    match row.get(i) {
+        Some(Value::Null) => Ok(0),
+        _ => Ok(u64::try_from(int_at(row, i)?).unwrap_or(0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_types_map_to_categories() {
+        assert_eq!(category_of("NVARCHAR(160)"), TypeCategory::Text);
+        assert_eq!(category_of("INTEGER"), TypeCategory::Number);
+        assert_eq!(category_of("NUMERIC(10,2)"), TypeCategory::Number);
+        assert_eq!(category_of("DATETIME"), TypeCategory::Temporal);
+        assert_eq!(category_of("boolean"), TypeCategory::Boolean);
+        assert_eq!(category_of(""), TypeCategory::Other);
+        assert_eq!(category_of("BLOB"), TypeCategory::Other);
+    }
+}

@@ -1,0 +1,30 @@
+//! SQLite specifics shared by every SQLite adapter (sql.js and rusqlite): reading the
+//! catalogue and statistics through plain read-only queries, quoting, and sorting SQLite's
+//! error messages into the datasource error kinds.
+
+mod errors;
+mod introspect;
+
+pub use errors::classify_error;
+pub use introspect::introspect;
+
+/// Quotes an identifier for SQLite: wrapped in double quotes, inner quotes doubled.
+pub fn quote_ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// Quotes a string literal for SQLite: wrapped in single quotes, inner quotes doubled.
+pub fn quote_literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_doubles_the_quote_character() {
+        assert_eq!(quote_ident("a\"b"), "\"a\"\"b\"");
+        assert_eq!(quote_literal("it's"), "'it''s'");
+    }
+}

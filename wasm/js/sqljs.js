@@ -1,0 +1,60 @@
+// Thin glue between Rust and sql.js. Rust owns the logic; this file only does what must
+// happen in JavaScript: start sql.js, open a database, and step through a statement.
+
+// Starts sql.js from the page's global `initSqlJs` (sql-wasm.js loaded by a <script> tag).
+export async function initFromGlobal(wasmUrl) {
+  if (typeof globalThis.initSqlJs !== "function") {
+    throw new Error("sql.js is not loaded: the page must include sql-wasm.js before the app");
+  }
+  return globalThis.initSqlJs({ locateFile: () => wasmUrl });
+}
+
+// Starts sql.js from its UMD source text and wasm bytes, for pages that cannot add a
+// <script> tag (tests, bundlers that inline assets).
+export async function initFromSource(source, wasmBytes) {
+  const module = { exports: {} };
+  const init = new Function("module", "exports", source + "\n;return module.exports;")(
+    module,
+    module.exports,
+  );
+  return init({ wasmBinary: wasmBytes });
+}
+
+// Opens a database from file bytes and switches it to query-only.
+export function openDatabase(SQL, bytes) {
+  const db = new SQL.Database(bytes);
+  try {
+    db.run("PRAGMA query_only = ON");
+    db.exec("SELECT count(*) FROM sqlite_master");
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
+}
+
+// Runs the first statement of `sql` (the Rust guard has already made sure there is only
+// one), reading at most `maxRows` rows. Integers come back as BigInt so that no integer
+// loses precision and an integer is never confused with a real.
+export function query(db, sql, maxRows) {
+  const stmt = db.prepare(sql);
+  try {
+    const columns = stmt.getColumnNames();
+    const rows = [];
+    let truncated = false;
+    while (stmt.step()) {
+      if (rows.length === maxRows) {
+        truncated = true;
+        break;
+      }
+      rows.push(stmt.get(null, { useBigInt: true }));
+    }
+    return { columns, rows, truncated };
+  } finally {
+    stmt.free();
+  }
+}
+
+export function closeDatabase(db) {
+  db.close();
+}
