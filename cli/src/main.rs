@@ -3,14 +3,15 @@
 use nl2sql_cli::SqliteFile;
 use nl2sql_core::demo::{demo_database, DEMO_DATABASES};
 use nl2sql_core::{Datasource, SchemaSnapshot};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const USAGE: &str = "\
-usage: nl2sql schema [--datasource ID] [--data DIR] [--json]
+usage: nl2sql schema [--datasource ID | --file PATH] [--data DIR] [--json]
 
-  schema   print a demo datasource's tables, columns, keys and statistics
-           --datasource  chinook (default), support or webanalytics
+  schema   print a datasource's tables, columns, keys and statistics
+           --datasource  a demo database: chinook (default), support or webanalytics
+           --file        any SQLite file instead, opened read-only (its id is the file stem)
            --data        the folder holding the demo databases (default: data)
            --json        one JSON object instead of text";
 
@@ -43,23 +44,42 @@ fn run(args: &[String]) -> Result<(), String> {
 
 fn schema(args: &[String]) -> Result<(), String> {
     let mut datasource = "chinook".to_string();
+    let mut file: Option<PathBuf> = None;
     let mut data = PathBuf::from("data");
     let mut json = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--datasource" => datasource = it.next().ok_or("--datasource needs an id")?.clone(),
+            "--file" => file = Some(it.next().ok_or("--file needs a path")?.into()),
             "--data" => data = it.next().ok_or("--data needs a folder")?.into(),
             "--json" => json = true,
             other => return Err(format!("unknown option {other:?}")),
         }
     }
-    let demo = demo_database(&datasource).ok_or_else(|| {
+    let (id, path) = match file {
+        Some(path) => {
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            (stem.into_owned(), path)
+        }
+        None => demo_path(&datasource, &data)?,
+    };
+    let source = SqliteFile::open(id, &path).map_err(|e| e.to_string())?;
+    let snapshot = pollster::block_on(source.introspect()).map_err(|e| e.to_string())?;
+    if json {
+        let text = serde_json::to_string_pretty(&snapshot).map_err(|e| e.to_string())?;
+        println!("{text}");
+    } else {
+        print_schema(&snapshot);
+    }
+    Ok(())
+}
+
+/// The id and file of a demo database under `data`.
+fn demo_path(id: &str, data: &Path) -> Result<(String, PathBuf), String> {
+    let demo = demo_database(id).ok_or_else(|| {
         let ids: Vec<&str> = DEMO_DATABASES.iter().map(|d| d.id).collect();
-        format!(
-            "no datasource {datasource:?}; choose one of {}",
-            ids.join(", ")
-        )
+        format!("no datasource {id:?}; choose one of {}", ids.join(", "))
     })?;
     let path = data.join(demo.file);
     if !path.is_file() {
@@ -68,15 +88,7 @@ fn schema(args: &[String]) -> Result<(), String> {
             path.display()
         ));
     }
-    let file = SqliteFile::open(demo.id, &path).map_err(|e| e.to_string())?;
-    let snapshot = pollster::block_on(file.introspect()).map_err(|e| e.to_string())?;
-    if json {
-        let text = serde_json::to_string_pretty(&snapshot).map_err(|e| e.to_string())?;
-        println!("{text}");
-    } else {
-        print_schema(&snapshot);
-    }
-    Ok(())
+    Ok((demo.id.to_string(), path))
 }
 
 fn print_schema(s: &SchemaSnapshot) {

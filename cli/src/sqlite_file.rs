@@ -54,7 +54,7 @@ impl SqliteFile {
                 "refused: SQLite reports that this statement writes",
             ));
         }
-        let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
+        let columns: Vec<String> = stmt.column_names().map(String::from).collect();
         let width = columns.len();
         let mut rows = stmt.query([]).map_err(to_error)?;
         let mut frame = ResultFrame {
@@ -101,11 +101,10 @@ fn authorize(ctx: AuthContext<'_>) -> Authorization {
         | AuthAction::Select
         | AuthAction::Function { .. }
         | AuthAction::Recursive => Authorization::Allow,
-        AuthAction::Pragma { pragma_name, .. }
-            if matches!(pragma_name, "table_info" | "foreign_key_list") =>
-        {
-            Authorization::Allow
-        }
+        AuthAction::Pragma {
+            pragma_name: "table_info" | "foreign_key_list",
+            ..
+        } => Authorization::Allow,
         _ => Authorization::Deny,
     }
 }

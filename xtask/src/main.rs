@@ -1,1 +1,172 @@
-fn main() {}
+//! `cargo xtask`: the project's own commands. Plain Rust, so they run wherever cargo does.
+//!
+//! - `setup`  installs what is missing (idempotent; seconds when everything is there)
+//! - `data`   fetches and verifies the demo databases and evaluation suites into `data/`
+//! - `serve`  set-up, then the playground on http://127.0.0.1:8080 (Trunk)
+//! - `test`   set-up, then every check CI runs: fmt, clippy, native tests, browser tests,
+//!   a release build and the end-to-end tests against it
+//! - `dist`   set-up, then a release `dist/` and its sizes
+
+mod data;
+mod run;
+mod setup;
+mod sizes;
+
+use run::{Failure, Project};
+use std::process::ExitCode;
+use std::time::Instant;
+
+const USAGE: &str = "usage: cargo xtask <setup | data | serve [--release] | test | dist>";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let project = match Project::locate() {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let outcome = match args.first().map(String::as_str) {
+        Some("setup") => setup::ensure(&project),
+        Some("data") => data::ensure(&project),
+        Some("serve") => serve(&project, args.iter().any(|a| a == "--release")),
+        Some("test") => test(&project),
+        Some("dist") => setup::ensure(&project).and_then(|()| dist(&project)),
+        _ => Err(Failure(USAGE.to_string())),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+fn fail(e: &Failure) -> ExitCode {
+    eprintln!("\nxtask: {}", e.0);
+    ExitCode::FAILURE
+}
+
+fn serve(project: &Project, release: bool) -> Result<(), Failure> {
+    setup::ensure(project)?;
+    println!("\nServing the playground on http://127.0.0.1:8080 (Ctrl+C stops)");
+    let mut args = vec!["serve", "index.html"];
+    if release {
+        args.push("--release");
+    }
+    project.command("trunk", &args).run("trunk serve")
+}
+
+fn dist(project: &Project) -> Result<(), Failure> {
+    project
+        .command("trunk", &["build", "index.html", "--release"])
+        .run("trunk build --release")?;
+    sizes::report(&project.root.join("dist"))
+}
+
+/// One step of `cargo xtask test`.
+struct Step {
+    name: &'static str,
+    run: fn(&Project) -> Result<(), Failure>,
+}
+
+const TEST_STEPS: &[Step] = &[
+    Step {
+        name: "format (cargo fmt --check)",
+        run: |p| {
+            p.cargo(&["fmt", "--all", "--", "--check"])
+                .run("cargo fmt --check")
+        },
+    },
+    Step {
+        name: "lint, native (cargo clippy)",
+        run: |p| {
+            p.cargo(&[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ])
+            .run("cargo clippy")
+        },
+    },
+    Step {
+        name: "lint, wasm32 (cargo clippy --target wasm32-unknown-unknown)",
+        run: |p| {
+            p.cargo(&[
+                "clippy",
+                "--target",
+                "wasm32-unknown-unknown",
+                "-p",
+                "nl2sql-core",
+                "-p",
+                "nl2sql-wasm",
+                "-p",
+                "playground",
+                "-p",
+                "nl2sql-tests",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ])
+            .run("cargo clippy for wasm32")
+        },
+    },
+    Step {
+        name: "native tests (cargo test)",
+        run: |p| {
+            p.cargo(&["test", "--workspace", "--exclude", "playground"])
+                .run("native tests")
+        },
+    },
+    Step {
+        name: "browser tests in headless Chromium (wasm-bindgen-test)",
+        run: |p| {
+            p.cargo(&[
+                "test",
+                "-p",
+                "nl2sql-tests",
+                "--target",
+                "wasm32-unknown-unknown",
+            ])
+            .run("browser tests")
+        },
+    },
+    Step {
+        name: "release build (cargo xtask dist)",
+        run: dist,
+    },
+    Step {
+        name: "end-to-end tests on the release build (Playwright)",
+        run: |p| {
+            p.command("node", &["--test", "tests/e2e/"])
+                .run("end-to-end tests")
+        },
+    },
+];
+
+fn test(project: &Project) -> Result<(), Failure> {
+    let started = Instant::now();
+    setup::ensure(project)?;
+    let mut passed = 0;
+    for step in TEST_STEPS {
+        println!("\n==> {}", step.name);
+        let t = Instant::now();
+        let outcome = (step.run)(project);
+        println!("    ({:.1} s)", t.elapsed().as_secs_f64());
+        if let Err(e) = outcome {
+            println!(
+                "\nxtask test stopped after {:.0} s",
+                started.elapsed().as_secs_f64()
+            );
+            println!("steps: {passed} passed, 1 failed");
+            return Err(e);
+        }
+        passed += 1;
+    }
+    println!(
+        "\nxtask test finished in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    println!("steps: {passed} passed, 0 failed");
+    Ok(())
+}

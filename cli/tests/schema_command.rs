@@ -1,0 +1,84 @@
+//! The `nl2sql schema` command, run as a person runs it.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data")
+}
+
+fn nl2sql(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nl2sql"))
+        .args(args)
+        .output()
+        .expect("the nl2sql binary runs")
+}
+
+#[test]
+fn schema_json_describes_a_demo_database() {
+    let data = data_dir();
+    let out = nl2sql(&[
+        "schema",
+        "--datasource",
+        "support",
+        "--data",
+        data.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    assert_eq!(json["datasource_id"], "support");
+    let tables: Vec<&str> = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tables,
+        ["agents", "customers", "ticket_messages", "tickets"]
+    );
+}
+
+#[test]
+fn schema_reads_any_file_by_path() {
+    let file = data_dir().join("webanalytics.sqlite");
+    let out = nl2sql(&["schema", "--file", file.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("webanalytics (sqlite, schema v"), "{text}");
+    assert!(text.contains("page_views — 2455 rows"), "{text}");
+    assert!(
+        text.contains("FK (referrer_id) -> referrers(referrer_id)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_with_a_clear_message() {
+    for (args, says) in [
+        (
+            vec!["schema", "--datasource", "nope"],
+            "no datasource \"nope\"; choose one of chinook, support, webanalytics",
+        ),
+        (vec!["schema", "--bogus"], "unknown option \"--bogus\""),
+        (vec!["frobnicate"], "unknown command \"frobnicate\""),
+        (
+            vec!["schema", "--file", "/no/such/file.sqlite"],
+            "cannot open /no/such/file.sqlite",
+        ),
+    ] {
+        let out = nl2sql(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}

@@ -1,0 +1,145 @@
+//! The demo data: three SQLite databases and two evaluation suites, taken from the
+//! reference engine's published wheel on PyPI and verified byte for byte.
+//!
+//! Provenance and licences: docs/data.md. Nothing else is taken from that package.
+
+use crate::run::{Failure, Project};
+use crate::setup::hex;
+use sha2::{Digest, Sha256};
+use std::fs;
+use std::path::Path;
+
+const WHEEL_REQUIREMENT: &str = "nl2sql-engine==0.7.0";
+const WHEEL_FILE: &str = "nl2sql_engine-0.7.0-py3-none-any.whl";
+const WHEEL_SHA256: &str = "0a26f9041f9834a76d7c9e33c998b1008bb9917e726f9e447c52975c17fced88";
+
+/// (path inside the wheel, file name in data/, sha256)
+const FILES: [(&str, &str, &str); 5] = [
+    (
+        "nl2sql/datasets/chinook.sqlite",
+        "chinook.sqlite",
+        "bdf635be69850bd3be09c9a2dbeef7ddfb80036bd3ef3381383cd03b61e4a61a",
+    ),
+    (
+        "nl2sql/datasets/support.sqlite",
+        "support.sqlite",
+        "4959f29a064aca8b47505417f770f6ae0a80adc0a4212f238d89f951fbb4415a",
+    ),
+    (
+        "nl2sql/datasets/webanalytics.sqlite",
+        "webanalytics.sqlite",
+        "678a8e2762626cc47dbeee84218247b65b01980a49e278f6f1bed9858e2516cb",
+    ),
+    (
+        "nl2sql/evaluation/suites/chinook.yaml",
+        "chinook.yaml",
+        "dc1e8456b198b540c019860f87fa82acb86f3846a9c9b99698406cb4131aea82",
+    ),
+    (
+        "nl2sql/evaluation/suites/routing.yaml",
+        "routing.yaml",
+        "1f65922ecc886f7d85ad514e89f56f578065c82bfe6ef2ea35b3733b19031c19",
+    ),
+];
+
+/// Makes `data/` hold exactly the verified files, downloading only when one is missing or
+/// differs. The files are verified in a staging folder and only then moved in, so `data/`
+/// is never left half-filled.
+pub fn ensure(project: &Project) -> Result<(), Failure> {
+    let data = project.root.join("data");
+    if FILES
+        .iter()
+        .all(|(_, name, sha)| sha256_of(&data.join(name)).as_deref() == Some(*sha))
+    {
+        println!("    ok  demo data (3 databases, 2 suites; sha256 verified)");
+        return Ok(());
+    }
+    let python = ["python3", "python"]
+        .into_iter()
+        .find(|p| project.find(p).is_some())
+        .ok_or_else(|| {
+            Failure(
+                "python3 with pip is needed to fetch the demo data from PyPI \
+                 (Debian: apt-get install -y python3-pip)"
+                    .into(),
+            )
+        })?;
+    let staging = project.root.join("target").join("xtask-data");
+    // A previous interrupted run may have left files; start clean.
+    let _ = fs::remove_dir_all(&staging);
+    fs::create_dir_all(&staging).map_err(|e| io_failure(&staging, e))?;
+
+    println!("    downloading {WHEEL_REQUIREMENT} from PyPI (demo data only)");
+    let download_dir = staging.to_string_lossy().into_owned();
+    project
+        .command(
+            python,
+            &[
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--python-version",
+                "3.12",
+                "--disable-pip-version-check",
+                "-d",
+                &download_dir,
+                WHEEL_REQUIREMENT,
+            ],
+        )
+        .output("pip download")
+        .map_err(|e| {
+            Failure(format!(
+                "{}\n(is pip installed? Debian: apt-get install -y python3-pip)",
+                e.0
+            ))
+        })?;
+    let wheel = staging.join(WHEEL_FILE);
+    check_sha(&wheel, WHEEL_SHA256)?;
+
+    let unpacked = staging.join("unpacked");
+    let wheel_text = wheel.to_string_lossy().into_owned();
+    let unpacked_text = unpacked.to_string_lossy().into_owned();
+    project
+        .command(
+            python,
+            &["-m", "zipfile", "-e", &wheel_text, &unpacked_text],
+        )
+        .output("unpacking the wheel")?;
+    for (inner, _, sha) in FILES {
+        check_sha(&unpacked.join(inner), sha)?;
+    }
+
+    fs::create_dir_all(&data).map_err(|e| io_failure(&data, e))?;
+    for (inner, name, _) in FILES {
+        let target = data.join(name);
+        fs::rename(unpacked.join(inner), &target).map_err(|e| io_failure(&target, e))?;
+    }
+    let _ = fs::remove_dir_all(&staging);
+    println!("    ok  demo data written to data/ and verified");
+    Ok(())
+}
+
+fn sha256_of(path: &Path) -> Option<String> {
+    fs::read(path).ok().map(|bytes| hex(&Sha256::digest(bytes)))
+}
+
+fn check_sha(path: &Path, expected: &str) -> Result<(), Failure> {
+    match sha256_of(path) {
+        Some(actual) if actual == expected => Ok(()),
+        Some(actual) => Err(Failure(format!(
+            "{} has sha256 {actual}, expected {expected}; the download is not the published \
+             file, so nothing was written to data/",
+            path.display()
+        ))),
+        None => Err(Failure(format!(
+            "{} is missing from the download; nothing was written to data/",
+            path.display()
+        ))),
+    }
+}
+
+fn io_failure(path: &Path, e: std::io::Error) -> Failure {
+    Failure(format!("{}: {e}", path.display()))
+}

@@ -1,0 +1,131 @@
+//! Running the tools: one place that decides PATH and the environment every child sees.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A failure, as the one sentence the person running xtask needs.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+/// The checkout xtask works on.
+pub struct Project {
+    pub root: PathBuf,
+    path: OsString,
+}
+
+impl Project {
+    /// The workspace root (xtask's parent folder), with PATH set up so that npm binaryen's
+    /// wasm-opt and cargo-installed tools come first: Trunk and wasm-pack pick up whatever
+    /// wasm-opt they find, and Debian's is too old (it corrupts wasm-bindgen's output).
+    pub fn locate() -> Result<Project, Failure> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .ok_or_else(|| Failure("xtask is not inside a workspace".into()))?
+            .to_path_buf();
+        let mut dirs = vec![root.join("node_modules").join(".bin")];
+        if let Some(home) = cargo_home() {
+            dirs.push(home.join("bin"));
+        }
+        dirs.extend(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ));
+        let path =
+            std::env::join_paths(dirs).map_err(|e| Failure(format!("cannot build PATH: {e}")))?;
+        Ok(Project { root, path })
+    }
+
+    /// A command run from the workspace root with the project's environment.
+    pub fn command(&self, program: &str, args: &[&str]) -> Cmd {
+        let mut command = Command::new(self.find(program).unwrap_or_else(|| program.into()));
+        command
+            .args(args)
+            .current_dir(&self.root)
+            .env("PATH", &self.path)
+            .env("TRUNK_SKIP_VERSION_CHECK", "true")
+            .env("NL2SQL_DIST", self.root.join("dist"));
+        if let Some(driver) = self.find("chromedriver") {
+            command.env("CHROMEDRIVER", driver);
+        }
+        Cmd {
+            command,
+            program: program.to_string(),
+        }
+    }
+
+    /// `cargo …` with the project's environment.
+    pub fn cargo(&self, args: &[&str]) -> Cmd {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = self.command(&cargo, args);
+        cmd.program = "cargo".into();
+        cmd
+    }
+
+    /// The program's full path on the project's PATH, if it is there.
+    pub fn find(&self, program: &str) -> Option<PathBuf> {
+        if program.contains('/') {
+            return Some(program.into());
+        }
+        std::env::split_paths(&self.path)
+            .map(|dir| dir.join(program))
+            .find(|candidate| candidate.is_file())
+    }
+
+    /// The first line a tool prints for `--version`, or `None` when it is not installed.
+    pub fn version_of(&self, program: &str) -> Option<String> {
+        let path = self.find(program)?;
+        let out = Command::new(path)
+            .arg("--version")
+            .env("PATH", &self.path)
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        out.status
+            .success()
+            .then(|| text.lines().next().unwrap_or_default().trim().to_string())
+    }
+}
+
+fn cargo_home() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+}
+
+/// A command about to run.
+pub struct Cmd {
+    command: Command,
+    program: String,
+}
+
+impl Cmd {
+    /// Runs with output streaming to the terminal; a non-zero exit is a failure named `what`.
+    pub fn run(mut self, what: &str) -> Result<(), Failure> {
+        let status = self
+            .command
+            .status()
+            .map_err(|e| Failure(format!("{what}: could not start {}: {e}", self.program)))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(Failure(format!("{what} failed ({status})")))
+        }
+    }
+
+    /// Runs quietly and returns standard output; a failure carries standard error.
+    pub fn output(mut self, what: &str) -> Result<String, Failure> {
+        let out = self
+            .command
+            .output()
+            .map_err(|e| Failure(format!("{what}: could not start {}: {e}", self.program)))?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(Failure(format!(
+                "{what} failed ({}):\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )))
+        }
+    }
+}

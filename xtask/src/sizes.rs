@@ -1,0 +1,76 @@
+//! Prints what a visitor downloads: each asset of `dist/` raw, gzip -9 and brotli q11.
+
+use crate::run::Failure;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+pub fn report(dist: &Path) -> Result<(), Failure> {
+    let mut files = Vec::new();
+    collect(dist, &mut files)?;
+    files.sort();
+    println!(
+        "\n{:<44} {:>11} {:>11} {:>11}",
+        "dist/ file", "raw", "gzip -9", "brotli 11"
+    );
+    let mut totals = [0usize; 3];
+    for path in files {
+        let bytes = fs::read(&path).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+        let sizes = [bytes.len(), gzip(&bytes)?, brotli(&bytes)?];
+        for (total, size) in totals.iter_mut().zip(sizes) {
+            *total += size;
+        }
+        let name = path
+            .strip_prefix(dist)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        let marker = if name.ends_with("_bg.wasm") {
+            "  <- app wasm"
+        } else {
+            ""
+        };
+        println!(
+            "{name:<44} {:>11} {:>11} {:>11}{marker}",
+            sizes[0], sizes[1], sizes[2]
+        );
+    }
+    println!(
+        "{:<44} {:>11} {:>11} {:>11}",
+        "total (first load)", totals[0], totals[1], totals[2]
+    );
+    Ok(())
+}
+
+fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), Failure> {
+    let entries = fs::read_dir(dir).map_err(|e| Failure(format!("{}: {e}", dir.display())))?;
+    for entry in entries {
+        let path = entry.map_err(|e| Failure(e.to_string()))?.path();
+        if path.is_dir() {
+            collect(&path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn gzip(bytes: &[u8]) -> Result<usize, Failure> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder
+        .write_all(bytes)
+        .map_err(|e| Failure(e.to_string()))?;
+    Ok(encoder.finish().map_err(|e| Failure(e.to_string()))?.len())
+}
+
+fn brotli(bytes: &[u8]) -> Result<usize, Failure> {
+    let mut out = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: 11,
+        lgwin: 22,
+        ..Default::default()
+    };
+    brotli::BrotliCompress(&mut &bytes[..], &mut out, &params)
+        .map_err(|e| Failure(e.to_string()))?;
+    Ok(out.len())
+}
