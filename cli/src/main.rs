@@ -15,18 +15,36 @@ usage: nl2sql schema [--datasource ID | --file PATH] [--data DIR] [--json]
            --data        the folder holding the demo databases (default: data)
            --json        one JSON object instead of text";
 
+/// Why a command did not complete.
+enum Failure {
+    /// The command line is wrong: exit 2 with the usage text.
+    Usage(String),
+    /// The command was right but could not be carried out (e.g. an unreadable file): exit 1.
+    Runtime(String),
+}
+
+impl From<&str> for Failure {
+    fn from(message: &str) -> Self {
+        Failure::Usage(message.to_string())
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
+        Err(Failure::Usage(message)) => {
             eprintln!("nl2sql: {message}\n\n{USAGE}");
             ExitCode::from(2)
+        }
+        Err(Failure::Runtime(message)) => {
+            eprintln!("nl2sql: {message}");
+            ExitCode::from(1)
         }
     }
 }
 
-fn run(args: &[String]) -> Result<(), String> {
+fn run(args: &[String]) -> Result<(), Failure> {
     let (command, rest) = args.split_first().ok_or("no command given")?;
     match command.as_str() {
         "schema" => schema(rest),
@@ -38,36 +56,41 @@ fn run(args: &[String]) -> Result<(), String> {
             println!("nl2sql {}", env!("CARGO_PKG_VERSION"));
             Ok(())
         }
-        other => Err(format!("unknown command {other:?}")),
+        other => Err(Failure::Usage(format!("unknown command {other:?}"))),
     }
 }
 
-fn schema(args: &[String]) -> Result<(), String> {
-    let mut datasource = "chinook".to_string();
+fn schema(args: &[String]) -> Result<(), Failure> {
+    let mut datasource: Option<String> = None;
     let mut file: Option<PathBuf> = None;
     let mut data = PathBuf::from("data");
     let mut json = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "--datasource" => datasource = it.next().ok_or("--datasource needs an id")?.clone(),
+            "--datasource" => {
+                datasource = Some(it.next().ok_or("--datasource needs an id")?.clone())
+            }
             "--file" => file = Some(it.next().ok_or("--file needs a path")?.into()),
             "--data" => data = it.next().ok_or("--data needs a folder")?.into(),
             "--json" => json = true,
-            other => return Err(format!("unknown option {other:?}")),
+            other => return Err(Failure::Usage(format!("unknown option {other:?}"))),
         }
     }
-    let (id, path) = match file {
-        Some(path) => {
+    let (id, path) = match (file, datasource) {
+        (Some(_), Some(_)) => return Err("give --datasource or --file, not both".into()),
+        (Some(path), None) => {
             let stem = path.file_stem().unwrap_or_default().to_string_lossy();
             (stem.into_owned(), path)
         }
-        None => demo_path(&datasource, &data)?,
+        (None, datasource) => demo_path(datasource.as_deref().unwrap_or("chinook"), &data)?,
     };
-    let source = SqliteFile::open(id, &path).map_err(|e| e.to_string())?;
-    let snapshot = pollster::block_on(source.introspect()).map_err(|e| e.to_string())?;
+    let runtime = |e: nl2sql_core::DatasourceError| Failure::Runtime(e.to_string());
+    let source = SqliteFile::open(id, &path).map_err(runtime)?;
+    let snapshot = pollster::block_on(source.introspect()).map_err(runtime)?;
     if json {
-        let text = serde_json::to_string_pretty(&snapshot).map_err(|e| e.to_string())?;
+        let text =
+            serde_json::to_string_pretty(&snapshot).map_err(|e| Failure::Runtime(e.to_string()))?;
         println!("{text}");
     } else {
         print_schema(&snapshot);
@@ -76,17 +99,20 @@ fn schema(args: &[String]) -> Result<(), String> {
 }
 
 /// The id and file of a demo database under `data`.
-fn demo_path(id: &str, data: &Path) -> Result<(String, PathBuf), String> {
+fn demo_path(id: &str, data: &Path) -> Result<(String, PathBuf), Failure> {
     let demo = demo_database(id).ok_or_else(|| {
         let ids: Vec<&str> = DEMO_DATABASES.iter().map(|d| d.id).collect();
-        format!("no datasource {id:?}; choose one of {}", ids.join(", "))
+        Failure::Usage(format!(
+            "no datasource {id:?}; choose one of {}",
+            ids.join(", ")
+        ))
     })?;
     let path = data.join(demo.file);
     if !path.is_file() {
-        return Err(format!(
+        return Err(Failure::Runtime(format!(
             "{} is missing; run `cargo xtask data` to fetch the demo databases",
             path.display()
-        ));
+        )));
     }
     Ok((demo.id.to_string(), path))
 }

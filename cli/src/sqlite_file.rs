@@ -47,6 +47,16 @@ impl SqliteFile {
 
     fn run(&self, sql: &str, limits: ExecLimits) -> Result<ResultFrame, DatasourceError> {
         check_read_only(sql)?;
+        self.run_behind_guard(sql, limits)
+    }
+
+    /// What runs once the guard has admitted the text; on its own it must still refuse to
+    /// write (the tests below call it directly to prove that).
+    fn run_behind_guard(
+        &self,
+        sql: &str,
+        limits: ExecLimits,
+    ) -> Result<ResultFrame, DatasourceError> {
         let mut stmt = self.conn.prepare(sql).map_err(to_error)?;
         if !stmt.readonly() {
             return Err(DatasourceError::new(
@@ -97,6 +107,11 @@ impl Datasource for SqliteFile {
 /// Allows reading and the catalogue pragmas introspection uses; denies everything else.
 fn authorize(ctx: AuthContext<'_>) -> Authorization {
     match ctx.action {
+        // Switched off at run time anyway; denied by name so a future build flag cannot
+        // turn a query into native code loading.
+        AuthAction::Function {
+            function_name: "load_extension",
+        } => Authorization::Deny,
         AuthAction::Read { .. }
         | AuthAction::Select
         | AuthAction::Function { .. }
@@ -125,6 +140,45 @@ fn to_error(e: rusqlite::Error) -> DatasourceError {
             let text = message.clone().unwrap_or_else(|| err.to_string());
             classify_error(Some(err.extended_code & 0xff), &text)
         }
+        rusqlite::Error::MultipleStatement => DatasourceError::new(
+            DatasourceErrorKind::Refused,
+            "refused: SQLite reads more than one statement in this text",
+        ),
         _ => classify_error(None, &e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn chinook() -> SqliteFile {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/chinook.sqlite");
+        SqliteFile::open("chinook", path).expect("run `cargo xtask data` first")
+    }
+
+    /// Each statement here gets past no guard: SQLite's own locks must stop it.
+    #[test]
+    fn the_database_refuses_writes_even_without_the_guard() {
+        let db = chinook();
+        let limits = ExecLimits { max_rows: 10 };
+        for sql in [
+            "DELETE FROM Track",
+            "INSERT INTO Genre (Name) VALUES ('x')",
+            "UPDATE Track SET Name = 'x'",
+            "CREATE TABLE t (a)",
+            "ATTACH DATABASE ':memory:' AS other",
+            "PRAGMA query_only = OFF",
+            "SELECT load_extension('x')",
+            "SELECT 1; DELETE FROM Track",
+        ] {
+            let err = db
+                .run_behind_guard(sql, limits)
+                .expect_err(&format!("{sql} must be refused"));
+            assert_eq!(err.kind, DatasourceErrorKind::Refused, "{sql}: {err}");
+        }
+        let count = db.run("SELECT count(*) FROM Track", limits).unwrap();
+        assert_eq!(count.rows, vec![vec![Value::Integer(3503)]]);
     }
 }

@@ -72,13 +72,23 @@ fn usage_errors_exit_2_with_a_clear_message() {
         (vec!["schema", "--bogus"], "unknown option \"--bogus\""),
         (vec!["frobnicate"], "unknown command \"frobnicate\""),
         (
-            vec!["schema", "--file", "/no/such/file.sqlite"],
-            "cannot open /no/such/file.sqlite",
+            vec!["schema", "--file", "a.sqlite", "--datasource", "chinook"],
+            "not both",
         ),
     ] {
         let out = nl2sql(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{args:?}: {err}");
+        assert!(err.contains("usage: nl2sql"), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn a_file_that_cannot_be_read_exits_1_without_the_usage_text() {
+    let out = nl2sql(&["schema", "--file", "/no/such/file.sqlite"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot open /no/such/file.sqlite"), "{err}");
+    assert!(!err.contains("usage:"), "{err}");
 }

@@ -34,13 +34,6 @@ pub struct ExecLimits {
     pub max_rows: usize,
 }
 
-impl Default for ExecLimits {
-    /// The reference engine's `settings.results.row_limit`.
-    fn default() -> Self {
-        ExecLimits { max_rows: 100_000 }
-    }
-}
-
 /// The rows a query returned, as the database typed them.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ResultFrame {

@@ -13,28 +13,52 @@ use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, Tokenizer};
 use std::ops::ControlFlow;
 
+/// At most this deep a chain of operators. sqlparser builds a chain (`1+1+…`) into a
+/// left-deep tree without a depth limit, and walking or dropping that tree recurses: a chain
+/// of about 20,000 overflows a 1 MiB stack (the browser's) in a debug build. Chains inside
+/// parentheses add up, since each one hangs below the one around it.
+const MAX_OPERATOR_CHAIN: usize = 1_000;
+/// At most this many tokens: bounds the parser's time on hostile input.
+const MAX_TOKENS: usize = 100_000;
+
 /// Returns `Ok` when `sql` is exactly one read-only query in SQLite's dialect.
 ///
 /// A parse failure is [`DatasourceErrorKind::InvalidQuery`] (the query is wrong and a
-/// corrected one may run); anything that parses but is not a single read-only query is
-/// [`DatasourceErrorKind::Refused`].
+/// corrected one may run), unless a statement in it starts with a writing keyword; anything
+/// that parses but is not a single read-only query is [`DatasourceErrorKind::Refused`], and so
+/// is a query too large to analyse safely.
 pub fn check_read_only(sql: &str) -> Result<(), DatasourceError> {
-    if sql.trim().trim_matches(';').trim().is_empty() {
+    let dialect = SQLiteDialect {};
+    let tokens = Tokenizer::new(&dialect, sql).tokenize().map_err(|e| {
+        DatasourceError::new(
+            DatasourceErrorKind::InvalidQuery,
+            format!("the query does not parse: {e}"),
+        )
+    })?;
+    let scan = Scan::of(&tokens);
+    if scan.words == 0 {
         return Err(refused("there is no query to run"));
     }
-    let statements = Parser::parse_sql(&SQLiteDialect {}, sql).map_err(|e| {
-        // A statement the parser does not know (e.g. some PRAGMA forms) is still refused
-        // by its keyword, so the person reads why rather than a syntax complaint.
-        match leading_keyword(sql) {
-            Some(word) if NOT_QUERIES.contains(&word.as_str()) => refused(&format!(
+    if tokens.len() > MAX_TOKENS || scan.operator_chain > MAX_OPERATOR_CHAIN {
+        return Err(refused(&format!(
+            "the query is too large to check (at most {MAX_TOKENS} tokens, and chains of \
+             at most {MAX_OPERATOR_CHAIN} operators)"
+        )));
+    }
+    let statements = Parser::new(&dialect)
+        .with_tokens(tokens)
+        .parse_statements()
+        .map_err(|e| match &scan.writing_keyword {
+            // A statement the parser does not know (some PRAGMA forms, `WITH … REPLACE`) is
+            // still refused by its keyword, so the person reads why, not a syntax complaint.
+            Some(word) => refused(&format!(
                 "only read-only queries may run, and this is a {word} statement"
             )),
-            _ => DatasourceError::new(
+            None => DatasourceError::new(
                 DatasourceErrorKind::InvalidQuery,
                 format!("the query does not parse: {e}"),
             ),
-        }
-    })?;
+        })?;
     let [statement] = statements.as_slice() else {
         return Err(refused(&format!(
             "exactly one statement may run, and this text holds {}",
@@ -51,6 +75,128 @@ pub fn check_read_only(sql: &str) -> Result<(), DatasourceError> {
         ControlFlow::Continue(()) => Ok(()),
         ControlFlow::Break(reason) => Err(refused(reason)),
     }
+}
+
+/// What one pass over the tokens tells before parsing.
+struct Scan {
+    /// Words (keywords and identifiers): none means there is no statement at all.
+    words: usize,
+    /// The longest chain of binary operators, counting the chains of enclosing parentheses
+    /// too: a bound on how deep the parsed expression tree can be.
+    operator_chain: usize,
+    /// A writing keyword where a statement starts: first in the text, after `;`, or after
+    /// a `)` at the top level (the body of `WITH … AS (…)`).
+    writing_keyword: Option<String>,
+}
+
+impl Scan {
+    fn of(tokens: &[Token]) -> Scan {
+        let mut scan = Scan {
+            words: 0,
+            operator_chain: 0,
+            writing_keyword: None,
+        };
+        // One running chain length per open parenthesis, plus the top level.
+        let mut chains: Vec<usize> = vec![0];
+        let mut statement_may_start = true;
+        for token in tokens {
+            let mut operator = is_operator(token);
+            match token {
+                Token::Whitespace(_) => continue,
+                Token::Word(w) => {
+                    scan.words += 1;
+                    let upper = w.value.to_ascii_uppercase();
+                    let unquoted = w.quote_style.is_none();
+                    operator = unquoted && OPERATOR_WORDS.contains(&upper.as_str());
+                    if unquoted && CHAIN_BREAKERS.contains(&upper.as_str()) {
+                        if let Some(top) = chains.last_mut() {
+                            *top = 0;
+                        }
+                    }
+                    if unquoted
+                        && statement_may_start
+                        && scan.writing_keyword.is_none()
+                        && NOT_QUERIES.contains(&upper.as_str())
+                    {
+                        scan.writing_keyword = Some(upper);
+                    }
+                }
+                Token::LParen => chains.push(0),
+                Token::RParen if chains.len() > 1 => {
+                    chains.pop();
+                }
+                Token::Comma | Token::SemiColon => {
+                    if let Some(top) = chains.last_mut() {
+                        *top = 0;
+                    }
+                }
+                _ => {}
+            }
+            if operator {
+                if let Some(top) = chains.last_mut() {
+                    *top += 1;
+                }
+                scan.operator_chain = scan.operator_chain.max(chains.iter().sum());
+            }
+            statement_may_start = match token {
+                Token::SemiColon => true,
+                Token::RParen => chains.len() == 1,
+                _ => false,
+            };
+        }
+        scan
+    }
+}
+
+/// Keywords that end an expression: the operators after them start a new chain.
+const CHAIN_BREAKERS: &[&str] = &[
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "GROUP",
+    "HAVING",
+    "ORDER",
+    "LIMIT",
+    "OFFSET",
+    "ON",
+    "WHEN",
+    "THEN",
+    "ELSE",
+    "END",
+    "UNION",
+    "INTERSECT",
+    "EXCEPT",
+    "JOIN",
+];
+
+/// Keywords that join two operands.
+const OPERATOR_WORDS: &[&str] = &[
+    "AND", "OR", "LIKE", "GLOB", "IS", "IN", "BETWEEN", "MATCH", "REGEXP", "COLLATE", "ESCAPE",
+];
+
+fn is_operator(token: &Token) -> bool {
+    matches!(
+        token,
+        Token::Plus
+            | Token::Minus
+            | Token::Mul
+            | Token::Div
+            | Token::Mod
+            | Token::StringConcat
+            | Token::Eq
+            | Token::DoubleEq
+            | Token::Neq
+            | Token::Lt
+            | Token::Gt
+            | Token::LtEq
+            | Token::GtEq
+            | Token::Spaceship
+            | Token::Ampersand
+            | Token::Pipe
+            | Token::Caret
+            | Token::ShiftLeft
+            | Token::ShiftRight
+    )
 }
 
 fn refused(reason: &str) -> DatasourceError {
@@ -83,16 +229,6 @@ const NOT_QUERIES: &[&str] = &[
     "UPSERT",
     "VACUUM",
 ];
-
-/// The first word of the text, comments skipped, upper-cased.
-fn leading_keyword(sql: &str) -> Option<String> {
-    let tokens = Tokenizer::new(&SQLiteDialect {}, sql).tokenize().ok()?;
-    tokens.into_iter().find_map(|t| match t {
-        Token::Whitespace(_) => None,
-        Token::Word(w) => Some(Some(w.value.to_ascii_uppercase())),
-        _ => Some(None),
-    })?
-}
 
 /// The statement's leading keyword(s) as SQL writes them, e.g. `DELETE` or `CREATE TABLE`.
 fn statement_keyword(statement: &Statement) -> String {
@@ -179,6 +315,13 @@ mod tests {
             "SELECT * INTO copy FROM Track",
             "/* hidden */ PRAGMA writable_schema = ON",
             "VACUUM",
+            "REPLACE INTO Genre (Name) VALUES ('x')",
+            "INSERT OR REPLACE INTO Genre (Name) VALUES ('x')",
+            "WITH g AS (SELECT 1) INSERT INTO Genre (Name) SELECT 'x' FROM g",
+            "WITH g AS (SELECT 1) DELETE FROM Genre",
+            "WITH g AS (SELECT 1) UPDATE Genre SET Name = 'x'",
+            "WITH g AS (SELECT 1) REPLACE INTO Genre (Name) VALUES ('x')",
+            "SELECT 1; -- and then\n DELETE FROM Track",
         ] {
             assert_eq!(kind(sql), Some(DatasourceErrorKind::Refused), "{sql}");
         }
@@ -190,6 +333,55 @@ mod tests {
         assert!(err.message.contains("DROP TABLE"), "{}", err.message);
         let err = check_read_only("SELECT 1; SELECT 2").unwrap_err();
         assert!(err.message.contains("holds 2"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_malformed_read_stays_an_invalid_query() {
+        // REPLACE and UPDATE here are a function and a column, not statements.
+        assert_eq!(
+            kind("SELECT REPLACE(Name, 'a', 'b') FROM FROM Track"),
+            Some(DatasourceErrorKind::InvalidQuery)
+        );
+        assert_eq!(
+            kind("SELECT \"update\" FROM"),
+            Some(DatasourceErrorKind::InvalidQuery)
+        );
+    }
+
+    #[test]
+    fn huge_operator_chains_are_refused_without_recursing() {
+        // Deep enough to overflow the stack if it were parsed and walked.
+        let chain = format!("SELECT 1{}", "+1".repeat(200_000));
+        assert_eq!(kind(&chain), Some(DatasourceErrorKind::Refused));
+        let globs = format!("SELECT 'a'{}", " GLOB 'a'".repeat(5_000));
+        assert_eq!(kind(&globs), Some(DatasourceErrorKind::Refused));
+        let fine = format!("SELECT 1{}", "+1".repeat(MAX_OPERATOR_CHAIN - 1));
+        assert_eq!(kind(&fine), None);
+        // Chains nested in parentheses add up to one deep tree.
+        let nested = format!(
+            "SELECT {}1{}",
+            "(1+1+1+1+1+1+1+1+1+1+".repeat(15),
+            ")".repeat(15)
+        );
+        assert_eq!(kind(&nested), None, "150 deep is fine");
+        let nested = format!(
+            "SELECT {}1{}",
+            format!("({}", "1+".repeat(60)).repeat(30),
+            ")".repeat(30)
+        );
+        assert_eq!(
+            kind(&nested),
+            Some(DatasourceErrorKind::Refused),
+            "1,800 deep is not"
+        );
+        // Many short chains side by side are fine: the tree is wide, not deep.
+        let wide = format!(
+            "SELECT {}",
+            vec!["a + b * c = d AND e LIKE f"; 2_000].join(", ")
+        );
+        assert_eq!(kind(&wide), None);
+        let long_in_list = format!("SELECT 1 WHERE 1 IN ({})", vec!["7"; 20_000].join(","));
+        assert_eq!(kind(&long_in_list), None, "lists are flat, not deep");
     }
 
     #[test]

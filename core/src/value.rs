@@ -24,33 +24,6 @@ pub enum Value {
     Blob(Vec<u8>),
 }
 
-impl Value {
-    /// The text, when this is a text value.
-    pub fn as_text(&self) -> Option<&str> {
-        match self {
-            Value::Text(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    /// The value as an integer, when it is one.
-    pub fn as_integer(&self) -> Option<i64> {
-        match self {
-            Value::Integer(i) => Some(*i),
-            _ => None,
-        }
-    }
-
-    /// The value as a float: integers widen, everything else is `None`.
-    pub fn as_f64(&self) -> Option<f64> {
-        match self {
-            Value::Integer(i) => Some(*i as f64),
-            Value::Real(r) => Some(*r),
-            _ => None,
-        }
-    }
-}
-
 /// A short human form, as a result grid shows it: `NULL`, numbers as written, text as is,
 /// a blob as `x'0a0b'` in the SQL literal style.
 impl fmt::Display for Value {

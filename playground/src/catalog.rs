@@ -4,7 +4,7 @@
 use js_sys::{Promise, Uint8Array};
 use nl2sql_core::demo::{DemoDatabase, DEMO_DATABASES};
 use nl2sql_core::{Datasource, SchemaSnapshot};
-use nl2sql_wasm::SqlJs;
+use nl2sql_wasm::{js_message, SqlJs};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -73,7 +73,7 @@ fn start_fetch(url: &str) -> Result<Promise, String> {
 async fn finish_fetch(request: Promise, file: &str) -> Result<Vec<u8>, String> {
     let response = JsFuture::from(request)
         .await
-        .map_err(|e| format!("downloading {file} failed: {}", js_text(&e)))?;
+        .map_err(|e| format!("downloading {file} failed: {}", js_message(e)))?;
     let response: web_sys::Response = response
         .dyn_into()
         .map_err(|_| format!("downloading {file} returned no response"))?;
@@ -86,16 +86,9 @@ async fn finish_fetch(request: Promise, file: &str) -> Result<Vec<u8>, String> {
     }
     let buffer = response
         .array_buffer()
-        .map_err(|e| format!("reading {file} failed: {}", js_text(&e)))?;
+        .map_err(|e| format!("reading {file} failed: {}", js_message(e)))?;
     let buffer = JsFuture::from(buffer)
         .await
-        .map_err(|e| format!("reading {file} failed: {}", js_text(&e)))?;
+        .map_err(|e| format!("reading {file} failed: {}", js_message(e)))?;
     Ok(Uint8Array::new(&buffer).to_vec())
-}
-
-fn js_text(v: &wasm_bindgen::JsValue) -> String {
-    v.dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| v.as_string())
-        .unwrap_or_else(|| format!("{v:?}"))
 }

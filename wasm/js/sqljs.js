@@ -33,12 +33,21 @@ export function openDatabase(SQL, bytes) {
   return db;
 }
 
-// Runs the first statement of `sql` (the Rust guard has already made sure there is only
-// one), reading at most `maxRows` rows. Integers come back as BigInt so that no integer
-// loses precision and an integer is never confused with a real.
+// Runs `sql`, reading at most `maxRows` rows. The Rust guard has already admitted exactly one
+// read-only query; SQLite must agree that the text holds one statement, because
+// `prepare` alone would silently ignore anything after the first. Integers come back as
+// BigInt so that no integer loses precision and an integer is never confused with a real.
 export function query(db, sql, maxRows) {
-  const stmt = db.prepare(sql);
+  const statements = db.iterateStatements(sql);
+  const first = statements.next();
+  if (first.done) throw new Error("refused: there is no statement to run");
+  const stmt = first.value;
   try {
+    const second = statements.next();
+    if (!second.done) {
+      second.value.free();
+      throw new Error("refused: SQLite reads more than one statement in this text");
+    }
     const columns = stmt.getColumnNames();
     const rows = [];
     let truncated = false;

@@ -2,4 +2,4 @@
 
 mod sqljs;
 
-pub use sqljs::{SqlJs, SqlJsDatabase};
+pub use sqljs::{js_message, SqlJs, SqlJsDatabase};

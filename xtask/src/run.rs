@@ -47,6 +47,9 @@ impl Project {
         if let Some(driver) = self.find("chromedriver") {
             command.env("CHROMEDRIVER", driver);
         }
+        if let Some(browser) = self.find("chromium") {
+            command.env("CHROMIUM", browser);
+        }
         Cmd {
             command,
             program: program.to_string(),

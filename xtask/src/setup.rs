@@ -13,12 +13,51 @@ const TRUNK_VERSION: &str = "0.21.14";
 
 pub fn ensure(project: &Project) -> Result<(), Failure> {
     println!("==> set-up");
+    let pins = Pins::read(project)?;
     wasm_target(project)?;
-    wasm_bindgen_cli(project)?;
+    wasm_bindgen_cli(project, &pins.wasm_bindgen)?;
     trunk(project)?;
     npm_packages(project)?;
     chromium(project)?;
     data::ensure(project)
+}
+
+/// Tool versions recorded in more than one file, which must agree: Trunk downloads any
+/// tool whose pin in Trunk.toml differs from the one installed, and it cannot download here.
+struct Pins {
+    wasm_bindgen: String,
+}
+
+impl Pins {
+    fn read(project: &Project) -> Result<Pins, Failure> {
+        let read = |name: &str| {
+            fs::read_to_string(project.root.join(name))
+                .map_err(|e| Failure(format!("cannot read {name}: {e}")))
+        };
+        let (cargo_lock, npm_lock, trunk_toml) = (
+            read("Cargo.lock")?,
+            read("package-lock.json")?,
+            read("Trunk.toml")?,
+        );
+        let wasm_bindgen = locked_version(&cargo_lock, "wasm-bindgen")
+            .ok_or_else(|| Failure("Cargo.lock does not lock wasm-bindgen".into()))?;
+        let binaryen = npm_locked_version(&npm_lock, "binaryen")
+            .ok_or_else(|| Failure("package-lock.json does not lock binaryen".into()))?;
+        let binaryen_major = binaryen.split('.').next().unwrap_or_default();
+        for (key, wanted) in [
+            ("wasm_bindgen", wasm_bindgen.clone()),
+            ("wasm_opt", format!("version_{binaryen_major}")),
+        ] {
+            let pinned = toml_string(&trunk_toml, key);
+            if pinned.as_deref() != Some(wanted.as_str()) {
+                return Err(Failure(format!(
+                    "Trunk.toml pins {key} = {pinned:?} but the lock files give {wanted:?}; \
+                     make them equal, or Trunk will try to download the tool"
+                )));
+            }
+        }
+        Ok(Pins { wasm_bindgen })
+    }
 }
 
 fn wasm_target(project: &Project) -> Result<(), Failure> {
@@ -60,16 +99,12 @@ fn target_in_sysroot(project: &Project) -> bool {
 
 /// wasm-bindgen-cli must equal the wasm-bindgen crate in Cargo.lock, or its output does not
 /// match the generated glue (and Trunk would try to download the right one).
-fn wasm_bindgen_cli(project: &Project) -> Result<(), Failure> {
-    let lock = fs::read_to_string(project.root.join("Cargo.lock"))
-        .map_err(|e| Failure(format!("cannot read Cargo.lock: {e}")))?;
-    let wanted = locked_version(&lock, "wasm-bindgen")
-        .ok_or_else(|| Failure("Cargo.lock does not lock wasm-bindgen".into()))?;
+fn wasm_bindgen_cli(project: &Project, wanted: &str) -> Result<(), Failure> {
     let have = project.version_of("wasm-bindgen");
     if have.as_deref() == Some(&format!("wasm-bindgen {wanted}")) {
         return ok(&format!("wasm-bindgen-cli {wanted}"));
     }
-    println!("    installing wasm-bindgen-cli {wanted} (found {have:?}); about 2 minutes");
+    println!("    installing wasm-bindgen-cli {wanted} (found {have:?}); about 3 minutes");
     // Not --locked: the CLI's own lock file pins a webpki-roots release the registry mirror
     // here does not carry; the unlocked resolution builds and runs correctly.
     project
@@ -78,7 +113,7 @@ fn wasm_bindgen_cli(project: &Project) -> Result<(), Failure> {
             "--force",
             "wasm-bindgen-cli",
             "--version",
-            &wanted,
+            wanted,
         ])
         .run("cargo install wasm-bindgen-cli")
 }
@@ -87,7 +122,7 @@ fn trunk(project: &Project) -> Result<(), Failure> {
     if project.version_of("trunk").as_deref() == Some(&format!("trunk {TRUNK_VERSION}")) {
         return ok(&format!("trunk {TRUNK_VERSION}"));
     }
-    println!("    installing trunk {TRUNK_VERSION}; about 6 minutes on two cores");
+    println!("    installing trunk {TRUNK_VERSION}; about 9 minutes on two cores");
     project
         .cargo(&[
             "install",
@@ -103,13 +138,19 @@ fn trunk(project: &Project) -> Result<(), Failure> {
 /// `npm ci` from the committed lock file, skipped when node_modules was installed from
 /// this very lock file (a stamp records its hash).
 fn npm_packages(project: &Project) -> Result<(), Failure> {
-    for tool in ["node", "npm"] {
-        if project.find(tool).is_none() {
-            return Err(Failure(format!(
-                "{tool} is not on PATH; install Node.js 20 or newer with npm \
-                 (Debian: apt-get install -y nodejs npm)"
-            )));
-        }
+    // playwright-core needs Node 20; Debian 12's own nodejs package is 18.
+    let node = project.version_of("node").unwrap_or_default();
+    let major: u32 = node
+        .trim_start_matches('v')
+        .split('.')
+        .next()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
+    if major < 20 || project.find("npm").is_none() {
+        return Err(Failure(format!(
+            "Node.js 20 or newer with npm is needed (found {node:?}); install it from \
+             nodejs.org or your distribution's Node 20+ packages"
+        )));
     }
     let lock = fs::read(project.root.join("package-lock.json"))
         .map_err(|e| Failure(format!("cannot read package-lock.json: {e}")))?;
@@ -130,25 +171,36 @@ fn chromium(project: &Project) -> Result<(), Failure> {
     if project.find("chromium").is_some() && project.find("chromedriver").is_some() {
         return ok("chromium and chromedriver");
     }
+    apt_install(
+        project,
+        &["chromium", "chromium-driver"],
+        "Chromium and ChromeDriver are needed for the browser tests",
+    )
+}
+
+/// Installs Debian packages when running as root; otherwise stops with the exact command.
+pub fn apt_install(project: &Project, packages: &[&str], why: &str) -> Result<(), Failure> {
     let is_root = project
         .command("id", &["-u"])
         .output("id -u")
         .map(|uid| uid.trim() == "0")
         .unwrap_or(false);
+    let list = packages.join(" ");
     if !is_root || project.find("apt-get").is_none() {
-        return Err(Failure(
-            "Chromium and ChromeDriver are needed for the browser tests; install them with:\n\
-             sudo apt-get update && sudo apt-get install -y chromium chromium-driver"
-                .into(),
-        ));
+        return Err(Failure(format!(
+            "{why}; install them with:\n\
+             sudo apt-get update && sudo apt-get install -y {list}"
+        )));
     }
-    println!("    installing chromium and chromium-driver with apt-get");
+    println!("    installing {list} with apt-get");
     project
         .command("apt-get", &["update"])
         .run("apt-get update")?;
+    let mut args = vec!["install", "-y"];
+    args.extend_from_slice(packages);
     project
-        .command("apt-get", &["install", "-y", "chromium", "chromium-driver"])
-        .run("apt-get install chromium chromium-driver")
+        .command("apt-get", &args)
+        .run(&format!("apt-get install {list}"))
 }
 
 /// The version Cargo.lock records for a package (the first, if several).
@@ -158,6 +210,28 @@ fn locked_version(lock: &str, package: &str) -> Option<String> {
     lines.find(|l| l.trim() == name_line)?;
     let version = lines.next()?.trim().strip_prefix("version = \"")?;
     Some(version.trim_end_matches('"').to_string())
+}
+
+/// The version package-lock.json records for a top-level npm package.
+fn npm_locked_version(lock: &str, package: &str) -> Option<String> {
+    let at = lock.find(&format!("\"node_modules/{package}\""))?;
+    let rest = &lock[at..];
+    let version = rest.split("\"version\":").nth(1)?.trim_start();
+    Some(
+        version
+            .trim_start_matches('"')
+            .split('"')
+            .next()?
+            .to_string(),
+    )
+}
+
+/// The string value of `key = "…"` in a small TOML file (first occurrence).
+fn toml_string(toml: &str, key: &str) -> Option<String> {
+    toml.lines().find_map(|line| {
+        let (k, v) = line.split_once('=')?;
+        (k.trim() == key).then(|| v.trim().trim_matches('"').to_string())
+    })
 }
 
 pub fn hex(bytes: &[u8]) -> String {
@@ -182,6 +256,28 @@ mod tests {
             Some("0.2.130")
         );
         assert_eq!(locked_version(lock, "trunk"), None);
+    }
+
+    #[test]
+    fn reads_npm_and_trunk_pins() {
+        let npm =
+            r#"{ "packages": { "node_modules/binaryen": { "version": "132.0.0", "dev": true } } }"#;
+        assert_eq!(
+            npm_locked_version(npm, "binaryen").as_deref(),
+            Some("132.0.0")
+        );
+        assert_eq!(npm_locked_version(npm, "sql.js"), None);
+        let toml =
+            "[tools]\n# a comment\nwasm_bindgen = \"0.2.130\"   \nwasm_opt = \"version_132\"\n";
+        assert_eq!(
+            toml_string(toml, "wasm_opt").as_deref(),
+            Some("version_132")
+        );
+        assert_eq!(
+            toml_string(toml, "wasm_bindgen").as_deref(),
+            Some("0.2.130")
+        );
+        assert_eq!(toml_string(toml, "wasm"), None);
     }
 
     #[test]

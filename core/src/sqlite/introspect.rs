@@ -134,53 +134,74 @@ async fn primary_key_of<D: Datasource + ?Sized>(
     frame.rows.iter().map(|row| text_at(row, 0)).collect()
 }
 
-/// One pass over the table for counts, distinct counts, min/max and date-likeness of every
-/// column, then one grouped read per text column for its sample values.
+/// SQLite returns at most 2,000 result columns; each column costs [`AGGREGATES`] of them.
+const COLUMNS_PER_PASS: usize = 300;
+/// Aggregates read per column: non-null count, distinct count, min, max, ISO-date count.
+const AGGREGATES: usize = 5;
+
+/// The raw aggregates of one column.
+struct Aggregates {
+    non_null: u64,
+    distinct: u64,
+    min: Value,
+    max: Value,
+    date_like: u64,
+}
+
+/// Passes over the table (one per [`COLUMNS_PER_PASS`] columns) for the row count and each
+/// column's counts, min/max and date-likeness, then one grouped read per text column for
+/// its sample values.
 async fn read_stats<D: Datasource + ?Sized>(
     ds: &D,
     table: &str,
     infos: Vec<ColumnInfo>,
 ) -> Result<(u64, Vec<Column>), DatasourceError> {
-    const PER_COLUMN: usize = 5;
-    let mut terms = vec!["COUNT(*)".to_string()];
-    for info in &infos {
-        let q = quote_ident(&info.name);
-        terms.push(format!("COUNT({q})"));
-        terms.push(format!("COUNT(DISTINCT {q})"));
-        terms.push(format!("MIN({q})"));
-        terms.push(format!("MAX({q})"));
-        terms.push(format!(
-            "SUM(CASE WHEN typeof({q}) = 'text' AND {q} LIKE '____-__-__%' \
-             AND date({q}) IS NOT NULL THEN 1 ELSE 0 END)"
-        ));
+    let mut row_count = 0;
+    let mut aggregates = Vec::with_capacity(infos.len());
+    for chunk in infos.chunks(COLUMNS_PER_PASS) {
+        let mut terms = vec!["COUNT(*)".to_string()];
+        for info in chunk {
+            let q = quote_ident(&info.name);
+            terms.push(format!("COUNT({q})"));
+            terms.push(format!("COUNT(DISTINCT {q})"));
+            terms.push(format!("MIN({q})"));
+            terms.push(format!("MAX({q})"));
+            terms.push(format!(
+                "SUM(CASE WHEN typeof({q}) = 'text' AND {q} LIKE '____-__-__%' \
+                 AND date({q}) IS NOT NULL THEN 1 ELSE 0 END)"
+            ));
+        }
+        let sql = format!("SELECT {} FROM {}", terms.join(", "), quote_ident(table));
+        let frame = run(ds, &sql).await?;
+        let row = frame
+            .rows
+            .first()
+            .ok_or_else(|| catalogue_error("the statistics query returned no row"))?;
+        row_count = count_at(row, 0)?;
+        for i in 0..chunk.len() {
+            let at = 1 + i * AGGREGATES;
+            let value = |k: usize| row.get(at + k).cloned().unwrap_or(Value::Null);
+            aggregates.push(Aggregates {
+                non_null: count_at(row, at)?,
+                distinct: count_at(row, at + 1)?,
+                min: value(2),
+                max: value(3),
+                date_like: count_at(row, at + 4)?,
+            });
+        }
     }
-    let sql = format!("SELECT {} FROM {}", terms.join(", "), quote_ident(table));
-    let frame = run(ds, &sql).await?;
-    let row = frame
-        .rows
-        .first()
-        .ok_or_else(|| catalogue_error("the statistics query returned no row"))?;
-    let row_count = count_at(row, 0)?;
-    let single_pk = infos.iter().filter(|i| i.pk > 0).count() == 1;
 
+    let single_pk = infos.iter().filter(|i| i.pk > 0).count() == 1;
     let mut columns = Vec::with_capacity(infos.len());
-    for (i, info) in infos.into_iter().enumerate() {
-        let at = 1 + i * PER_COLUMN;
-        let non_null = count_at(row, at)?;
-        let distinct_count = count_at(row, at + 1)?;
-        let date_like = count_at(row, at + 4)?;
+    for (info, agg) in infos.into_iter().zip(aggregates) {
         let mut category = category_of(&info.declared_type);
-        if category == TypeCategory::Text && non_null > 0 && date_like == non_null {
+        if category == TypeCategory::Text && agg.non_null > 0 && agg.date_like == agg.non_null {
             category = TypeCategory::Temporal;
         }
         let ranged = matches!(category, TypeCategory::Number | TypeCategory::Temporal);
-        let bound = |v: Option<&Value>| match v {
-            Some(Value::Null) | None => None,
-            Some(v) if ranged => Some(v.clone()),
-            Some(_) => None,
-        };
-        let sample_values = if category == TypeCategory::Text && distinct_count > 0 {
-            sample_values(ds, table, &info.name, distinct_count).await?
+        let bound = |v: Value| (ranged && v != Value::Null).then_some(v);
+        let sample_values = if category == TypeCategory::Text && agg.distinct > 0 {
+            sample_values(ds, table, &info.name, agg.distinct).await?
         } else {
             Vec::new()
         };
@@ -194,11 +215,11 @@ async fn read_stats<D: Datasource + ?Sized>(
                 null_fraction: if row_count == 0 {
                     0.0
                 } else {
-                    (row_count - non_null.min(row_count)) as f64 / row_count as f64
+                    (row_count - agg.non_null.min(row_count)) as f64 / row_count as f64
                 },
-                distinct_count,
-                min: bound(row.get(at + 2)),
-                max: bound(row.get(at + 3)),
+                distinct_count: agg.distinct,
+                min: bound(agg.min),
+                max: bound(agg.max),
                 sample_values,
             },
             name: info.name,

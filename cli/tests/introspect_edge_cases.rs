@@ -1,0 +1,75 @@
+//! Introspection of shapes the demo databases lack: multi-column foreign keys, keys that
+//! name only the referenced table, very wide tables, empty tables, odd names.
+
+use nl2sql_cli::SqliteFile;
+use nl2sql_core::{Datasource, TypeCategory, Value};
+use std::path::PathBuf;
+
+fn temp_db(name: &str, sql: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("nl2sql-{}-{name}.sqlite", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(sql).unwrap();
+    path
+}
+
+#[test]
+fn composite_and_implicit_foreign_keys() {
+    let path = temp_db(
+        "keys",
+        "CREATE TABLE parent (a INTEGER, b TEXT, PRIMARY KEY (a, b));
+         CREATE TABLE child (id INTEGER PRIMARY KEY, pa INTEGER, pb TEXT,
+                             FOREIGN KEY (pa, pb) REFERENCES parent (a, b));
+         CREATE TABLE implicit (id INTEGER PRIMARY KEY, p INTEGER, q TEXT,
+                                FOREIGN KEY (p, q) REFERENCES parent);
+         CREATE TABLE \"odd \"\"name\" (\"col'1\" TEXT);
+         INSERT INTO \"odd \"\"name\" VALUES ('x'), ('x'), (NULL);",
+    );
+    let db = SqliteFile::open("keys", &path).unwrap();
+    let s = pollster::block_on(db.introspect()).unwrap();
+    let child = &s.table("child").unwrap().foreign_keys[0];
+    assert_eq!(
+        (child.columns.clone(), child.referenced_columns.clone()),
+        (
+            vec!["pa".to_string(), "pb".into()],
+            vec!["a".to_string(), "b".into()]
+        )
+    );
+    let implicit = &s.table("implicit").unwrap().foreign_keys[0];
+    assert_eq!(implicit.referenced_table, "parent");
+    assert_eq!(
+        implicit.referenced_columns,
+        vec!["a", "b"],
+        "a bare table reference means its primary key"
+    );
+    assert_eq!(s.table("parent").unwrap().primary_key(), vec!["a", "b"]);
+    assert_eq!(s.table("parent").unwrap().row_count, 0);
+    let odd = s.table("odd \"name").unwrap();
+    let col = odd.column("col'1").unwrap();
+    assert_eq!(col.stats.sample_values, vec!["x"]);
+    assert!((col.stats.null_fraction - 1.0 / 3.0).abs() < 1e-12);
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn tables_wider_than_one_statistics_pass() {
+    let columns: Vec<String> = (0..700).map(|i| format!("c{i} INTEGER")).collect();
+    let values: Vec<String> = (0..700).map(|i| i.to_string()).collect();
+    let path = temp_db(
+        "wide",
+        &format!(
+            "CREATE TABLE wide ({}); INSERT INTO wide VALUES ({});",
+            columns.join(", "),
+            values.join(", ")
+        ),
+    );
+    let db = SqliteFile::open("wide", &path).unwrap();
+    let s = pollster::block_on(db.introspect()).unwrap();
+    let wide = s.table("wide").unwrap();
+    assert_eq!(wide.columns.len(), 700);
+    assert_eq!(wide.row_count, 1);
+    let last = wide.column("c699").unwrap();
+    assert_eq!(last.category, TypeCategory::Number);
+    assert_eq!(last.stats.max, Some(Value::Integer(699)));
+    let _ = std::fs::remove_file(path);
+}
