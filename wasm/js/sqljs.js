@@ -43,9 +43,11 @@ export function query(db, sql, maxRows) {
   if (first.done) throw new Error("refused: there is no statement to run");
   const stmt = first.value;
   try {
-    const second = statements.next();
-    if (!second.done) {
-      second.value.free();
+    // Advancing `statements` would close `stmt`, so the rest is read by its own iterator.
+    const rest = statements.getRemainingSQL();
+    const extra = rest.trim() === "" ? { done: true } : db.iterateStatements(rest).next();
+    if (!extra.done) {
+      extra.value.free();
       throw new Error("refused: SQLite reads more than one statement in this text");
     }
     const columns = stmt.getColumnNames();
