@@ -8,6 +8,7 @@
 pub mod datasource;
 pub mod demo;
 pub mod guard;
+pub mod plan;
 pub mod schema;
 pub mod sqlite;
 pub mod value;

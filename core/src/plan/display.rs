@@ -1,0 +1,246 @@
+//! The one-line form of a plan, for traces and the UI: SQL-like, so it reads at a glance,
+//! but never executed (the generator renders the real SQL, quoting and escaping included).
+
+use super::ast::*;
+use super::wire::binary_op_text;
+use std::fmt::{self, Display, Formatter, Write};
+
+fn list<T: Display>(f: &mut Formatter<'_>, items: &[T]) -> fmt::Result {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{item}")?;
+    }
+    Ok(())
+}
+
+impl Display for Plan {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if !self.ctes.is_empty() {
+            f.write_str("WITH ")?;
+            for (i, c) in self.ctes.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{} AS ({})", c.name, c.plan)?;
+            }
+            f.write_char(' ')?;
+        }
+        f.write_str("SELECT ")?;
+        if self.distinct {
+            f.write_str("DISTINCT ")?;
+        }
+        list(f, &self.select_items)?;
+        if let Some(first) = self.tables.first() {
+            write!(f, " FROM {first}")?;
+        }
+        for j in &self.joins {
+            let table = self
+                .tables
+                .iter()
+                .find(|t| t.alias == j.right_alias)
+                .map(|t| t.to_string())
+                .unwrap_or_else(|| j.right_alias.clone());
+            let kind = match j.join_type {
+                JoinType::Inner => "JOIN",
+                JoinType::Left => "LEFT JOIN",
+                JoinType::Right => "RIGHT JOIN",
+                JoinType::Full => "FULL JOIN",
+            };
+            write!(f, " {kind} {table} ON {}", j.condition)?;
+        }
+        if let Some(w) = &self.filter {
+            write!(f, " WHERE {w}")?;
+        }
+        if !self.group_by.is_empty() {
+            f.write_str(" GROUP BY ")?;
+            list(f, &self.group_by)?;
+        }
+        if let Some(h) = &self.having {
+            write!(f, " HAVING {h}")?;
+        }
+        for s in &self.set_operations {
+            let op = match s.op {
+                SetOperator::Union => "UNION",
+                SetOperator::UnionAll => "UNION ALL",
+                SetOperator::Intersect => "INTERSECT",
+                SetOperator::Except => "EXCEPT",
+            };
+            write!(f, " {op} {}", s.plan)?;
+        }
+        if !self.order_by.is_empty() {
+            f.write_str(" ORDER BY ")?;
+            list(f, &self.order_by)?;
+        }
+        if let Some(n) = self.limit {
+            write!(f, " LIMIT {n}")?;
+        }
+        if let Some(n) = self.offset {
+            write!(f, " OFFSET {n}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for TableRef {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        for part in [&self.database, &self.schema_name].into_iter().flatten() {
+            write!(f, "{part}.")?;
+        }
+        write!(f, "{} {}", self.name, self.alias)
+    }
+}
+
+impl Display for SelectItem {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.expr)?;
+        match &self.alias {
+            Some(a) => write!(f, " AS {a}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Display for OrderItem {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self.direction {
+            Direction::Asc => write!(f, "{}", self.expr),
+            Direction::Desc => write!(f, "{} DESC", self.expr),
+        }
+    }
+}
+
+impl Display for Literal {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Literal::Null => f.write_str("NULL"),
+            Literal::Bool(b) => f.write_str(if *b { "TRUE" } else { "FALSE" }),
+            Literal::Integer(i) => write!(f, "{i}"),
+            Literal::Real(r) => write!(f, "{r:?}"),
+            Literal::Text(t) => write!(f, "'{}'", t.replace('\'', "''")),
+        }
+    }
+}
+
+/// Nested operations are parenthesised so the one-line form is never ambiguous.
+fn operand(f: &mut Formatter<'_>, e: &Expr) -> fmt::Result {
+    match e {
+        Expr::Binary { .. } | Expr::Between { .. } => write!(f, "({e})"),
+        _ => write!(f, "{e}"),
+    }
+}
+
+impl Display for Expr {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Literal(l) => write!(f, "{l}"),
+            Expr::Column { alias, column } => match alias {
+                Some(a) => write!(f, "{a}.{column}"),
+                None => f.write_str(column),
+            },
+            Expr::Func(call) => write!(f, "{call}"),
+            Expr::Binary { op, left, right } => {
+                operand(f, left)?;
+                write!(f, " {} ", binary_op_text(*op))?;
+                operand(f, right)
+            }
+            Expr::Unary { op, expr } => {
+                f.write_str(match op {
+                    UnaryOp::Not => "NOT ",
+                    UnaryOp::Plus => "+",
+                    UnaryOp::Minus => "-",
+                })?;
+                operand(f, expr)
+            }
+            Expr::Case { whens, else_expr } => {
+                f.write_str("CASE")?;
+                for w in whens {
+                    write!(f, " WHEN {} THEN {}", w.condition, w.result)?;
+                }
+                if let Some(e) = else_expr {
+                    write!(f, " ELSE {e}")?;
+                }
+                f.write_str(" END")
+            }
+            Expr::Cast { expr, to } => {
+                let to = match to {
+                    CastType::Integer => "INTEGER",
+                    CastType::Real => "REAL",
+                    CastType::Text => "TEXT",
+                    CastType::Date => "DATE",
+                };
+                write!(f, "CAST({expr} AS {to})")
+            }
+            Expr::Between {
+                expr,
+                low,
+                high,
+                negated,
+            } => {
+                operand(f, expr)?;
+                f.write_str(if *negated {
+                    " NOT BETWEEN "
+                } else {
+                    " BETWEEN "
+                })?;
+                operand(f, low)?;
+                f.write_str(" AND ")?;
+                operand(f, high)
+            }
+            Expr::Subquery(plan) => write!(f, "({plan})"),
+            Expr::Exists(plan) => write!(f, "EXISTS ({plan})"),
+        }
+    }
+}
+
+impl Display for FuncCall {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{}(", self.name)?;
+        if self.distinct {
+            f.write_str("DISTINCT ")?;
+        }
+        list(f, &self.args)?;
+        f.write_char(')')?;
+        if let Some(w) = &self.over {
+            write!(f, " OVER ({w})")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for Window {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let mut sep = "";
+        if !self.partition_by.is_empty() {
+            f.write_str("PARTITION BY ")?;
+            list(f, &self.partition_by)?;
+            sep = " ";
+        }
+        if !self.order_by.is_empty() {
+            write!(f, "{sep}ORDER BY ")?;
+            list(f, &self.order_by)?;
+            sep = " ";
+        }
+        if let Some(frame) = &self.frame {
+            let unit = match frame.unit {
+                FrameUnit::Rows => "ROWS",
+                FrameUnit::Range => "RANGE",
+            };
+            write!(f, "{sep}{unit} BETWEEN {} AND {}", frame.start, frame.end)?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for FrameBound {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            FrameBound::UnboundedPreceding => f.write_str("UNBOUNDED PRECEDING"),
+            FrameBound::Preceding(n) => write!(f, "{n} PRECEDING"),
+            FrameBound::CurrentRow => f.write_str("CURRENT ROW"),
+            FrameBound::Following(n) => write!(f, "{n} FOLLOWING"),
+            FrameBound::UnboundedFollowing => f.write_str("UNBOUNDED FOLLOWING"),
+        }
+    }
+}

@@ -1,0 +1,256 @@
+use super::*;
+use serde_json::json;
+
+fn parse(v: serde_json::Value) -> Result<Plan, String> {
+    serde_json::from_value(v).map_err(|e| e.to_string())
+}
+
+fn col(alias: &str, column: &str) -> Expr {
+    Expr::Column {
+        alias: Some(alias.into()),
+        column: column.into(),
+    }
+}
+
+#[test]
+fn the_reference_flat_form_with_every_field_parses() {
+    // What a model prompted with the reference schema sends: every key present, nulls included.
+    let plan = parse(json!({
+        "query_type": "READ", "distinct": false,
+        "tables": [{"name": "Genre", "schema_name": null, "database": null, "alias": "g"}],
+        "joins": [],
+        "select_items": [{"alias": null, "expr": {
+            "kind": "column", "value": null, "is_null": false, "alias": "g", "column_name": "Name",
+            "func_name": null, "args": [], "is_aggregate": false, "distinct": false, "op": null,
+            "left": null, "right": null, "expr": null, "whens": [], "else_expr": null}}],
+        "where": null, "group_by": [], "having": null, "order_by": [],
+        "limit": null, "offset": null, "reasoning": null
+    }))
+    .unwrap();
+    assert_eq!(plan.select_items[0].expr, col("g", "Name"));
+    assert_eq!(plan.tables[0].alias, "g");
+}
+
+#[test]
+fn unknown_keys_and_bad_shapes_are_rejected_with_their_place() {
+    let cases = [
+        (
+            json!({"tables": [], "select_items": [], "colour": 1}),
+            "unknown field `colour`",
+        ),
+        (json!({"query_type": "WRITE"}), "unknown variant `WRITE`"),
+        (
+            json!({"select_items": [{"expr": {"kind": "column", "alias": "t"}}]}),
+            "select_items[0].expr: a column needs `column_name`",
+        ),
+        (
+            json!({"select_items": [{"expr": {"kind": "func", "func_name": "ROUND",
+                "args": [{"kind": "literal"}]}}]}),
+            "select_items[0].expr.args[0]: a literal needs a `value`, or `is_null: true`",
+        ),
+        (
+            json!({"where": {"kind": "binary", "op": "XOR",
+                "left": {"kind": "literal", "value": 1}, "right": {"kind": "literal", "value": 1}}}),
+            "where: unknown binary op \"XOR\"",
+        ),
+        (
+            json!({"where": {"kind": "binary", "op": "=", "left": {"kind": "literal", "value": 1}}}),
+            "where: a binary needs `right`",
+        ),
+        (
+            json!({"having": {"kind": "case", "whens": []}}),
+            "having: a case needs at least one",
+        ),
+        (
+            json!({"order_by": [{"expr": {"kind": "column", "column_name": "x", "distinct": true}}]}),
+            "order_by[0].expr: `distinct` applies to a func expression only",
+        ),
+        (
+            json!({"where": {"kind": "unary", "op": "~", "expr": {"kind": "literal", "value": 1}}}),
+            "unknown unary op",
+        ),
+        (
+            json!({"where": {"kind": "exists"}}),
+            "where: an exists needs `plan`",
+        ),
+        (
+            json!({"select_items": [{"expr": {"kind": "cast", "expr": {"kind": "literal", "value": 1}}}]}),
+            "a cast needs `to`",
+        ),
+        (
+            json!({"select_items": [{"expr": {"kind": "column", "column_name": "x", "bogus": 1}}]}),
+            "unknown field `bogus`",
+        ),
+    ];
+    for (input, says) in cases {
+        let err = parse(input.clone()).expect_err(&input.to_string());
+        assert!(err.contains(says), "{input}: {err}");
+    }
+}
+
+#[test]
+fn not_as_a_binary_op_parses_so_the_validator_can_refuse_it() {
+    let plan = parse(json!({"where": {"kind": "binary", "op": "not",
+        "left": {"kind": "literal", "value": true}, "right": {"kind": "literal", "value": false}}}))
+    .unwrap();
+    assert!(matches!(
+        plan.filter,
+        Some(Expr::Binary {
+            op: BinaryOp::Not,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn literals_keep_their_json_type() {
+    let plan = parse(json!({"select_items": [
+        {"expr": {"kind": "literal", "value": 2009}},
+        {"expr": {"kind": "literal", "value": "2009"}},
+        {"expr": {"kind": "literal", "value": 0.5}},
+        {"expr": {"kind": "literal", "value": true}},
+        {"expr": {"kind": "literal", "is_null": true}}
+    ]}))
+    .unwrap();
+    let values: Vec<Expr> = plan.select_items.into_iter().map(|s| s.expr).collect();
+    assert_eq!(
+        values,
+        vec![
+            Expr::Literal(Literal::Integer(2009)),
+            Expr::Literal(Literal::Text("2009".into())),
+            Expr::Literal(Literal::Real(0.5)),
+            Expr::Literal(Literal::Bool(true)),
+            Expr::Literal(Literal::Null),
+        ]
+    );
+}
+
+/// Every construct of the superset, to check the JSON round trip and the one-line form.
+fn superset_plan() -> Plan {
+    let rank = Expr::Func(FuncCall {
+        name: "RANK".into(),
+        args: vec![],
+        distinct: false,
+        over: Some(Window {
+            partition_by: vec![col("t", "GenreId")],
+            order_by: vec![OrderItem {
+                expr: col("t", "Milliseconds"),
+                direction: Direction::Desc,
+            }],
+            frame: Some(Frame {
+                unit: FrameUnit::Rows,
+                start: FrameBound::UnboundedPreceding,
+                end: FrameBound::Preceding(2),
+            }),
+        }),
+    });
+    let sub = Plan {
+        tables: vec![TableRef {
+            name: "InvoiceLine".into(),
+            schema_name: None,
+            database: None,
+            alias: "il".into(),
+        }],
+        select_items: vec![SelectItem {
+            expr: col("il", "TrackId"),
+            alias: None,
+        }],
+        ..Plan::default()
+    };
+    Plan {
+        ctes: vec![Cte {
+            name: "sold".into(),
+            plan: sub.clone(),
+        }],
+        distinct: true,
+        tables: vec![TableRef {
+            name: "Track".into(),
+            schema_name: Some("main".into()),
+            database: None,
+            alias: "t".into(),
+        }],
+        select_items: vec![
+            SelectItem {
+                expr: col("t", "Name"),
+                alias: Some("name".into()),
+            },
+            SelectItem {
+                expr: rank,
+                alias: Some("rank".into()),
+            },
+            SelectItem {
+                expr: Expr::Cast {
+                    expr: Box::new(col("t", "UnitPrice")),
+                    to: CastType::Text,
+                },
+                alias: None,
+            },
+        ],
+        filter: Some(Expr::Binary {
+            op: BinaryOp::And,
+            left: Box::new(Expr::Between {
+                expr: Box::new(col("t", "Milliseconds")),
+                low: Box::new(Expr::Literal(Literal::Integer(1))),
+                high: Box::new(Expr::Literal(Literal::Real(2.5))),
+                negated: true,
+            }),
+            right: Box::new(Expr::Unary {
+                op: UnaryOp::Not,
+                expr: Box::new(Expr::Exists(Box::new(sub.clone()))),
+            }),
+        }),
+        order_by: vec![OrderItem {
+            expr: Expr::Case {
+                whens: vec![When {
+                    condition: Expr::Binary {
+                        op: BinaryOp::NotIn,
+                        left: Box::new(col("t", "TrackId")),
+                        right: Box::new(Expr::Subquery(Box::new(sub.clone()))),
+                    },
+                    result: Expr::Literal(Literal::Text("it's".into())),
+                }],
+                else_expr: Some(Box::new(Expr::Literal(Literal::Null))),
+            },
+            direction: Direction::Asc,
+        }],
+        limit: Some(10),
+        offset: Some(5),
+        set_operations: vec![SetOperation {
+            op: SetOperator::UnionAll,
+            plan: sub,
+        }],
+        reasoning: Some("every construct".into()),
+        ..Plan::default()
+    }
+}
+
+#[test]
+fn the_superset_round_trips_through_json() {
+    let plan = superset_plan();
+    let json = serde_json::to_value(&plan).unwrap();
+    assert_eq!(json["set_operations"][0]["op"], "union_all");
+    assert_eq!(json["where"]["left"]["kind"], "between");
+    assert!(
+        json["select_items"][0]["expr"].get("args").is_none(),
+        "defaults are left out"
+    );
+    let back: Plan = serde_json::from_value(json).unwrap();
+    assert_eq!(back, plan);
+}
+
+#[test]
+fn the_one_line_form_reads_like_sql() {
+    let text = superset_plan().to_string();
+    assert_eq!(
+        text,
+        "WITH sold AS (SELECT il.TrackId FROM InvoiceLine il) \
+         SELECT DISTINCT t.Name AS name, \
+         RANK() OVER (PARTITION BY t.GenreId ORDER BY t.Milliseconds DESC \
+         ROWS BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING) AS rank, \
+         CAST(t.UnitPrice AS TEXT) FROM main.Track t \
+         WHERE (t.Milliseconds NOT BETWEEN 1 AND 2.5) AND NOT EXISTS (SELECT il.TrackId FROM InvoiceLine il) \
+         UNION ALL SELECT il.TrackId FROM InvoiceLine il \
+         ORDER BY CASE WHEN t.TrackId NOT IN (SELECT il.TrackId FROM InvoiceLine il) THEN 'it''s' ELSE NULL END \
+         LIMIT 10 OFFSET 5"
+    );
+}

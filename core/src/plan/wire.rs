@@ -1,0 +1,789 @@
+//! The plan's JSON form, and its conversion to and from the typed plan.
+//!
+//! Expressions are flat objects discriminated by `kind`, every field optional, exactly as
+//! the reference engine's `PlanModel` writes them, so its plans (and a model prompted with
+//! its schema) parse unchanged. Unknown keys are rejected. The typed plan serializes back to
+//! the compact form: only the fields its kind uses, defaults left out.
+
+use super::ast::*;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Why a plan's JSON does not describe a plan: where, and what is wrong there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanShapeError {
+    /// Where in the plan, e.g. `select_items[1].expr.args[0]`.
+    pub path: String,
+    /// What is wrong there.
+    pub message: String,
+}
+
+impl fmt::Display for PlanShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for PlanShapeError {}
+
+/// Only reads are plans; the reference's `query_type` admits nothing else either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum QueryType {
+    /// A read-only query.
+    #[default]
+    #[serde(rename = "READ")]
+    Read,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_read(q: &QueryType) -> bool {
+    *q == QueryType::Read
+}
+
+/// A plan as JSON has it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WirePlan {
+    #[serde(default, skip_serializing_if = "is_read")]
+    pub query_type: QueryType,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub with: Vec<WireCte>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub distinct: bool,
+    #[serde(default)]
+    pub tables: Vec<WireTable>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joins: Vec<WireJoin>,
+    #[serde(default)]
+    pub select_items: Vec<WireSelectItem>,
+    #[serde(default, rename = "where", skip_serializing_if = "Option::is_none")]
+    pub filter: Option<WireExpr>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub group_by: Vec<WireGroupItem>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub having: Option<WireExpr>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub order_by: Vec<WireOrderItem>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<i64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_operations: Vec<WireSetOperation>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireCte {
+    pub name: String,
+    pub plan: WirePlan,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireTable {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
+    pub alias: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireJoin {
+    pub left_alias: String,
+    pub right_alias: String,
+    #[serde(default)]
+    pub join_type: JoinType,
+    pub condition: WireExpr,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireSelectItem {
+    pub expr: WireExpr,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alias: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireGroupItem {
+    pub expr: WireExpr,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireOrderItem {
+    pub expr: WireExpr,
+    #[serde(default)]
+    pub direction: Direction,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireSetOperation {
+    pub op: SetOperator,
+    pub plan: WirePlan,
+}
+
+/// The expression kinds: the reference's six, then ours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WireKind {
+    #[default]
+    Literal,
+    Column,
+    Func,
+    Binary,
+    Unary,
+    Case,
+    Cast,
+    Between,
+    Subquery,
+    Exists,
+}
+
+/// A literal's `value`: the JSON scalar as written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum WireValue {
+    Bool(bool),
+    Integer(i64),
+    Real(f64),
+    Text(String),
+}
+
+/// A flat expression: `kind` says which of the other fields apply.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireExpr {
+    pub kind: WireKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<WireValue>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub is_null: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alias: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub func_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<WireExpr>,
+    /// Accepted for compatibility; nothing reads it (aggregates are known by name).
+    #[serde(default, skip_serializing)]
+    pub is_aggregate: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub distinct: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<Box<WireExpr>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub right: Option<Box<WireExpr>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<Box<WireExpr>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub whens: Vec<WireWhen>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub else_expr: Option<Box<WireExpr>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<CastType>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low: Option<Box<WireExpr>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high: Option<Box<WireExpr>>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub negated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Box<WirePlan>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over: Option<WireWindow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireWhen {
+    pub condition: WireExpr,
+    pub result: WireExpr,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireWindow {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partition_by: Vec<WireExpr>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub order_by: Vec<WireOrderItem>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<WireFrame>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireFrame {
+    pub unit: FrameUnit,
+    pub start: WireFrameBound,
+    pub end: WireFrameBound,
+}
+
+/// `{"kind": "preceding", "offset": 3}`, `{"kind": "current_row"}`, …
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WireFrameBound {
+    UnboundedPreceding,
+    Preceding { offset: u64 },
+    CurrentRow,
+    Following { offset: u64 },
+    UnboundedFollowing,
+}
+
+// ---- JSON → typed --------------------------------------------------------------------
+
+impl TryFrom<WirePlan> for Plan {
+    type Error = PlanShapeError;
+
+    fn try_from(wire: WirePlan) -> Result<Plan, PlanShapeError> {
+        plan_from(wire, "")
+    }
+}
+
+fn join_path(base: &str, field: &str) -> String {
+    if base.is_empty() {
+        field.to_string()
+    } else {
+        format!("{base}.{field}")
+    }
+}
+
+fn shape(path: &str, message: impl Into<String>) -> PlanShapeError {
+    PlanShapeError {
+        path: path.to_string(),
+        message: message.into(),
+    }
+}
+
+fn plan_from(w: WirePlan, path: &str) -> Result<Plan, PlanShapeError> {
+    let at = |field: &str| join_path(path, field);
+    let indexed = |field: &str, i: usize| format!("{}[{i}]", at(field));
+    Ok(Plan {
+        ctes: w
+            .with
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                Ok(Cte {
+                    name: c.name,
+                    plan: plan_from(c.plan, &join_path(&indexed("with", i), "plan"))?,
+                })
+            })
+            .collect::<Result<_, _>>()?,
+        distinct: w.distinct,
+        tables: w
+            .tables
+            .into_iter()
+            .map(|t| TableRef {
+                name: t.name,
+                schema_name: t.schema_name,
+                database: t.database,
+                alias: t.alias,
+            })
+            .collect(),
+        joins: w
+            .joins
+            .into_iter()
+            .enumerate()
+            .map(|(i, j)| {
+                Ok(Join {
+                    left_alias: j.left_alias,
+                    right_alias: j.right_alias,
+                    join_type: j.join_type,
+                    condition: expr_from(
+                        j.condition,
+                        &join_path(&indexed("joins", i), "condition"),
+                    )?,
+                })
+            })
+            .collect::<Result<_, _>>()?,
+        select_items: w
+            .select_items
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| {
+                Ok(SelectItem {
+                    expr: expr_from(s.expr, &join_path(&indexed("select_items", i), "expr"))?,
+                    alias: s.alias,
+                })
+            })
+            .collect::<Result<_, _>>()?,
+        filter: w.filter.map(|e| expr_from(e, &at("where"))).transpose()?,
+        group_by: w
+            .group_by
+            .into_iter()
+            .enumerate()
+            .map(|(i, g)| expr_from(g.expr, &join_path(&indexed("group_by", i), "expr")))
+            .collect::<Result<_, _>>()?,
+        having: w.having.map(|e| expr_from(e, &at("having"))).transpose()?,
+        order_by: order_from(w.order_by, &at("order_by"))?,
+        limit: w.limit,
+        offset: w.offset,
+        set_operations: w
+            .set_operations
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| {
+                Ok(SetOperation {
+                    op: s.op,
+                    plan: plan_from(s.plan, &join_path(&indexed("set_operations", i), "plan"))?,
+                })
+            })
+            .collect::<Result<_, _>>()?,
+        reasoning: w.reasoning,
+    })
+}
+
+fn order_from(items: Vec<WireOrderItem>, path: &str) -> Result<Vec<OrderItem>, PlanShapeError> {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, o)| {
+            Ok(OrderItem {
+                expr: expr_from(o.expr, &format!("{path}[{i}].expr"))?,
+                direction: o.direction,
+            })
+        })
+        .collect()
+}
+
+fn boxed(
+    e: Option<Box<WireExpr>>,
+    path: &str,
+    field: &str,
+    what: &str,
+) -> Result<Box<Expr>, PlanShapeError> {
+    let e = e.ok_or_else(|| shape(path, format!("{what} needs `{field}`")))?;
+    Ok(Box::new(expr_from(*e, &join_path(path, field))?))
+}
+
+fn expr_from(w: WireExpr, path: &str) -> Result<Expr, PlanShapeError> {
+    if w.distinct && w.kind != WireKind::Func {
+        return Err(shape(path, "`distinct` applies to a func expression only"));
+    }
+    Ok(match w.kind {
+        WireKind::Literal => Expr::Literal(match (w.value, w.is_null) {
+            (_, true) => Literal::Null,
+            (Some(WireValue::Bool(b)), false) => Literal::Bool(b),
+            (Some(WireValue::Integer(i)), false) => Literal::Integer(i),
+            (Some(WireValue::Real(r)), false) => Literal::Real(r),
+            (Some(WireValue::Text(t)), false) => Literal::Text(t),
+            (None, false) => {
+                return Err(shape(path, "a literal needs a `value`, or `is_null: true`"))
+            }
+        }),
+        WireKind::Column => Expr::Column {
+            alias: w.alias,
+            column: w
+                .column_name
+                .ok_or_else(|| shape(path, "a column needs `column_name`"))?,
+        },
+        WireKind::Func => Expr::Func(FuncCall {
+            name: w
+                .func_name
+                .ok_or_else(|| shape(path, "a func needs `func_name`"))?,
+            args: w
+                .args
+                .into_iter()
+                .enumerate()
+                .map(|(i, a)| expr_from(a, &format!("{}[{i}]", join_path(path, "args"))))
+                .collect::<Result<_, _>>()?,
+            distinct: w.distinct,
+            over: w
+                .over
+                .map(|o| window_from(o, &join_path(path, "over")))
+                .transpose()?,
+        }),
+        WireKind::Binary => {
+            let op =
+                w.op.as_deref()
+                    .ok_or_else(|| shape(path, "a binary needs `op`"))?;
+            Expr::Binary {
+                op: binary_op(op).ok_or_else(|| {
+                    shape(
+                        path,
+                        format!("unknown binary op {op:?}; use one of {BINARY_OPS}"),
+                    )
+                })?,
+                left: boxed(w.left, path, "left", "a binary")?,
+                right: boxed(w.right, path, "right", "a binary")?,
+            }
+        }
+        WireKind::Unary => {
+            let op =
+                w.op.as_deref()
+                    .ok_or_else(|| shape(path, "a unary needs `op`"))?;
+            let op = match op.to_ascii_uppercase().as_str() {
+                "NOT" => UnaryOp::Not,
+                "+" => UnaryOp::Plus,
+                "-" => UnaryOp::Minus,
+                _ => {
+                    return Err(shape(
+                        path,
+                        format!("unknown unary op {op:?}; use NOT, + or -"),
+                    ))
+                }
+            };
+            Expr::Unary {
+                op,
+                expr: boxed(w.expr, path, "expr", "a unary")?,
+            }
+        }
+        WireKind::Case => {
+            if w.whens.is_empty() {
+                return Err(shape(path, "a case needs at least one entry in `whens`"));
+            }
+            let whens_path = join_path(path, "whens");
+            Expr::Case {
+                whens: w
+                    .whens
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, wh)| {
+                        let at = format!("{whens_path}[{i}]");
+                        Ok(When {
+                            condition: expr_from(wh.condition, &join_path(&at, "condition"))?,
+                            result: expr_from(wh.result, &join_path(&at, "result"))?,
+                        })
+                    })
+                    .collect::<Result<_, _>>()?,
+                else_expr: w
+                    .else_expr
+                    .map(|e| expr_from(*e, &join_path(path, "else_expr")).map(Box::new))
+                    .transpose()?,
+            }
+        }
+        WireKind::Cast => Expr::Cast {
+            to: w
+                .to
+                .ok_or_else(|| shape(path, "a cast needs `to`: integer, real, text or date"))?,
+            expr: boxed(w.expr, path, "expr", "a cast")?,
+        },
+        WireKind::Between => Expr::Between {
+            expr: boxed(w.expr, path, "expr", "a between")?,
+            low: boxed(w.low, path, "low", "a between")?,
+            high: boxed(w.high, path, "high", "a between")?,
+            negated: w.negated,
+        },
+        WireKind::Subquery => Expr::Subquery(Box::new(sub_plan(w.plan, path, "a subquery")?)),
+        WireKind::Exists => Expr::Exists(Box::new(sub_plan(w.plan, path, "an exists")?)),
+    })
+}
+
+fn sub_plan(plan: Option<Box<WirePlan>>, path: &str, what: &str) -> Result<Plan, PlanShapeError> {
+    let plan = plan.ok_or_else(|| shape(path, format!("{what} needs `plan`")))?;
+    plan_from(*plan, &join_path(path, "plan"))
+}
+
+fn window_from(w: WireWindow, path: &str) -> Result<Window, PlanShapeError> {
+    Ok(Window {
+        partition_by: w
+            .partition_by
+            .into_iter()
+            .enumerate()
+            .map(|(i, e)| expr_from(e, &format!("{}[{i}]", join_path(path, "partition_by"))))
+            .collect::<Result<_, _>>()?,
+        order_by: order_from(w.order_by, &join_path(path, "order_by"))?,
+        frame: w.frame.map(|f| Frame {
+            unit: f.unit,
+            start: bound_from(f.start),
+            end: bound_from(f.end),
+        }),
+    })
+}
+
+fn bound_from(b: WireFrameBound) -> FrameBound {
+    match b {
+        WireFrameBound::UnboundedPreceding => FrameBound::UnboundedPreceding,
+        WireFrameBound::Preceding { offset } => FrameBound::Preceding(offset),
+        WireFrameBound::CurrentRow => FrameBound::CurrentRow,
+        WireFrameBound::Following { offset } => FrameBound::Following(offset),
+        WireFrameBound::UnboundedFollowing => FrameBound::UnboundedFollowing,
+    }
+}
+
+/// Every binary operator as the JSON spells it, for error messages.
+const BINARY_OPS: &str =
+    "= != > < >= <= + - * / % || AND OR LIKE NOT LIKE ILIKE NOT ILIKE IN NOT IN IS IS NOT";
+
+const ALL_BINARY_OPS: [BinaryOp; 23] = [
+    BinaryOp::Eq,
+    BinaryOp::NotEq,
+    BinaryOp::Gt,
+    BinaryOp::Lt,
+    BinaryOp::GtEq,
+    BinaryOp::LtEq,
+    BinaryOp::Plus,
+    BinaryOp::Minus,
+    BinaryOp::Multiply,
+    BinaryOp::Divide,
+    BinaryOp::Modulo,
+    BinaryOp::Concat,
+    BinaryOp::And,
+    BinaryOp::Or,
+    BinaryOp::Like,
+    BinaryOp::NotLike,
+    BinaryOp::ILike,
+    BinaryOp::NotILike,
+    BinaryOp::In,
+    BinaryOp::NotIn,
+    BinaryOp::Is,
+    BinaryOp::IsNot,
+    BinaryOp::Not,
+];
+
+/// Reads an operator, ignoring case and spacing; `<>` is taken for `!=`.
+fn binary_op(text: &str) -> Option<BinaryOp> {
+    let normal = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_ascii_uppercase();
+    if normal == "<>" {
+        return Some(BinaryOp::NotEq);
+    }
+    ALL_BINARY_OPS
+        .into_iter()
+        .find(|op| binary_op_text(*op) == normal)
+}
+
+/// The operator as the JSON (and the one-line form) writes it.
+pub fn binary_op_text(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Eq => "=",
+        BinaryOp::NotEq => "!=",
+        BinaryOp::Gt => ">",
+        BinaryOp::Lt => "<",
+        BinaryOp::GtEq => ">=",
+        BinaryOp::LtEq => "<=",
+        BinaryOp::Plus => "+",
+        BinaryOp::Minus => "-",
+        BinaryOp::Multiply => "*",
+        BinaryOp::Divide => "/",
+        BinaryOp::Modulo => "%",
+        BinaryOp::Concat => "||",
+        BinaryOp::And => "AND",
+        BinaryOp::Or => "OR",
+        BinaryOp::Like => "LIKE",
+        BinaryOp::NotLike => "NOT LIKE",
+        BinaryOp::ILike => "ILIKE",
+        BinaryOp::NotILike => "NOT ILIKE",
+        BinaryOp::In => "IN",
+        BinaryOp::NotIn => "NOT IN",
+        BinaryOp::Is => "IS",
+        BinaryOp::IsNot => "IS NOT",
+        BinaryOp::Not => "NOT",
+    }
+}
+
+// ---- typed → JSON --------------------------------------------------------------------
+
+impl From<Plan> for WirePlan {
+    fn from(p: Plan) -> WirePlan {
+        WirePlan {
+            query_type: QueryType::Read,
+            with: p
+                .ctes
+                .into_iter()
+                .map(|c| WireCte {
+                    name: c.name,
+                    plan: c.plan.into(),
+                })
+                .collect(),
+            distinct: p.distinct,
+            tables: p
+                .tables
+                .into_iter()
+                .map(|t| WireTable {
+                    name: t.name,
+                    schema_name: t.schema_name,
+                    database: t.database,
+                    alias: t.alias,
+                })
+                .collect(),
+            joins: p
+                .joins
+                .into_iter()
+                .map(|j| WireJoin {
+                    left_alias: j.left_alias,
+                    right_alias: j.right_alias,
+                    join_type: j.join_type,
+                    condition: j.condition.into(),
+                })
+                .collect(),
+            select_items: p
+                .select_items
+                .into_iter()
+                .map(|s| WireSelectItem {
+                    expr: s.expr.into(),
+                    alias: s.alias,
+                })
+                .collect(),
+            filter: p.filter.map(Into::into),
+            group_by: p
+                .group_by
+                .into_iter()
+                .map(|e| WireGroupItem { expr: e.into() })
+                .collect(),
+            having: p.having.map(Into::into),
+            order_by: p.order_by.into_iter().map(order_to).collect(),
+            limit: p.limit,
+            offset: p.offset,
+            set_operations: p
+                .set_operations
+                .into_iter()
+                .map(|s| WireSetOperation {
+                    op: s.op,
+                    plan: s.plan.into(),
+                })
+                .collect(),
+            reasoning: p.reasoning,
+        }
+    }
+}
+
+fn order_to(o: OrderItem) -> WireOrderItem {
+    WireOrderItem {
+        expr: o.expr.into(),
+        direction: o.direction,
+    }
+}
+
+fn boxed_to(e: Expr) -> Option<Box<WireExpr>> {
+    Some(Box::new(e.into()))
+}
+
+impl From<Expr> for WireExpr {
+    fn from(e: Expr) -> WireExpr {
+        match e {
+            Expr::Literal(l) => {
+                let (value, is_null) = match l {
+                    Literal::Null => (None, true),
+                    Literal::Bool(b) => (Some(WireValue::Bool(b)), false),
+                    Literal::Integer(i) => (Some(WireValue::Integer(i)), false),
+                    Literal::Real(r) => (Some(WireValue::Real(r)), false),
+                    Literal::Text(t) => (Some(WireValue::Text(t)), false),
+                };
+                WireExpr {
+                    kind: WireKind::Literal,
+                    value,
+                    is_null,
+                    ..WireExpr::default()
+                }
+            }
+            Expr::Column { alias, column } => WireExpr {
+                kind: WireKind::Column,
+                alias,
+                column_name: Some(column),
+                ..WireExpr::default()
+            },
+            Expr::Func(f) => WireExpr {
+                kind: WireKind::Func,
+                func_name: Some(f.name),
+                args: f.args.into_iter().map(Into::into).collect(),
+                distinct: f.distinct,
+                over: f.over.map(|w| WireWindow {
+                    partition_by: w.partition_by.into_iter().map(Into::into).collect(),
+                    order_by: w.order_by.into_iter().map(order_to).collect(),
+                    frame: w.frame.map(|f| WireFrame {
+                        unit: f.unit,
+                        start: bound_to(f.start),
+                        end: bound_to(f.end),
+                    }),
+                }),
+                ..WireExpr::default()
+            },
+            Expr::Binary { op, left, right } => WireExpr {
+                kind: WireKind::Binary,
+                op: Some(binary_op_text(op).to_string()),
+                left: boxed_to(*left),
+                right: boxed_to(*right),
+                ..WireExpr::default()
+            },
+            Expr::Unary { op, expr } => WireExpr {
+                kind: WireKind::Unary,
+                op: Some(
+                    match op {
+                        UnaryOp::Not => "NOT",
+                        UnaryOp::Plus => "+",
+                        UnaryOp::Minus => "-",
+                    }
+                    .to_string(),
+                ),
+                expr: boxed_to(*expr),
+                ..WireExpr::default()
+            },
+            Expr::Case { whens, else_expr } => WireExpr {
+                kind: WireKind::Case,
+                whens: whens
+                    .into_iter()
+                    .map(|w| WireWhen {
+                        condition: w.condition.into(),
+                        result: w.result.into(),
+                    })
+                    .collect(),
+                else_expr: else_expr.map(|e| Box::new((*e).into())),
+                ..WireExpr::default()
+            },
+            Expr::Cast { expr, to } => WireExpr {
+                kind: WireKind::Cast,
+                expr: boxed_to(*expr),
+                to: Some(to),
+                ..WireExpr::default()
+            },
+            Expr::Between {
+                expr,
+                low,
+                high,
+                negated,
+            } => WireExpr {
+                kind: WireKind::Between,
+                expr: boxed_to(*expr),
+                low: boxed_to(*low),
+                high: boxed_to(*high),
+                negated,
+                ..WireExpr::default()
+            },
+            Expr::Subquery(plan) => WireExpr {
+                kind: WireKind::Subquery,
+                plan: Some(Box::new((*plan).into())),
+                ..WireExpr::default()
+            },
+            Expr::Exists(plan) => WireExpr {
+                kind: WireKind::Exists,
+                plan: Some(Box::new((*plan).into())),
+                ..WireExpr::default()
+            },
+        }
+    }
+}
+
+fn bound_to(b: FrameBound) -> WireFrameBound {
+    match b {
+        FrameBound::UnboundedPreceding => WireFrameBound::UnboundedPreceding,
+        FrameBound::Preceding(offset) => WireFrameBound::Preceding { offset },
+        FrameBound::CurrentRow => WireFrameBound::CurrentRow,
+        FrameBound::Following(offset) => WireFrameBound::Following { offset },
+        FrameBound::UnboundedFollowing => WireFrameBound::UnboundedFollowing,
+    }
+}
