@@ -9,6 +9,7 @@
 
 mod ast;
 mod display;
+mod schema;
 pub mod wire;
 
 pub use ast::{
@@ -16,6 +17,7 @@ pub use ast::{
     JoinType, Literal, OrderItem, Plan, SelectItem, SetOperation, SetOperator, TableRef, UnaryOp,
     When, Window,
 };
+pub use schema::plan_json_schema;
 
 #[cfg(test)]
 mod tests;

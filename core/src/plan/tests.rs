@@ -254,3 +254,138 @@ fn the_one_line_form_reads_like_sql() {
          LIMIT 10 OFFSET 5"
     );
 }
+
+mod json_schema {
+    use super::*;
+    use serde_json::Value;
+
+    /// Every object is closed and requires all its properties (OpenAI strict mode).
+    fn assert_strict(schema: &Value, at: &str) {
+        match schema {
+            Value::Object(map) => {
+                if let Some(Value::Object(props)) = map.get("properties") {
+                    assert_eq!(
+                        map.get("additionalProperties"),
+                        Some(&Value::Bool(false)),
+                        "{at}"
+                    );
+                    let required: Vec<&str> = map["required"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|v| v.as_str().unwrap())
+                        .collect();
+                    let keys: Vec<&str> = props.keys().map(String::as_str).collect();
+                    let mut sorted = required.clone();
+                    sorted.sort_unstable();
+                    let mut keys_sorted = keys.clone();
+                    keys_sorted.sort_unstable();
+                    assert_eq!(sorted, keys_sorted, "{at}: every property is required");
+                }
+                for (k, v) in map {
+                    assert_strict(v, &format!("{at}/{k}"));
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| assert_strict(v, at)),
+            _ => {}
+        }
+    }
+
+    /// The smallest instance a model could send for `schema`: nulls where allowed, empty
+    /// arrays, the first choice of every enum and `anyOf`.
+    fn example(schema: &Value, root: &Value) -> Value {
+        if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+            let target = match r.strip_prefix("#/$defs/") {
+                Some(name) => &root["$defs"][name],
+                None => root,
+            };
+            return example(target, root);
+        }
+        if let Some(c) = schema.get("const") {
+            return c.clone();
+        }
+        if let Some(e) = schema.get("enum") {
+            return e[0].clone();
+        }
+        if let Some(any) = schema.get("anyOf").and_then(Value::as_array) {
+            if any.contains(&json!({"type": "null"})) {
+                return Value::Null;
+            }
+            return example(&any[0], root);
+        }
+        match &schema["type"] {
+            Value::Array(types) if types.contains(&Value::from("null")) => Value::Null,
+            Value::Array(types) => example(&json!({"type": types[0]}), root),
+            Value::String(t) => match t.as_str() {
+                "object" => {
+                    let mut object: serde_json::Map<String, Value> = schema["properties"]
+                        .as_object()
+                        .unwrap()
+                        .iter()
+                        .map(|(k, v)| (k.clone(), example(v, root)))
+                        .collect();
+                    // The schema cannot say "a value unless is_null"; the parser insists.
+                    if object.get("kind") == Some(&json!("literal")) {
+                        object.insert("value".into(), json!(1));
+                    }
+                    Value::Object(object)
+                }
+                "array" => json!([]),
+                "boolean" => json!(false),
+                "integer" => json!(1),
+                "string" => json!("x"),
+                other => panic!("unexpected type {other}"),
+            },
+            other => panic!("unexpected schema {other}"),
+        }
+    }
+
+    #[test]
+    fn the_schema_is_compact_and_strict() {
+        let schema = plan_json_schema();
+        let size = serde_json::to_string(&schema).unwrap().len();
+        assert!(size <= 8_000, "the schema is {size} characters");
+        assert_strict(&schema, "#");
+    }
+
+    #[test]
+    fn what_the_schema_admits_the_parser_reads() {
+        let schema = plan_json_schema();
+        let empty: Plan = serde_json::from_value(example(&schema, &schema)).unwrap();
+        assert_eq!(empty, Plan::default());
+        let kinds = schema["$defs"]["expr"]["anyOf"].as_array().unwrap();
+        assert_eq!(kinds.len(), 10);
+        for alternative in kinds {
+            let mut instance = example(alternative, &schema);
+            // A case needs a branch, an exists or subquery a selecting plan: the schema
+            // allows empty lists, the parser or the validator say why they are wrong.
+            if instance["kind"] == "case" {
+                let lit = json!({"kind": "literal", "value": 1, "is_null": false});
+                instance["whens"] = json!([{"condition": lit, "result": lit}]);
+            }
+            let plan = json!({"select_items": [{"expr": instance, "alias": null}]});
+            let parsed: Result<Plan, _> = serde_json::from_value(plan.clone());
+            assert!(parsed.is_ok(), "{plan}: {:?}", parsed.err());
+        }
+    }
+
+    #[test]
+    fn every_binary_op_in_the_schema_parses() {
+        let schema = plan_json_schema();
+        let binary = &schema["$defs"]["expr"]["anyOf"][3];
+        for op in binary["properties"]["op"]["enum"].as_array().unwrap() {
+            let plan = json!({"where": {"kind": "binary", "op": op,
+                "left": {"kind": "literal", "value": 1}, "right": {"kind": "literal", "value": 2}}});
+            let parsed: Plan = serde_json::from_value(plan).unwrap();
+            let Some(Expr::Binary { op: parsed_op, .. }) = parsed.filter else {
+                panic!("{op} did not parse as a binary")
+            };
+            assert_eq!(wire::binary_op_text(parsed_op), op.as_str().unwrap());
+            assert_ne!(
+                parsed_op,
+                BinaryOp::Not,
+                "NOT is never offered as a binary op"
+            );
+        }
+    }
+}

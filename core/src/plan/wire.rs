@@ -239,14 +239,24 @@ pub struct WireFrame {
     pub end: WireFrameBound,
 }
 
-/// `{"kind": "preceding", "offset": 3}`, `{"kind": "current_row"}`, …
+/// `{"kind": "preceding", "offset": 3}`, `{"kind": "current_row"}`, … A flat object, so that
+/// a strict structured-output schema can send `"offset": null` with every kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum WireFrameBound {
+#[serde(deny_unknown_fields)]
+pub struct WireFrameBound {
+    pub kind: WireBoundKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+}
+
+/// Where a frame bound sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WireBoundKind {
     UnboundedPreceding,
-    Preceding { offset: u64 },
+    Preceding,
     CurrentRow,
-    Following { offset: u64 },
+    Following,
     UnboundedFollowing,
 }
 
@@ -504,29 +514,39 @@ fn window_from(w: WireWindow, path: &str) -> Result<Window, PlanShapeError> {
             .map(|(i, e)| expr_from(e, &format!("{}[{i}]", join_path(path, "partition_by"))))
             .collect::<Result<_, _>>()?,
         order_by: order_from(w.order_by, &join_path(path, "order_by"))?,
-        frame: w.frame.map(|f| Frame {
-            unit: f.unit,
-            start: bound_from(f.start),
-            end: bound_from(f.end),
-        }),
+        frame: w
+            .frame
+            .map(|f| {
+                let at = join_path(path, "frame");
+                Ok::<_, PlanShapeError>(Frame {
+                    unit: f.unit,
+                    start: bound_from(f.start, &join_path(&at, "start"))?,
+                    end: bound_from(f.end, &join_path(&at, "end"))?,
+                })
+            })
+            .transpose()?,
     })
 }
 
-fn bound_from(b: WireFrameBound) -> FrameBound {
-    match b {
-        WireFrameBound::UnboundedPreceding => FrameBound::UnboundedPreceding,
-        WireFrameBound::Preceding { offset } => FrameBound::Preceding(offset),
-        WireFrameBound::CurrentRow => FrameBound::CurrentRow,
-        WireFrameBound::Following { offset } => FrameBound::Following(offset),
-        WireFrameBound::UnboundedFollowing => FrameBound::UnboundedFollowing,
-    }
+fn bound_from(b: WireFrameBound, path: &str) -> Result<FrameBound, PlanShapeError> {
+    let offset = || {
+        b.offset
+            .ok_or_else(|| shape(path, "preceding and following need `offset`"))
+    };
+    Ok(match b.kind {
+        WireBoundKind::UnboundedPreceding => FrameBound::UnboundedPreceding,
+        WireBoundKind::Preceding => FrameBound::Preceding(offset()?),
+        WireBoundKind::CurrentRow => FrameBound::CurrentRow,
+        WireBoundKind::Following => FrameBound::Following(offset()?),
+        WireBoundKind::UnboundedFollowing => FrameBound::UnboundedFollowing,
+    })
 }
 
 /// Every binary operator as the JSON spells it, for error messages.
 const BINARY_OPS: &str =
     "= != > < >= <= + - * / % || AND OR LIKE NOT LIKE ILIKE NOT ILIKE IN NOT IN IS IS NOT";
 
-const ALL_BINARY_OPS: [BinaryOp; 23] = [
+pub(crate) const ALL_BINARY_OPS: [BinaryOp; 23] = [
     BinaryOp::Eq,
     BinaryOp::NotEq,
     BinaryOp::Gt,
@@ -779,11 +799,12 @@ impl From<Expr> for WireExpr {
 }
 
 fn bound_to(b: FrameBound) -> WireFrameBound {
-    match b {
-        FrameBound::UnboundedPreceding => WireFrameBound::UnboundedPreceding,
-        FrameBound::Preceding(offset) => WireFrameBound::Preceding { offset },
-        FrameBound::CurrentRow => WireFrameBound::CurrentRow,
-        FrameBound::Following(offset) => WireFrameBound::Following { offset },
-        FrameBound::UnboundedFollowing => WireFrameBound::UnboundedFollowing,
-    }
+    let (kind, offset) = match b {
+        FrameBound::UnboundedPreceding => (WireBoundKind::UnboundedPreceding, None),
+        FrameBound::Preceding(n) => (WireBoundKind::Preceding, Some(n)),
+        FrameBound::CurrentRow => (WireBoundKind::CurrentRow, None),
+        FrameBound::Following(n) => (WireBoundKind::Following, Some(n)),
+        FrameBound::UnboundedFollowing => (WireBoundKind::UnboundedFollowing, None),
+    };
+    WireFrameBound { kind, offset }
 }
