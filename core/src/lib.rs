@@ -9,6 +9,7 @@ pub mod datasource;
 pub mod demo;
 pub mod guard;
 pub mod plan;
+pub mod policy;
 pub mod schema;
 pub mod sqlite;
 pub mod value;

@@ -1,0 +1,416 @@
+//! Role policies: which tables a caller may read.
+//!
+//! A role has allow and deny patterns (`*`, `datasource`, `datasource.table`; globs with `*`
+//! and `?`, matched case-insensitively). A table is readable when some role of the caller
+//! allows it and that same role does not deny it; roles add up. A caller with no role gets
+//! the `default_role`; an unknown role, or no role at all, reads nothing. A [`Scope`] answers
+//! for one caller, for the retriever (which hides what it may not read) and the validator
+//! (which refuses it).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The policies section of the configuration.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policies {
+    /// The role used when the caller names none; must be one of `roles`.
+    #[serde(default)]
+    pub default_role: Option<String>,
+    /// Whether a refusal may name the role and table (otherwise it names nothing).
+    #[serde(default)]
+    pub refusal_names_tables: bool,
+    /// The roles by name.
+    #[serde(default)]
+    pub roles: BTreeMap<String, Role>,
+}
+
+/// One role.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Role {
+    /// What the role is for, shown in the UI.
+    #[serde(default)]
+    pub description: String,
+    /// What the role may read.
+    #[serde(default)]
+    pub allow: Vec<Pattern>,
+    /// What it may not, even where `allow` matches.
+    #[serde(default)]
+    pub deny: Vec<Pattern>,
+}
+
+/// `*`, `datasource` or `datasource.table`, each part a case-insensitive glob.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Pattern {
+    datasource: String,
+    /// `None` covers every table of the matching datasources.
+    table: Option<String>,
+}
+
+/// Why a pattern or a policy is not usable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyError(pub String);
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PolicyError {}
+
+impl TryFrom<String> for Pattern {
+    type Error = PolicyError;
+
+    fn try_from(text: String) -> Result<Pattern, PolicyError> {
+        let trimmed = text.trim();
+        let parts: Vec<&str> = trimmed.split('.').collect();
+        match parts.as_slice() {
+            [ds] if !ds.is_empty() => Ok(Pattern {
+                datasource: ds.to_lowercase(),
+                table: None,
+            }),
+            [ds, table] if !ds.is_empty() && !table.is_empty() => Ok(Pattern {
+                datasource: ds.to_lowercase(),
+                table: Some(table.to_lowercase()),
+            }),
+            _ => Err(PolicyError(format!(
+                "policy pattern {text:?} is not `*`, `datasource` or `datasource.table`"
+            ))),
+        }
+    }
+}
+
+impl From<Pattern> for String {
+    fn from(p: Pattern) -> String {
+        p.to_string()
+    }
+}
+
+impl fmt::Display for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.table {
+            Some(t) => write!(f, "{}.{t}", self.datasource),
+            None => f.write_str(&self.datasource),
+        }
+    }
+}
+
+impl Pattern {
+    /// Whether the pattern covers this table of this datasource.
+    pub fn covers(&self, datasource: &str, table: &str) -> bool {
+        glob(&self.datasource, &datasource.to_lowercase())
+            && self
+                .table
+                .as_deref()
+                .is_none_or(|t| glob(t, &table.to_lowercase()))
+    }
+
+    /// Whether the pattern could cover some table of this datasource.
+    fn reaches(&self, datasource: &str) -> bool {
+        glob(&self.datasource, &datasource.to_lowercase())
+    }
+}
+
+/// Glob with `*` (any run) and `?` (one character), both sides already lower-cased.
+fn glob(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    // Iterative matching with one backtrack point: linear in practice, never recursive.
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+impl Policies {
+    /// Checks what serde cannot: the default role exists.
+    pub fn validate(&self) -> Result<(), PolicyError> {
+        match &self.default_role {
+            Some(role) if !self.roles.contains_key(role) => Err(PolicyError(format!(
+                "default_role {role:?} is not one of the roles ({})",
+                self.roles.keys().cloned().collect::<Vec<_>>().join(", ")
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// The scope of a caller with these roles (none: the default role).
+    pub fn scope(&self, roles: &[String]) -> Scope<'_> {
+        let roles = if roles.is_empty() {
+            self.default_role.iter().cloned().collect()
+        } else {
+            roles.to_vec()
+        };
+        Scope {
+            policies: self,
+            roles,
+        }
+    }
+
+    /// The demo policy: `admin` reads everything; `analyst` everything but
+    /// `chinook.Employee` and `support.agents`; `viewer` only the music catalogue and
+    /// webanalytics' devices, page views and referrers. The default role is `admin`.
+    pub fn demo() -> Policies {
+        let role = |description: &str, allow: &[&str], deny: &[&str]| Role {
+            description: description.to_string(),
+            allow: allow
+                .iter()
+                .filter_map(|p| Pattern::try_from(p.to_string()).ok())
+                .collect(),
+            deny: deny
+                .iter()
+                .filter_map(|p| Pattern::try_from(p.to_string()).ok())
+                .collect(),
+        };
+        let roles = BTreeMap::from([
+            ("admin".to_string(), role("Reads everything.", &["*"], &[])),
+            (
+                "analyst".to_string(),
+                role(
+                    "Reads everything except staff records.",
+                    &["*"],
+                    &["chinook.Employee", "support.agents"],
+                ),
+            ),
+            (
+                "viewer".to_string(),
+                role(
+                    "Reads the music catalogue and anonymous web traffic only.",
+                    &[
+                        "chinook.Album",
+                        "chinook.Artist",
+                        "chinook.Genre",
+                        "chinook.MediaType",
+                        "chinook.Playlist",
+                        "chinook.PlaylistTrack",
+                        "chinook.Track",
+                        "webanalytics.devices",
+                        "webanalytics.page_views",
+                        "webanalytics.referrers",
+                    ],
+                    &[],
+                ),
+            ),
+        ]);
+        Policies {
+            default_role: Some("admin".to_string()),
+            refusal_names_tables: false,
+            roles,
+        }
+    }
+}
+
+/// What one caller may read.
+#[derive(Debug, Clone)]
+pub struct Scope<'a> {
+    policies: &'a Policies,
+    roles: Vec<String>,
+}
+
+impl Scope<'_> {
+    /// The caller's roles after the default was applied.
+    pub fn roles(&self) -> &[String] {
+        &self.roles
+    }
+
+    fn known_roles(&self) -> impl Iterator<Item = &Role> {
+        self.roles.iter().filter_map(|r| self.policies.roles.get(r))
+    }
+
+    /// May the caller read this table?
+    pub fn can_read(&self, datasource: &str, table: &str) -> bool {
+        self.known_roles().any(|role| {
+            role.allow.iter().any(|p| p.covers(datasource, table))
+                && !role.deny.iter().any(|p| p.covers(datasource, table))
+        })
+    }
+
+    /// May the caller read anything at all in this datasource? A role that allows the
+    /// datasource but denies all of it by a bare `datasource` pattern reaches nothing.
+    pub fn can_reach(&self, datasource: &str) -> bool {
+        self.known_roles().any(|role| {
+            role.allow.iter().any(|p| p.reaches(datasource))
+                && !role
+                    .deny
+                    .iter()
+                    .any(|p| p.table.is_none() && p.reaches(datasource))
+        })
+    }
+
+    /// Why the caller may not read this table, for the trace: the deny pattern that fired,
+    /// or the missing allow.
+    pub fn rule_for(&self, datasource: &str, table: &str) -> String {
+        if self.roles.is_empty() {
+            return "no role was given and there is no default_role".to_string();
+        }
+        for name in &self.roles {
+            let Some(role) = self.policies.roles.get(name) else {
+                continue;
+            };
+            if role.allow.iter().any(|p| p.covers(datasource, table)) {
+                if let Some(deny) = role.deny.iter().find(|p| p.covers(datasource, table)) {
+                    return format!("role {name} denies {deny}");
+                }
+            }
+        }
+        let unknown: Vec<&str> = self
+            .roles
+            .iter()
+            .filter(|r| !self.policies.roles.contains_key(*r))
+            .map(String::as_str)
+            .collect();
+        if unknown.len() == self.roles.len() {
+            return format!("unknown role {}", unknown.join(", "));
+        }
+        format!(
+            "no allow pattern of role {} covers {datasource}.{table}",
+            self.roles.join(", ")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roles(r: &[&str]) -> Vec<String> {
+        r.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_demo_roles_read_what_the_issue_says() {
+        let p = Policies::demo();
+        p.validate().unwrap();
+        let admin = p.scope(&roles(&["admin"]));
+        assert!(admin.can_read("chinook", "Employee"));
+        assert!(admin.can_read("support", "agents"));
+
+        let analyst = p.scope(&roles(&["analyst"]));
+        assert!(!analyst.can_read("chinook", "Employee"));
+        assert!(!analyst.can_read("CHINOOK", "employee"), "case-insensitive");
+        assert!(!analyst.can_read("support", "agents"));
+        assert!(analyst.can_read("chinook", "Invoice"));
+        assert!(analyst.can_read("support", "tickets"));
+        assert_eq!(
+            analyst.rule_for("chinook", "Employee"),
+            "role analyst denies chinook.employee"
+        );
+
+        let viewer = p.scope(&roles(&["viewer"]));
+        for t in [
+            "Album",
+            "Artist",
+            "Genre",
+            "MediaType",
+            "Playlist",
+            "PlaylistTrack",
+            "Track",
+        ] {
+            assert!(viewer.can_read("chinook", t), "{t}");
+        }
+        for t in ["Customer", "Invoice", "InvoiceLine", "Employee"] {
+            assert!(!viewer.can_read("chinook", t), "{t}");
+        }
+        assert!(viewer.can_read("webanalytics", "page_views"));
+        assert!(!viewer.can_read("webanalytics", "sessions"));
+        assert!(!viewer.can_reach("support"));
+        assert!(viewer.can_reach("webanalytics"));
+        assert_eq!(
+            viewer.rule_for("support", "tickets"),
+            "no allow pattern of role viewer covers support.tickets"
+        );
+    }
+
+    #[test]
+    fn no_role_means_the_default_and_unknown_roles_read_nothing() {
+        let p = Policies::demo();
+        assert_eq!(p.scope(&[]).roles(), ["admin"]);
+        assert!(p.scope(&[]).can_read("support", "agents"));
+        let stranger = p.scope(&roles(&["intern"]));
+        assert!(!stranger.can_read("chinook", "Track"));
+        assert!(!stranger.can_reach("chinook"));
+        assert_eq!(stranger.rule_for("chinook", "Track"), "unknown role intern");
+
+        let no_default = Policies {
+            default_role: None,
+            ..Policies::demo()
+        };
+        assert!(!no_default.scope(&[]).can_read("chinook", "Track"));
+    }
+
+    #[test]
+    fn roles_add_up_but_a_deny_binds_only_its_own_role() {
+        let p = Policies::demo();
+        let both = p.scope(&roles(&["viewer", "analyst"]));
+        assert!(both.can_read("chinook", "Invoice"), "analyst adds Invoice");
+        assert!(
+            !both.can_read("chinook", "Employee"),
+            "no role allows Employee undenied"
+        );
+        let admin_and_analyst = p.scope(&roles(&["analyst", "admin"]));
+        assert!(
+            admin_and_analyst.can_read("chinook", "Employee"),
+            "admin allows it"
+        );
+    }
+
+    #[test]
+    fn patterns_are_globs_and_bad_ones_are_refused() {
+        let pattern = |s: &str| Pattern::try_from(s.to_string());
+        let p = pattern("web*.page_?iews").unwrap();
+        assert!(p.covers("webanalytics", "page_views"));
+        assert!(!p.covers("webanalytics", "sessions"));
+        assert!(pattern("*").unwrap().covers("anything", "at_all"));
+        assert!(pattern("chinook").unwrap().covers("Chinook", "Track"));
+        for bad in ["", "a..b", "a.b.c", ".t", "ds."] {
+            assert!(pattern(bad).is_err(), "{bad:?}");
+        }
+        assert!(glob("a*b*c", "aXXbYYc"));
+        assert!(!glob("a*b*c", "aXXbYY"));
+        assert!(glob("**", ""));
+        // A pattern built to make naive backtracking exponential stays a quick "no".
+        let pattern = format!("{}b", "*a".repeat(50));
+        assert!(!glob(&pattern, &"a".repeat(10_000)));
+    }
+
+    #[test]
+    fn policies_parse_from_json_and_check_the_default_role() {
+        let p: Policies = serde_json::from_str(
+            r#"{"default_role": "ops", "roles": {"ops": {"allow": ["support"], "deny": ["support.agents"]}}}"#,
+        )
+        .unwrap();
+        p.validate().unwrap();
+        assert!(p.scope(&[]).can_read("support", "tickets"));
+        assert!(!p.scope(&[]).can_read("support", "agents"));
+
+        let bad: Policies =
+            serde_json::from_str(r#"{"default_role": "boss", "roles": {}}"#).unwrap();
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .0
+            .contains("default_role \"boss\""));
+        let err = serde_json::from_str::<Policies>(r#"{"roles": {"x": {"allow": ["a.b.c"]}}}"#)
+            .unwrap_err();
+        assert!(err.to_string().contains("a.b.c"), "{err}");
+        assert!(serde_json::from_str::<Policies>(r#"{"rolez": {}}"#).is_err());
+    }
+}
