@@ -1,6 +1,6 @@
 //! The root component: owns the loaded catalogue and the selected datasource.
 
-use crate::catalog::{load_demo_databases, LoadedDatasource};
+use crate::catalog::{load_demo_databases, now_ms, LoadedDatasource};
 use crate::components::{DatasourceSwitcher, LoadStatus, SchemaPanel};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -47,11 +47,11 @@ pub fn App() -> impl IntoView {
 /// Records when the page became usable, for the end-to-end timing (milliseconds since
 /// navigation started, as `performance.now()` counts them).
 fn mark_ready() {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
-    let now = window.performance().map(|p| p.now()).unwrap_or_default();
-    if let Some(body) = window.document().and_then(|d| d.body()) {
+    let now = now_ms();
+    let body = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.body());
+    if let Some(body) = body {
         // Best effort: a failed attribute write only loses the timing, never the page.
         let _ = body.set_attribute("data-ready-ms", &format!("{now:.1}"));
     }

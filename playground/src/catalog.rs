@@ -16,6 +16,8 @@ const SQLJS_WASM_URL: &str = "sql-wasm.wasm";
 pub struct LoadedDatasource {
     pub demo: DemoDatabase,
     pub schema: Result<SchemaSnapshot, String>,
+    /// How long reading the schema and statistics took in this page, in milliseconds.
+    pub introspect_ms: f64,
 }
 
 impl LoadedDatasource {
@@ -39,30 +41,49 @@ pub async fn load_demo_databases() -> Vec<LoadedDatasource> {
 
     let mut loaded = Vec::with_capacity(DEMO_DATABASES.len());
     for (demo, download) in DEMO_DATABASES.iter().zip(downloads) {
-        let schema = match &sqljs {
+        let (schema, introspect_ms) = match &sqljs {
             Ok(sqljs) => open_and_introspect(sqljs, demo, download).await,
-            Err(e) => Err(format!("sql.js did not start: {e}")),
+            Err(e) => (Err(format!("sql.js did not start: {e}")), 0.0),
         };
         loaded.push(LoadedDatasource {
             demo: *demo,
             schema,
+            introspect_ms,
         });
     }
     loaded
 }
 
+/// The schema (or why not) and the milliseconds spent opening and introspecting.
 async fn open_and_introspect(
     sqljs: &SqlJs,
     demo: &DemoDatabase,
     download: Result<Promise, String>,
-) -> Result<SchemaSnapshot, String> {
-    let bytes = finish_fetch(download?, demo.file).await?;
-    let db = sqljs
-        .open(demo.id, &bytes)
-        .map_err(|e| format!("{} could not be opened: {e}", demo.file))?;
-    db.introspect()
-        .await
-        .map_err(|e| format!("{} could not be read: {e}", demo.file))
+) -> (Result<SchemaSnapshot, String>, f64) {
+    let bytes = match download {
+        Ok(request) => finish_fetch(request, demo.file).await,
+        Err(e) => Err(e),
+    };
+    let started = now_ms();
+    let schema = match bytes {
+        Ok(bytes) => match sqljs.open(demo.id, &bytes) {
+            Ok(db) => db
+                .introspect()
+                .await
+                .map_err(|e| format!("{} could not be read: {e}", demo.file)),
+            Err(e) => Err(format!("{} could not be opened: {e}", demo.file)),
+        },
+        Err(e) => Err(e),
+    };
+    (schema, now_ms() - started)
+}
+
+/// Milliseconds since navigation started (0 where the page has no performance clock).
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or_default()
 }
 
 fn start_fetch(url: &str) -> Result<Promise, String> {

@@ -5,9 +5,15 @@ use nl2sql_core::{Column, Table};
 /// A datasource's description and its tables, each expandable to its columns.
 #[component]
 pub fn SchemaPanel(datasource: LoadedDatasource) -> impl IntoView {
+    let introspect_ms = datasource.introspect_ms;
     let body = match datasource.schema {
         Ok(schema) => view! {
-            <p class="meta">{format!("{} · schema {}", schema.dialect, schema.version)}</p>
+            <p class="meta" data-introspect-ms=format!("{introspect_ms:.0}")>
+                {format!(
+                    "{} · schema {} · read in {introspect_ms:.0} ms",
+                    schema.dialect, schema.version
+                )}
+            </p>
             <ul class="tables">
                 {schema.tables.into_iter().map(|t| view! { <TableItem table=t /> }).collect_view()}
             </ul>
