@@ -65,3 +65,49 @@ async fn bytes_that_are_not_a_database_are_unavailable() {
         .expect("text is not a database");
     assert_eq!(err.kind, DatasourceErrorKind::Unavailable, "{err}");
 }
+
+/// The sql.js glue on its own, below the core guard: what SQLite itself lets through.
+mod below_the_guard {
+    use super::*;
+    use wasm_bindgen::prelude::*;
+
+    #[wasm_bindgen(module = "/../wasm/js/sqljs.js")]
+    extern "C" {
+        #[wasm_bindgen(catch, js_name = initFromSource)]
+        async fn init_from_source(source: &str, wasm: &[u8]) -> Result<JsValue, JsValue>;
+        #[wasm_bindgen(catch, js_name = openDatabase)]
+        fn open_database(sql: &JsValue, bytes: &[u8]) -> Result<JsValue, JsValue>;
+        #[wasm_bindgen(catch)]
+        fn query(db: &JsValue, sql: &str, max_rows: f64) -> Result<JsValue, JsValue>;
+    }
+
+    #[wasm_bindgen_test]
+    async fn sqlite_refuses_writes_and_second_statements_without_the_guard() {
+        let module = init_from_source(SQLJS_SOURCE, SQLJS_WASM).await.unwrap();
+        let db = open_database(&module, CHINOOK).unwrap();
+        for (sql, says) in [
+            ("DELETE FROM Track", "readonly"),
+            ("INSERT INTO Genre (Name) VALUES ('x')", "readonly"),
+            ("SELECT 1; DELETE FROM Track", "more than one statement"),
+            ("SELECT 1; SELECT 2", "more than one statement"),
+            (
+                "ATTACH DATABASE ':memory:' AS other",
+                "attaching databases is not allowed",
+            ),
+            (
+                "/* hidden */ attach 'x.db' as x",
+                "attaching databases is not allowed",
+            ),
+        ] {
+            let err = query(&db, sql, 10.0).expect_err(sql);
+            let message = nl2sql_wasm::js_message(err);
+            assert!(message.contains(says), "{sql}: {message}");
+        }
+        let ok = query(
+            &db,
+            "SELECT count(*) FROM Track; -- a trailing comment",
+            10.0,
+        );
+        assert!(ok.is_ok(), "a trailing comment is not a statement");
+    }
+}

@@ -50,6 +50,11 @@ export function query(db, sql, maxRows) {
       extra.value.free();
       throw new Error("refused: SQLite reads more than one statement in this text");
     }
+    // query_only does not stop ATTACH, and sql.js offers no limit to switch it off; SQLite's
+    // own normalised text (comments gone, keywords upper-cased) names the statement.
+    if (/^\s*(ATTACH|DETACH)\b/.test(stmt.getNormalizedSQL())) {
+      throw new Error("refused: attaching databases is not allowed");
+    }
     const columns = stmt.getColumnNames();
     const rows = [];
     let truncated = false;
