@@ -66,8 +66,7 @@ impl TryFrom<String> for Pattern {
     type Error = PolicyError;
 
     fn try_from(text: String) -> Result<Pattern, PolicyError> {
-        let trimmed = text.trim();
-        let parts: Vec<&str> = trimmed.split('.').collect();
+        let parts: Vec<&str> = text.split('.').map(str::trim).collect();
         match parts.as_slice() {
             [ds] if !ds.is_empty() => Ok(Pattern {
                 datasource: ds.to_lowercase(),
@@ -112,6 +111,13 @@ impl Pattern {
     /// Whether the pattern could cover some table of this datasource.
     fn reaches(&self, datasource: &str) -> bool {
         glob(&self.datasource, &datasource.to_lowercase())
+    }
+
+    /// Whether the pattern covers every table of the datasources it matches.
+    fn covers_all_tables(&self) -> bool {
+        self.table
+            .as_deref()
+            .is_none_or(|t| t.chars().all(|c| c == '*'))
     }
 }
 
@@ -212,7 +218,8 @@ impl Policies {
         ]);
         Policies {
             default_role: Some("admin".to_string()),
-            refusal_names_tables: false,
+            // As the reference demo: in the playground a refusal may say what it refused.
+            refusal_names_tables: true,
             roles,
         }
     }
@@ -251,7 +258,7 @@ impl Scope<'_> {
                 && !role
                     .deny
                     .iter()
-                    .any(|p| p.table.is_none() && p.reaches(datasource))
+                    .any(|p| p.covers_all_tables() && p.reaches(datasource))
         })
     }
 
@@ -357,6 +364,18 @@ mod tests {
     }
 
     #[test]
+    fn a_datasource_wide_deny_leaves_nothing_to_reach() {
+        let p: Policies = serde_json::from_str(
+            r#"{"roles": {"r": {"allow": ["*"], "deny": ["support.*", "webanalytics"]}}}"#,
+        )
+        .unwrap();
+        let scope = p.scope(&roles(&["r"]));
+        assert!(!scope.can_reach("support"));
+        assert!(!scope.can_reach("webanalytics"));
+        assert!(scope.can_reach("chinook"));
+    }
+
+    #[test]
     fn roles_add_up_but_a_deny_binds_only_its_own_role() {
         let p = Policies::demo();
         let both = p.scope(&roles(&["viewer", "analyst"]));
@@ -380,9 +399,11 @@ mod tests {
         assert!(!p.covers("webanalytics", "sessions"));
         assert!(pattern("*").unwrap().covers("anything", "at_all"));
         assert!(pattern("chinook").unwrap().covers("Chinook", "Track"));
-        for bad in ["", "a..b", "a.b.c", ".t", "ds."] {
+        for bad in ["", "a..b", "a.b.c", ".t", "ds.", " . "] {
             assert!(pattern(bad).is_err(), "{bad:?}");
         }
+        let spaced = pattern(" chinook . Employee ").unwrap();
+        assert!(spaced.covers("chinook", "Employee"), "parts are trimmed");
         assert!(glob("a*b*c", "aXXbYYc"));
         assert!(!glob("a*b*c", "aXXbYY"));
         assert!(glob("**", ""));

@@ -23,7 +23,7 @@ impl Display for Plan {
                 if i > 0 {
                     f.write_str(", ")?;
                 }
-                write!(f, "{} AS ({})", c.name, c.plan)?;
+                write!(f, "{} AS ({})", ident(&c.name), c.plan)?;
             }
             f.write_char(' ')?;
         }
@@ -32,16 +32,25 @@ impl Display for Plan {
             f.write_str("DISTINCT ")?;
         }
         list(f, &self.select_items)?;
+        let mut shown: Vec<&str> = Vec::new();
         if let Some(first) = self.tables.first() {
             write!(f, " FROM {first}")?;
+            shown.push(&first.alias);
         }
         for j in &self.joins {
+            // The alias a join brings in is whichever side is not in the query yet.
+            let new_alias = if shown.contains(&j.right_alias.as_str()) {
+                &j.left_alias
+            } else {
+                &j.right_alias
+            };
+            shown.push(new_alias);
             let table = self
                 .tables
                 .iter()
-                .find(|t| t.alias == j.right_alias)
+                .find(|t| &t.alias == new_alias)
                 .map(|t| t.to_string())
-                .unwrap_or_else(|| j.right_alias.clone());
+                .unwrap_or_else(|| ident(new_alias));
             let kind = match j.join_type {
                 JoinType::Inner => "JOIN",
                 JoinType::Left => "LEFT JOIN",
@@ -49,6 +58,15 @@ impl Display for Plan {
                 JoinType::Full => "FULL JOIN",
             };
             write!(f, " {kind} {table} ON {}", j.condition)?;
+        }
+        // Tables no join brings in are still part of the plan; show them, the validator
+        // will say what is wrong with them.
+        for t in self
+            .tables
+            .iter()
+            .filter(|t| !shown.contains(&t.alias.as_str()))
+        {
+            write!(f, ", {t}")?;
         }
         if let Some(w) = &self.filter {
             write!(f, " WHERE {w}")?;
@@ -67,7 +85,7 @@ impl Display for Plan {
                 SetOperator::Intersect => "INTERSECT",
                 SetOperator::Except => "EXCEPT",
             };
-            write!(f, " {op} {}", s.plan)?;
+            write!(f, " {op} ({})", s.plan)?;
         }
         if !self.order_by.is_empty() {
             f.write_str(" ORDER BY ")?;
@@ -83,12 +101,25 @@ impl Display for Plan {
     }
 }
 
+/// A name as is when it is a plain identifier (or `*`), else double-quoted, so that a
+/// name with a dot or a space cannot be misread.
+fn ident(name: &str) -> String {
+    let plain = name == "*"
+        || (name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    if plain {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
+}
+
 impl Display for TableRef {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         for part in [&self.database, &self.schema_name].into_iter().flatten() {
-            write!(f, "{part}.")?;
+            write!(f, "{}.", ident(part))?;
         }
-        write!(f, "{} {}", self.name, self.alias)
+        write!(f, "{} {}", ident(&self.name), ident(&self.alias))
     }
 }
 
@@ -96,7 +127,7 @@ impl Display for SelectItem {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.expr)?;
         match &self.alias {
-            Some(a) => write!(f, " AS {a}"),
+            Some(a) => write!(f, " AS {}", ident(a)),
             None => Ok(()),
         }
     }
@@ -123,10 +154,14 @@ impl Display for Literal {
     }
 }
 
-/// Nested operations are parenthesised so the one-line form is never ambiguous.
+/// Nested operations, and negative numbers, are parenthesised so the one-line form is never
+/// ambiguous (`- -5` would read as a comment, `NOT a = b` as two readings).
 fn operand(f: &mut Formatter<'_>, e: &Expr) -> fmt::Result {
+    let negative = matches!(e, Expr::Literal(Literal::Integer(i)) if *i < 0)
+        || matches!(e, Expr::Literal(Literal::Real(r)) if r.is_sign_negative());
     match e {
-        Expr::Binary { .. } | Expr::Between { .. } => write!(f, "({e})"),
+        Expr::Binary { .. } | Expr::Between { .. } | Expr::Unary { .. } => write!(f, "({e})"),
+        _ if negative => write!(f, "({e})"),
         _ => write!(f, "{e}"),
     }
 }
@@ -136,8 +171,8 @@ impl Display for Expr {
         match self {
             Expr::Literal(l) => write!(f, "{l}"),
             Expr::Column { alias, column } => match alias {
-                Some(a) => write!(f, "{a}.{column}"),
-                None => f.write_str(column),
+                Some(a) => write!(f, "{}.{}", ident(a), ident(column)),
+                None => f.write_str(&ident(column)),
             },
             Expr::Func(call) => write!(f, "{call}"),
             Expr::Binary { op, left, right } => {

@@ -47,7 +47,12 @@ fn plan() -> Value {
 }
 
 fn kind(name: &str) -> (&str, Value) {
-    ("kind", json!({"const": name}))
+    ("kind", json!({"type": "string", "const": name}))
+}
+
+/// A string from a fixed list; typed, since strict validators want a `type` on every node.
+fn one_of(values: Value) -> Value {
+    json!({"type": "string", "enum": values})
 }
 
 /// The schema of a plan, as sent to the model.
@@ -80,13 +85,13 @@ pub fn plan_json_schema() -> Value {
         ]),
         object(vec![
             kind("binary"),
-            ("op", json!({"enum": binary_ops})),
+            ("op", one_of(json!(binary_ops))),
             ("left", expr()),
             ("right", expr()),
         ]),
         object(vec![
             kind("unary"),
-            ("op", json!({"enum": ["NOT", "+", "-"]})),
+            ("op", one_of(json!(["NOT", "+", "-"]))),
             ("expr", expr()),
         ]),
         object(vec![
@@ -102,7 +107,12 @@ pub fn plan_json_schema() -> Value {
             ("expr", expr()),
             (
                 "to",
-                json!({"enum": names(&[CastType::Integer, CastType::Real, CastType::Text, CastType::Date])}),
+                one_of(names(&[
+                    CastType::Integer,
+                    CastType::Real,
+                    CastType::Text,
+                    CastType::Date,
+                ])),
             ),
         ]),
         object(vec![
@@ -119,19 +129,19 @@ pub fn plan_json_schema() -> Value {
         ("expr", expr()),
         (
             "direction",
-            json!({"enum": names(&[Direction::Asc, Direction::Desc])}),
+            one_of(names(&[Direction::Asc, Direction::Desc])),
         ),
     ]);
     let bound = object(vec![
         (
             "kind",
-            json!({"enum": names(&[
+            one_of(names(&[
                 WireBoundKind::UnboundedPreceding,
                 WireBoundKind::Preceding,
                 WireBoundKind::CurrentRow,
                 WireBoundKind::Following,
                 WireBoundKind::UnboundedFollowing,
-            ])}),
+            ])),
         ),
         ("offset", json!({"type": ["integer", "null"]})),
     ]);
@@ -141,10 +151,7 @@ pub fn plan_json_schema() -> Value {
         (
             "frame",
             nullable(object(vec![
-                (
-                    "unit",
-                    json!({"enum": names(&[FrameUnit::Rows, FrameUnit::Range])}),
-                ),
+                ("unit", one_of(names(&[FrameUnit::Rows, FrameUnit::Range]))),
                 ("start", json!({"$ref": "#/$defs/bound"})),
                 ("end", json!({"$ref": "#/$defs/bound"})),
             ])),
@@ -174,7 +181,12 @@ pub fn plan_json_schema() -> Value {
                 ("right_alias", json!({"type": "string"})),
                 (
                     "join_type",
-                    json!({"enum": names(&[JoinType::Inner, JoinType::Left, JoinType::Right, JoinType::Full])}),
+                    one_of(names(&[
+                        JoinType::Inner,
+                        JoinType::Left,
+                        JoinType::Right,
+                        JoinType::Full,
+                    ])),
                 ),
                 ("condition", expr()),
             ])),
@@ -197,7 +209,12 @@ pub fn plan_json_schema() -> Value {
             array(object(vec![
                 (
                     "op",
-                    json!({"enum": names(&[SetOperator::Union, SetOperator::UnionAll, SetOperator::Intersect, SetOperator::Except])}),
+                    one_of(names(&[
+                        SetOperator::Union,
+                        SetOperator::UnionAll,
+                        SetOperator::Intersect,
+                        SetOperator::Except,
+                    ])),
                 ),
                 ("plan", plan()),
             ])),

@@ -63,7 +63,16 @@ fn unknown_keys_and_bad_shapes_are_rejected_with_their_place() {
         ),
         (
             json!({"order_by": [{"expr": {"kind": "column", "column_name": "x", "distinct": true}}]}),
-            "order_by[0].expr: `distinct` applies to a func expression only",
+            "order_by[0].expr: `distinct` does not apply to kind \"column\"",
+        ),
+        (
+            json!({"where": {"kind": "exists", "negated": true, "plan": {}}}),
+            "where: `negated` does not apply to kind \"exists\"",
+        ),
+        (
+            json!({"where": {"kind": "binary", "op": "LIKE", "negated": true,
+                "left": {"kind": "literal", "value": "a"}, "right": {"kind": "literal", "value": "b"}}}),
+            "`negated` does not apply to kind \"binary\"",
         ),
         (
             json!({"where": {"kind": "unary", "op": "~", "expr": {"kind": "literal", "value": 1}}}),
@@ -86,6 +95,21 @@ fn unknown_keys_and_bad_shapes_are_rejected_with_their_place() {
         let err = parse(input.clone()).expect_err(&input.to_string());
         assert!(err.contains(says), "{input}: {err}");
     }
+}
+
+#[test]
+fn nesting_deeper_than_the_limit_is_refused_not_overflowed() {
+    let mut expr = json!({"kind": "literal", "value": 1});
+    for _ in 0..60 {
+        expr = json!({"kind": "unary", "op": "-", "expr": expr});
+    }
+    let err = parse(json!({"where": expr})).unwrap_err();
+    assert!(err.contains("nests more than 40 levels"), "{err}");
+    let mut shallow = json!({"kind": "literal", "value": 1});
+    for _ in 0..30 {
+        shallow = json!({"kind": "unary", "op": "-", "expr": shallow});
+    }
+    assert!(parse(json!({"where": shallow})).is_ok());
 }
 
 #[test]
@@ -239,6 +263,56 @@ fn the_superset_round_trips_through_json() {
 }
 
 #[test]
+fn the_one_line_form_is_unambiguous() {
+    let minus = |e: Expr| Expr::Unary {
+        op: UnaryOp::Minus,
+        expr: Box::new(e),
+    };
+    let plan = Plan {
+        tables: vec![
+            TableRef {
+                name: "Album".into(),
+                schema_name: None,
+                database: None,
+                alias: "a".into(),
+            },
+            TableRef {
+                name: "Track".into(),
+                schema_name: None,
+                database: None,
+                alias: "t".into(),
+            },
+            TableRef {
+                name: "odd table".into(),
+                schema_name: None,
+                database: None,
+                alias: "o".into(),
+            },
+        ],
+        // The new table (t) is on the left of this join.
+        joins: vec![Join {
+            left_alias: "t".into(),
+            right_alias: "a".into(),
+            join_type: JoinType::Inner,
+            condition: Expr::Binary {
+                op: BinaryOp::Eq,
+                left: Box::new(col("t", "AlbumId")),
+                right: Box::new(col("a", "AlbumId")),
+            },
+        }],
+        select_items: vec![SelectItem {
+            expr: minus(minus(Expr::Literal(Literal::Integer(-5)))),
+            alias: Some("x.y".into()),
+        }],
+        ..Plan::default()
+    };
+    assert_eq!(
+        plan.to_string(),
+        "SELECT -(-(-5)) AS \"x.y\" FROM Album a JOIN Track t ON t.AlbumId = a.AlbumId, \"odd table\" o"
+    );
+}
+
+#[test]
 fn the_one_line_form_reads_like_sql() {
     let text = superset_plan().to_string();
     assert_eq!(
@@ -248,8 +322,8 @@ fn the_one_line_form_reads_like_sql() {
          RANK() OVER (PARTITION BY t.GenreId ORDER BY t.Milliseconds DESC \
          ROWS BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING) AS rank, \
          CAST(t.UnitPrice AS TEXT) FROM main.Track t \
-         WHERE (t.Milliseconds NOT BETWEEN 1 AND 2.5) AND NOT EXISTS (SELECT il.TrackId FROM InvoiceLine il) \
-         UNION ALL SELECT il.TrackId FROM InvoiceLine il \
+         WHERE (t.Milliseconds NOT BETWEEN 1 AND 2.5) AND (NOT EXISTS (SELECT il.TrackId FROM InvoiceLine il)) \
+         UNION ALL (SELECT il.TrackId FROM InvoiceLine il) \
          ORDER BY CASE WHEN t.TrackId NOT IN (SELECT il.TrackId FROM InvoiceLine il) THEN 'it''s' ELSE NULL END \
          LIMIT 10 OFFSET 5"
     );
@@ -291,15 +365,18 @@ mod json_schema {
         }
     }
 
-    /// The smallest instance a model could send for `schema`: nulls where allowed, empty
-    /// arrays, the first choice of every enum and `anyOf`.
-    fn example(schema: &Value, root: &Value) -> Value {
+    /// An instance a model could send for `schema`. With `fill` 0 it is the smallest: nulls
+    /// where allowed, empty arrays. With `fill` n > 0 the first n levels take the non-null
+    /// branch and one array item, so windows, frames and else branches are exercised too.
+    /// Always the first choice of an enum and of an `anyOf`.
+    fn example(schema: &Value, root: &Value, fill: usize) -> Value {
+        let deeper = fill.saturating_sub(1);
         if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
             let target = match r.strip_prefix("#/$defs/") {
                 Some(name) => &root["$defs"][name],
                 None => root,
             };
-            return example(target, root);
+            return example(target, root, fill);
         }
         if let Some(c) = schema.get("const") {
             return c.clone();
@@ -308,21 +385,21 @@ mod json_schema {
             return e[0].clone();
         }
         if let Some(any) = schema.get("anyOf").and_then(Value::as_array) {
-            if any.contains(&json!({"type": "null"})) {
+            if fill == 0 && any.contains(&json!({"type": "null"})) {
                 return Value::Null;
             }
-            return example(&any[0], root);
+            return example(&any[0], root, fill);
         }
         match &schema["type"] {
-            Value::Array(types) if types.contains(&Value::from("null")) => Value::Null,
-            Value::Array(types) => example(&json!({"type": types[0]}), root),
+            Value::Array(types) if fill == 0 && types.contains(&Value::from("null")) => Value::Null,
+            Value::Array(types) => example(&json!({"type": types[0]}), root, fill),
             Value::String(t) => match t.as_str() {
                 "object" => {
                     let mut object: serde_json::Map<String, Value> = schema["properties"]
                         .as_object()
                         .unwrap()
                         .iter()
-                        .map(|(k, v)| (k.clone(), example(v, root)))
+                        .map(|(k, v)| (k.clone(), example(v, root, deeper)))
                         .collect();
                     // The schema cannot say "a value unless is_null"; the parser insists.
                     if object.get("kind") == Some(&json!("literal")) {
@@ -330,6 +407,7 @@ mod json_schema {
                     }
                     Value::Object(object)
                 }
+                "array" if fill > 0 => json!([example(&schema["items"], root, deeper)]),
                 "array" => json!([]),
                 "boolean" => json!(false),
                 "integer" => json!(1),
@@ -351,18 +429,20 @@ mod json_schema {
     #[test]
     fn what_the_schema_admits_the_parser_reads() {
         let schema = plan_json_schema();
-        let empty: Plan = serde_json::from_value(example(&schema, &schema)).unwrap();
+        let empty: Plan = serde_json::from_value(example(&schema, &schema, 0)).unwrap();
         assert_eq!(empty, Plan::default());
+        let full = example(&schema, &schema, 6);
+        assert!(
+            full["with"][0]["plan"].is_object(),
+            "the filled example nests"
+        );
+        let parsed: Result<Plan, _> = serde_json::from_value(full.clone());
+        assert!(parsed.is_ok(), "{full}: {:?}", parsed.err());
         let kinds = schema["$defs"]["expr"]["anyOf"].as_array().unwrap();
         assert_eq!(kinds.len(), 10);
         for alternative in kinds {
-            let mut instance = example(alternative, &schema);
-            // A case needs a branch, an exists or subquery a selecting plan: the schema
-            // allows empty lists, the parser or the validator say why they are wrong.
-            if instance["kind"] == "case" {
-                let lit = json!({"kind": "literal", "value": 1, "is_null": false});
-                instance["whens"] = json!([{"condition": lit, "result": lit}]);
-            }
+            // Filled, so a func carries a window with a frame, a case an else branch.
+            let instance = example(alternative, &schema, 4);
             let plan = json!({"select_items": [{"expr": instance, "alias": null}]});
             let parsed: Result<Plan, _> = serde_json::from_value(plan.clone());
             assert!(parsed.is_ok(), "{plan}: {:?}", parsed.err());

@@ -285,7 +285,28 @@ fn shape(path: &str, message: impl Into<String>) -> PlanShapeError {
     }
 }
 
+/// How deep expressions and sub-plans may nest. Far beyond any real question (the deepest
+/// gold plan nests 6), and low enough that converting, validating, rendering and
+/// re-parsing (sqlparser stops at 50) never run out of stack, even in wasm.
+pub const MAX_DEPTH: usize = 40;
+
+/// The nesting depth of a path: one level per `.expr`, `.left`, `.plan`, … step.
+fn depth_of(path: &str) -> usize {
+    path.matches('.').count()
+}
+
+fn check_depth(path: &str) -> Result<(), PlanShapeError> {
+    if depth_of(path) > MAX_DEPTH {
+        return Err(shape(
+            path,
+            format!("the plan nests more than {MAX_DEPTH} levels deep; write it flatter"),
+        ));
+    }
+    Ok(())
+}
+
 fn plan_from(w: WirePlan, path: &str) -> Result<Plan, PlanShapeError> {
+    check_depth(path)?;
     let at = |field: &str| join_path(path, field);
     let indexed = |field: &str, i: usize| format!("{}[{i}]", at(field));
     Ok(Plan {
@@ -387,10 +408,40 @@ fn boxed(
     Ok(Box::new(expr_from(*e, &join_path(path, field))?))
 }
 
-fn expr_from(w: WireExpr, path: &str) -> Result<Expr, PlanShapeError> {
-    if w.distinct && w.kind != WireKind::Func {
-        return Err(shape(path, "`distinct` applies to a func expression only"));
+/// Our own fields (unlike the reference's, which it tolerates anywhere) are refused on kinds
+/// that do not use them: a `negated` ignored on the wrong kind would silently flip an answer.
+fn check_fields(w: &WireExpr, path: &str) -> Result<(), PlanShapeError> {
+    let misplaced = [
+        ("distinct", w.distinct, w.kind == WireKind::Func),
+        ("over", w.over.is_some(), w.kind == WireKind::Func),
+        ("negated", w.negated, w.kind == WireKind::Between),
+        ("low", w.low.is_some(), w.kind == WireKind::Between),
+        ("high", w.high.is_some(), w.kind == WireKind::Between),
+        ("to", w.to.is_some(), w.kind == WireKind::Cast),
+        (
+            "plan",
+            w.plan.is_some(),
+            matches!(w.kind, WireKind::Subquery | WireKind::Exists),
+        ),
+    ];
+    for (field, present, allowed) in misplaced {
+        if present && !allowed {
+            let kind = serde_json::to_value(w.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default();
+            return Err(shape(
+                path,
+                format!("`{field}` does not apply to kind {kind:?}"),
+            ));
+        }
     }
+    Ok(())
+}
+
+fn expr_from(w: WireExpr, path: &str) -> Result<Expr, PlanShapeError> {
+    check_depth(path)?;
+    check_fields(&w, path)?;
     Ok(match w.kind {
         WireKind::Literal => Expr::Literal(match (w.value, w.is_null) {
             (_, true) => Literal::Null,
