@@ -175,16 +175,17 @@ impl Policies {
     /// `chinook.Employee` and `support.agents`; `viewer` only the music catalogue and
     /// webanalytics' devices, page views and referrers. The default role is `admin`.
     pub fn demo() -> Policies {
+        // Constant, well-formed patterns: a typo here must fail loudly (the tests run this),
+        // never silently drop a deny and widen access.
+        let patterns = |list: &[&str]| -> Vec<Pattern> {
+            list.iter()
+                .map(|p| Pattern::try_from(p.to_string()).expect("demo policy patterns are valid"))
+                .collect()
+        };
         let role = |description: &str, allow: &[&str], deny: &[&str]| Role {
             description: description.to_string(),
-            allow: allow
-                .iter()
-                .filter_map(|p| Pattern::try_from(p.to_string()).ok())
-                .collect(),
-            deny: deny
-                .iter()
-                .filter_map(|p| Pattern::try_from(p.to_string()).ok())
-                .collect(),
+            allow: patterns(allow),
+            deny: patterns(deny),
         };
         let roles = BTreeMap::from([
             ("admin".to_string(), role("Reads everything.", &["*"], &[])),
