@@ -17,12 +17,38 @@ pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 pub enum Dialect {
     /// SQLite 3 (sql.js in the browser, rusqlite natively).
     Sqlite,
+    /// PostgreSQL.
+    Postgres,
+    /// MySQL 8.
+    #[serde(rename = "mysql")]
+    MySql,
+    /// DuckDB.
+    #[serde(rename = "duckdb")]
+    DuckDb,
+    /// Microsoft SQL Server (T-SQL).
+    #[serde(rename = "sqlserver")]
+    SqlServer,
+}
+
+impl Dialect {
+    /// Every dialect the generator renders.
+    pub const ALL: [Dialect; 5] = [
+        Dialect::Sqlite,
+        Dialect::Postgres,
+        Dialect::MySql,
+        Dialect::DuckDb,
+        Dialect::SqlServer,
+    ];
 }
 
 impl fmt::Display for Dialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Dialect::Sqlite => f.write_str("sqlite"),
+            Dialect::Postgres => f.write_str("postgres"),
+            Dialect::MySql => f.write_str("mysql"),
+            Dialect::DuckDb => f.write_str("duckdb"),
+            Dialect::SqlServer => f.write_str("sqlserver"),
         }
     }
 }

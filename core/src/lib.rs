@@ -7,11 +7,15 @@
 
 pub mod datasource;
 pub mod demo;
+pub mod error;
 pub mod guard;
+pub mod lower;
 pub mod plan;
 pub mod policy;
+pub mod run;
 pub mod schema;
 pub mod sqlite;
+pub mod validate;
 pub mod value;
 
 pub use datasource::{

@@ -239,6 +239,11 @@ impl Scope<'_> {
         &self.roles
     }
 
+    /// May a refusal name the role and the table it refused?
+    pub fn refusal_names_tables(&self) -> bool {
+        self.policies.refusal_names_tables
+    }
+
     fn known_roles(&self) -> impl Iterator<Item = &Role> {
         self.roles.iter().filter_map(|r| self.policies.roles.get(r))
     }

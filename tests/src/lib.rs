@@ -5,6 +5,7 @@
 //! sql.js in headless Chromium, both through [`for_each_contract_check!`] so neither can
 //! skip a check.
 
+pub mod compare;
 pub mod contract;
 
 /// Calls `$harness!(check, check, …)` with every check of the contract suite.

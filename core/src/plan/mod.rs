@@ -9,6 +9,7 @@
 
 mod ast;
 mod display;
+pub mod functions;
 mod schema;
 pub mod wire;
 

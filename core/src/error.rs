@@ -1,0 +1,263 @@
+//! The error contract: every failure is a value with a stable code, a severity and the
+//! node that found it. Nothing in the engine panics or throws to report a problem.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How bad an error is. Decides, with the code, whether a retry may help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Severity {
+    /// For the record only.
+    Info,
+    /// Reported, but the run goes on.
+    Warning,
+    /// Blocks this attempt; a retry may fix it unless the code is fatal.
+    Error,
+    /// Blocks the run; never retried.
+    Critical,
+}
+
+impl Severity {
+    /// True for `Error` and `Critical`: the step did not succeed.
+    pub fn is_blocking(self) -> bool {
+        self >= Severity::Error
+    }
+}
+
+/// The stable error codes. Only codes some part of the engine produces are members;
+/// `tests/tests/error_codes.rs` names a producer for each one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    /// The validator was handed no plan.
+    MissingPlan,
+    /// The plan is malformed, uses an unsupported construct, or cannot be built into SQL.
+    InvalidPlanStructure,
+    /// A function name that is not on the allow-list.
+    UnsupportedFunction,
+    /// A table the schema does not have.
+    TableNotFound,
+    /// A column reference that resolves to no column, or to several.
+    ColumnNotFound,
+    /// A join names an alias the plan does not declare.
+    JoinTableNotInPlan,
+    /// A join compares columns whose types cannot match (a date with a number, say).
+    JoinKeyTypeMismatch,
+    /// A warning: a join on columns no foreign key relates, allowed because their types agree.
+    UndeclaredJoin,
+    /// The caller may not read a table the plan needs, or the SQL is not one read-only query.
+    SecurityViolation,
+    /// SQL given to the importer does not parse, or uses something no plan can express.
+    SqlImportFailed,
+    /// The database rejected the query itself; a different query can succeed.
+    ExecutionFailed,
+    /// The database could not or would not run the query; fatal.
+    DbExecutionError,
+    /// A warning: the result reached the row cap, so rows may be missing.
+    ResultTruncated,
+}
+
+impl ErrorCode {
+    /// Every member, for tests and documentation.
+    pub const ALL: &'static [ErrorCode] = &[
+        ErrorCode::MissingPlan,
+        ErrorCode::InvalidPlanStructure,
+        ErrorCode::UnsupportedFunction,
+        ErrorCode::TableNotFound,
+        ErrorCode::ColumnNotFound,
+        ErrorCode::JoinTableNotInPlan,
+        ErrorCode::JoinKeyTypeMismatch,
+        ErrorCode::UndeclaredJoin,
+        ErrorCode::SecurityViolation,
+        ErrorCode::SqlImportFailed,
+        ErrorCode::ExecutionFailed,
+        ErrorCode::DbExecutionError,
+        ErrorCode::ResultTruncated,
+    ];
+
+    /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::MissingPlan => "MISSING_PLAN",
+            ErrorCode::InvalidPlanStructure => "INVALID_PLAN_STRUCTURE",
+            ErrorCode::UnsupportedFunction => "UNSUPPORTED_FUNCTION",
+            ErrorCode::TableNotFound => "TABLE_NOT_FOUND",
+            ErrorCode::ColumnNotFound => "COLUMN_NOT_FOUND",
+            ErrorCode::JoinTableNotInPlan => "JOIN_TABLE_NOT_IN_PLAN",
+            ErrorCode::JoinKeyTypeMismatch => "JOIN_KEY_TYPE_MISMATCH",
+            ErrorCode::UndeclaredJoin => "UNDECLARED_JOIN",
+            ErrorCode::SecurityViolation => "SECURITY_VIOLATION",
+            ErrorCode::SqlImportFailed => "SQL_IMPORT_FAILED",
+            ErrorCode::ExecutionFailed => "EXECUTION_FAILED",
+            ErrorCode::DbExecutionError => "DB_EXECUTION_ERROR",
+            ErrorCode::ResultTruncated => "RESULT_TRUNCATED",
+        }
+    }
+
+    /// Codes no retry can fix, whatever their severity.
+    pub fn is_fatal(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::SecurityViolation | ErrorCode::DbExecutionError
+        )
+    }
+
+    /// The message callers see instead of the internal one, for codes whose details (a
+    /// database's words, file paths) must not leave the engine.
+    pub fn safe_message(self) -> Option<&'static str> {
+        match self {
+            ErrorCode::DbExecutionError => Some(
+                "The database could not run the query. Try again later or ask an administrator.",
+            ),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The pipeline step that raised an error or a warning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Node {
+    /// Turns SQL into a plan.
+    SqlImport,
+    /// Checks a plan against the schema and the caller's role.
+    LogicalValidator,
+    /// Renders a validated plan as SQL.
+    Generator,
+    /// Runs the SQL.
+    Executor,
+}
+
+impl fmt::Display for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Node::SqlImport => "sql_import",
+            Node::LogicalValidator => "logical_validator",
+            Node::Generator => "generator",
+            Node::Executor => "executor",
+        })
+    }
+}
+
+/// One failure, as every caller (trace, UI, command line) receives it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PipelineError {
+    /// Where it happened.
+    pub node: Node,
+    /// One plain sentence (or a few) saying what is wrong and, where possible, how to fix it.
+    pub message: String,
+    /// How bad it is.
+    pub severity: Severity,
+    /// The stable code.
+    pub error_code: ErrorCode,
+    /// The model provider as a person names it, on provider failures only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The provider's own words, keys redacted, on provider failures only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_response: Option<String>,
+    /// Structured facts for the trace (never shown as the message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<serde_json::Value>,
+}
+
+impl PipelineError {
+    /// An error with no provider and no details.
+    pub fn new(
+        node: Node,
+        error_code: ErrorCode,
+        severity: Severity,
+        message: impl Into<String>,
+    ) -> Self {
+        PipelineError {
+            node,
+            message: message.into(),
+            severity,
+            error_code,
+            provider: None,
+            provider_response: None,
+            details: None,
+        }
+    }
+
+    /// The same error carrying details for the trace.
+    pub fn with_details(mut self, details: serde_json::Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// May a retry (a new plan, a new query) fix this?
+    pub fn is_retryable(&self) -> bool {
+        self.severity != Severity::Critical && !self.error_code.is_fatal()
+    }
+
+    /// What a caller outside the engine may see: the safe message for codes that have one,
+    /// and no details.
+    pub fn for_client(&self) -> PipelineError {
+        PipelineError {
+            message: self
+                .error_code
+                .safe_message()
+                .map_or_else(|| self.message.clone(), str::to_string),
+            details: None,
+            ..self.clone()
+        }
+    }
+}
+
+impl fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}): {}", self.error_code, self.node, self.message)
+    }
+}
+
+impl std::error::Error for PipelineError {}
+
+/// Something the answer should mention although the run went on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunWarning {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// Where it was found.
+    pub node: Node,
+    /// One plain sentence.
+    pub message: String,
+    /// The sub-query it concerns, in multi-part runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sub_query_id: Option<String>,
+    /// Structured facts for the trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<serde_json::Value>,
+}
+
+impl RunWarning {
+    /// A warning with no sub-query and no detail.
+    pub fn new(node: Node, code: ErrorCode, message: impl Into<String>) -> Self {
+        RunWarning {
+            code,
+            node,
+            message: message.into(),
+            sub_query_id: None,
+            detail: None,
+        }
+    }
+}
+
+impl From<PipelineError> for RunWarning {
+    fn from(e: PipelineError) -> Self {
+        RunWarning {
+            code: e.error_code,
+            node: e.node,
+            message: e.message,
+            sub_query_id: None,
+            detail: e.details,
+        }
+    }
+}

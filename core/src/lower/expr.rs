@@ -1,0 +1,571 @@
+//! Plan expressions to SQL expressions, per dialect.
+
+use super::build::{
+    binary, boolean, call, call_with, cast, custom_type, ident, int, nested, null, object_name,
+    real, text,
+};
+use super::{dates, LowerError, Lowerer};
+use crate::datasource::Dialect;
+use crate::plan::functions::{self, date_call, DateCall, FuncClass};
+use crate::plan::{
+    BinaryOp, CastType, Direction, Expr, Frame, FrameBound, FrameUnit, FuncCall, Literal,
+    OrderItem, UnaryOp, Window,
+};
+use sqlparser::ast::{
+    self, BinaryOperator as Op, CaseWhen, Expr as SqlExpr, FunctionArg, FunctionArgExpr, InTarget,
+    OrderByExpr, OrderByOptions, OrderBySort, UnaryOperator,
+};
+
+fn fail<T>(message: impl Into<String>) -> Result<T, LowerError> {
+    Err(LowerError {
+        message: message.into(),
+    })
+}
+
+/// Operands that are themselves operations get parentheses, so the SQL keeps the plan's
+/// tree whatever the dialect's precedence.
+fn operand(e: SqlExpr) -> SqlExpr {
+    match e {
+        SqlExpr::BinaryOp { .. }
+        | SqlExpr::UnaryOp { .. }
+        | SqlExpr::Between { .. }
+        | SqlExpr::Like { .. }
+        | SqlExpr::ILike { .. }
+        | SqlExpr::In { .. }
+        | SqlExpr::IsNull(_)
+        | SqlExpr::IsNotNull(_)
+        | SqlExpr::IsTrue(_)
+        | SqlExpr::IsFalse(_)
+        | SqlExpr::IsNotTrue(_)
+        | SqlExpr::IsNotFalse(_)
+        | SqlExpr::IsDistinctFrom(..)
+        | SqlExpr::IsNotDistinctFrom(..)
+        | SqlExpr::Exists { .. } => nested(e),
+        e => e,
+    }
+}
+
+/// Maps a selected expression to its result name, for ORDER BY terms.
+pub(super) type ResultName<'a> = &'a dyn Fn(&Expr) -> Option<SqlExpr>;
+
+fn is_text_literal(e: &Expr) -> bool {
+    matches!(e, Expr::Literal(Literal::Text(_)))
+}
+
+impl Lowerer<'_> {
+    /// Lowers one expression.
+    pub(super) fn expr(&self, e: &Expr) -> Result<SqlExpr, LowerError> {
+        Ok(match e {
+            Expr::Literal(l) => self.literal(l),
+            Expr::Column { alias, column } => self.column(alias.as_deref(), column)?,
+            Expr::Func(f) => self.func(f)?,
+            Expr::Binary { op, left, right } => self.binary(*op, left, right)?,
+            Expr::Unary { op, expr } => {
+                let inner = nested(self.expr(expr)?);
+                let op = match op {
+                    UnaryOp::Not => UnaryOperator::Not,
+                    UnaryOp::Plus => UnaryOperator::Plus,
+                    UnaryOp::Minus => UnaryOperator::Minus,
+                };
+                SqlExpr::UnaryOp {
+                    op,
+                    expr: Box::new(inner),
+                }
+            }
+            Expr::Case { whens, else_expr } => {
+                if whens.is_empty() {
+                    return fail("A CASE needs at least one WHEN branch.");
+                }
+                let mut conditions = Vec::with_capacity(whens.len());
+                for w in whens {
+                    conditions.push(CaseWhen {
+                        condition: self.expr(&w.condition)?,
+                        result: self.expr(&w.result)?,
+                    });
+                }
+                SqlExpr::Case {
+                    case_token: ast::helpers::attached_token::AttachedToken::empty(),
+                    end_token: ast::helpers::attached_token::AttachedToken::empty(),
+                    operand: None,
+                    conditions,
+                    else_result: match else_expr {
+                        Some(e) => Some(Box::new(self.expr(e)?)),
+                        None => None,
+                    },
+                }
+            }
+            Expr::Cast { expr, to } => self.cast(self.expr(expr)?, *to),
+            Expr::Between {
+                expr,
+                low,
+                high,
+                negated,
+            } => SqlExpr::Between {
+                expr: Box::new(operand(self.expr(expr)?)),
+                negated: *negated,
+                low: Box::new(operand(self.expr(low)?)),
+                high: Box::new(operand(self.expr(high)?)),
+            },
+            Expr::Subquery(plan) => SqlExpr::Subquery(Box::new(self.query(plan, false)?)),
+            Expr::Exists(plan) => SqlExpr::Exists {
+                subquery: Box::new(self.query(plan, false)?),
+                negated: false,
+            },
+        })
+    }
+
+    fn literal(&self, l: &Literal) -> SqlExpr {
+        let d = self.dialect;
+        match l {
+            Literal::Null => null(),
+            Literal::Bool(b) => match d {
+                Dialect::Sqlite | Dialect::SqlServer => int(i64::from(*b)),
+                _ => boolean(*b),
+            },
+            Literal::Integer(i) => int(*i),
+            Literal::Real(x) => real(*x),
+            Literal::Text(t) => text(t, d),
+        }
+    }
+
+    fn column(&self, alias: Option<&str>, column: &str) -> Result<SqlExpr, LowerError> {
+        let d = self.dialect;
+        if column == "*" {
+            return fail("`*` can only be selected or counted.");
+        }
+        Ok(match alias {
+            Some(a) => SqlExpr::CompoundIdentifier(vec![ident(a, d), ident(column, d)]),
+            None => SqlExpr::Identifier(ident(column, d)),
+        })
+    }
+
+    /// A select item or function argument that may be `*` or `alias.*`.
+    pub(super) fn star_or_expr(&self, e: &Expr) -> Result<FunctionArgExpr, LowerError> {
+        match e {
+            Expr::Column { alias, column } if column == "*" => Ok(match alias {
+                Some(a) => FunctionArgExpr::QualifiedWildcard(object_name(ident(a, self.dialect))),
+                None => FunctionArgExpr::Wildcard,
+            }),
+            e => Ok(FunctionArgExpr::Expr(self.expr(e)?)),
+        }
+    }
+
+    fn cast(&self, e: SqlExpr, to: CastType) -> SqlExpr {
+        let d = self.dialect;
+        let t = match (to, d) {
+            (CastType::Integer, Dialect::MySql) => custom_type("SIGNED", &[]),
+            (CastType::Integer, Dialect::SqlServer) => custom_type("INT", &[]),
+            (CastType::Integer, _) => custom_type("INTEGER", &[]),
+            (CastType::Real, Dialect::Sqlite) => custom_type("REAL", &[]),
+            (CastType::Real, Dialect::Postgres) => custom_type("DOUBLE PRECISION", &[]),
+            (CastType::Real, Dialect::SqlServer) => custom_type("FLOAT", &[]),
+            (CastType::Real, _) => custom_type("DOUBLE", &[]),
+            (CastType::Text, Dialect::MySql) => custom_type("CHAR", &[]),
+            (CastType::Text, Dialect::SqlServer) => custom_type("NVARCHAR", &["MAX"]),
+            (CastType::Text, Dialect::DuckDb) => custom_type("VARCHAR", &[]),
+            (CastType::Text, _) => custom_type("TEXT", &[]),
+            // SQLite's CAST(x AS DATE) is numeric affinity (it keeps the year); DATE(x)
+            // gives the day.
+            (CastType::Date, Dialect::Sqlite) => return call("DATE", vec![e]),
+            (CastType::Date, _) => custom_type("DATE", &[]),
+        };
+        cast(e, t)
+    }
+
+    fn binary(&self, op: BinaryOp, left: &Expr, right: &Expr) -> Result<SqlExpr, LowerError> {
+        let d = self.dialect;
+        let plain = |op| -> Result<SqlExpr, LowerError> {
+            Ok(binary(
+                operand(self.expr(left)?),
+                op,
+                operand(self.expr(right)?),
+            ))
+        };
+        Ok(match op {
+            BinaryOp::Eq => plain(Op::Eq)?,
+            BinaryOp::NotEq => plain(Op::NotEq)?,
+            BinaryOp::Gt => plain(Op::Gt)?,
+            BinaryOp::Lt => plain(Op::Lt)?,
+            BinaryOp::GtEq => plain(Op::GtEq)?,
+            BinaryOp::LtEq => plain(Op::LtEq)?,
+            BinaryOp::Minus => plain(Op::Minus)?,
+            BinaryOp::Multiply => plain(Op::Multiply)?,
+            BinaryOp::Divide => plain(Op::Divide)?,
+            BinaryOp::Modulo => plain(Op::Modulo)?,
+            BinaryOp::And => plain(Op::And)?,
+            BinaryOp::Or => plain(Op::Or)?,
+            BinaryOp::Plus if is_text_literal(left) || is_text_literal(right) => {
+                self.concat(left, right)?
+            }
+            BinaryOp::Plus => plain(Op::Plus)?,
+            BinaryOp::Concat => self.concat(left, right)?,
+            BinaryOp::Like | BinaryOp::NotLike => SqlExpr::Like {
+                negated: op == BinaryOp::NotLike,
+                any: false,
+                expr: Box::new(operand(self.expr(left)?)),
+                pattern: Box::new(operand(self.expr(right)?)),
+                escape_char: None,
+            },
+            BinaryOp::ILike | BinaryOp::NotILike => {
+                let negated = op == BinaryOp::NotILike;
+                match d {
+                    Dialect::Postgres | Dialect::DuckDb => SqlExpr::ILike {
+                        negated,
+                        any: false,
+                        expr: Box::new(operand(self.expr(left)?)),
+                        pattern: Box::new(operand(self.expr(right)?)),
+                        escape_char: None,
+                    },
+                    _ => SqlExpr::Like {
+                        negated,
+                        any: false,
+                        expr: Box::new(call("LOWER", vec![self.expr(left)?])),
+                        pattern: Box::new(call("LOWER", vec![self.expr(right)?])),
+                        escape_char: None,
+                    },
+                }
+            }
+            BinaryOp::In | BinaryOp::NotIn => {
+                let target = match right {
+                    Expr::Func(f)
+                        if functions::lookup(&f.name)
+                            .is_some_and(|s| s.class == FuncClass::List) =>
+                    {
+                        let mut list = Vec::with_capacity(f.args.len());
+                        for a in &f.args {
+                            list.push(self.expr(a)?);
+                        }
+                        InTarget::List(list)
+                    }
+                    Expr::Subquery(plan) => InTarget::Subquery(Box::new(self.query(plan, false)?)),
+                    _ => {
+                        return fail(
+                            "The right side of IN must be a TUPLE or LIST function holding the \
+                             values, or a subquery.",
+                        )
+                    }
+                };
+                SqlExpr::In {
+                    expr: Box::new(operand(self.expr(left)?)),
+                    target,
+                    negated: op == BinaryOp::NotIn,
+                    global: false,
+                }
+            }
+            BinaryOp::Is | BinaryOp::IsNot => self.is(op == BinaryOp::IsNot, left, right)?,
+            BinaryOp::Not => {
+                return fail("NOT is not a binary operator; put it on a unary expression.")
+            }
+        })
+    }
+
+    fn is(&self, negated: bool, left: &Expr, right: &Expr) -> Result<SqlExpr, LowerError> {
+        let d = self.dialect;
+        let l = Box::new(operand(self.expr(left)?));
+        Ok(match right {
+            Expr::Literal(Literal::Null) if negated => SqlExpr::IsNotNull(l),
+            Expr::Literal(Literal::Null) => SqlExpr::IsNull(l),
+            Expr::Literal(Literal::Bool(b))
+                if !matches!(d, Dialect::Sqlite | Dialect::SqlServer) =>
+            {
+                match (b, negated) {
+                    (true, false) => SqlExpr::IsTrue(l),
+                    (true, true) => SqlExpr::IsNotTrue(l),
+                    (false, false) => SqlExpr::IsFalse(l),
+                    (false, true) => SqlExpr::IsNotFalse(l),
+                }
+            }
+            right => {
+                let r = Box::new(operand(self.expr(right)?));
+                match (d, negated) {
+                    (Dialect::MySql, false) => binary(*l, Op::Spaceship, *r),
+                    (Dialect::MySql, true) => SqlExpr::UnaryOp {
+                        op: UnaryOperator::Not,
+                        expr: Box::new(nested(binary(*l, Op::Spaceship, *r))),
+                    },
+                    (_, false) => SqlExpr::IsNotDistinctFrom(l, r),
+                    (_, true) => SqlExpr::IsDistinctFrom(l, r),
+                }
+            }
+        })
+    }
+
+    fn concat(&self, left: &Expr, right: &Expr) -> Result<SqlExpr, LowerError> {
+        let l = self.expr(left)?;
+        let r = self.expr(right)?;
+        Ok(match self.dialect {
+            Dialect::MySql | Dialect::SqlServer => call("CONCAT", vec![l, r]),
+            _ => binary(operand(l), Op::StringConcat, operand(r)),
+        })
+    }
+
+    fn func(&self, f: &FuncCall) -> Result<SqlExpr, LowerError> {
+        let d = self.dialect;
+        let Some(spec) = functions::lookup(&f.name) else {
+            return fail(format!("{} is not a function plans may call.", f.name));
+        };
+        if f.args.len() < spec.min_args || f.args.len() > spec.max_args {
+            return fail(format!(
+                "{} takes {} argument(s), not {}.",
+                spec.name,
+                arity(spec.min_args, spec.max_args),
+                f.args.len()
+            ));
+        }
+        if let Some(call) = date_call(f) {
+            let call = call.map_err(|message| LowerError { message })?;
+            return Ok(match call {
+                DateCall::Part(u, x) => dates::part(u, self.expr(x)?, d),
+                DateCall::Trunc(u, x) => dates::trunc(u, self.expr(x)?, d),
+                DateCall::Add(u, n, x) => dates::add(u, self.expr(n)?, self.expr(x)?, d),
+                DateCall::Diff(u, a, b) => dates::diff(u, self.expr(a)?, self.expr(b)?, d),
+                DateCall::CurrentDate => dates::current_date(self.today, d),
+            });
+        }
+        let over = match &f.over {
+            Some(w) => Some(self.window(w)?),
+            None => None,
+        };
+        let mut args = Vec::with_capacity(f.args.len());
+        for a in &f.args {
+            args.push(self.star_or_expr(a)?);
+        }
+        let exprs = |args: Vec<FunctionArgExpr>| -> Result<Vec<SqlExpr>, LowerError> {
+            args.into_iter()
+                .map(|a| match a {
+                    FunctionArgExpr::Expr(e) => Ok(e),
+                    _ => fail(format!("`*` is not an argument of {}.", spec.name)),
+                })
+                .collect()
+        };
+        let plain = |name: &str, args: Vec<FunctionArgExpr>| {
+            call_with(
+                name,
+                args.into_iter().map(FunctionArg::Unnamed).collect(),
+                f.distinct,
+                over.clone(),
+            )
+        };
+        Ok(match spec.class {
+            FuncClass::List => {
+                return fail("TUPLE and LIST hold an IN list; use them only right of IN.")
+            }
+            FuncClass::Aggregate | FuncClass::Window => {
+                if spec.class == FuncClass::Window && over.is_none() {
+                    return fail(format!("{} needs an over clause.", spec.name));
+                }
+                if spec.name != "COUNT"
+                    && matches!(
+                        args.first(),
+                        Some(FunctionArgExpr::Wildcard | FunctionArgExpr::QualifiedWildcard(_))
+                    )
+                {
+                    return fail(format!("`*` is not an argument of {}.", spec.name));
+                }
+                // COUNT(alias.*) is PostgreSQL-only; every row counts the same.
+                let args = args
+                    .into_iter()
+                    .map(|a| match a {
+                        FunctionArgExpr::QualifiedWildcard(_) => FunctionArgExpr::Wildcard,
+                        a => a,
+                    })
+                    .collect();
+                plain(spec.name, args)
+            }
+            FuncClass::Legacy => self.strftime(exprs(args)?, &f.args)?,
+            FuncClass::Date => return fail("unreachable date function"),
+            FuncClass::Scalar => {
+                let mut a = exprs(args)?;
+                match (spec.name, d) {
+                    ("IFNULL", _) => call("COALESCE", a),
+                    ("MOD", Dialect::Sqlite | Dialect::SqlServer) => {
+                        let r = a.pop();
+                        let l = a.pop();
+                        match (l, r) {
+                            (Some(l), Some(r)) => {
+                                nested(binary(operand(l), Op::Modulo, operand(r)))
+                            }
+                            _ => return fail("MOD takes two arguments."),
+                        }
+                    }
+                    ("GREATEST", Dialect::Sqlite) => call("MAX", a),
+                    ("LEAST", Dialect::Sqlite) => call("MIN", a),
+                    ("LENGTH", Dialect::SqlServer) => call("LEN", a),
+                    ("LENGTH", Dialect::MySql) => call("CHAR_LENGTH", a),
+                    ("CEIL" | "CEILING", Dialect::SqlServer) => call("CEILING", a),
+                    ("CEIL" | "CEILING", _) => call("CEIL", a),
+                    ("SUBSTR" | "SUBSTRING", Dialect::SqlServer) => {
+                        if a.len() == 2 {
+                            let whole = call("LEN", vec![a[0].clone()]);
+                            a.push(whole);
+                        }
+                        call("SUBSTRING", a)
+                    }
+                    ("SUBSTR" | "SUBSTRING", _) => call("SUBSTR", a),
+                    ("ROUND", Dialect::Postgres) if a.len() == 2 => {
+                        let digits = a.pop();
+                        let x = a.pop();
+                        match (x, digits) {
+                            (Some(x), Some(n)) => {
+                                call("ROUND", vec![cast(x, custom_type("NUMERIC", &[])), n])
+                            }
+                            _ => return fail("ROUND takes one or two arguments."),
+                        }
+                    }
+                    ("CONCAT", Dialect::Sqlite) => {
+                        let mut parts = a
+                            .into_iter()
+                            .map(|x| call("COALESCE", vec![x, text("", d)]));
+                        let first = parts.next();
+                        match first {
+                            Some(first) => {
+                                nested(parts.fold(first, |acc, x| binary(acc, Op::StringConcat, x)))
+                            }
+                            None => return fail("CONCAT needs at least one argument."),
+                        }
+                    }
+                    ("CONCAT", Dialect::MySql) => {
+                        let mut all = vec![text("", d)];
+                        all.extend(a);
+                        call("CONCAT_WS", all)
+                    }
+                    (name, _) => call(name, a),
+                }
+            }
+        })
+    }
+
+    /// The legacy `STRFTIME(format, date)`: native on SQLite; elsewhere the format must be a
+    /// text literal, translated to the dialect's own formatting function.
+    fn strftime(&self, mut a: Vec<SqlExpr>, plan_args: &[Expr]) -> Result<SqlExpr, LowerError> {
+        let d = self.dialect;
+        if d == Dialect::Sqlite {
+            return Ok(call("STRFTIME", a));
+        }
+        let Some(Expr::Literal(Literal::Text(format))) = plan_args.first() else {
+            return fail(
+                "STRFTIME needs a text literal format outside SQLite; use DATE_PART or DATE_TRUNC.",
+            );
+        };
+        let x = a.pop().unwrap_or_else(null);
+        let table: &[(&str, &str)] = match d {
+            Dialect::Postgres => &[
+                ("%Y", "YYYY"),
+                ("%m", "MM"),
+                ("%d", "DD"),
+                ("%H", "HH24"),
+                ("%M", "MI"),
+                ("%S", "SS"),
+            ],
+            Dialect::MySql => &[("%M", "%i"), ("%S", "%s")],
+            Dialect::SqlServer => &[
+                ("%Y", "yyyy"),
+                ("%m", "MM"),
+                ("%d", "dd"),
+                ("%H", "HH"),
+                ("%M", "mm"),
+                ("%S", "ss"),
+            ],
+            _ => &[],
+        };
+        let mut out = String::with_capacity(format.len());
+        let mut rest = format.as_str();
+        while !rest.is_empty() {
+            match table.iter().find(|(from, _)| rest.starts_with(from)) {
+                Some((from, to)) => {
+                    out.push_str(to);
+                    rest = &rest[from.len()..];
+                }
+                None => {
+                    let mut chars = rest.chars();
+                    if let Some(c) = chars.next() {
+                        out.push(c);
+                    }
+                    rest = chars.as_str();
+                }
+            }
+        }
+        Ok(match d {
+            Dialect::Postgres => call("TO_CHAR", vec![x, text(&out, d)]),
+            Dialect::MySql => call("DATE_FORMAT", vec![x, text(&out, d)]),
+            Dialect::SqlServer => call("FORMAT", vec![x, text(&out, d)]),
+            _ => call("STRFTIME", vec![x, text(&out, d)]),
+        })
+    }
+
+    fn window(&self, w: &Window) -> Result<ast::WindowSpec, LowerError> {
+        let mut partition_by = Vec::with_capacity(w.partition_by.len());
+        for p in &w.partition_by {
+            partition_by.push(self.expr(p)?);
+        }
+        let mut order_by = Vec::with_capacity(w.order_by.len());
+        for o in &w.order_by {
+            order_by.push(self.order_item(o, None)?);
+        }
+        Ok(ast::WindowSpec {
+            window_name: None,
+            partition_by,
+            order_by,
+            window_frame: w.frame.as_ref().map(frame),
+        })
+    }
+
+    /// One ORDER BY term; `alias_of` maps a selected expression to its result name.
+    pub(super) fn order_item(
+        &self,
+        o: &OrderItem,
+        alias_of: Option<ResultName<'_>>,
+    ) -> Result<OrderByExpr, LowerError> {
+        let expr = match alias_of.and_then(|f| f(&o.expr)) {
+            Some(e) => e,
+            None => self.expr(&o.expr)?,
+        };
+        Ok(order_by_expr(expr, o.direction))
+    }
+}
+
+/// An ORDER BY term.
+pub(super) fn order_by_expr(expr: SqlExpr, direction: Direction) -> OrderByExpr {
+    OrderByExpr {
+        expr,
+        options: OrderByOptions {
+            sort: Some(match direction {
+                Direction::Asc => OrderBySort::Asc,
+                Direction::Desc => OrderBySort::Desc,
+            }),
+            nulls_first: None,
+        },
+        with_fill: None,
+    }
+}
+
+fn frame(f: &Frame) -> ast::WindowFrame {
+    let bound = |b: FrameBound| match b {
+        FrameBound::UnboundedPreceding => ast::WindowFrameBound::Preceding(None),
+        FrameBound::Preceding(n) => ast::WindowFrameBound::Preceding(Some(Box::new(int(
+            i64::try_from(n).unwrap_or(i64::MAX),
+        )))),
+        FrameBound::CurrentRow => ast::WindowFrameBound::CurrentRow,
+        FrameBound::Following(n) => ast::WindowFrameBound::Following(Some(Box::new(int(
+            i64::try_from(n).unwrap_or(i64::MAX),
+        )))),
+        FrameBound::UnboundedFollowing => ast::WindowFrameBound::Following(None),
+    };
+    ast::WindowFrame {
+        units: match f.unit {
+            FrameUnit::Rows => ast::WindowFrameUnits::Rows,
+            FrameUnit::Range => ast::WindowFrameUnits::Range,
+        },
+        start_bound: bound(f.start),
+        end_bound: Some(bound(f.end)),
+    }
+}
+
+/// "one", "one or two", "at least two", for arity messages.
+pub fn arity(min: usize, max: usize) -> String {
+    match (min, max) {
+        (a, b) if a == b => a.to_string(),
+        (a, usize::MAX) => format!("at least {a}"),
+        (a, b) => format!("{a} to {b}"),
+    }
+}

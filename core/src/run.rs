@@ -1,0 +1,96 @@
+//! A plan's whole deterministic path: validate, render, execute. The command line, the gold
+//! suites and (later) the pipeline's last steps all go through [`run_plan`].
+
+use crate::datasource::{Datasource, ExecLimits, ResultFrame};
+use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
+use crate::lower::to_sql;
+use crate::plan::Plan;
+use crate::policy::Scope;
+use crate::schema::SchemaSnapshot;
+use crate::validate::{validate, Validation, ValidatorSettings};
+
+/// What happened to one plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanRun {
+    /// The validator's checks, errors and warnings.
+    pub validation: Validation,
+    /// The SQL, when the plan passed and rendered.
+    pub sql: Option<String>,
+    /// The rows, when the SQL ran.
+    pub frame: Option<ResultFrame>,
+    /// Every error: the validator's, then the generator's or executor's.
+    pub errors: Vec<PipelineError>,
+    /// Every warning: the validator's, then the executor's.
+    pub warnings: Vec<RunWarning>,
+}
+
+impl PlanRun {
+    /// True when the plan ran and returned rows (perhaps none).
+    pub fn succeeded(&self) -> bool {
+        self.frame.is_some() && !self.errors.iter().any(|e| e.severity.is_blocking())
+    }
+}
+
+/// Maps a datasource failure to the error contract: the query's fault is the retryable
+/// EXECUTION_FAILED, anything else the fatal DB_EXECUTION_ERROR.
+pub fn execution_error(e: &crate::datasource::DatasourceError) -> PipelineError {
+    let code = if e.is_query_fault() {
+        ErrorCode::ExecutionFailed
+    } else {
+        ErrorCode::DbExecutionError
+    };
+    PipelineError::new(Node::Executor, code, Severity::Error, e.message.clone())
+}
+
+/// Validates `plan`, renders it for the datasource's dialect and runs it.
+pub async fn run_plan(
+    plan: &Plan,
+    datasource: &dyn Datasource,
+    schema: &SchemaSnapshot,
+    scope: &Scope<'_>,
+    settings: &ValidatorSettings,
+) -> PlanRun {
+    let validation = validate(Some(plan), schema, scope, settings);
+    let mut run = PlanRun {
+        errors: validation.errors.clone(),
+        warnings: validation.warnings.clone(),
+        validation,
+        sql: None,
+        frame: None,
+    };
+    if !run.validation.passed() {
+        return run;
+    }
+    let sql = match to_sql(plan, schema, datasource.dialect(), &settings.lower) {
+        Ok(sql) => sql,
+        Err(e) => {
+            // The validator lowered this very plan; reaching here means the datasource's
+            // dialect differs from the schema's.
+            run.errors.push(PipelineError::new(
+                Node::Generator,
+                ErrorCode::InvalidPlanStructure,
+                Severity::Error,
+                e.message,
+            ));
+            return run;
+        }
+    };
+    let cap = usize::try_from(settings.lower.row_cap).unwrap_or(usize::MAX);
+    match datasource.execute(&sql, ExecLimits { max_rows: cap }).await {
+        Ok(frame) => {
+            if frame.truncated || frame.row_count() >= cap {
+                run.warnings.push(RunWarning::new(
+                    Node::Executor,
+                    ErrorCode::ResultTruncated,
+                    format!(
+                        "The result reached the row cap of {cap} rows; there may be more rows."
+                    ),
+                ));
+            }
+            run.frame = Some(frame);
+        }
+        Err(e) => run.errors.push(execution_error(&e)),
+    }
+    run.sql = Some(sql);
+    run
+}

@@ -1,0 +1,308 @@
+//! The logical validator: checks a plan against the schema and the caller's role before any
+//! SQL exists.
+//!
+//! Three named checks, always reported in this order: `plan_present`, `structure_and_schema`
+//! and `policy`. The policy check always runs, whatever the static checks found, and its
+//! errors come first. The last static check lowers the plan exactly as the generator will
+//! (see [`crate::lower`]), so a plan that passes here always renders. Nothing here can
+//! panic: every lookup is checked and every walk is bounded by the plan's nesting cap.
+
+mod names;
+mod rules;
+mod similar;
+pub mod walk;
+
+use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
+use crate::lower::{lower, LowerOptions};
+use crate::plan::Plan;
+use crate::policy::Scope;
+use crate::schema::SchemaSnapshot;
+use serde::{Deserialize, Serialize};
+
+/// The refusal every denied table gets unless `refusal_names_tables` is on. It names
+/// nothing: what a role may not read is itself not for that role to learn.
+pub const REFUSAL_MESSAGE: &str =
+    "You do not have permission to see the data this question requires.";
+
+/// Which joins pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JoinRule {
+    /// Declared foreign keys, and equalities between columns of the same kind (with an
+    /// UNDECLARED_JOIN warning).
+    #[default]
+    Typed,
+    /// Declared foreign keys only.
+    FkOnly,
+}
+
+/// The validator's settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidatorSettings {
+    /// A column that does not resolve is an error (true) or a warning (false).
+    pub strict_columns: bool,
+    /// Which joins pass.
+    pub joins: JoinRule,
+    /// Row cap and pinned date, for the buildability check.
+    pub lower: LowerOptions,
+}
+
+impl Default for ValidatorSettings {
+    fn default() -> Self {
+        ValidatorSettings {
+            strict_columns: true,
+            joins: JoinRule::Typed,
+            lower: LowerOptions::default(),
+        }
+    }
+}
+
+/// One named check and how it went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ValidationCheck {
+    /// `plan_present`, `structure_and_schema` or `policy`.
+    pub name: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// On failure, the first error's message; empty on success.
+    pub message: String,
+}
+
+/// What the validator found.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Validation {
+    /// The named checks, in their fixed order.
+    pub checks: Vec<ValidationCheck>,
+    /// Policy errors first, then the static ones.
+    pub errors: Vec<PipelineError>,
+    /// Findings that do not block the plan.
+    pub warnings: Vec<RunWarning>,
+}
+
+impl Validation {
+    /// True when nothing blocks the plan.
+    pub fn passed(&self) -> bool {
+        !self.errors.iter().any(|e| e.severity.is_blocking())
+    }
+}
+
+/// Errors and warnings as the static checks find them.
+#[derive(Debug, Default)]
+pub(crate) struct Findings {
+    errors: Vec<PipelineError>,
+    warnings: Vec<RunWarning>,
+    strict_columns: bool,
+}
+
+impl Findings {
+    fn error(&mut self, code: ErrorCode, message: impl Into<String>) {
+        let message = message.into();
+        if !self.errors.iter().any(|e| e.message == message) {
+            self.errors.push(PipelineError::new(
+                Node::LogicalValidator,
+                code,
+                Severity::Error,
+                message,
+            ));
+        }
+    }
+
+    fn invalid(&mut self, message: impl Into<String>) {
+        self.error(ErrorCode::InvalidPlanStructure, message);
+    }
+
+    fn warn(&mut self, code: ErrorCode, message: impl Into<String>) {
+        let message = message.into();
+        if !self.warnings.iter().any(|w| w.message == message) {
+            self.warnings
+                .push(RunWarning::new(Node::LogicalValidator, code, message));
+        }
+    }
+
+    fn column(&mut self, message: String) {
+        if self.strict_columns {
+            self.error(ErrorCode::ColumnNotFound, message);
+        } else {
+            self.warn(ErrorCode::ColumnNotFound, message);
+        }
+    }
+}
+
+/// Validates `plan` (`None`: the planner produced none) against `schema` for the caller
+/// whose `scope` is given.
+pub fn validate(
+    plan: Option<&Plan>,
+    schema: &SchemaSnapshot,
+    scope: &Scope<'_>,
+    settings: &ValidatorSettings,
+) -> Validation {
+    let check = |name: &str, errors: &[PipelineError]| ValidationCheck {
+        name: name.to_string(),
+        passed: errors.is_empty(),
+        message: errors
+            .first()
+            .map(|e| e.message.clone())
+            .unwrap_or_default(),
+    };
+    let Some(plan) = plan else {
+        let error = PipelineError::new(
+            Node::LogicalValidator,
+            ErrorCode::MissingPlan,
+            Severity::Critical,
+            "No plan reached the validator.",
+        );
+        return Validation {
+            checks: vec![check("plan_present", std::slice::from_ref(&error))],
+            errors: vec![error],
+            warnings: vec![],
+        };
+    };
+
+    let mut findings = Findings {
+        strict_columns: settings.strict_columns,
+        ..Findings::default()
+    };
+    static_checks(plan, schema, settings, &mut findings);
+    let policy_errors = policy(plan, schema, scope);
+
+    let mut checks = vec![check("plan_present", &[])];
+    let blocking: Vec<PipelineError> = findings
+        .errors
+        .iter()
+        .filter(|e| e.severity.is_blocking())
+        .cloned()
+        .collect();
+    checks.push(check("structure_and_schema", &blocking));
+    checks.push(check("policy", &policy_errors));
+    let mut errors = policy_errors;
+    errors.extend(findings.errors);
+    Validation {
+        checks,
+        errors,
+        warnings: findings.warnings,
+    }
+}
+
+fn static_checks(
+    plan: &Plan,
+    schema: &SchemaSnapshot,
+    settings: &ValidatorSettings,
+    out: &mut Findings,
+) {
+    rules::shape(plan, out);
+    rules::functions(plan, out);
+    if rules::operators(plan, out) {
+        return;
+    }
+    rules::calls(plan, out);
+    names::resolve(plan, schema, settings.joins, out);
+    rules::placement(plan, out);
+    if out.errors.iter().any(|e| e.severity.is_blocking()) {
+        // Buildability runs last and only on an otherwise clean plan, so every earlier
+        // problem keeps its own code and wording.
+        return;
+    }
+    if let Err(e) = lower(plan, schema, schema.dialect, &settings.lower) {
+        out.invalid(format!("{}\n{}", e.message, describe_tables(plan, schema)));
+    }
+}
+
+/// The plan's tables and the foreign keys declared between them, in the plan's aliases:
+/// what a planner needs to repair a join it got wrong.
+pub fn describe_tables(plan: &Plan, schema: &SchemaSnapshot) -> String {
+    let tables: Vec<String> = plan
+        .tables
+        .iter()
+        .map(|t| format!("{} = {}", t.alias, t.name))
+        .collect();
+    let mut fks = Vec::new();
+    for a in &plan.tables {
+        let Some(from) = schema.table(&a.name) else {
+            continue;
+        };
+        for b in &plan.tables {
+            if a.alias == b.alias {
+                continue;
+            }
+            let Some(to) = schema.table(&b.name) else {
+                continue;
+            };
+            for fk in &from.foreign_keys {
+                if fk.referenced_table.eq_ignore_ascii_case(&to.name) {
+                    for (c, r) in fk.columns.iter().zip(&fk.referenced_columns) {
+                        fks.push(format!(
+                            "{} ({}).{c} = {} ({}).{r}",
+                            a.alias, from.name, b.alias, to.name
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let fks = if fks.is_empty() {
+        "none".to_string()
+    } else {
+        fks.join("; ")
+    };
+    format!(
+        "Plan tables: {}.\nForeign keys between them: {fks}.",
+        tables.join(", ")
+    )
+}
+
+/// One CRITICAL SECURITY_VIOLATION per table the caller may not read. Reads only the plan's
+/// table names and the policy, never the model's reasoning.
+fn policy(plan: &Plan, schema: &SchemaSnapshot, scope: &Scope<'_>) -> Vec<PipelineError> {
+    let datasource = schema.datasource_id.as_str();
+    let mut cte_names: Vec<&str> = Vec::new();
+    let mut tables: Vec<&str> = Vec::new();
+    walk::each_plan(plan, &mut |p| {
+        cte_names.extend(p.ctes.iter().map(|c| c.name.as_str()));
+        tables.extend(p.tables.iter().map(|t| t.name.as_str()));
+    });
+    let mut denied: Vec<String> = Vec::new();
+    for name in tables {
+        let is_cte = cte_names.iter().any(|c| c.eq_ignore_ascii_case(name));
+        // A CTE is no table; a CTE that shadows a real table still asks about the table.
+        let real = schema.table(name).map(|t| t.name.as_str());
+        if is_cte && real.is_none() {
+            continue;
+        }
+        let name = real.unwrap_or(name);
+        if scope.can_read(datasource, name) || denied.iter().any(|d| d.eq_ignore_ascii_case(name)) {
+            continue;
+        }
+        denied.push(name.to_string());
+    }
+    denied
+        .into_iter()
+        .map(|table| {
+            let roles = scope.roles().join(", ");
+            let message = if scope.refusal_names_tables() {
+                let who = if roles.is_empty() {
+                    "A caller with no role".to_string()
+                } else {
+                    format!("Role {roles}")
+                };
+                format!("{who} may not read {datasource}.{table}.")
+            } else {
+                REFUSAL_MESSAGE.to_string()
+            };
+            PipelineError::new(
+                Node::LogicalValidator,
+                ErrorCode::SecurityViolation,
+                Severity::Critical,
+                message,
+            )
+            .with_details(serde_json::json!({
+                "datasource_id": datasource,
+                "table": table,
+                "roles": scope.roles(),
+                "rule": scope.rule_for(datasource, &table),
+            }))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

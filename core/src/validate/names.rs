@@ -1,0 +1,691 @@
+//! Name resolution against the schema: tables, CTEs, aliases and columns, scope by scope
+//! (a subquery sees its own tables first, then the enclosing plans'), and the checks that
+//! need resolved names: joins and GROUP BY coherence.
+
+use super::similar::closest;
+use super::walk::{self, Clause};
+use super::{Findings, JoinRule};
+use crate::error::ErrorCode;
+use crate::plan::functions::{self, FuncClass};
+use crate::plan::{CastType, Expr, Literal, Plan};
+use crate::schema::{SchemaSnapshot, Table, TypeCategory};
+
+/// A result column of a plan: what a CTE offers the plans that read it.
+#[derive(Debug, Clone)]
+pub struct OutCol {
+    name: Option<String>,
+    category: Option<TypeCategory>,
+}
+
+#[derive(Debug, Clone)]
+enum Source<'a> {
+    Table(&'a Table),
+    Derived(String, Vec<OutCol>),
+    Unknown,
+}
+
+impl Source<'_> {
+    fn label(&self) -> &str {
+        match self {
+            Source::Table(t) => &t.name,
+            Source::Derived(name, _) => name,
+            Source::Unknown => "?",
+        }
+    }
+
+    fn column_names(&self) -> Vec<&str> {
+        match self {
+            Source::Table(t) => t.columns.iter().map(|c| c.name.as_str()).collect(),
+            Source::Derived(_, cols) => cols.iter().filter_map(|c| c.name.as_deref()).collect(),
+            Source::Unknown => vec![],
+        }
+    }
+
+    /// `Some(category)` when the column exists (the category itself may be unknown).
+    fn column(&self, name: &str) -> Option<Option<TypeCategory>> {
+        match self {
+            Source::Table(t) => t.column(name).map(|c| Some(c.category)),
+            Source::Derived(_, cols) => cols
+                .iter()
+                .find(|c| {
+                    c.name
+                        .as_deref()
+                        .is_some_and(|n| n.eq_ignore_ascii_case(name))
+                })
+                .map(|c| c.category),
+            Source::Unknown => Some(None),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Bound<'a> {
+    alias: &'a str,
+    source: Source<'a>,
+}
+
+#[derive(Debug, Clone)]
+struct Level<'a> {
+    plan: &'a Plan,
+    tables: Vec<Bound<'a>>,
+}
+
+impl<'a> Level<'a> {
+    fn find(&self, alias: &str) -> Option<&Bound<'a>> {
+        self.tables
+            .iter()
+            .find(|b| b.alias.eq_ignore_ascii_case(alias))
+    }
+
+    fn describe(&self) -> String {
+        self.tables
+            .iter()
+            .map(|b| format!("{} ({})", b.alias, b.source.label()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+type Ctes = Vec<(String, Vec<OutCol>)>;
+
+/// Resolves every name in `plan`, reporting what does not resolve.
+pub fn resolve(plan: &Plan, schema: &SchemaSnapshot, joins: JoinRule, out: &mut Findings) {
+    let mut r = Resolver { schema, joins, out };
+    r.plan(plan, &[], &Vec::new());
+}
+
+struct Resolver<'s, 'o> {
+    schema: &'s SchemaSnapshot,
+    joins: JoinRule,
+    out: &'o mut Findings,
+}
+
+fn category_word(c: TypeCategory) -> &'static str {
+    match c {
+        TypeCategory::Number => "a number",
+        TypeCategory::Text => "text",
+        TypeCategory::Temporal => "a date",
+        TypeCategory::Boolean => "a boolean",
+        TypeCategory::Other => "an untyped value",
+    }
+}
+
+/// Can values of these kinds ever be equal? Dates are often stored as text, so those two
+/// may be; a date and a number, or text and a number, never usefully are.
+fn compatible(a: TypeCategory, b: TypeCategory) -> bool {
+    use TypeCategory::*;
+    !matches!(
+        (a, b),
+        (Temporal, Number)
+            | (Number, Temporal)
+            | (Temporal, Boolean)
+            | (Boolean, Temporal)
+            | (Text, Number)
+            | (Number, Text)
+    )
+}
+
+fn conjuncts(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::Binary {
+            op: crate::plan::BinaryOp::And,
+            left,
+            right,
+        } => {
+            let mut v = conjuncts(left);
+            v.extend(conjuncts(right));
+            v
+        }
+        e => vec![e],
+    }
+}
+
+impl<'s> Resolver<'s, '_> {
+    fn plan(&mut self, plan: &'s Plan, outer: &[&Level<'s>], ctes: &Ctes) -> Vec<OutCol> {
+        let mut visible = ctes.clone();
+        for c in &plan.ctes {
+            let cols = self.plan(&c.plan, outer, &visible);
+            if self.schema.table(&c.name).is_some() {
+                self.out.invalid(format!(
+                    "The CTE {} has the name of a table; give it a name no table has.",
+                    c.name
+                ));
+            }
+            visible.push((c.name.clone(), cols));
+        }
+
+        let mut level = Level {
+            plan,
+            tables: Vec::with_capacity(plan.tables.len()),
+        };
+        for t in &plan.tables {
+            let source = if let Some((name, cols)) = visible
+                .iter()
+                .rev()
+                .find(|(n, _)| n.eq_ignore_ascii_case(&t.name))
+            {
+                Source::Derived(name.clone(), cols.clone())
+            } else if let Some(table) = self.schema.table(&t.name) {
+                let other_schema = t
+                    .schema_name
+                    .as_deref()
+                    .is_some_and(|s| !s.eq_ignore_ascii_case("main"));
+                if other_schema || t.database.is_some() {
+                    self.out.error(
+                        ErrorCode::TableNotFound,
+                        format!(
+                            "Table {} is read from another schema or database; datasource {} has \
+                             one schema. Leave schema_name and database out.",
+                            t.name, self.schema.datasource_id
+                        ),
+                    );
+                }
+                Source::Table(table)
+            } else {
+                self.table_not_found(&t.name, &visible);
+                Source::Unknown
+            };
+            level.tables.push(Bound {
+                alias: &t.alias,
+                source,
+            });
+        }
+
+        self.joins(plan, &level, outer);
+
+        let mut chain: Vec<&Level<'s>> = outer.to_vec();
+        chain.push(&level);
+        for (clause, root) in walk::clauses(plan) {
+            self.expr(root, clause, &chain, &visible);
+        }
+
+        for s in &plan.set_operations {
+            self.plan(&s.plan, outer, &visible);
+        }
+
+        self.grouping(plan, &chain);
+        self.outputs(plan, &chain)
+    }
+
+    fn table_not_found(&mut self, name: &str, ctes: &Ctes) {
+        let mut names: Vec<&str> = self.schema.tables.iter().map(|t| t.name.as_str()).collect();
+        names.extend(ctes.iter().map(|(n, _)| n.as_str()));
+        let hint = closest(name, &names)
+            .map(|n| format!(" Did you mean {n}?"))
+            .unwrap_or_default();
+        self.out.error(
+            ErrorCode::TableNotFound,
+            format!(
+                "Table {name} is not in datasource {}.{hint} Its tables: {}.",
+                self.schema.datasource_id,
+                names.join(", ")
+            ),
+        );
+    }
+
+    fn expr(&mut self, root: &'s Expr, clause: Clause, chain: &[&Level<'s>], ctes: &Ctes) {
+        let mut subplans: Vec<(&'s Plan, bool)> = Vec::new();
+        let mut columns: Vec<(Option<&'s str>, &'s str)> = Vec::new();
+        walk::each_node(root, &mut |e| match e {
+            Expr::Column { alias, column } => columns.push((alias.as_deref(), column)),
+            Expr::Subquery(p) => subplans.push((p, true)),
+            Expr::Exists(p) => subplans.push((p, false)),
+            _ => {}
+        });
+        for (alias, column) in columns {
+            self.column(alias, column, clause, chain);
+        }
+        for (p, single) in subplans {
+            let cols = self.plan(p, chain, ctes);
+            if single && cols.len() != 1 {
+                self.out.invalid(format!(
+                    "A subquery used as a value or as the right side of IN must select exactly \
+                     one column; this one selects {}.",
+                    cols.len()
+                ));
+            }
+        }
+    }
+
+    fn column(&mut self, alias: Option<&str>, column: &str, clause: Clause, chain: &[&Level<'s>]) {
+        let Some(level) = chain.last() else { return };
+        match alias {
+            Some(a) => {
+                let Some(bound) = chain.iter().rev().find_map(|l| l.find(a)) else {
+                    self.out.column(format!(
+                        "{a}.{column}: no table in this plan has alias {a}. The aliases are: {}.",
+                        level.describe()
+                    ));
+                    return;
+                };
+                if column == "*" || bound.source.column(column).is_some() {
+                    return;
+                }
+                let names = bound.source.column_names();
+                let hint = closest(column, &names)
+                    .map(|n| format!(" Did you mean {a}.{n}?"))
+                    .unwrap_or_default();
+                self.out.column(format!(
+                    "{a}.{column}: {} (alias {a}) has no column {column}.{hint} Its columns: {}.",
+                    bound.source.label(),
+                    names.join(", ")
+                ));
+            }
+            None => {
+                if column == "*" {
+                    return;
+                }
+                let names_result = matches!(clause, Clause::OrderBy | Clause::Having)
+                    && level.plan.select_items.iter().any(|s| {
+                        s.alias
+                            .as_deref()
+                            .is_some_and(|n| n.eq_ignore_ascii_case(column))
+                    });
+                if names_result {
+                    return;
+                }
+                for l in chain.iter().rev() {
+                    let owners: Vec<&Bound> = l
+                        .tables
+                        .iter()
+                        .filter(|b| !matches!(b.source, Source::Unknown))
+                        .filter(|b| b.source.column(column).is_some())
+                        .collect();
+                    match owners.len() {
+                        0 => continue,
+                        1 => return,
+                        _ => {
+                            let who: Vec<String> = owners
+                                .iter()
+                                .map(|b| format!("{} ({})", b.alias, b.source.label()))
+                                .collect();
+                            self.out.column(format!(
+                                "Column {column} is ambiguous: {} all have it. Give its alias.",
+                                who.join(", ")
+                            ));
+                            return;
+                        }
+                    }
+                }
+                if level
+                    .tables
+                    .iter()
+                    .any(|b| matches!(b.source, Source::Unknown))
+                {
+                    return;
+                }
+                let all: Vec<&str> = level
+                    .tables
+                    .iter()
+                    .flat_map(|b| b.source.column_names())
+                    .collect();
+                let hint = closest(column, &all)
+                    .map(|n| format!(" Did you mean {n}?"))
+                    .unwrap_or_default();
+                self.out.column(format!(
+                    "Column {column} (in {}) is in none of this plan's tables: {}.{hint}",
+                    clause.field(),
+                    level.describe()
+                ));
+            }
+        }
+    }
+
+    fn category(&self, e: &Expr, chain: &[&Level<'s>]) -> Option<TypeCategory> {
+        match e {
+            Expr::Column { alias, column } => match alias {
+                Some(a) => chain
+                    .iter()
+                    .rev()
+                    .find_map(|l| l.find(a))
+                    .and_then(|b| b.source.column(column).flatten()),
+                None => chain.last().and_then(|l| {
+                    l.tables
+                        .iter()
+                        .find_map(|b| b.source.column(column).flatten())
+                }),
+            },
+            Expr::Literal(Literal::Integer(_) | Literal::Real(_)) => Some(TypeCategory::Number),
+            Expr::Literal(Literal::Text(_)) => Some(TypeCategory::Text),
+            Expr::Literal(Literal::Bool(_)) => Some(TypeCategory::Boolean),
+            Expr::Cast { to, .. } => Some(match to {
+                CastType::Integer | CastType::Real => TypeCategory::Number,
+                CastType::Text => TypeCategory::Text,
+                CastType::Date => TypeCategory::Temporal,
+            }),
+            Expr::Func(f) => match f.name.to_ascii_uppercase().as_str() {
+                "COUNT" | "SUM" | "AVG" | "ROUND" | "ABS" | "LENGTH" | "ROW_NUMBER" | "RANK"
+                | "DENSE_RANK" | "NTILE" | "DATE_PART" | "DATE_DIFF" | "YEAR" | "MONTH" | "DAY"
+                | "QUARTER" | "EXTRACT" => Some(TypeCategory::Number),
+                "DATE_TRUNC" | "DATE_ADD" | "CURRENT_DATE" => Some(TypeCategory::Temporal),
+                "MIN" | "MAX" | "FIRST_VALUE" | "LAST_VALUE" | "LAG" | "LEAD" => {
+                    f.args.first().and_then(|a| self.category(a, chain))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn outputs(&self, plan: &Plan, chain: &[&Level<'s>]) -> Vec<OutCol> {
+        let Some(level) = chain.last() else {
+            return vec![];
+        };
+        let mut cols = Vec::new();
+        for item in &plan.select_items {
+            match &item.expr {
+                Expr::Column { alias, column } if column == "*" => {
+                    let sources: Vec<&Source> = match alias {
+                        Some(a) => level.find(a).map(|b| &b.source).into_iter().collect(),
+                        None => level.tables.iter().map(|b| &b.source).collect(),
+                    };
+                    for s in sources {
+                        for name in s.column_names() {
+                            cols.push(OutCol {
+                                name: Some(name.to_string()),
+                                category: s.column(name).flatten(),
+                            });
+                        }
+                    }
+                }
+                e => cols.push(OutCol {
+                    name: item.alias.clone().or_else(|| match e {
+                        Expr::Column { column, .. } => Some(column.clone()),
+                        _ => None,
+                    }),
+                    category: self.category(e, chain),
+                }),
+            }
+        }
+        cols
+    }
+
+    fn joins(&mut self, plan: &Plan, level: &Level<'s>, outer: &[&Level<'s>]) {
+        let mut chain = outer.to_vec();
+        chain.push(level);
+        for j in &plan.joins {
+            let (Some(l), Some(r)) = (level.find(&j.left_alias), level.find(&j.right_alias)) else {
+                let missing: Vec<&str> = [&j.left_alias, &j.right_alias]
+                    .into_iter()
+                    .filter(|a| level.find(a).is_none())
+                    .map(String::as_str)
+                    .collect();
+                self.out.error(
+                    ErrorCode::JoinTableNotInPlan,
+                    format!(
+                        "A join names alias(es) {} that tables does not declare. Declared: {}.",
+                        missing.join(", "),
+                        level.describe()
+                    ),
+                );
+                continue;
+            };
+            if l.alias.eq_ignore_ascii_case(r.alias) {
+                self.out.invalid(format!(
+                    "A join joins alias {} to itself; join two different aliases.",
+                    l.alias
+                ));
+                continue;
+            }
+            let pairs: Vec<(&str, &str)> = conjuncts(&j.condition)
+                .into_iter()
+                .filter_map(|c| match c {
+                    Expr::Binary {
+                        op: crate::plan::BinaryOp::Eq,
+                        left,
+                        right,
+                    } => match (&**left, &**right) {
+                        (
+                            Expr::Column {
+                                alias: Some(a1),
+                                column: c1,
+                            },
+                            Expr::Column {
+                                alias: Some(a2),
+                                column: c2,
+                            },
+                        ) if c1 != "*" && c2 != "*" => {
+                            if a1.eq_ignore_ascii_case(l.alias) && a2.eq_ignore_ascii_case(r.alias)
+                            {
+                                Some((c1.as_str(), c2.as_str()))
+                            } else if a1.eq_ignore_ascii_case(r.alias)
+                                && a2.eq_ignore_ascii_case(l.alias)
+                            {
+                                Some((c2.as_str(), c1.as_str()))
+                            } else {
+                                None
+                            }
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .collect();
+            let known_fks = fk_hints(l, r);
+            if pairs.is_empty() {
+                self.out.invalid(format!(
+                    "The join of {} ({}) and {} ({}) needs an equality between a column of each \
+                     ({}). A join is an equality on a declared foreign key, or between columns \
+                     of the same kind; further conditions may be ANDed to it.",
+                    l.alias,
+                    l.source.label(),
+                    r.alias,
+                    r.source.label(),
+                    if known_fks.is_empty() {
+                        "no foreign key relates these two tables".to_string()
+                    } else {
+                        format!("declared: {}", known_fks.join("; "))
+                    }
+                ));
+                continue;
+            }
+            if pairs.iter().any(|(lc, rc)| fk_declared(l, lc, r, rc)) {
+                continue;
+            }
+            let mut mismatch = false;
+            for (lc, rc) in &pairs {
+                let lcat = l.source.column(lc).flatten();
+                let rcat = r.source.column(rc).flatten();
+                if let (Some(a), Some(b)) = (lcat, rcat) {
+                    if !compatible(a, b) {
+                        mismatch = true;
+                        self.out.error(
+                            ErrorCode::JoinKeyTypeMismatch,
+                            format!(
+                                "The join compares {}.{lc} ({}) with {}.{rc} ({}), which can \
+                                 never match. Join on columns of the same kind{}.",
+                                l.alias,
+                                category_word(a),
+                                r.alias,
+                                category_word(b),
+                                if known_fks.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(", such as the declared {}", known_fks.join("; "))
+                                }
+                            ),
+                        );
+                    }
+                }
+            }
+            if mismatch {
+                continue;
+            }
+            let (lc, rc) = pairs[0];
+            match self.joins {
+                JoinRule::FkOnly => self.out.invalid(format!(
+                    "The join {}.{lc} = {}.{rc} is not a declared foreign key, and the setting \
+                     joins = fk_only allows only those{}.",
+                    l.alias,
+                    r.alias,
+                    if known_fks.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", known_fks.join("; "))
+                    }
+                )),
+                JoinRule::Typed => self.out.warn(
+                    ErrorCode::UndeclaredJoin,
+                    format!(
+                        "The join {}.{lc} = {}.{rc} is not a declared foreign key; it was allowed \
+                         because both columns hold values of the same kind. Check that it \
+                         relates the rows you mean.",
+                        l.alias, r.alias
+                    ),
+                ),
+            }
+        }
+    }
+
+    fn grouping(&mut self, plan: &'s Plan, chain: &[&Level<'s>]) {
+        let roots: Vec<(Clause, &Expr)> = walk::clauses(plan)
+            .into_iter()
+            .filter(|(c, _)| matches!(c, Clause::Select | Clause::Having | Clause::OrderBy))
+            .collect();
+        let aggregated = roots.iter().any(|(_, e)| has_aggregate(e));
+        if plan.group_by.is_empty() && !aggregated {
+            return;
+        }
+        for (clause, e) in roots {
+            self.coherent(e, clause, plan, chain);
+        }
+    }
+
+    fn coherent(&mut self, e: &Expr, clause: Clause, plan: &Plan, chain: &[&Level<'s>]) {
+        if plan.group_by.contains(e) {
+            return;
+        }
+        match e {
+            Expr::Func(f) if f.over.is_none() && is_aggregate_name(&f.name) => {}
+            Expr::Literal(_) | Expr::Subquery(_) | Expr::Exists(_) => {}
+            Expr::Column { alias, column } => {
+                if self.grouped_column(alias.as_deref(), column, clause, plan, chain) {
+                    return;
+                }
+                let shown = match alias {
+                    Some(a) => format!("{a}.{column}"),
+                    None => column.clone(),
+                };
+                self.out.invalid(format!(
+                    "{shown} (in {}) is neither in group_by nor inside an aggregate. Add it to \
+                     group_by, or wrap it in an aggregate such as MIN or MAX.",
+                    clause.field()
+                ));
+            }
+            e => {
+                for c in walk::children(e) {
+                    self.coherent(c, clause, plan, chain);
+                }
+            }
+        }
+    }
+
+    /// A column is fine in a grouped plan when it belongs to an enclosing plan, names a
+    /// result column, or its table's whole primary key is grouped (so it has one value per
+    /// group, as standard SQL allows).
+    fn grouped_column(
+        &self,
+        alias: Option<&str>,
+        column: &str,
+        clause: Clause,
+        plan: &Plan,
+        chain: &[&Level<'s>],
+    ) -> bool {
+        let Some(level) = chain.last() else {
+            return true;
+        };
+        if column == "*" {
+            return false;
+        }
+        let bound = match alias {
+            Some(a) => match level.find(a) {
+                Some(b) => b,
+                // An enclosing plan's column is one value per row of this plan.
+                None => return true,
+            },
+            None => {
+                if matches!(clause, Clause::OrderBy | Clause::Having)
+                    && plan.select_items.iter().any(|s| {
+                        s.alias
+                            .as_deref()
+                            .is_some_and(|n| n.eq_ignore_ascii_case(column))
+                    })
+                {
+                    return true;
+                }
+                match level
+                    .tables
+                    .iter()
+                    .find(|b| b.source.column(column).is_some())
+                {
+                    Some(b) => b,
+                    None => return true,
+                }
+            }
+        };
+        let Source::Table(table) = bound.source else {
+            return matches!(bound.source, Source::Unknown);
+        };
+        let key = table.primary_key();
+        !key.is_empty()
+            && key.iter().all(|k| {
+                plan.group_by.iter().any(|g| match g {
+                    Expr::Column {
+                        alias: Some(a),
+                        column,
+                    } => a.eq_ignore_ascii_case(bound.alias) && column.eq_ignore_ascii_case(k),
+                    _ => false,
+                })
+            })
+    }
+}
+
+fn is_aggregate_name(name: &str) -> bool {
+    functions::lookup(name).is_some_and(|s| s.class == FuncClass::Aggregate)
+}
+
+fn has_aggregate(e: &Expr) -> bool {
+    let mut found = false;
+    walk::each_node(e, &mut |n| {
+        if let Expr::Func(f) = n {
+            found |= f.over.is_none() && is_aggregate_name(&f.name);
+        }
+    });
+    found
+}
+
+fn fk_declared(l: &Bound, lc: &str, r: &Bound, rc: &str) -> bool {
+    let (Source::Table(lt), Source::Table(rt)) = (&l.source, &r.source) else {
+        return false;
+    };
+    let declares = |from: &Table, fc: &str, to: &Table, tc: &str| {
+        from.foreign_keys.iter().any(|fk| {
+            fk.referenced_table.eq_ignore_ascii_case(&to.name)
+                && fk
+                    .columns
+                    .iter()
+                    .zip(&fk.referenced_columns)
+                    .any(|(a, b)| a.eq_ignore_ascii_case(fc) && b.eq_ignore_ascii_case(tc))
+        })
+    };
+    declares(lt, lc, rt, rc) || declares(rt, rc, lt, lc)
+}
+
+/// The declared foreign keys between two bound tables, written with the plan's aliases.
+fn fk_hints(l: &Bound, r: &Bound) -> Vec<String> {
+    let (Source::Table(lt), Source::Table(rt)) = (&l.source, &r.source) else {
+        return vec![];
+    };
+    let mut out = Vec::new();
+    for (from, fa, to, ta) in [(lt, l.alias, rt, r.alias), (rt, r.alias, lt, l.alias)] {
+        for fk in &from.foreign_keys {
+            if fk.referenced_table.eq_ignore_ascii_case(&to.name) {
+                for (a, b) in fk.columns.iter().zip(&fk.referenced_columns) {
+                    out.push(format!("{fa}.{a} = {ta}.{b}"));
+                }
+            }
+        }
+    }
+    out.dedup();
+    out
+}

@@ -1,0 +1,287 @@
+//! The checks that need no schema: plan shape, function names, operators, date calls.
+
+use super::walk::{each_expr, each_plan, Clause};
+use super::Findings;
+use crate::error::ErrorCode;
+use crate::lower::arity;
+use crate::plan::functions::{self, date_call, FuncClass};
+use crate::plan::{BinaryOp, Expr, Literal, Plan};
+
+/// No plan level without tables, unique aliases and CTE names, sane limits, no NUL bytes.
+pub fn shape(plan: &Plan, out: &mut Findings) {
+    each_plan(plan, &mut |p| {
+        if p.tables.is_empty() {
+            out.invalid("A plan (or sub-plan) has no tables: every plan reads at least one table.");
+        }
+        if p.select_items.is_empty() {
+            out.invalid("A plan (or sub-plan) has no select_items: select at least one value.");
+        }
+        for (i, t) in p.tables.iter().enumerate() {
+            if p.tables[..i]
+                .iter()
+                .any(|u| u.alias.eq_ignore_ascii_case(&t.alias))
+            {
+                out.invalid(format!(
+                    "Alias {} is declared twice; give every table in tables its own alias.",
+                    t.alias
+                ));
+            }
+            if t.alias.trim().is_empty() || t.name.trim().is_empty() {
+                out.invalid("Every table needs a name and a non-empty alias.");
+            }
+        }
+        for (i, c) in p.ctes.iter().enumerate() {
+            if p.ctes[..i]
+                .iter()
+                .any(|d| d.name.eq_ignore_ascii_case(&c.name))
+            {
+                out.invalid(format!("Two CTEs are named {}; name each once.", c.name));
+            }
+        }
+        if p.limit.is_some_and(|n| n < 0) {
+            out.invalid("limit must not be negative.");
+        }
+        if p.offset.is_some_and(|n| n < 0) {
+            out.invalid("offset must not be negative.");
+        }
+        if p.offset.is_some() && p.order_by.is_empty() {
+            out.invalid("offset needs an order_by: a page only means something in an order.");
+        }
+        for s in &p.set_operations {
+            let member = &s.plan;
+            if !member.order_by.is_empty()
+                || member.limit.is_some()
+                || member.offset.is_some()
+                || !member.ctes.is_empty()
+                || !member.set_operations.is_empty()
+            {
+                out.invalid(
+                    "A plan combined by a set operation takes no with, set_operations, order_by, \
+                     limit or offset of its own; put ordering and limits on the first plan.",
+                );
+            }
+            if member.select_items.len() != p.select_items.len() {
+                out.invalid(format!(
+                    "Every plan of a set operation must select the same number of columns: the \
+                     first selects {}, another selects {}.",
+                    p.select_items.len(),
+                    member.select_items.len()
+                ));
+            }
+        }
+    });
+    let mut nul = false;
+    each_plan(plan, &mut |p| {
+        let names = p
+            .tables
+            .iter()
+            .flat_map(|t| [&t.name, &t.alias])
+            .chain(p.select_items.iter().filter_map(|s| s.alias.as_ref()))
+            .chain(p.ctes.iter().map(|c| &c.name));
+        nul |= names.into_iter().any(|n| n.contains('\0'));
+    });
+    each_expr(plan, &mut |_, e| match e {
+        Expr::Literal(Literal::Text(t)) => nul |= t.contains('\0'),
+        Expr::Column { alias, column } => {
+            nul |= column.contains('\0') || alias.as_ref().is_some_and(|a| a.contains('\0'))
+        }
+        _ => {}
+    });
+    if nul {
+        out.invalid("A name or text in the plan contains a NUL character; remove it.");
+    }
+}
+
+/// `DISTINCT` as a function, and function names off the allow-list.
+pub fn functions(plan: &Plan, out: &mut Findings) {
+    let mut unknown: Vec<String> = Vec::new();
+    each_expr(plan, &mut |_, e| {
+        let Expr::Func(f) = e else { return };
+        if f.name.eq_ignore_ascii_case("DISTINCT") {
+            out.invalid(
+                "DISTINCT is not a function. For COUNT(DISTINCT x) set distinct: true on the \
+                 COUNT expression; for SELECT DISTINCT set the plan's distinct: true.",
+            );
+        } else if functions::lookup(&f.name).is_none() && !unknown.contains(&f.name) {
+            unknown.push(f.name.clone());
+        }
+    });
+    if !unknown.is_empty() {
+        let offered: Vec<&str> = functions::offered_names().collect();
+        let shown: Vec<String> = unknown.iter().map(|n| format!("{n:?}")).collect();
+        out.error(
+            ErrorCode::UnsupportedFunction,
+            format!(
+                "Unsupported function(s) {}. A function name is a plain identifier naming one \
+                 of: {}.",
+                shown.join(", "),
+                offered.join(", ")
+            ),
+        );
+    }
+}
+
+/// `NOT` used as a binary operator. Returns true when found: nothing else may walk such a
+/// plan as if its operators were renderable.
+pub fn operators(plan: &Plan, out: &mut Findings) -> bool {
+    let mut found = false;
+    each_expr(plan, &mut |_, e| {
+        if let Expr::Binary {
+            op: BinaryOp::Not, ..
+        } = e
+        {
+            found = true;
+        }
+    });
+    if found {
+        out.invalid(
+            "NOT is not a binary operator: write NOT as a unary expression ({kind: unary, op: \
+             NOT, expr: …}), or use !=, NOT LIKE, NOT IN, IS NOT.",
+        );
+    }
+    found
+}
+
+/// Date units and shapes, argument counts, `over` only where it means something, IN lists
+/// only right of IN.
+pub fn calls(plan: &Plan, out: &mut Findings) {
+    each_expr(plan, &mut |_, e| match e {
+        Expr::Func(f) => {
+            let Some(spec) = functions::lookup(&f.name) else {
+                return;
+            };
+            if let Some(Err(why)) = date_call(f) {
+                out.invalid(why);
+            } else if f.args.len() < spec.min_args || f.args.len() > spec.max_args {
+                out.invalid(format!(
+                    "{} takes {} argument(s), not {}.",
+                    spec.name,
+                    arity(spec.min_args, spec.max_args),
+                    f.args.len()
+                ));
+            }
+            match spec.class {
+                FuncClass::Window if f.over.is_none() => out.invalid(format!(
+                    "{} is a window function: give it an over clause (partition_by, order_by).",
+                    spec.name
+                )),
+                FuncClass::Aggregate | FuncClass::Window => {}
+                _ if f.over.is_some() => out.invalid(format!(
+                    "{} cannot take an over clause; only aggregates and window functions can.",
+                    spec.name
+                )),
+                _ => {}
+            }
+            if f.distinct && spec.class != FuncClass::Aggregate {
+                out.invalid(format!(
+                    "distinct: true only applies to aggregates, not to {}.",
+                    spec.name
+                ));
+            }
+            for a in &f.args {
+                if is_star(a) && spec.name != "COUNT" {
+                    out.invalid(format!("`*` is not an argument of {}.", spec.name));
+                }
+                if is_list(a) {
+                    out.invalid(list_message());
+                }
+            }
+        }
+        Expr::Binary { op, left, right } => {
+            let in_op = matches!(op, BinaryOp::In | BinaryOp::NotIn);
+            if in_op && !(is_list(right) || matches!(**right, Expr::Subquery(_))) {
+                out.invalid(
+                    "The right side of IN must be a TUPLE or LIST function holding the values, \
+                     or a subquery.",
+                );
+            }
+            if is_list(left) || (!in_op && is_list(right)) {
+                out.invalid(list_message());
+            }
+            if is_star(left) || is_star(right) {
+                out.invalid("`*` can only be selected or counted.");
+            }
+        }
+        _ => {}
+    });
+    each_plan(plan, &mut |p| {
+        let stars = p
+            .group_by
+            .iter()
+            .chain(p.order_by.iter().map(|o| &o.expr))
+            .chain(p.filter.iter())
+            .chain(p.having.iter());
+        if stars.into_iter().any(is_star) {
+            out.invalid("`*` can only be selected or counted.");
+        }
+    });
+}
+
+fn list_message() -> &'static str {
+    "TUPLE and LIST hold the values of an IN list; use them only as the right side of IN."
+}
+
+fn is_star(e: &Expr) -> bool {
+    matches!(e, Expr::Column { column, .. } if column == "*")
+}
+
+fn is_list(e: &Expr) -> bool {
+    matches!(e, Expr::Func(f) if functions::lookup(&f.name).is_some_and(|s| s.class == FuncClass::List))
+}
+
+/// Aggregates and windows where SQL allows them.
+pub fn placement(plan: &Plan, out: &mut Findings) {
+    each_plan(plan, &mut |p| {
+        for (clause, root) in super::walk::clauses(p) {
+            place(root, clause, false, out);
+        }
+    });
+}
+
+fn place(e: &Expr, clause: Clause, in_aggregate: bool, out: &mut Findings) {
+    let children = |e: &Expr, in_agg: bool, out: &mut Findings| {
+        for c in super::walk::children(e) {
+            place(c, clause, in_agg, out);
+        }
+    };
+    if let Expr::Func(f) = e {
+        if let Some(spec) = functions::lookup(&f.name) {
+            let window = f.over.is_some();
+            let aggregate = spec.class == FuncClass::Aggregate && !window;
+            if window && !matches!(clause, Clause::Select | Clause::OrderBy) {
+                out.invalid(format!(
+                    "The window function {} is in {}; window functions may only appear in \
+                     select_items and order_by. Compute it in a CTE and filter that.",
+                    spec.name,
+                    clause.field()
+                ));
+            }
+            if window && in_aggregate {
+                out.invalid(format!(
+                    "The window function {} is inside an aggregate; compute it in a CTE first.",
+                    spec.name
+                ));
+            }
+            if aggregate {
+                if matches!(clause, Clause::Where | Clause::Join | Clause::GroupBy) {
+                    out.invalid(format!(
+                        "The aggregate {} is in {}; aggregates belong in select_items, having \
+                         and order_by. Filter groups with having.",
+                        spec.name,
+                        clause.field()
+                    ));
+                }
+                if in_aggregate {
+                    out.invalid(format!(
+                        "The aggregate {} is inside another aggregate; aggregate once, or \
+                         aggregate a CTE's results.",
+                        spec.name
+                    ));
+                }
+                children(e, true, out);
+                return;
+            }
+        }
+    }
+    children(e, in_aggregate, out);
+}

@@ -1,0 +1,145 @@
+//! Traversals over a plan: its nested plans, its clauses, the nodes of an expression.
+
+use crate::plan::{Expr, Plan};
+
+/// Where in a plan an expression sits; decides what it may contain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clause {
+    /// A select item.
+    Select,
+    /// A join condition.
+    Join,
+    /// The row filter.
+    Where,
+    /// A GROUP BY term.
+    GroupBy,
+    /// The group filter.
+    Having,
+    /// An ORDER BY term.
+    OrderBy,
+}
+
+impl Clause {
+    /// The plan field, for messages.
+    pub fn field(self) -> &'static str {
+        match self {
+            Clause::Select => "select_items",
+            Clause::Join => "joins",
+            Clause::Where => "where",
+            Clause::GroupBy => "group_by",
+            Clause::Having => "having",
+            Clause::OrderBy => "order_by",
+        }
+    }
+}
+
+/// The plan's own top-level expressions, clause by clause (not those of nested plans).
+pub fn clauses(plan: &Plan) -> Vec<(Clause, &Expr)> {
+    let mut out = Vec::new();
+    out.extend(plan.select_items.iter().map(|s| (Clause::Select, &s.expr)));
+    out.extend(plan.joins.iter().map(|j| (Clause::Join, &j.condition)));
+    out.extend(plan.filter.iter().map(|e| (Clause::Where, e)));
+    out.extend(plan.group_by.iter().map(|e| (Clause::GroupBy, e)));
+    out.extend(plan.having.iter().map(|e| (Clause::Having, e)));
+    out.extend(plan.order_by.iter().map(|o| (Clause::OrderBy, &o.expr)));
+    out
+}
+
+/// Calls `f` on `e` and every expression inside it, parents first. Does not enter nested
+/// plans (subqueries), but does enter window specifications.
+pub fn each_node<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
+    f(e);
+    match e {
+        Expr::Literal(_) | Expr::Column { .. } | Expr::Subquery(_) | Expr::Exists(_) => {}
+        Expr::Func(call) => {
+            for a in &call.args {
+                each_node(a, f);
+            }
+            if let Some(w) = &call.over {
+                for p in &w.partition_by {
+                    each_node(p, f);
+                }
+                for o in &w.order_by {
+                    each_node(&o.expr, f);
+                }
+            }
+        }
+        Expr::Binary { left, right, .. } => {
+            each_node(left, f);
+            each_node(right, f);
+        }
+        Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => each_node(expr, f),
+        Expr::Case { whens, else_expr } => {
+            for w in whens {
+                each_node(&w.condition, f);
+                each_node(&w.result, f);
+            }
+            if let Some(e) = else_expr {
+                each_node(e, f);
+            }
+        }
+        Expr::Between {
+            expr, low, high, ..
+        } => {
+            each_node(expr, f);
+            each_node(low, f);
+            each_node(high, f);
+        }
+    }
+}
+
+/// Calls `f` on `plan` and every plan nested in it (CTEs, set operations, subqueries),
+/// parents first.
+pub fn each_plan<'a>(plan: &'a Plan, f: &mut dyn FnMut(&'a Plan)) {
+    f(plan);
+    for c in &plan.ctes {
+        each_plan(&c.plan, f);
+    }
+    for s in &plan.set_operations {
+        each_plan(&s.plan, f);
+    }
+    for (_, root) in clauses(plan) {
+        each_node(root, &mut |e| {
+            if let Expr::Subquery(p) | Expr::Exists(p) = e {
+                each_plan(p, f);
+            }
+        });
+    }
+}
+
+/// Calls `f` on every expression node of every plan in `plan`, with its clause.
+pub fn each_expr<'a>(plan: &'a Plan, f: &mut dyn FnMut(Clause, &'a Expr)) {
+    each_plan(plan, &mut |p| {
+        for (clause, root) in clauses(p) {
+            each_node(root, &mut |e| f(clause, e));
+        }
+    });
+}
+
+/// The expressions directly inside `e` (window terms included, nested plans not).
+pub fn children(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::Literal(_) | Expr::Column { .. } | Expr::Subquery(_) | Expr::Exists(_) => vec![],
+        Expr::Func(call) => {
+            let mut out: Vec<&Expr> = call.args.iter().collect();
+            if let Some(w) = &call.over {
+                out.extend(w.partition_by.iter());
+                out.extend(w.order_by.iter().map(|o| &o.expr));
+            }
+            out
+        }
+        Expr::Binary { left, right, .. } => vec![left, right],
+        Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => vec![expr],
+        Expr::Case { whens, else_expr } => {
+            let mut out: Vec<&Expr> = whens
+                .iter()
+                .flat_map(|w| [&w.condition, &w.result])
+                .collect();
+            out.extend(else_expr.as_deref());
+            out
+        }
+        Expr::Between {
+            expr, low, high, ..
+        } => vec![expr, low, high],
+    }
+}
