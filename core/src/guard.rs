@@ -28,8 +28,15 @@ const MAX_TOKENS: usize = 100_000;
 /// that parses but is not a single read-only query is [`DatasourceErrorKind::Refused`], and so
 /// is a query too large to analyse safely.
 pub fn check_read_only(sql: &str) -> Result<(), DatasourceError> {
-    let dialect = SQLiteDialect {};
-    let tokens = Tokenizer::new(&dialect, sql).tokenize().map_err(|e| {
+    parse_read_only(sql, &SQLiteDialect {}).map(|_| ())
+}
+
+/// [`check_read_only`] in any sqlparser dialect, returning the query it parsed.
+pub fn parse_read_only(
+    sql: &str,
+    dialect: &dyn sqlparser::dialect::Dialect,
+) -> Result<Query, DatasourceError> {
+    let tokens = Tokenizer::new(dialect, sql).tokenize().map_err(|e| {
         DatasourceError::new(
             DatasourceErrorKind::InvalidQuery,
             format!("the query does not parse: {e}"),
@@ -45,7 +52,7 @@ pub fn check_read_only(sql: &str) -> Result<(), DatasourceError> {
              at most {MAX_OPERATOR_CHAIN} operators)"
         )));
     }
-    let statements = Parser::new(&dialect)
+    let statements = Parser::new(dialect)
         .with_tokens(tokens)
         .parse_statements()
         .map_err(|e| match &scan.writing_keyword {
@@ -71,9 +78,12 @@ pub fn check_read_only(sql: &str) -> Result<(), DatasourceError> {
             statement_keyword(statement)
         )));
     }
-    match statement.visit(&mut ReadOnlyVisitor { statements: 0 }) {
-        ControlFlow::Continue(()) => Ok(()),
-        ControlFlow::Break(reason) => Err(refused(reason)),
+    if let ControlFlow::Break(reason) = statement.visit(&mut ReadOnlyVisitor { statements: 0 }) {
+        return Err(refused(reason));
+    }
+    match statements.into_iter().next() {
+        Some(Statement::Query(query)) => Ok(*query),
+        _ => Err(refused("only read-only queries may run")),
     }
 }
 

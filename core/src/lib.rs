@@ -9,6 +9,7 @@ pub mod datasource;
 pub mod demo;
 pub mod error;
 pub mod guard;
+pub mod import;
 pub mod lower;
 pub mod plan;
 pub mod policy;

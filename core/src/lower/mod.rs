@@ -90,6 +90,25 @@ pub fn to_sql(
     lower(plan, schema, dialect, options).map(|q| q.to_string())
 }
 
+/// The sqlparser dialect that reads a dialect's SQL.
+pub fn sql_dialect(dialect: Dialect) -> &'static dyn sqlparser::dialect::Dialect {
+    use sqlparser::dialect::{
+        DuckDbDialect, MsSqlDialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect,
+    };
+    static SQLITE: SQLiteDialect = SQLiteDialect {};
+    static POSTGRES: PostgreSqlDialect = PostgreSqlDialect {};
+    static MYSQL: MySqlDialect = MySqlDialect {};
+    static DUCKDB: DuckDbDialect = DuckDbDialect {};
+    static MSSQL: MsSqlDialect = MsSqlDialect {};
+    match dialect {
+        Dialect::Sqlite => &SQLITE,
+        Dialect::Postgres => &POSTGRES,
+        Dialect::MySql => &MYSQL,
+        Dialect::DuckDb => &DUCKDB,
+        Dialect::SqlServer => &MSSQL,
+    }
+}
+
 pub(crate) struct Lowerer<'a> {
     dialect: Dialect,
     schema: &'a SchemaSnapshot,
@@ -136,7 +155,10 @@ impl Lowerer<'_> {
             let mut cte_tables = Vec::with_capacity(plan.ctes.len());
             for c in &plan.ctes {
                 cte_tables.push(ast::Cte {
-                    alias: table_alias(ident(&c.name, d)),
+                    alias: TableAlias {
+                        explicit: false,
+                        ..table_alias(ident(&c.name, d))
+                    },
                     query: Box::new(self.query(&c.plan, false)?),
                     from: None,
                     materialized: None,
