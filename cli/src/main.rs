@@ -1,5 +1,7 @@
 //! `nl2sql`: the native command line.
 
+mod query;
+
 use nl2sql_cli::SqliteFile;
 use nl2sql_core::demo::{demo_database, DEMO_DATABASES};
 use nl2sql_core::{Datasource, SchemaSnapshot};
@@ -7,16 +9,32 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const USAGE: &str = "\
-usage: nl2sql schema [--datasource ID | --file PATH] [--data DIR] [--json]
+usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON)
+       nl2sql sql    [OPTIONS] \"SELECT …\"  import SQL as a plan, then the same
+       nl2sql schema [--datasource ID | --file PATH] [--data DIR] [--json]
+
+  plan, sql options
+    --datasource ID     chinook (default), support or webanalytics
+    --role R            the caller's role (default: the policy's default role, admin)
+    --json              one JSON object: status, sql, plan, checks, errors, warnings,
+                        columns, rows, row_count
+    --data DIR          the folder holding the demo databases (default: data)
+    --dialect D         render for sqlite, postgres, mysql, duckdb or sqlserver; other
+                        dialects than the datasource's are rendered, not run
+    --today YYYY-MM-DD  the day CURRENT_DATE means
+    --joins typed|fk_only  whether joins need a declared foreign key (default typed)
+    --row-cap N         the most rows a result may have (default 100000)
+    --lenient-columns   unknown columns are warnings, not errors
 
   schema   print a datasource's tables, columns, keys and statistics
-           --datasource  a demo database: chinook (default), support or webanalytics
-           --file        any SQLite file instead, opened read-only (its id is the file stem)
-           --data        the folder holding the demo databases (default: data)
-           --json        one JSON object instead of text";
+    --datasource        a demo database: chinook (default), support or webanalytics
+    --file              any SQLite file instead, opened read-only (its id is the file stem)
+
+  The exit code is 0 when the command ran, even if the plan was refused; 2 for a wrong
+  command line; 1 when a database cannot be opened.";
 
 /// Why a command did not complete.
-enum Failure {
+pub(crate) enum Failure {
     /// The command line is wrong: exit 2 with the usage text.
     Usage(String),
     /// The command was right but could not be carried out (e.g. an unreadable file): exit 1.
@@ -48,6 +66,8 @@ fn run(args: &[String]) -> Result<(), Failure> {
     let (command, rest) = args.split_first().ok_or("no command given")?;
     match command.as_str() {
         "schema" => schema(rest),
+        "plan" => query::run(rest, query::Input::PlanFile),
+        "sql" => query::run(rest, query::Input::Sql),
         "--help" | "-h" | "help" => {
             println!("{USAGE}");
             Ok(())
@@ -99,7 +119,7 @@ fn schema(args: &[String]) -> Result<(), Failure> {
 }
 
 /// The id and file of a demo database under `data`.
-fn demo_path(id: &str, data: &Path) -> Result<(String, PathBuf), Failure> {
+pub(crate) fn demo_path(id: &str, data: &Path) -> Result<(String, PathBuf), Failure> {
     let demo = demo_database(id).ok_or_else(|| {
         let ids: Vec<&str> = DEMO_DATABASES.iter().map(|d| d.id).collect();
         Failure::Usage(format!(

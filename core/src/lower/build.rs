@@ -12,14 +12,233 @@ use sqlparser::ast::{
     FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident, ObjectName, ObjectNamePart,
     Value, ValueWithSpan,
 };
-use sqlparser::keywords::ALL_KEYWORDS;
 use sqlparser::tokenizer::Span;
 
-/// A name as the dialect needs it written: bare when it is a plain identifier that is not a
-/// keyword (and, on PostgreSQL, all lower case, since unquoted names fold), else quoted.
+/// Words reserved in at least one of the dialects we render (SQL's own, plus MySQL's and
+/// T-SQL's extras such as the window function names): a name spelled like one is quoted.
+/// Sorted, for binary search.
+const RESERVED: &[&str] = &[
+    "ADD",
+    "ALL",
+    "ALTER",
+    "ANALYZE",
+    "AND",
+    "ANY",
+    "ARRAY",
+    "AS",
+    "ASC",
+    "ASYMMETRIC",
+    "AUTHORIZATION",
+    "BACKUP",
+    "BEGIN",
+    "BETWEEN",
+    "BINARY",
+    "BOTH",
+    "BREAK",
+    "BROWSE",
+    "BULK",
+    "BY",
+    "CALL",
+    "CASCADE",
+    "CASE",
+    "CAST",
+    "CHECK",
+    "CHECKPOINT",
+    "CLOSE",
+    "CLUSTERED",
+    "COLLATE",
+    "COLUMN",
+    "COMMIT",
+    "COMPUTE",
+    "CONSTRAINT",
+    "CONTAINS",
+    "CONTINUE",
+    "CONVERT",
+    "CREATE",
+    "CROSS",
+    "CUBE",
+    "CUME_DIST",
+    "CURRENT",
+    "CURRENT_DATE",
+    "CURRENT_TIME",
+    "CURRENT_TIMESTAMP",
+    "CURRENT_USER",
+    "CURSOR",
+    "DATABASE",
+    "DATABASES",
+    "DEALLOCATE",
+    "DECLARE",
+    "DEFAULT",
+    "DEFERRABLE",
+    "DELETE",
+    "DENSE_RANK",
+    "DENY",
+    "DESC",
+    "DESCRIBE",
+    "DISTINCT",
+    "DISTINCTROW",
+    "DIV",
+    "DO",
+    "DROP",
+    "DUAL",
+    "ELSE",
+    "EMPTY",
+    "END",
+    "ESCAPE",
+    "EXCEPT",
+    "EXEC",
+    "EXECUTE",
+    "EXISTS",
+    "EXIT",
+    "EXPLAIN",
+    "FALSE",
+    "FETCH",
+    "FILE",
+    "FIRST_VALUE",
+    "FOR",
+    "FOREIGN",
+    "FREETEXT",
+    "FROM",
+    "FULL",
+    "FUNCTION",
+    "GLOB",
+    "GOTO",
+    "GRANT",
+    "GROUP",
+    "GROUPING",
+    "GROUPS",
+    "HAVING",
+    "IDENTITY",
+    "IF",
+    "ILIKE",
+    "IN",
+    "INDEX",
+    "INITIALLY",
+    "INNER",
+    "INSERT",
+    "INTERSECT",
+    "INTERVAL",
+    "INTO",
+    "IS",
+    "ISNULL",
+    "JOIN",
+    "KEY",
+    "KEYS",
+    "KILL",
+    "LAG",
+    "LAST_VALUE",
+    "LATERAL",
+    "LEAD",
+    "LEADING",
+    "LEFT",
+    "LIKE",
+    "LIMIT",
+    "LOAD",
+    "LOCALTIME",
+    "LOCALTIMESTAMP",
+    "LOCK",
+    "MATCH",
+    "MERGE",
+    "MOD",
+    "NATURAL",
+    "NOCHECK",
+    "NONCLUSTERED",
+    "NOT",
+    "NOTNULL",
+    "NTILE",
+    "NULL",
+    "OF",
+    "OFFSET",
+    "ON",
+    "ONLY",
+    "OPEN",
+    "OPTION",
+    "OR",
+    "ORDER",
+    "OUTER",
+    "OVER",
+    "OVERLAPS",
+    "PARTITION",
+    "PERCENT",
+    "PERCENT_RANK",
+    "PIVOT",
+    "PLACING",
+    "PLAN",
+    "PRAGMA",
+    "PRIMARY",
+    "PRINT",
+    "PROCEDURE",
+    "PUBLIC",
+    "RAISE",
+    "RANGE",
+    "RANK",
+    "READ",
+    "RECURSIVE",
+    "REFERENCES",
+    "REGEXP",
+    "RENAME",
+    "REPLACE",
+    "RESTRICT",
+    "RETURN",
+    "RETURNING",
+    "REVOKE",
+    "RIGHT",
+    "RLIKE",
+    "ROLLBACK",
+    "ROLLUP",
+    "ROW",
+    "ROWS",
+    "ROW_NUMBER",
+    "RULE",
+    "SAVE",
+    "SCHEMA",
+    "SELECT",
+    "SESSION_USER",
+    "SET",
+    "SHOW",
+    "SIMILAR",
+    "SOME",
+    "SYMMETRIC",
+    "SYSTEM_USER",
+    "TABLE",
+    "TABLESAMPLE",
+    "THEN",
+    "TO",
+    "TOP",
+    "TRAILING",
+    "TRAN",
+    "TRANSACTION",
+    "TRIGGER",
+    "TRUE",
+    "TRUNCATE",
+    "UNION",
+    "UNIQUE",
+    "UNPIVOT",
+    "UPDATE",
+    "USE",
+    "USER",
+    "USING",
+    "VACUUM",
+    "VALUES",
+    "VARIADIC",
+    "VERBOSE",
+    "VIEW",
+    "WAITFOR",
+    "WHEN",
+    "WHERE",
+    "WHILE",
+    "WINDOW",
+    "WITH",
+    "WRITE",
+    "XOR",
+];
+
+/// A name as the dialect needs it written: bare when it is a plain identifier that no
+/// dialect reserves (and, on PostgreSQL, all lower case, since unquoted names fold), else
+/// quoted.
 pub fn ident(name: &str, dialect: Dialect) -> Ident {
     let plain = crate::plan::functions::is_plain_identifier(name)
-        && ALL_KEYWORDS
+        && RESERVED
             .binary_search(&name.to_ascii_uppercase().as_str())
             .is_err()
         && !(dialect == Dialect::Postgres && name.chars().any(|c| c.is_ascii_uppercase()));
@@ -192,4 +411,36 @@ pub fn bare_call(name: &str) -> SqlExpr {
         null_treatment: None,
         over: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reserved_words_are_sorted_for_binary_search() {
+        assert!(RESERVED.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn names_are_quoted_only_when_they_must_be() {
+        let shown = |n: &str, d| ident(n, d).to_string();
+        assert_eq!(shown("Name", Dialect::Sqlite), "Name");
+        assert_eq!(shown("order", Dialect::Sqlite), r#""order""#);
+        assert_eq!(shown("Total Spend", Dialect::MySql), "`Total Spend`");
+        assert_eq!(shown("Name", Dialect::Postgres), r#""Name""#);
+        assert_eq!(shown("name", Dialect::Postgres), "name");
+        assert_eq!(shown(r#"a"b"#, Dialect::Sqlite), r#""a""b""#);
+        assert_eq!(shown(r#"a\"b"#, Dialect::Sqlite), r#""a\""b""#);
+        assert_eq!(shown("a`b", Dialect::MySql), "`a``b`");
+    }
+
+    #[test]
+    fn text_is_escaped_whatever_it_holds() {
+        let shown = |t: &str, d| text(t, d).to_string();
+        assert_eq!(shown("it's", Dialect::Sqlite), "'it''s'");
+        assert_eq!(shown("a''b", Dialect::Sqlite), "'a''''b'");
+        assert_eq!(shown(r"x\'", Dialect::Sqlite), r"'x\'''");
+        assert_eq!(shown(r"x\'", Dialect::MySql), r"'x\\'''");
+    }
 }

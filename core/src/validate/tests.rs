@@ -1,1 +1,621 @@
+use super::*;
+use crate::datasource::Dialect;
+use crate::lower::lower;
+use crate::policy::Policies;
+use crate::schema::{Column, ColumnStats, ForeignKey, Table, TypeCategory};
+use serde_json::json;
 
+fn column(name: &str, declared: &str, category: TypeCategory, pk: Option<u32>) -> Column {
+    Column {
+        name: name.into(),
+        declared_type: declared.into(),
+        category,
+        nullable: pk.is_none(),
+        primary_key_position: pk,
+        stats: ColumnStats::default(),
+    }
+}
+
+fn fk(columns: &str, table: &str, referenced: &str) -> ForeignKey {
+    ForeignKey {
+        columns: vec![columns.into()],
+        referenced_table: table.into(),
+        referenced_columns: vec![referenced.into()],
+    }
+}
+
+fn table(name: &str, columns: Vec<Column>, foreign_keys: Vec<ForeignKey>) -> Table {
+    Table {
+        name: name.into(),
+        columns,
+        foreign_keys,
+        row_count: 10,
+    }
+}
+
+/// A slice of Chinook: enough tables, keys and types for every rule.
+fn schema() -> SchemaSnapshot {
+    use TypeCategory::{Number, Temporal, Text};
+    SchemaSnapshot::new(
+        "chinook",
+        Dialect::Sqlite,
+        vec![
+            table(
+                "Artist",
+                vec![
+                    column("ArtistId", "INTEGER", Number, Some(1)),
+                    column("Name", "NVARCHAR(120)", Text, None),
+                ],
+                vec![],
+            ),
+            table(
+                "Album",
+                vec![
+                    column("AlbumId", "INTEGER", Number, Some(1)),
+                    column("Title", "NVARCHAR(160)", Text, None),
+                    column("ArtistId", "INTEGER", Number, None),
+                ],
+                vec![fk("ArtistId", "Artist", "ArtistId")],
+            ),
+            table(
+                "Track",
+                vec![
+                    column("TrackId", "INTEGER", Number, Some(1)),
+                    column("Name", "NVARCHAR(200)", Text, None),
+                    column("AlbumId", "INTEGER", Number, None),
+                    column("Milliseconds", "INTEGER", Number, None),
+                ],
+                vec![fk("AlbumId", "Album", "AlbumId")],
+            ),
+            table(
+                "Employee",
+                vec![
+                    column("EmployeeId", "INTEGER", Number, Some(1)),
+                    column("LastName", "NVARCHAR(20)", Text, None),
+                    column("ReportsTo", "INTEGER", Number, None),
+                    column("HireDate", "DATETIME", Temporal, None),
+                    column("City", "NVARCHAR(40)", Text, None),
+                ],
+                vec![fk("ReportsTo", "Employee", "EmployeeId")],
+            ),
+            table(
+                "Customer",
+                vec![
+                    column("CustomerId", "INTEGER", Number, Some(1)),
+                    column("FirstName", "NVARCHAR(40)", Text, None),
+                    column("City", "NVARCHAR(40)", Text, None),
+                    column("SupportRepId", "INTEGER", Number, None),
+                ],
+                vec![fk("SupportRepId", "Employee", "EmployeeId")],
+            ),
+        ],
+    )
+}
+
+fn plan(v: serde_json::Value) -> Plan {
+    serde_json::from_value(v).expect("test plans are well-formed")
+}
+
+fn c(alias: &str, column: &str) -> serde_json::Value {
+    json!({"kind": "column", "alias": alias, "column_name": column})
+}
+
+fn lit(v: serde_json::Value) -> serde_json::Value {
+    json!({"kind": "literal", "value": v})
+}
+
+fn bin(op: &str, l: serde_json::Value, r: serde_json::Value) -> serde_json::Value {
+    json!({"kind": "binary", "op": op, "left": l, "right": r})
+}
+
+fn func(name: &str, args: Vec<serde_json::Value>) -> serde_json::Value {
+    json!({"kind": "func", "func_name": name, "args": args})
+}
+
+fn run_as(p: &Plan, role: &str, settings: &ValidatorSettings) -> Validation {
+    let policies = Policies::demo();
+    let scope = policies.scope(&[role.to_string()]);
+    validate(Some(p), &schema(), &scope, settings)
+}
+
+fn run(p: &Plan) -> Validation {
+    run_as(p, "admin", &ValidatorSettings::default())
+}
+
+fn codes(v: &Validation) -> Vec<ErrorCode> {
+    v.errors.iter().map(|e| e.error_code).collect()
+}
+
+fn messages(v: &Validation) -> String {
+    v.errors
+        .iter()
+        .map(|e| e.message.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn tracks_of_albums() -> serde_json::Value {
+    json!({
+        "tables": [{"name": "Track", "alias": "t"}, {"name": "Album", "alias": "a"}],
+        "joins": [{"left_alias": "t", "right_alias": "a",
+                   "condition": bin("=", c("t", "AlbumId"), c("a", "AlbumId"))}],
+        "select_items": [{"expr": c("a", "Title")}, {"expr": c("t", "Name")}]
+    })
+}
+
+#[test]
+fn a_good_plan_passes_all_three_checks_in_order() {
+    let v = run(&plan(tracks_of_albums()));
+    assert!(v.passed(), "{}", messages(&v));
+    let names: Vec<&str> = v.checks.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["plan_present", "structure_and_schema", "policy"]);
+    assert!(v.checks.iter().all(|c| c.passed && c.message.is_empty()));
+    assert!(v.warnings.is_empty());
+}
+
+#[test]
+fn no_plan_is_missing_plan_and_the_only_check() {
+    let policies = Policies::demo();
+    let v = validate(
+        None,
+        &schema(),
+        &policies.scope(&[]),
+        &ValidatorSettings::default(),
+    );
+    assert_eq!(codes(&v), [ErrorCode::MissingPlan]);
+    assert_eq!(v.errors[0].severity, Severity::Critical);
+    assert_eq!(v.checks.len(), 1);
+    assert_eq!(v.checks[0].name, "plan_present");
+    assert!(!v.checks[0].passed);
+}
+
+#[test]
+fn the_policy_always_runs_and_its_errors_come_first() {
+    // Broken (unknown column) and forbidden (Employee) at once.
+    let p = plan(json!({
+        "tables": [{"name": "Employee", "alias": "e"}],
+        "select_items": [{"expr": c("e", "Salary")}]
+    }));
+    let v = run_as(&p, "analyst", &ValidatorSettings::default());
+    assert_eq!(
+        codes(&v),
+        [ErrorCode::SecurityViolation, ErrorCode::ColumnNotFound]
+    );
+    assert_eq!(v.errors[0].severity, Severity::Critical);
+    assert!(!v.errors[0].is_retryable());
+    // The demo policy names what it refused; the details are there either way.
+    assert_eq!(
+        v.errors[0].message,
+        "Role analyst may not read chinook.Employee."
+    );
+    let details = v.errors[0].details.as_ref().expect("details for the trace");
+    assert_eq!(details["table"], "Employee");
+    assert_eq!(details["rule"], "role analyst denies chinook.employee");
+    let policy = &v.checks[2];
+    assert!(!policy.passed);
+    assert_eq!(policy.message, v.errors[0].message);
+}
+
+#[test]
+fn refusals_name_nothing_unless_the_policy_says_so() {
+    let policies = Policies {
+        refusal_names_tables: false,
+        ..Policies::demo()
+    };
+    let p = plan(json!({
+        "tables": [{"name": "Customer", "alias": "c"}],
+        "select_items": [{"expr": c("c", "FirstName")}]
+    }));
+    for roles in [vec!["viewer".to_string()], vec!["nobody".to_string()]] {
+        let v = validate(
+            Some(&p),
+            &schema(),
+            &policies.scope(&roles),
+            &ValidatorSettings::default(),
+        );
+        assert_eq!(codes(&v), [ErrorCode::SecurityViolation], "{roles:?}");
+        assert_eq!(v.errors[0].message, REFUSAL_MESSAGE);
+    }
+}
+
+#[test]
+fn a_table_in_a_subquery_or_cte_is_checked_by_the_policy_too() {
+    let p = plan(json!({
+        "with": [{"name": "staff", "plan": {
+            "tables": [{"name": "Employee", "alias": "e"}],
+            "select_items": [{"expr": c("e", "EmployeeId")}]}}],
+        "tables": [{"name": "staff", "alias": "s"}],
+        "select_items": [{"expr": c("s", "EmployeeId")}]
+    }));
+    let v = run_as(&p, "analyst", &ValidatorSettings::default());
+    assert_eq!(codes(&v), [ErrorCode::SecurityViolation]);
+    assert!(run(&p).passed(), "{}", messages(&run(&p)));
+}
+
+#[test]
+fn structure_errors_have_their_codes() {
+    let cases: Vec<(serde_json::Value, ErrorCode, &str)> = vec![
+        (
+            json!({"tables": [], "select_items": [{"expr": lit(json!(1))}]}),
+            ErrorCode::InvalidPlanStructure,
+            "no tables",
+        ),
+        (
+            json!({"tables": [{"name": "Track", "alias": "t"}, {"name": "Album", "alias": "t"}],
+                   "select_items": [{"expr": c("t", "Name")}]}),
+            ErrorCode::InvalidPlanStructure,
+            "declared twice",
+        ),
+        (
+            json!({"tables": [{"name": "Track", "alias": "t"}],
+                   "select_items": [{"expr": func("DISTINCT", vec![c("t", "Name")])}]}),
+            ErrorCode::InvalidPlanStructure,
+            "DISTINCT is not a function",
+        ),
+        (
+            json!({"tables": [{"name": "Trak", "alias": "t"}],
+                   "select_items": [{"expr": c("t", "Name")}]}),
+            ErrorCode::TableNotFound,
+            "Did you mean Track?",
+        ),
+        (
+            json!({"tables": [{"name": "Track", "alias": "t"}],
+                   "select_items": [{"expr": c("t", "Nmae")}]}),
+            ErrorCode::ColumnNotFound,
+            "Did you mean t.Name?",
+        ),
+        (
+            json!({"tables": [{"name": "Track", "alias": "t"}],
+                   "select_items": [{"expr": c("x", "Name")}]}),
+            ErrorCode::ColumnNotFound,
+            "no table in this plan has alias x",
+        ),
+        (
+            json!({"tables": [{"name": "Track", "alias": "t"}, {"name": "Album", "alias": "a"}],
+                   "joins": [{"left_alias": "t", "right_alias": "a",
+                              "condition": bin("=", c("t", "AlbumId"), c("a", "AlbumId"))}],
+                   "select_items": [{"expr": {"kind": "column", "column_name": "AlbumId"}}]}),
+            ErrorCode::ColumnNotFound,
+            "ambiguous",
+        ),
+        (
+            json!({"tables": [{"name": "Track", "alias": "t"}],
+                   "joins": [{"left_alias": "t", "right_alias": "z",
+                              "condition": bin("=", c("t", "AlbumId"), c("z", "AlbumId"))}],
+                   "select_items": [{"expr": c("t", "Name")}]}),
+            ErrorCode::JoinTableNotInPlan,
+            "z",
+        ),
+        (
+            json!({"tables": [{"name": "Track", "alias": "t"}],
+                   "select_items": [{"expr": c("t", "Name")}], "offset": 5}),
+            ErrorCode::InvalidPlanStructure,
+            "offset needs an order_by",
+        ),
+        (
+            json!({"tables": [{"name": "Track", "alias": "t"}],
+                   "select_items": [{"expr": c("t", "Name")}], "limit": -1}),
+            ErrorCode::InvalidPlanStructure,
+            "limit must not be negative",
+        ),
+    ];
+    for (p, code, needle) in cases {
+        let v = run(&plan(p.clone()));
+        assert!(codes(&v).contains(&code), "{p}: {:?}", v.errors);
+        assert!(messages(&v).contains(needle), "{p}: {}", messages(&v));
+        assert!(!v.checks[1].passed);
+        assert!(v.errors.iter().all(|e| e.is_retryable()), "{p}");
+    }
+}
+
+#[test]
+fn unsupported_functions_list_what_is_allowed_but_not_the_legacy_one() {
+    let p = plan(json!({
+        "tables": [{"name": "Track", "alias": "t"}],
+        "select_items": [{"expr": func("SELECT 1); DROP TABLE Track; --", vec![])},
+                         {"expr": func("load_extension", vec![lit(json!("x"))])}]
+    }));
+    let v = run(&p);
+    assert_eq!(codes(&v), [ErrorCode::UnsupportedFunction]);
+    let m = &v.errors[0].message;
+    assert!(
+        m.contains("load_extension") && m.contains("DROP TABLE"),
+        "{m}"
+    );
+    assert!(m.contains("DATE_TRUNC") && m.contains("ROW_NUMBER"), "{m}");
+    assert!(!m.contains("STRFTIME") && !m.contains("TUPLE"), "{m}");
+    assert_eq!(v.errors[0].severity, Severity::Error);
+    // The legacy STRFTIME is still accepted.
+    let legacy = plan(json!({
+        "tables": [{"name": "Employee", "alias": "e"}],
+        "select_items": [{"expr": func("strftime", vec![lit(json!("%Y")), c("e", "HireDate")])}]
+    }));
+    assert!(run(&legacy).passed(), "{}", messages(&run(&legacy)));
+}
+
+#[test]
+fn binary_not_is_refused_before_anything_walks_the_plan() {
+    let p = plan(json!({
+        "tables": [{"name": "Track", "alias": "t"}],
+        "select_items": [{"expr": c("t", "Nope")}],
+        "where": bin("NOT", c("t", "Name"), lit(json!("x")))
+    }));
+    let v = run(&p);
+    // Only the operator: the column check did not run.
+    assert_eq!(codes(&v), [ErrorCode::InvalidPlanStructure]);
+    assert!(messages(&v).contains("unary"));
+}
+
+#[test]
+fn date_functions_need_a_known_unit_and_their_shape() {
+    let date = c("e", "HireDate");
+    let ok = [
+        func("DATE_PART", vec![lit(json!("year")), date.clone()]),
+        func("DATE_PART", vec![date.clone(), lit(json!("Quarter"))]),
+        func("DATE_TRUNC", vec![lit(json!("week")), date.clone()]),
+        func(
+            "DATE_ADD",
+            vec![lit(json!("hour")), lit(json!(3)), date.clone()],
+        ),
+        func(
+            "DATE_DIFF",
+            vec![
+                lit(json!("day")),
+                date.clone(),
+                func("CURRENT_DATE", vec![]),
+            ],
+        ),
+        func("MONTH", vec![date.clone()]),
+    ];
+    for e in ok {
+        let p = plan(json!({"tables": [{"name": "Employee", "alias": "e"}],
+                            "select_items": [{"expr": e}]}));
+        assert!(run(&p).passed(), "{p}: {}", messages(&run(&p)));
+    }
+    let bad = [
+        func("DATE_PART", vec![lit(json!("fortnight")), date.clone()]),
+        func("DATE_TRUNC", vec![date.clone()]),
+        func(
+            "DATE_ADD",
+            vec![c("e", "City"), lit(json!(1)), date.clone()],
+        ),
+        func("CURRENT_DATE", vec![date.clone()]),
+    ];
+    for e in bad {
+        let p = plan(json!({"tables": [{"name": "Employee", "alias": "e"}],
+                            "select_items": [{"expr": e}]}));
+        let v = run(&p);
+        assert_eq!(codes(&v), [ErrorCode::InvalidPlanStructure], "{p}");
+        assert!(
+            messages(&v).contains("DATE_TRUNC('unit', date)"),
+            "{}",
+            messages(&v)
+        );
+    }
+}
+
+#[test]
+fn joins_on_foreign_keys_pass_typed_joins_warn_and_others_are_refused() {
+    // Declared foreign key: clean.
+    assert!(run(&plan(tracks_of_albums())).warnings.is_empty());
+    // Same kind, no foreign key: allowed with a warning, refused under fk_only.
+    let cities = plan(json!({
+        "tables": [{"name": "Customer", "alias": "c"}, {"name": "Employee", "alias": "e"}],
+        "joins": [{"left_alias": "c", "right_alias": "e",
+                   "condition": bin("=", c("c", "City"), c("e", "City"))}],
+        "select_items": [{"expr": c("c", "FirstName")}, {"expr": c("e", "LastName")}]
+    }));
+    let v = run(&cities);
+    assert!(v.passed(), "{}", messages(&v));
+    assert_eq!(v.warnings.len(), 1);
+    assert_eq!(v.warnings[0].code, ErrorCode::UndeclaredJoin);
+    let strict = ValidatorSettings {
+        joins: JoinRule::FkOnly,
+        ..ValidatorSettings::default()
+    };
+    let v = run_as(&cities, "admin", &strict);
+    assert_eq!(codes(&v), [ErrorCode::InvalidPlanStructure]);
+    assert!(messages(&v).contains("fk_only"));
+    // A date against a number can never match.
+    let mismatch = plan(json!({
+        "tables": [{"name": "Customer", "alias": "c"}, {"name": "Employee", "alias": "e"}],
+        "joins": [{"left_alias": "c", "right_alias": "e",
+                   "condition": bin("=", c("c", "CustomerId"), c("e", "HireDate"))}],
+        "select_items": [{"expr": c("c", "FirstName")}]
+    }));
+    let v = run(&mismatch);
+    assert_eq!(codes(&v), [ErrorCode::JoinKeyTypeMismatch]);
+    assert!(v.errors[0].is_retryable());
+    assert!(
+        messages(&v).contains("c.SupportRepId = e.EmployeeId"),
+        "{}",
+        messages(&v)
+    );
+    // No equality between the two sides: says what a join may be.
+    let range = plan(json!({
+        "tables": [{"name": "Track", "alias": "t"}, {"name": "Album", "alias": "a"}],
+        "joins": [{"left_alias": "t", "right_alias": "a",
+                   "condition": bin(">", c("t", "AlbumId"), c("a", "AlbumId"))}],
+        "select_items": [{"expr": c("t", "Name")}]
+    }));
+    let v = run(&range);
+    assert_eq!(codes(&v), [ErrorCode::InvalidPlanStructure]);
+    assert!(
+        messages(&v).contains("needs an equality"),
+        "{}",
+        messages(&v)
+    );
+}
+
+#[test]
+fn subqueries_see_outer_aliases_and_ctes_offer_their_columns() {
+    // Correlated: the subquery's a.ArtistId resolves to the outer alias.
+    let p = plan(json!({
+        "tables": [{"name": "Artist", "alias": "ar"}],
+        "select_items": [{"expr": c("ar", "Name")}],
+        "where": {"kind": "exists", "plan": {
+            "tables": [{"name": "Album", "alias": "al"}],
+            "select_items": [{"expr": lit(json!(1))}],
+            "where": bin("=", c("al", "ArtistId"), c("ar", "ArtistId"))}}
+    }));
+    assert!(run(&p).passed(), "{}", messages(&run(&p)));
+    // A CTE's columns are its select aliases; anything else is not found.
+    let p = plan(json!({
+        "with": [{"name": "counts", "plan": {
+            "tables": [{"name": "Album", "alias": "al"}],
+            "select_items": [{"expr": c("al", "ArtistId")},
+                             {"alias": "albums", "expr": func("COUNT", vec![c("al", "AlbumId")])}],
+            "group_by": [{"expr": c("al", "ArtistId")}]}}],
+        "tables": [{"name": "counts", "alias": "k"}, {"name": "Artist", "alias": "ar"}],
+        "joins": [{"left_alias": "k", "right_alias": "ar",
+                   "condition": bin("=", c("k", "ArtistId"), c("ar", "ArtistId"))}],
+        "select_items": [{"expr": c("ar", "Name")}, {"expr": c("k", "albums")},
+                         {"expr": c("k", "AlbumId")}]
+    }));
+    let v = run(&p);
+    assert_eq!(codes(&v), [ErrorCode::ColumnNotFound]);
+    assert!(
+        messages(&v).contains("counts (alias k) has no column AlbumId"),
+        "{}",
+        messages(&v)
+    );
+    // The join to the CTE is typed, so it passes with a warning once the column is right.
+    let mut fixed = p.clone();
+    fixed.select_items.pop();
+    let v = run(&fixed);
+    assert!(v.passed(), "{}", messages(&v));
+    assert_eq!(v.warnings[0].code, ErrorCode::UndeclaredJoin);
+}
+
+#[test]
+fn windows_and_aggregates_only_where_sql_allows_them() {
+    let rn = json!({"kind": "func", "func_name": "ROW_NUMBER", "args": [],
+                    "over": {"order_by": [{"expr": c("t", "Milliseconds")}]}});
+    let cases = [
+        (
+            json!({"where": bin(">", rn.clone(), lit(json!(1)))}),
+            "window functions may only appear",
+        ),
+        (
+            json!({"where": bin(">", func("COUNT", vec![c("t", "TrackId")]), lit(json!(1)))}),
+            "Filter groups with having",
+        ),
+        (
+            json!({"select_items": [{"expr": func("RANK", vec![])}]}),
+            "give it an over clause",
+        ),
+        (
+            json!({"select_items": [{"expr": func("SUM", vec![func("COUNT", vec![c("t", "TrackId")])])}]}),
+            "inside another aggregate",
+        ),
+    ];
+    for (extra, needle) in cases {
+        let mut p = json!({"tables": [{"name": "Track", "alias": "t"}],
+                           "select_items": [{"expr": c("t", "Name")}]});
+        for (k, v) in extra.as_object().unwrap() {
+            p[k] = v.clone();
+        }
+        let v = run(&plan(p.clone()));
+        assert!(messages(&v).contains(needle), "{p}: {}", messages(&v));
+    }
+    // A window in SELECT is fine.
+    let p = plan(json!({"tables": [{"name": "Track", "alias": "t"}],
+                        "select_items": [{"expr": c("t", "Name")}, {"expr": rn}]}));
+    assert!(run(&p).passed(), "{}", messages(&run(&p)));
+}
+
+#[test]
+fn grouped_plans_select_only_grouped_or_aggregated_columns() {
+    let p = plan(json!({
+        "tables": [{"name": "Track", "alias": "t"}, {"name": "Album", "alias": "a"}],
+        "joins": [{"left_alias": "t", "right_alias": "a",
+                   "condition": bin("=", c("t", "AlbumId"), c("a", "AlbumId"))}],
+        "select_items": [{"expr": c("a", "Title")}, {"expr": c("t", "Name")},
+                         {"alias": "n", "expr": func("COUNT", vec![c("t", "TrackId")])}],
+        "group_by": [{"expr": c("a", "Title")}],
+        "order_by": [{"expr": {"kind": "column", "column_name": "n"}, "direction": "desc"}]
+    }));
+    let v = run(&p);
+    assert_eq!(codes(&v), [ErrorCode::InvalidPlanStructure]);
+    assert!(
+        messages(&v).contains("t.Name (in select_items) is neither in group_by"),
+        "{}",
+        messages(&v)
+    );
+    // Grouping by the primary key makes every column of that table single-valued.
+    let p = plan(json!({
+        "tables": [{"name": "Track", "alias": "t"}, {"name": "Album", "alias": "a"}],
+        "joins": [{"left_alias": "t", "right_alias": "a",
+                   "condition": bin("=", c("t", "AlbumId"), c("a", "AlbumId"))}],
+        "select_items": [{"expr": c("a", "Title")},
+                         {"expr": func("COUNT", vec![c("t", "TrackId")])}],
+        "group_by": [{"expr": c("a", "AlbumId")}]
+    }));
+    assert!(run(&p).passed(), "{}", messages(&run(&p)));
+}
+
+#[test]
+fn unknown_columns_are_warnings_when_columns_are_not_strict() {
+    let p = plan(json!({"tables": [{"name": "Track", "alias": "t"}],
+                        "select_items": [{"expr": c("t", "Genre")}]}));
+    let lenient = ValidatorSettings {
+        strict_columns: false,
+        ..ValidatorSettings::default()
+    };
+    let v = run_as(&p, "admin", &lenient);
+    assert!(v.passed());
+    assert_eq!(v.warnings[0].code, ErrorCode::ColumnNotFound);
+}
+
+/// Every plan shape the generator refuses, the validator refuses too, with a retryable
+/// INVALID_PLAN_STRUCTURE that names the aliases, their tables and the foreign keys.
+#[test]
+fn the_validator_refuses_every_plan_the_generator_cannot_build() {
+    let three = json!([{"name": "Artist", "alias": "t1"}, {"name": "Album", "alias": "t2"},
+                       {"name": "Track", "alias": "t3"}]);
+    let j = |l: &str, r: &str, lc: &str, rc: &str| json!({"left_alias": l, "right_alias": r, "condition": bin("=", c(l, lc), c(r, rc))});
+    let shapes = [
+        // A declared table never joined.
+        json!({"tables": three, "joins": [j("t2", "t1", "ArtistId", "ArtistId")]}),
+        // Several tables and no joins at all.
+        json!({"tables": three}),
+        // An island: t3 joins t2, but t2 never joins the FROM table t1.
+        json!({"tables": [{"name": "Artist", "alias": "t1"}, {"name": "Album", "alias": "t2"},
+                          {"name": "Track", "alias": "t3"}, {"name": "Album", "alias": "t4"}],
+               "joins": [j("t3", "t4", "AlbumId", "AlbumId"), j("t1", "t2", "ArtistId", "ArtistId")]}),
+        // The same pair joined twice.
+        json!({"tables": three, "joins": [j("t2", "t1", "ArtistId", "ArtistId"),
+                                          j("t3", "t2", "AlbumId", "AlbumId"),
+                                          j("t2", "t1", "ArtistId", "ArtistId")]}),
+    ];
+    for shape in shapes {
+        let mut p = shape.clone();
+        p["select_items"] = json!([{"expr": c("t1", "Name")}]);
+        let p = plan(p);
+        let built = lower(&p, &schema(), Dialect::Sqlite, &Default::default());
+        assert!(built.is_err(), "{shape}: the generator built it");
+        let v = run(&p);
+        assert_eq!(codes(&v), [ErrorCode::InvalidPlanStructure], "{shape}");
+        assert!(v.errors[0].is_retryable());
+        let m = &v.errors[0].message;
+        assert!(m.contains("Plan tables: t1 = Artist, t2 = Album"), "{m}");
+        assert!(
+            m.contains("t2 (Album).ArtistId = t1 (Artist).ArtistId"),
+            "{m}"
+        );
+    }
+}
+
+#[test]
+fn every_accepted_test_plan_renders_in_every_dialect() {
+    let p = plan(tracks_of_albums());
+    assert!(run(&p).passed());
+    for d in Dialect::ALL {
+        let sql = lower(&p, &schema(), d, &Default::default())
+            .unwrap_or_else(|e| panic!("{d}: {e}"))
+            .to_string();
+        let parsed = sqlparser::parser::Parser::parse_sql(crate::lower::sql_dialect(d), &sql)
+            .unwrap_or_else(|e| panic!("{d}: {sql}: {e}"));
+        assert_eq!(parsed.len(), 1, "{d}: {sql}");
+    }
+}
