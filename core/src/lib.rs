@@ -19,6 +19,9 @@ pub mod sqlite;
 pub mod validate;
 pub mod value;
 
+#[cfg(test)]
+mod test_fixtures;
+
 pub use datasource::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
     ResultFrame,

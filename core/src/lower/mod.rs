@@ -566,3 +566,6 @@ fn constant_query() -> Query {
         pipe_operators: vec![],
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,355 @@
+//! Each construct rendered in each dialect, compared with `snapshots/dialects.txt`.
+//! Set `NL2SQL_BLESS=1` to rewrite the snapshot after a deliberate change, then read the
+//! diff: it is the review of every dialect's SQL.
+
+use super::*;
+use crate::test_fixtures::schema;
+use serde_json::{json, Value as Json};
+
+fn c(alias: &str, column: &str) -> Json {
+    json!({"kind": "column", "alias": alias, "column_name": column})
+}
+
+fn lit(v: Json) -> Json {
+    json!({"kind": "literal", "value": v})
+}
+
+fn bin(op: &str, l: Json, r: Json) -> Json {
+    json!({"kind": "binary", "op": op, "left": l, "right": r})
+}
+
+fn func(name: &str, args: Vec<Json>) -> Json {
+    json!({"kind": "func", "func_name": name, "args": args})
+}
+
+fn sel(exprs: Vec<Json>) -> Json {
+    Json::Array(exprs.into_iter().map(|e| json!({"expr": e})).collect())
+}
+
+fn invoices(select: Vec<Json>, extra: Json) -> Json {
+    let mut p = json!({"tables": [{"name": "Invoice", "alias": "i"}], "select_items": sel(select)});
+    if let (Some(p), Some(extra)) = (p.as_object_mut(), extra.as_object()) {
+        for (k, v) in extra {
+            p.insert(k.clone(), v.clone());
+        }
+    }
+    p
+}
+
+fn constructs() -> Vec<(&'static str, Json)> {
+    let date = c("i", "InvoiceDate");
+    let unit = |u: &str| lit(json!(u));
+    let album_join = json!([{"left_alias": "t", "right_alias": "a", "join_type": "left",
+        "condition": bin("=", c("t", "AlbumId"), c("a", "AlbumId"))}]);
+    vec![
+        (
+            "join, filter with a quote, limit with tie-breakers",
+            json!({"tables": [{"name": "Track", "alias": "t"}, {"name": "Album", "alias": "a"}],
+                   "joins": album_join,
+                   "select_items": [{"expr": c("a", "Title"), "alias": "album"}, {"expr": c("t", "Name")}],
+                   "where": bin("=", c("a", "Title"), lit(json!("Rock 'n' Roll"))),
+                   "order_by": [{"expr": c("t", "Milliseconds"), "direction": "desc"}],
+                   "limit": 10}),
+        ),
+        (
+            "a right join mirrored when its table comes first",
+            json!({"tables": [{"name": "Album", "alias": "a"}, {"name": "Track", "alias": "t"}],
+                   "joins": [{"left_alias": "t", "right_alias": "a", "join_type": "left",
+                              "condition": bin("=", c("t", "AlbumId"), c("a", "AlbumId"))}],
+                   "select_items": sel(vec![c("a", "Title")])}),
+        ),
+        (
+            "offset paging",
+            invoices(
+                vec![c("i", "InvoiceId")],
+                json!({
+                "order_by": [{"expr": c("i", "Total"), "direction": "desc"}], "limit": 5, "offset": 10}),
+            ),
+        ),
+        (
+            "distinct",
+            invoices(vec![c("i", "BillingCountry")], json!({"distinct": true})),
+        ),
+        (
+            "group by, having, count distinct",
+            invoices(
+                vec![
+                    c("i", "BillingCountry"),
+                    json!({"kind": "func", "func_name": "COUNT", "distinct": true, "args": [c("i", "CustomerId")]}),
+                ],
+                json!({"group_by": [{"expr": c("i", "BillingCountry")}],
+                       "having": bin(">", func("SUM", vec![c("i", "Total")]), lit(json!(100.5)))}),
+            ),
+        ),
+        (
+            "IN list, NOT IN subquery",
+            invoices(
+                vec![c("i", "InvoiceId")],
+                json!({"where": bin("AND",
+                bin("IN", c("i", "BillingCountry"), func("TUPLE", vec![lit(json!("USA")), lit(json!("Canada"))])),
+                bin("NOT IN", c("i", "CustomerId"), json!({"kind": "subquery", "plan": {
+                    "tables": [{"name": "Customer", "alias": "c"}],
+                    "select_items": sel(vec![c("c", "CustomerId")]),
+                    "where": bin("=", c("c", "City"), lit(json!("Paris")))}})))}),
+            ),
+        ),
+        (
+            "NOT EXISTS, correlated",
+            json!({"tables": [{"name": "Customer", "alias": "c"}],
+                   "select_items": sel(vec![c("c", "FirstName")]),
+                   "where": {"kind": "unary", "op": "NOT", "expr": {"kind": "exists", "plan": {
+                       "tables": [{"name": "Invoice", "alias": "i"}],
+                       "select_items": sel(vec![lit(json!(1))]),
+                       "where": bin("=", c("i", "CustomerId"), c("c", "CustomerId"))}}}}),
+        ),
+        (
+            "scalar subquery",
+            invoices(
+                vec![c("i", "InvoiceId")],
+                json!({"where": bin(">", c("i", "Total"),
+                json!({"kind": "subquery", "plan": {"tables": [{"name": "Invoice", "alias": "j"}],
+                       "select_items": sel(vec![func("AVG", vec![c("j", "Total")])])}}))}),
+            ),
+        ),
+        (
+            "CTE",
+            json!({"with": [{"name": "big", "plan": invoices(vec![c("i", "CustomerId"), c("i", "Total")],
+                       json!({"where": bin(">", c("i", "Total"), lit(json!(10)))}))}],
+                   "tables": [{"name": "big", "alias": "b"}],
+                   "select_items": sel(vec![func("COUNT", vec![c("b", "CustomerId")])])}),
+        ),
+        (
+            "UNION ALL, ordered by result name",
+            json!({"tables": [{"name": "Customer", "alias": "c"}],
+                   "select_items": [{"expr": c("c", "City"), "alias": "city"}],
+                   "set_operations": [
+                       {"op": "union_all", "plan": {"tables": [{"name": "Employee", "alias": "e"}],
+                                                  "select_items": sel(vec![c("e", "City")])}},
+                       {"op": "except", "plan": {"tables": [{"name": "Invoice", "alias": "i"}],
+                                               "select_items": sel(vec![c("i", "BillingCountry")])}}],
+                   "order_by": [{"expr": {"kind": "column", "column_name": "city"}}]}),
+        ),
+        (
+            "windows: row number, running sum with a frame, lag",
+            invoices(
+                vec![
+                    json!({"kind": "func", "func_name": "ROW_NUMBER", "args": [], "over": {
+                    "partition_by": [c("i", "CustomerId")],
+                    "order_by": [{"expr": c("i", "Total"), "direction": "desc"}]}}),
+                    json!({"kind": "func", "func_name": "SUM", "args": [c("i", "Total")], "over": {
+                    "order_by": [{"expr": c("i", "InvoiceDate")}],
+                    "frame": {"unit": "rows", "start": {"kind": "unbounded_preceding"},
+                              "end": {"kind": "current_row"}}}}),
+                    json!({"kind": "func", "func_name": "LAG", "args": [c("i", "Total"), lit(json!(1)), lit(json!(0))],
+                       "over": {"order_by": [{"expr": c("i", "InvoiceDate")}]}}),
+                ],
+                json!({}),
+            ),
+        ),
+        (
+            "casts",
+            invoices(
+                vec![
+                    json!({"kind": "cast", "expr": c("i", "Total"), "to": "integer"}),
+                    json!({"kind": "cast", "expr": c("i", "CustomerId"), "to": "real"}),
+                    json!({"kind": "cast", "expr": c("i", "Total"), "to": "text"}),
+                    json!({"kind": "cast", "expr": c("i", "InvoiceDate"), "to": "date"}),
+                ],
+                json!({}),
+            ),
+        ),
+        (
+            "between, like, ilike and their negations",
+            invoices(
+                vec![c("i", "InvoiceId")],
+                json!({"where": bin("AND", bin("AND",
+                json!({"kind": "between", "expr": c("i", "Total"), "low": lit(json!(1)), "high": lit(json!(5)), "negated": true}),
+                bin("NOT LIKE", c("i", "BillingCountry"), lit(json!("U%")))),
+                bin("ILIKE", c("i", "BillingCountry"), lit(json!("%land"))))}),
+            ),
+        ),
+        (
+            "IS NULL, IS NOT NULL, IS TRUE, null-safe IS",
+            invoices(
+                vec![c("i", "InvoiceId")],
+                json!({"where": bin("OR", bin("OR",
+                bin("IS", c("i", "BillingCountry"), json!({"kind": "literal", "is_null": true})),
+                bin("IS NOT", c("i", "Total"), json!({"kind": "literal", "is_null": true}))),
+                bin("OR", bin("IS", bin(">", c("i", "Total"), lit(json!(1))), lit(json!(true))),
+                          bin("IS NOT", c("i", "BillingCountry"), lit(json!("USA")))))}),
+            ),
+        ),
+        (
+            "concatenation: ||, + with text, CONCAT",
+            invoices(
+                vec![
+                    bin("||", c("i", "BillingCountry"), lit(json!("!"))),
+                    bin("+", lit(json!("#")), c("i", "InvoiceId")),
+                    func(
+                        "CONCAT",
+                        vec![
+                            c("i", "BillingCountry"),
+                            lit(json!("-")),
+                            c("i", "InvoiceId"),
+                        ],
+                    ),
+                ],
+                json!({}),
+            ),
+        ),
+        (
+            "case and booleans",
+            invoices(
+                vec![json!({"kind": "case",
+                "whens": [{"condition": bin(">", c("i", "Total"), lit(json!(10))), "result": lit(json!(true))}],
+                "else_expr": lit(json!(false))})],
+                json!({}),
+            ),
+        ),
+        (
+            "date parts",
+            invoices(
+                ["year", "quarter", "month", "week", "day", "hour"]
+                    .iter()
+                    .map(|u| func("DATE_PART", vec![unit(u), date.clone()]))
+                    .collect(),
+                json!({}),
+            ),
+        ),
+        (
+            "date truncation",
+            invoices(
+                ["year", "quarter", "month", "week", "day", "hour"]
+                    .iter()
+                    .map(|u| func("DATE_TRUNC", vec![unit(u), date.clone()]))
+                    .collect(),
+                json!({}),
+            ),
+        ),
+        (
+            "date arithmetic and differences, today pinned",
+            invoices(
+                vec![
+                    func(
+                        "DATE_ADD",
+                        vec![unit("month"), lit(json!(-3)), date.clone()],
+                    ),
+                    func("DATE_ADD", vec![unit("hour"), lit(json!(2)), date.clone()]),
+                    func(
+                        "DATE_DIFF",
+                        vec![unit("month"), date.clone(), func("CURRENT_DATE", vec![])],
+                    ),
+                    func(
+                        "DATE_DIFF",
+                        vec![unit("day"), date.clone(), func("CURRENT_DATE", vec![])],
+                    ),
+                    func(
+                        "DATE_DIFF",
+                        vec![unit("week"), date.clone(), func("CURRENT_DATE", vec![])],
+                    ),
+                ],
+                json!({}),
+            ),
+        ),
+        (
+            "scalar functions that differ by dialect",
+            invoices(
+                vec![
+                    func("IFNULL", vec![c("i", "BillingCountry"), lit(json!("?"))]),
+                    func("MOD", vec![c("i", "InvoiceId"), lit(json!(7))]),
+                    func("GREATEST", vec![c("i", "Total"), lit(json!(1))]),
+                    func("LENGTH", vec![c("i", "BillingCountry")]),
+                    func("SUBSTR", vec![c("i", "BillingCountry"), lit(json!(2))]),
+                    func("CEIL", vec![c("i", "Total")]),
+                    func("ROUND", vec![c("i", "Total"), lit(json!(1))]),
+                    func("STRFTIME", vec![lit(json!("%Y-%m")), date.clone()]),
+                ],
+                json!({}),
+            ),
+        ),
+        (
+            "signs and negative numbers",
+            invoices(
+                vec![
+                    json!({"kind": "unary", "op": "-", "expr": lit(json!(-5))}),
+                    bin("-", c("i", "Total"), lit(json!(-2.5))),
+                ],
+                json!({}),
+            ),
+        ),
+        (
+            "hostile names and text stay quoted",
+            json!({"tables": [{"name": "Invoice", "alias": "x\"; DROP TABLE t; --"}],
+                   "select_items": [{"expr": c("x\"; DROP TABLE t; --", "Total"),
+                                     "alias": "a`b]c\\\" --"}],
+                   "where": bin("=", c("x\"; DROP TABLE t; --", "BillingCountry"),
+                                lit(json!("'); DELETE FROM t; -- \\' ''")))}),
+        ),
+    ]
+}
+
+fn render_all() -> String {
+    let schema = schema();
+    let options = LowerOptions {
+        row_cap: 1000,
+        today: Some("2026-11-30".to_string()),
+    };
+    let mut out = String::new();
+    for (name, json) in constructs() {
+        let plan: Plan = serde_json::from_value(json)
+            .unwrap_or_else(|e| panic!("{name}: the test plan does not parse: {e}"));
+        out.push_str(&format!("## {name}\nplan:      {plan}\n"));
+        for d in Dialect::ALL {
+            let sql =
+                to_sql(&plan, &schema, d, &options).unwrap_or_else(|e| panic!("{name} ({d}): {e}"));
+            let statements = sqlparser::parser::Parser::parse_sql(sql_dialect(d), &sql)
+                .unwrap_or_else(|e| panic!("{name} ({d}) does not re-parse: {e}\n{sql}"));
+            assert_eq!(statements.len(), 1, "{name} ({d}): {sql}");
+            assert!(
+                matches!(statements[0], sqlparser::ast::Statement::Query(_)),
+                "{name} ({d}): {sql}"
+            );
+            out.push_str(&format!("{:<10} {sql}\n", format!("{d}:")));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn every_construct_renders_in_every_dialect_as_the_snapshot_says() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lower/snapshots/dialects.txt");
+    let rendered = render_all();
+    if std::env::var_os("NL2SQL_BLESS").is_some() {
+        std::fs::write(&path, &rendered).expect("the snapshot is writable");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    if rendered != expected {
+        let first = rendered
+            .lines()
+            .zip(expected.lines())
+            .find(|(a, b)| a != b)
+            .map(|(a, b)| format!("\n  now:  {a}\n  was:  {b}"))
+            .unwrap_or_default();
+        panic!("the dialect snapshot changed (NL2SQL_BLESS=1 rewrites it):{first}");
+    }
+}
+
+#[test]
+fn the_row_cap_bounds_every_limit() {
+    let plan: Plan =
+        serde_json::from_value(invoices(vec![c("i", "InvoiceId")], json!({"limit": 5000})))
+            .unwrap();
+    let options = LowerOptions {
+        row_cap: 100,
+        today: None,
+    };
+    let sql = to_sql(&plan, &schema(), Dialect::Sqlite, &options).unwrap();
+    assert!(sql.ends_with("LIMIT 100"), "{sql}");
+    let plan: Plan =
+        serde_json::from_value(invoices(vec![c("i", "InvoiceId")], json!({}))).unwrap();
+    let sql = to_sql(&plan, &schema(), Dialect::Sqlite, &options).unwrap();
+    assert!(sql.ends_with("ORDER BY i.InvoiceId ASC LIMIT 100"), "{sql}");
+}
