@@ -1,0 +1,308 @@
+//! A hostile-input corpus: SQL hidden in every string a plan or a query carries, comment
+//! markers, semicolons, quote tricks, Unicode look-alikes, huge and deeply nested inputs.
+//! Each is refused with the right code or rendered harmlessly, and nothing is ever written.
+#![cfg(not(target_arch = "wasm32"))]
+
+use nl2sql_cli::SqliteFile;
+use nl2sql_core::datasource::ExecLimits;
+use nl2sql_core::error::ErrorCode;
+use nl2sql_core::import::import_sql;
+use nl2sql_core::plan::Plan;
+use nl2sql_core::policy::Policies;
+use nl2sql_core::run::{run_plan, PlanRun};
+use nl2sql_core::validate::ValidatorSettings;
+use nl2sql_core::{Datasource, SchemaSnapshot, Value};
+use serde_json::{json, Value as Json};
+use std::path::PathBuf;
+
+struct Env {
+    db: SqliteFile,
+    schema: SchemaSnapshot,
+}
+
+fn env() -> Env {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/chinook.sqlite");
+    let db = SqliteFile::open("chinook", path).expect("chinook opens");
+    let schema = pollster::block_on(db.introspect()).expect("introspects");
+    Env { db, schema }
+}
+
+fn run(env: &Env, plan: &Plan) -> PlanRun {
+    let policies = Policies::demo();
+    let scope = policies.scope(&[]);
+    pollster::block_on(run_plan(
+        plan,
+        &env.db,
+        &env.schema,
+        &scope,
+        &ValidatorSettings::default(),
+    ))
+}
+
+fn plan(v: Json) -> Plan {
+    serde_json::from_value(v).expect("the corpus plans are well-formed JSON plans")
+}
+
+fn col(alias: &str, column: &str) -> Json {
+    json!({"kind": "column", "alias": alias, "column_name": column})
+}
+
+fn track_plan(select: Json) -> Json {
+    json!({"tables": [{"name": "Track", "alias": "t"}], "select_items": [select], "limit": 3})
+}
+
+fn first_code(run: &PlanRun) -> Option<ErrorCode> {
+    run.errors.first().map(|e| e.error_code)
+}
+
+fn track_count(env: &Env) -> Value {
+    let frame = pollster::block_on(
+        env.db
+            .execute("SELECT COUNT(*) FROM Track", ExecLimits { max_rows: 1 }),
+    )
+    .expect("counting works");
+    frame.rows[0][0].clone()
+}
+
+const SQL_PAYLOADS: &[&str] = &[
+    "x'); DROP TABLE Track; --",
+    "1; DELETE FROM Track",
+    "*/ DROP TABLE Track /*",
+    "\" OR 1=1 --",
+    "` OR 1=1 #",
+    "\\'; DROP TABLE Track; --",
+    "'' OR ''='",
+    "]; DROP TABLE Track; --",
+    "\u{ff07}; DROP TABLE Track; --",
+    "\u{202e}kcarT ELBAT PORD",
+    "a\u{200d}b",
+    "$$; DROP TABLE Track; $$",
+];
+
+#[test]
+fn sql_in_literals_and_aliases_is_rendered_harmlessly() {
+    let env = env();
+    let before = track_count(&env);
+    for payload in SQL_PAYLOADS {
+        // In a text literal: a filter that matches nothing, and the payload comes back as data.
+        let p = plan(json!({
+            "tables": [{"name": "Track", "alias": "t"}],
+            "select_items": [{"expr": {"kind": "literal", "value": payload}, "alias": payload}],
+            "where": {"kind": "binary", "op": "=", "left": col("t", "Name"),
+                      "right": {"kind": "literal", "value": payload}}
+        }));
+        let r = run(&env, &p);
+        let frame = r
+            .frame
+            .as_ref()
+            .unwrap_or_else(|| panic!("{payload:?}: {:?}", r.errors));
+        assert!(frame.rows.is_empty(), "{payload:?}");
+        assert_eq!(frame.columns, [payload.to_string()], "{payload:?}");
+        // As a table alias: quoted, so the query runs and reads what it should.
+        let p = plan(json!({
+            "tables": [{"name": "Track", "alias": payload}],
+            "select_items": [{"expr": {"kind": "literal", "value": payload}}],
+            "limit": 1
+        }));
+        let r = run(&env, &p);
+        let frame = r
+            .frame
+            .as_ref()
+            .unwrap_or_else(|| panic!("alias {payload:?}: {:?}", r.errors));
+        assert_eq!(
+            frame.rows[0][0],
+            Value::Text(payload.to_string()),
+            "{payload:?}"
+        );
+    }
+    assert_eq!(track_count(&env), before, "nothing was written");
+}
+
+#[test]
+fn sql_in_names_is_refused_with_the_right_code() {
+    let env = env();
+    for payload in SQL_PAYLOADS {
+        let cases = [
+            (
+                track_plan(json!({"expr": {"kind": "func", "func_name": payload, "args": []}})),
+                ErrorCode::UnsupportedFunction,
+            ),
+            (
+                track_plan(json!({"expr": col("t", payload)})),
+                ErrorCode::ColumnNotFound,
+            ),
+            (
+                json!({"tables": [{"name": payload, "alias": "t"}],
+                       "select_items": [{"expr": col("t", "Name")}]}),
+                ErrorCode::TableNotFound,
+            ),
+        ];
+        for (p, code) in cases {
+            let r = run(&env, &plan(p));
+            assert_eq!(first_code(&r), Some(code), "{payload:?}: {:?}", r.errors);
+            assert!(r.sql.is_none() && r.frame.is_none());
+        }
+    }
+}
+
+#[test]
+fn unicode_look_alikes_name_nothing() {
+    let env = env();
+    // Cyrillic а in "Trаck", Greek Ν in "Νame", fullwidth letters.
+    let cases = [
+        (
+            json!({"tables": [{"name": "Tr\u{430}ck", "alias": "t"}],
+                "select_items": [{"expr": col("t", "Name")}]}),
+            ErrorCode::TableNotFound,
+        ),
+        (
+            track_plan(json!({"expr": col("t", "\u{39d}ame")})),
+            ErrorCode::ColumnNotFound,
+        ),
+        (
+            track_plan(
+                json!({"expr": {"kind": "func", "func_name": "\u{ff23}OUNT", "args": [col("t", "Name")]}}),
+            ),
+            ErrorCode::UnsupportedFunction,
+        ),
+    ];
+    for (p, code) in cases {
+        let r = run(&env, &plan(p));
+        assert_eq!(first_code(&r), Some(code), "{:?}", r.errors);
+    }
+}
+
+#[test]
+fn a_nul_byte_is_refused() {
+    let env = env();
+    let r = run(
+        &env,
+        &plan(track_plan(
+            json!({"expr": {"kind": "literal", "value": "a\u{0}b"}}),
+        )),
+    );
+    assert_eq!(first_code(&r), Some(ErrorCode::InvalidPlanStructure));
+}
+
+#[test]
+fn huge_plans_are_handled_and_deep_ones_refused_without_a_crash() {
+    let env = env();
+    // 5,000 values in an IN list and a 1 MB literal: rendered and run.
+    let values: Vec<Json> = (0..5_000)
+        .map(|i| json!({"kind": "literal", "value": i}))
+        .collect();
+    let big = "x".repeat(1 << 20);
+    let p = plan(json!({
+        "tables": [{"name": "Track", "alias": "t"}],
+        "select_items": [{"expr": col("t", "TrackId")}],
+        "where": {"kind": "binary", "op": "AND",
+            "left": {"kind": "binary", "op": "IN", "left": col("t", "TrackId"),
+                     "right": {"kind": "func", "func_name": "TUPLE", "args": values}},
+            "right": {"kind": "binary", "op": "!=", "left": col("t", "Name"),
+                      "right": {"kind": "literal", "value": big}}}
+    }));
+    let r = run(&env, &p);
+    assert_eq!(
+        r.frame.as_ref().map(|f| f.rows.len()),
+        Some(3503),
+        "{:?}",
+        r.errors
+    );
+    // 2,000 select items.
+    let items: Vec<Json> = (0..2_000)
+        .map(|_| json!({"expr": col("t", "Name")}))
+        .collect();
+    let r = run(
+        &env,
+        &plan(
+            json!({"tables": [{"name": "Track", "alias": "t"}], "select_items": items, "limit": 1}),
+        ),
+    );
+    assert_eq!(
+        r.frame.map(|f| f.columns.len()),
+        Some(2_000),
+        "{:?}",
+        r.errors
+    );
+    // Nesting beyond the cap is a shape error, in the parse, not a stack overflow.
+    let mut deep = json!({"kind": "literal", "value": 1});
+    for _ in 0..60 {
+        deep = json!({"kind": "unary", "op": "-", "expr": deep});
+    }
+    let text = track_plan(json!({"expr": deep})).to_string();
+    let err = serde_json::from_str::<Plan>(&text).expect_err("too deep");
+    assert!(err.to_string().contains("deep"), "{err}");
+    // JSON nested far past any limit is refused by the parser itself.
+    let text = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    assert!(serde_json::from_str::<Plan>(&text).is_err());
+}
+
+#[test]
+fn hostile_sql_is_refused_on_import() {
+    let env = env();
+    let refused = [
+        "SELECT 1; DROP TABLE Track",
+        "DELETE FROM Track",
+        "UPDATE Track SET Name = 'x'",
+        "DROP TABLE Track",
+        "PRAGMA writable_schema = 1",
+        "ATTACH DATABASE 'x.db' AS x",
+        "SELECT * INTO Copy FROM Track",
+        "WITH x AS (SELECT 1) DELETE FROM Track",
+        "INSERT INTO Genre (Name) SELECT 'x'",
+        "VACUUM",
+        "",
+        "   -- only a comment",
+    ];
+    for sql in refused {
+        let err = import_sql(sql, &env.schema, env.schema.dialect).expect_err(sql);
+        assert_eq!(err.error_code, ErrorCode::SecurityViolation, "{sql}: {err}");
+        assert!(!err.is_retryable());
+    }
+    // Read-only, but reaching outside the schema or the allow-list: refused by the validator.
+    let policies = Policies::demo();
+    let scope = policies.scope(&[]);
+    let outside = [
+        ("SELECT name FROM sqlite_master", ErrorCode::TableNotFound),
+        ("SELECT load_extension('evil')", ErrorCode::SqlImportFailed),
+        (
+            "SELECT t.Name FROM Track t WHERE load_extension('evil') = 1",
+            ErrorCode::UnsupportedFunction,
+        ),
+        (
+            "SELECT t.Name FROM Track t WHERE t.Name GLOB '*'",
+            ErrorCode::SqlImportFailed,
+        ),
+    ];
+    for (sql, code) in outside {
+        let got = match import_sql(sql, &env.schema, env.schema.dialect) {
+            Err(e) => e.error_code,
+            Ok(plan) => {
+                let r = pollster::block_on(run_plan(
+                    &plan,
+                    &env.db,
+                    &env.schema,
+                    &scope,
+                    &ValidatorSettings::default(),
+                ));
+                first_code(&r).unwrap_or_else(|| panic!("{sql} ran"))
+            }
+        };
+        assert_eq!(got, code, "{sql}");
+    }
+    // Comments and odd spacing in an honest query are fine.
+    let plan = import_sql(
+        "SELECT/**/t.Name -- the name\nFROM Track t WHERE t.TrackId = 1",
+        &env.schema,
+        env.schema.dialect,
+    )
+    .expect("imports");
+    let r = pollster::block_on(run_plan(
+        &plan,
+        &env.db,
+        &env.schema,
+        &scope,
+        &ValidatorSettings::default(),
+    ));
+    assert_eq!(r.frame.map(|f| f.rows.len()), Some(1));
+}
