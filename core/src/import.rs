@@ -186,7 +186,7 @@ impl Importer<'_> {
                 plan.set_operations.push(SetOperation { op, plan: member });
                 Ok(plan)
             }
-            other => unsupported(format!("{}", first_words(&other.to_string()))),
+            other => unsupported(first_words(&other.to_string())),
         }
     }
 

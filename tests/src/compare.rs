@@ -80,6 +80,17 @@ pub fn compare(got: &[Vec<Value>], want: &[Vec<Gold>], ordered: bool) -> Result<
     Ok(())
 }
 
+/// A result cell as a gold cell, to compare two results with each other.
+pub fn gold_of(v: &Value) -> Gold {
+    match v {
+        Value::Null => Gold::Null,
+        Value::Integer(i) => Gold::Number(*i as f64),
+        Value::Real(x) => Gold::Number(*x),
+        Value::Text(t) => Gold::Text(t.clone()),
+        Value::Blob(b) => Gold::Text(format!("{b:?}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,16 +121,5 @@ mod tests {
         assert!(compare(&got, &want, false).is_ok());
         assert!(compare(&got, &want, true).is_err());
         assert!(compare(&got[..1], &want, false).is_err());
-    }
-}
-
-/// A result cell as a gold cell, to compare two results with each other.
-pub fn gold_of(v: &Value) -> Gold {
-    match v {
-        Value::Null => Gold::Null,
-        Value::Integer(i) => Gold::Number(*i as f64),
-        Value::Real(x) => Gold::Number(*x),
-        Value::Text(t) => Gold::Text(t.clone()),
-        Value::Blob(b) => Gold::Text(format!("{b:?}")),
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod compare;
 pub mod contract;
+pub mod gold;
 
 /// Calls `$harness!(check, check, …)` with every check of the contract suite.
 #[macro_export]

@@ -1,79 +1,27 @@
 //! The reference engine's 43 Chinook gold plans (`data/chinook.yaml`): they parse unchanged,
-//! survive the JSON round trip, and run for every role: each `allowed` case returns the gold
-//! rows, each `refused` case is a SECURITY_VIOLATION with the generic refusal and no rows.
+//! survive the JSON round trip, and run for every role on rusqlite (the browser runs them on
+//! sql.js in `browser_gold.rs`).
 #![cfg(not(target_arch = "wasm32"))]
 
 use nl2sql_cli::SqliteFile;
-use nl2sql_core::error::ErrorCode;
 use nl2sql_core::plan::Plan;
-use nl2sql_core::policy::Policies;
-use nl2sql_core::run::run_plan;
-use nl2sql_core::validate::{ValidatorSettings, REFUSAL_MESSAGE};
-use nl2sql_core::Datasource;
-use nl2sql_tests::compare::{compare, Gold};
-use serde::Deserialize;
-use serde_norway::Value as Yaml;
-use std::collections::BTreeMap;
+use nl2sql_tests::gold::{run_own_suite, run_reference_suite, suite, REFERENCE_SUITE};
 use std::path::PathBuf;
 
-/// Just the parts of the suite format this test reads.
-#[derive(Deserialize)]
-struct Suite {
-    cases: Vec<Case>,
-}
-
-#[derive(Deserialize)]
-struct Case {
-    id: String,
-    plan: Option<Yaml>,
-    #[serde(default)]
-    outcome: BTreeMap<String, String>,
-    #[serde(default)]
-    order_matters: bool,
-    #[serde(default)]
-    rows: Option<Vec<Yaml>>,
-}
-
-fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data")
-}
-
-fn gold_cases() -> Vec<Case> {
-    let path = data_dir().join("chinook.yaml");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run `cargo xtask data`)", path.display()));
-    let suite: Suite = serde_norway::from_str(&text).expect("the suite is valid YAML");
-    suite.cases
-}
-
-fn gold_cell(v: &Yaml) -> Gold {
-    match v {
-        Yaml::Null => Gold::Null,
-        Yaml::Bool(b) => Gold::Bool(*b),
-        Yaml::Number(n) => Gold::Number(n.as_f64().unwrap_or(f64::NAN)),
-        Yaml::String(s) => Gold::Text(s.clone()),
-        other => Gold::Text(format!("{other:?}")),
-    }
-}
-
-fn gold_rows(rows: &[Yaml]) -> Vec<Vec<Gold>> {
-    rows.iter()
-        .map(|r| match r {
-            Yaml::Mapping(m) => m.values().map(gold_cell).collect(),
-            other => panic!("a gold row is a mapping, not {other:?}"),
-        })
-        .collect()
+fn chinook() -> SqliteFile {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/chinook.sqlite");
+    SqliteFile::open("chinook", path).expect("chinook opens (run `cargo xtask data`)")
 }
 
 #[test]
 fn every_gold_plan_parses_and_round_trips() {
-    let cases = gold_cases();
+    let cases = suite(REFERENCE_SUITE).cases;
     assert_eq!(cases.len(), 47);
     let mut parsed = 0;
     for case in cases {
-        let Some(raw) = case.plan else { continue };
-        let plan: Plan = serde_norway::from_value(raw)
-            .unwrap_or_else(|e| panic!("{}: the gold plan does not parse: {e}", case.id));
+        let Some(plan) = case.parsed_plan() else {
+            continue;
+        };
         let json = serde_json::to_string(&plan).unwrap();
         let back: Plan = serde_json::from_str(&json).unwrap();
         assert_eq!(
@@ -88,13 +36,13 @@ fn every_gold_plan_parses_and_round_trips() {
 
 #[test]
 fn a_gold_plan_reads_as_expected() {
-    let case = gold_cases()
+    let case = suite(REFERENCE_SUITE)
+        .cases
         .into_iter()
         .find(|c| c.id == "chinook_001")
         .expect("chinook_001 exists");
-    let plan: Plan = serde_norway::from_value(case.plan.expect("it has a plan")).unwrap();
     assert_eq!(
-        plan.to_string(),
+        case.parsed_plan().expect("it has a plan").to_string(),
         "SELECT t1.Country AS country, COUNT(t1.CustomerId) AS customer_count \
          FROM Customer t1 GROUP BY t1.Country ORDER BY COUNT(t1.CustomerId) DESC, t1.Country"
     );
@@ -102,62 +50,25 @@ fn a_gold_plan_reads_as_expected() {
 
 #[test]
 fn every_gold_plan_gives_the_gold_outcome_for_every_role() {
-    let db = SqliteFile::open("chinook", data_dir().join("chinook.sqlite")).expect("chinook opens");
-    let schema = pollster::block_on(db.introspect()).expect("chinook introspects");
-    // As the reference's evals: refusals never name what they refused.
-    let policies = Policies {
-        refusal_names_tables: false,
-        ..Policies::demo()
-    };
-    let settings = ValidatorSettings::default();
-    let mut failures = Vec::new();
-    let (mut allowed, mut refused) = (0, 0);
-    for case in gold_cases() {
-        let Some(raw) = case.plan else { continue };
-        let plan: Plan = serde_norway::from_value(raw).expect("parses");
-        let want = gold_rows(case.rows.as_deref().unwrap_or_default());
-        for (role, outcome) in &case.outcome {
-            let scope = policies.scope(std::slice::from_ref(role));
-            let run = pollster::block_on(run_plan(&plan, &db, &schema, &scope, &settings));
-            let sql = run.sql.clone().unwrap_or_default();
-            match outcome.as_str() {
-                "allowed" => {
-                    allowed += 1;
-                    match &run.frame {
-                        Some(frame) if run.succeeded() => {
-                            if let Err(why) = compare(&frame.rows, &want, case.order_matters) {
-                                failures.push(format!("{} {role}: {why}\n  {sql}", case.id));
-                            }
-                        }
-                        _ => {
-                            failures.push(format!("{} {role}: {:?}\n  {sql}", case.id, run.errors))
-                        }
-                    }
-                }
-                "refused" => {
-                    refused += 1;
-                    let violations: Vec<_> = run
-                        .errors
-                        .iter()
-                        .filter(|e| e.error_code == ErrorCode::SecurityViolation)
-                        .collect();
-                    let ok = run.frame.is_none()
-                        && !violations.is_empty()
-                        && violations.iter().all(|e| e.message == REFUSAL_MESSAGE);
-                    if !ok {
-                        failures.push(format!("{} {role}: not refused: {:?}", case.id, run.errors));
-                    }
-                }
-                other => failures.push(format!("{} {role}: unknown outcome {other}", case.id)),
-            }
-        }
-    }
+    let outcome = pollster::block_on(run_reference_suite(&chinook()));
     assert!(
-        failures.is_empty(),
+        outcome.failures.is_empty(),
         "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
+        outcome.failures.len(),
+        outcome.failures.join("\n")
     );
-    assert_eq!(allowed + refused, 129, "43 plans × 3 roles");
-    assert!(refused > 0 && allowed > 0);
+    assert_eq!(outcome.runs, 129, "43 plans × 3 roles");
+}
+
+#[test]
+fn every_own_gold_query_imports_and_returns_the_rows_of_its_sql() {
+    let outcome = pollster::block_on(run_own_suite(&chinook()));
+    assert!(
+        outcome.failures.is_empty(),
+        "{} of {} failed:\n{}",
+        outcome.failures.len(),
+        outcome.runs,
+        outcome.failures.join("\n")
+    );
+    assert!(outcome.runs >= 45, "{} cases", outcome.runs);
 }

@@ -1,0 +1,221 @@
+//! The gold suites, read the same way by the native tests, the browser tests and the
+//! benchmarks: the reference engine's `data/chinook.yaml` (plans and rows per role) and our
+//! own `tests/gold/chinook_sql.yaml` (questions with SQL).
+
+use crate::compare::Gold;
+use serde::Deserialize;
+use serde_norway::Value as Yaml;
+use std::collections::BTreeMap;
+
+/// The reference suite's text, compiled in so the browser needs no file access.
+pub const REFERENCE_SUITE: &str = include_str!("../../data/chinook.yaml");
+/// Our own suite's text.
+pub const OWN_SUITE: &str = include_str!("../gold/chinook_sql.yaml");
+
+/// Just the parts of the suite format the tests read.
+#[derive(Deserialize)]
+pub struct Suite {
+    /// The cases, in file order.
+    pub cases: Vec<Case>,
+}
+
+/// One case of either suite.
+#[derive(Deserialize)]
+pub struct Case {
+    /// `chinook_001`, `own_001`, …
+    pub id: String,
+    /// The gold plan (reference suite only), as YAML.
+    pub plan: Option<Yaml>,
+    /// The expected outcome per role (reference suite only).
+    #[serde(default)]
+    pub outcome: BTreeMap<String, String>,
+    /// Whether row order is part of the answer.
+    #[serde(default)]
+    pub order_matters: bool,
+    /// The gold rows, as mappings in column order (reference suite only).
+    #[serde(default)]
+    pub rows: Option<Vec<Yaml>>,
+    /// The SQL (our suite; the reference suite's own SQL is not used).
+    #[serde(default)]
+    pub sql: Option<String>,
+    /// What the case exercises (our suite).
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+/// Parses a suite; the suites are ours or pinned by checksum, so a failure is a bug.
+pub fn suite(text: &str) -> Suite {
+    match serde_norway::from_str(text) {
+        Ok(suite) => suite,
+        Err(e) => panic!("a gold suite does not parse: {e}"),
+    }
+}
+
+fn gold_cell(v: &Yaml) -> Gold {
+    match v {
+        Yaml::Null => Gold::Null,
+        Yaml::Bool(b) => Gold::Bool(*b),
+        Yaml::Number(n) => Gold::Number(n.as_f64().unwrap_or(f64::NAN)),
+        Yaml::String(s) => Gold::Text(s.clone()),
+        other => Gold::Text(format!("{other:?}")),
+    }
+}
+
+impl Case {
+    /// The gold rows as cells, columns in file order.
+    pub fn gold_rows(&self) -> Vec<Vec<Gold>> {
+        self.rows
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .map(|r| match r {
+                Yaml::Mapping(m) => m.values().map(gold_cell).collect(),
+                other => vec![gold_cell(other)],
+            })
+            .collect()
+    }
+
+    /// The gold plan, parsed.
+    pub fn parsed_plan(&self) -> Option<nl2sql_core::plan::Plan> {
+        let raw = self.plan.clone()?;
+        match serde_norway::from_value(raw) {
+            Ok(plan) => Some(plan),
+            Err(e) => panic!("{}: the gold plan does not parse: {e}", self.id),
+        }
+    }
+}
+
+/// What running a suite found: failures (empty when all passed) and how many runs there were.
+pub struct Outcome {
+    /// One line per failed case and role.
+    pub failures: Vec<String>,
+    /// Runs that were allowed and returned the gold rows, or were to be refused and were.
+    pub runs: usize,
+}
+
+/// Runs every reference gold plan for every role in its `outcome` on `db` (Chinook): an
+/// `allowed` case must return the gold rows, a `refused` one must be a SECURITY_VIOLATION
+/// with the generic refusal and no rows. Refusals name nothing, as in the reference's evals.
+pub async fn run_reference_suite(db: &dyn nl2sql_core::Datasource) -> Outcome {
+    use nl2sql_core::error::ErrorCode;
+    use nl2sql_core::policy::Policies;
+    use nl2sql_core::run::run_plan;
+    use nl2sql_core::validate::{ValidatorSettings, REFUSAL_MESSAGE};
+
+    let schema = match db.introspect().await {
+        Ok(s) => s,
+        Err(e) => panic!("Chinook introspects: {e}"),
+    };
+    let policies = Policies {
+        refusal_names_tables: false,
+        ..Policies::demo()
+    };
+    let settings = ValidatorSettings::default();
+    let mut out = Outcome {
+        failures: vec![],
+        runs: 0,
+    };
+    for case in suite(REFERENCE_SUITE).cases {
+        let Some(plan) = case.parsed_plan() else {
+            continue;
+        };
+        let want = case.gold_rows();
+        for (role, outcome) in &case.outcome {
+            out.runs += 1;
+            let scope = policies.scope(std::slice::from_ref(role));
+            let run = run_plan(&plan, db, &schema, &scope, &settings).await;
+            let sql = run.sql.clone().unwrap_or_default();
+            let failure = match outcome.as_str() {
+                "allowed" => match &run.frame {
+                    Some(frame) if run.succeeded() => {
+                        crate::compare::compare(&frame.rows, &want, case.order_matters)
+                            .err()
+                            .map(|why| format!("{why}\n  {sql}"))
+                    }
+                    _ => Some(format!("{:?}\n  {sql}", run.errors)),
+                },
+                "refused" => {
+                    let violations: Vec<_> = run
+                        .errors
+                        .iter()
+                        .filter(|e| e.error_code == ErrorCode::SecurityViolation)
+                        .collect();
+                    let refused = run.frame.is_none()
+                        && !violations.is_empty()
+                        && violations.iter().all(|e| e.message == REFUSAL_MESSAGE);
+                    (!refused).then(|| format!("not refused: {:?}", run.errors))
+                }
+                other => Some(format!("unknown outcome {other}")),
+            };
+            if let Some(f) = failure {
+                out.failures.push(format!("{} {role}: {f}", case.id));
+            }
+        }
+    }
+    out
+}
+
+/// Runs every query of our own suite on `db` (Chinook) twice: directly, and imported as a
+/// plan through the validator and the generator. Both must return the same rows.
+pub async fn run_own_suite(db: &dyn nl2sql_core::Datasource) -> Outcome {
+    use nl2sql_core::datasource::ExecLimits;
+    use nl2sql_core::import::import_sql;
+    use nl2sql_core::policy::Policies;
+    use nl2sql_core::run::run_plan;
+    use nl2sql_core::validate::ValidatorSettings;
+
+    let schema = match db.introspect().await {
+        Ok(s) => s,
+        Err(e) => panic!("Chinook introspects: {e}"),
+    };
+    let policies = Policies::demo();
+    let scope = policies.scope(&["admin".to_string()]);
+    let settings = ValidatorSettings::default();
+    let mut out = Outcome {
+        failures: vec![],
+        runs: 0,
+    };
+    for case in suite(OWN_SUITE).cases {
+        let Some(sql) = case.sql.as_deref() else {
+            out.failures.push(format!("{}: no sql", case.id));
+            continue;
+        };
+        out.runs += 1;
+        let direct = match db.execute(sql, ExecLimits { max_rows: 100_000 }).await {
+            Ok(frame) => frame,
+            Err(e) => {
+                out.failures
+                    .push(format!("{}: the gold SQL fails: {e}", case.id));
+                continue;
+            }
+        };
+        let plan = match import_sql(sql, &schema, schema.dialect) {
+            Ok(plan) => plan,
+            Err(e) => {
+                out.failures.push(format!(
+                    "{} ({}): import: {e}",
+                    case.id,
+                    case.tags.join(",")
+                ));
+                continue;
+            }
+        };
+        let run = run_plan(&plan, db, &schema, &scope, &settings).await;
+        let ours = run.sql.clone().unwrap_or_default();
+        let Some(frame) = run.frame.as_ref().filter(|_| run.succeeded()) else {
+            out.failures
+                .push(format!("{}: {:?}\n  plan: {plan}", case.id, run.errors));
+            continue;
+        };
+        let want: Vec<Vec<Gold>> = direct
+            .rows
+            .iter()
+            .map(|r| r.iter().map(crate::compare::gold_of).collect())
+            .collect();
+        if let Err(why) = crate::compare::compare(&frame.rows, &want, case.order_matters) {
+            out.failures
+                .push(format!("{}: {why}\n  ours: {ours}", case.id));
+        }
+    }
+    out
+}

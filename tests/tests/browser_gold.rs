@@ -1,0 +1,49 @@
+//! The gold suites in headless Chromium on sql.js: the reference engine's 43 plans for every
+//! role, and our own queries through the importer. The same code as the native run
+//! (`nl2sql_tests::gold`), so the wasm build of the engine answers exactly as the native one.
+#![cfg(target_arch = "wasm32")]
+
+use nl2sql_tests::gold::{run_own_suite, run_reference_suite};
+use nl2sql_wasm::{SqlJs, SqlJsDatabase};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const SQLJS_SOURCE: &str = include_str!("../../node_modules/sql.js/dist/sql-wasm.js");
+const SQLJS_WASM: &[u8] = include_bytes!("../../node_modules/sql.js/dist/sql-wasm.wasm");
+const CHINOOK: &[u8] = include_bytes!("../../data/chinook.sqlite");
+
+async fn chinook() -> SqlJsDatabase {
+    let sql = match SqlJs::from_source(SQLJS_SOURCE, SQLJS_WASM).await {
+        Ok(s) => s,
+        Err(e) => panic!("starting sql.js: {e}"),
+    };
+    match sql.open("chinook", CHINOOK) {
+        Ok(db) => db,
+        Err(e) => panic!("opening chinook: {e}"),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn every_gold_plan_gives_the_gold_outcome_for_every_role_in_the_browser() {
+    let outcome = run_reference_suite(&chinook().await).await;
+    assert!(
+        outcome.failures.is_empty(),
+        "{} failures:\n{}",
+        outcome.failures.len(),
+        outcome.failures.join("\n")
+    );
+    assert_eq!(outcome.runs, 129);
+}
+
+#[wasm_bindgen_test]
+async fn every_own_gold_query_returns_the_rows_of_its_sql_in_the_browser() {
+    let outcome = run_own_suite(&chinook().await).await;
+    assert!(
+        outcome.failures.is_empty(),
+        "{} of {} failed:\n{}",
+        outcome.failures.len(),
+        outcome.runs,
+        outcome.failures.join("\n")
+    );
+}
