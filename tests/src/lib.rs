@@ -5,6 +5,7 @@
 //! sql.js in headless Chromium, both through [`for_each_contract_check!`] so neither can
 //! skip a check.
 
+pub mod bench;
 pub mod compare;
 pub mod contract;
 pub mod gold;

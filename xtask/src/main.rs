@@ -6,6 +6,7 @@
 //! - `test`   set-up, then every check CI runs: fmt, clippy, native tests, browser tests,
 //!   a release build and the end-to-end tests against it
 //! - `dist`   set-up, then a release `dist/` and its sizes
+//! - `bench`  set-up, then the benchmarks, natively (criterion) and in headless Chromium
 
 mod data;
 mod run;
@@ -16,7 +17,7 @@ use run::{Failure, Project};
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: cargo xtask <setup | data | serve [--release] | test | dist>";
+const USAGE: &str = "usage: cargo xtask <setup | data | serve [--release] | test | dist | bench>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,6 +31,7 @@ fn main() -> ExitCode {
         Some("serve") => serve(&project, args.iter().any(|a| a == "--release")),
         Some("test") => test(&project),
         Some("dist") => setup::ensure(&project).and_then(|()| dist(&project)),
+        Some("bench") => setup::ensure(&project).and_then(|()| bench(&project)),
         _ => Err(Failure(USAGE.to_string())),
     };
     match outcome {
@@ -51,6 +53,33 @@ fn serve(project: &Project, release: bool) -> Result<(), Failure> {
         args.push("--release");
     }
     project.command("trunk", &args).run("trunk serve")
+}
+
+/// The benchmarks print their numbers; none of them passes or fails on time.
+fn bench(project: &Project) -> Result<(), Failure> {
+    println!("\n==> plan path, native (criterion)");
+    project
+        .command("cargo", &["bench", "-p", "nl2sql-tests", "--bench", "plan"])
+        .run("cargo bench")?;
+    println!("\n==> plan path, wasm in headless Chromium (release build)");
+    project
+        .command(
+            "cargo",
+            &[
+                "test",
+                "-p",
+                "nl2sql-tests",
+                "--target",
+                "wasm32-unknown-unknown",
+                "--release",
+                "--test",
+                "browser_bench",
+                "--",
+                "--include-ignored",
+                "--nocapture",
+            ],
+        )
+        .run("the browser benchmark")
 }
 
 fn dist(project: &Project) -> Result<(), Failure> {
