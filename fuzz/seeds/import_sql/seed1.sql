@@ -1,0 +1,1 @@
+SELECT r.Name, COUNT(a.AlbumId) AS n FROM Artist r JOIN Album a ON a.ArtistId = r.ArtistId WHERE r.Name LIKE 'A%' GROUP BY r.Name HAVING COUNT(*) > 1 ORDER BY n DESC LIMIT 3

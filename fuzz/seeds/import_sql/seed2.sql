@@ -1,0 +1,1 @@
+WITH t AS (SELECT i.Total, ROW_NUMBER() OVER (ORDER BY i.Total DESC) AS rn FROM Invoice i) SELECT t.Total FROM t WHERE t.rn <= 3 UNION SELECT i.Total FROM Invoice i WHERE i.InvoiceId IN (1, 2) AND NOT EXISTS (SELECT 1 FROM Album a WHERE a.AlbumId = i.InvoiceId)
