@@ -336,7 +336,8 @@ impl Report {
             } else {
                 ""
             };
-            println!("({} rows{capped})", self.rows.len());
+            let noun = if self.rows.len() == 1 { "row" } else { "rows" };
+            println!("({} {noun}{capped})", self.rows.len());
         }
     }
 }

@@ -26,7 +26,10 @@ fn print_percentiles(plans: &[(String, String)], schema: &nl2sql_core::SchemaSna
     let mut samples = Vec::with_capacity(plans.len() * ROUNDS);
     let mut slowest = (String::new(), 0.0f64);
     for (id, json) in plans {
-        assert!(plan_to_sql(json, schema, &policies) > 0, "{id} does not get through");
+        assert!(
+            plan_to_sql(json, schema, &policies) > 0,
+            "{id} does not get through"
+        );
         let mut mine = Vec::with_capacity(ROUNDS);
         for _ in 0..ROUNDS {
             let t = Instant::now();

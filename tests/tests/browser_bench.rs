@@ -36,7 +36,10 @@ async fn plan_path_in_the_browser() {
     const BATCH: usize = 200;
     let mut means = Vec::with_capacity(plans.len());
     for (id, json) in &plans {
-        assert!(plan_to_sql(json, &schema, &policies) > 0, "{id} does not get through");
+        assert!(
+            plan_to_sql(json, &schema, &policies) > 0,
+            "{id} does not get through"
+        );
         let t = now_ms();
         for _ in 0..BATCH {
             std::hint::black_box(plan_to_sql(std::hint::black_box(json), &schema, &policies));

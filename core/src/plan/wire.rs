@@ -266,19 +266,73 @@ impl TryFrom<WirePlan> for Plan {
     type Error = PlanShapeError;
 
     fn try_from(wire: WirePlan) -> Result<Plan, PlanShapeError> {
-        plan_from(wire, "")
+        plan_from(wire, &Path::ROOT)
     }
 }
 
-fn join_path(base: &str, field: &str) -> String {
-    if base.is_empty() {
-        field.to_string()
-    } else {
-        format!("{base}.{field}")
+/// Where in the plan a node sits, e.g. `select_items[0].expr.args[1]`. Built as a chain of
+/// borrowed steps and written out only when an error needs it: parsing a good plan builds no
+/// strings.
+#[derive(Clone, Copy)]
+struct Path<'a> {
+    parent: Option<&'a Path<'a>>,
+    step: Step,
+    /// Field steps below the top level: one per `.expr`, `.left`, `.plan`, …
+    depth: usize,
+}
+
+#[derive(Clone, Copy)]
+enum Step {
+    Root,
+    Field(&'static str),
+    Index(usize),
+}
+
+impl<'a> Path<'a> {
+    const ROOT: Path<'static> = Path {
+        parent: None,
+        step: Step::Root,
+        depth: 0,
+    };
+
+    fn field(&'a self, name: &'static str) -> Path<'a> {
+        Path {
+            parent: Some(self),
+            step: Step::Field(name),
+            depth: if matches!(self.step, Step::Root) {
+                0
+            } else {
+                self.depth + 1
+            },
+        }
+    }
+
+    fn index(&'a self, i: usize) -> Path<'a> {
+        Path {
+            parent: Some(self),
+            step: Step::Index(i),
+            depth: self.depth,
+        }
     }
 }
 
-fn shape(path: &str, message: impl Into<String>) -> PlanShapeError {
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(parent) = self.parent {
+            parent.fmt(f)?;
+        }
+        match self.step {
+            Step::Root => Ok(()),
+            Step::Field(name) => match self.parent.map(|p| p.step) {
+                None | Some(Step::Root) => f.write_str(name),
+                Some(_) => write!(f, ".{name}"),
+            },
+            Step::Index(i) => write!(f, "[{i}]"),
+        }
+    }
+}
+
+fn shape(path: &Path<'_>, message: impl Into<String>) -> PlanShapeError {
     PlanShapeError {
         path: path.to_string(),
         message: message.into(),
@@ -290,13 +344,8 @@ fn shape(path: &str, message: impl Into<String>) -> PlanShapeError {
 /// re-parsing (sqlparser stops at 50) never run out of stack, even in wasm.
 pub const MAX_DEPTH: usize = 40;
 
-/// The nesting depth of a path: one level per `.expr`, `.left`, `.plan`, … step.
-fn depth_of(path: &str) -> usize {
-    path.matches('.').count()
-}
-
-fn check_depth(path: &str) -> Result<(), PlanShapeError> {
-    if depth_of(path) > MAX_DEPTH {
+fn check_depth(path: &Path<'_>) -> Result<(), PlanShapeError> {
+    if path.depth > MAX_DEPTH {
         return Err(shape(
             path,
             format!("the plan nests more than {MAX_DEPTH} levels deep; write it flatter"),
@@ -305,10 +354,8 @@ fn check_depth(path: &str) -> Result<(), PlanShapeError> {
     Ok(())
 }
 
-fn plan_from(w: WirePlan, path: &str) -> Result<Plan, PlanShapeError> {
+fn plan_from(w: WirePlan, path: &Path<'_>) -> Result<Plan, PlanShapeError> {
     check_depth(path)?;
-    let at = |field: &str| join_path(path, field);
-    let indexed = |field: &str, i: usize| format!("{}[{i}]", at(field));
     Ok(Plan {
         ctes: w
             .with
@@ -317,7 +364,7 @@ fn plan_from(w: WirePlan, path: &str) -> Result<Plan, PlanShapeError> {
             .map(|(i, c)| {
                 Ok(Cte {
                     name: c.name,
-                    plan: plan_from(c.plan, &join_path(&indexed("with", i), "plan"))?,
+                    plan: plan_from(c.plan, &path.field("with").index(i).field("plan"))?,
                 })
             })
             .collect::<Result<_, _>>()?,
@@ -343,7 +390,7 @@ fn plan_from(w: WirePlan, path: &str) -> Result<Plan, PlanShapeError> {
                     join_type: j.join_type,
                     condition: expr_from(
                         j.condition,
-                        &join_path(&indexed("joins", i), "condition"),
+                        &path.field("joins").index(i).field("condition"),
                     )?,
                 })
             })
@@ -354,20 +401,26 @@ fn plan_from(w: WirePlan, path: &str) -> Result<Plan, PlanShapeError> {
             .enumerate()
             .map(|(i, s)| {
                 Ok(SelectItem {
-                    expr: expr_from(s.expr, &join_path(&indexed("select_items", i), "expr"))?,
+                    expr: expr_from(s.expr, &path.field("select_items").index(i).field("expr"))?,
                     alias: s.alias,
                 })
             })
             .collect::<Result<_, _>>()?,
-        filter: w.filter.map(|e| expr_from(e, &at("where"))).transpose()?,
+        filter: w
+            .filter
+            .map(|e| expr_from(e, &path.field("where")))
+            .transpose()?,
         group_by: w
             .group_by
             .into_iter()
             .enumerate()
-            .map(|(i, g)| expr_from(g.expr, &join_path(&indexed("group_by", i), "expr")))
+            .map(|(i, g)| expr_from(g.expr, &path.field("group_by").index(i).field("expr")))
             .collect::<Result<_, _>>()?,
-        having: w.having.map(|e| expr_from(e, &at("having"))).transpose()?,
-        order_by: order_from(w.order_by, &at("order_by"))?,
+        having: w
+            .having
+            .map(|e| expr_from(e, &path.field("having")))
+            .transpose()?,
+        order_by: order_from(w.order_by, &path.field("order_by"))?,
         limit: w.limit,
         offset: w.offset,
         set_operations: w
@@ -377,7 +430,7 @@ fn plan_from(w: WirePlan, path: &str) -> Result<Plan, PlanShapeError> {
             .map(|(i, s)| {
                 Ok(SetOperation {
                     op: s.op,
-                    plan: plan_from(s.plan, &join_path(&indexed("set_operations", i), "plan"))?,
+                    plan: plan_from(s.plan, &path.field("set_operations").index(i).field("plan"))?,
                 })
             })
             .collect::<Result<_, _>>()?,
@@ -385,13 +438,16 @@ fn plan_from(w: WirePlan, path: &str) -> Result<Plan, PlanShapeError> {
     })
 }
 
-fn order_from(items: Vec<WireOrderItem>, path: &str) -> Result<Vec<OrderItem>, PlanShapeError> {
+fn order_from(
+    items: Vec<WireOrderItem>,
+    path: &Path<'_>,
+) -> Result<Vec<OrderItem>, PlanShapeError> {
     items
         .into_iter()
         .enumerate()
         .map(|(i, o)| {
             Ok(OrderItem {
-                expr: expr_from(o.expr, &format!("{path}[{i}].expr"))?,
+                expr: expr_from(o.expr, &path.index(i).field("expr"))?,
                 direction: o.direction,
             })
         })
@@ -400,17 +456,17 @@ fn order_from(items: Vec<WireOrderItem>, path: &str) -> Result<Vec<OrderItem>, P
 
 fn boxed(
     e: Option<Box<WireExpr>>,
-    path: &str,
-    field: &str,
+    path: &Path<'_>,
+    field: &'static str,
     what: &str,
 ) -> Result<Box<Expr>, PlanShapeError> {
     let e = e.ok_or_else(|| shape(path, format!("{what} needs `{field}`")))?;
-    Ok(Box::new(expr_from(*e, &join_path(path, field))?))
+    Ok(Box::new(expr_from(*e, &path.field(field))?))
 }
 
 /// Our own fields (unlike the reference's, which it tolerates anywhere) are refused on kinds
 /// that do not use them: a `negated` ignored on the wrong kind would silently flip an answer.
-fn check_fields(w: &WireExpr, path: &str) -> Result<(), PlanShapeError> {
+fn check_fields(w: &WireExpr, path: &Path<'_>) -> Result<(), PlanShapeError> {
     let misplaced = [
         ("distinct", w.distinct, w.kind == WireKind::Func),
         ("over", w.over.is_some(), w.kind == WireKind::Func),
@@ -439,7 +495,7 @@ fn check_fields(w: &WireExpr, path: &str) -> Result<(), PlanShapeError> {
     Ok(())
 }
 
-fn expr_from(w: WireExpr, path: &str) -> Result<Expr, PlanShapeError> {
+fn expr_from(w: WireExpr, path: &Path<'_>) -> Result<Expr, PlanShapeError> {
     check_depth(path)?;
     check_fields(&w, path)?;
     Ok(match w.kind {
@@ -467,12 +523,12 @@ fn expr_from(w: WireExpr, path: &str) -> Result<Expr, PlanShapeError> {
                 .args
                 .into_iter()
                 .enumerate()
-                .map(|(i, a)| expr_from(a, &format!("{}[{i}]", join_path(path, "args"))))
+                .map(|(i, a)| expr_from(a, &path.field("args").index(i)))
                 .collect::<Result<_, _>>()?,
             distinct: w.distinct,
             over: w
                 .over
-                .map(|o| window_from(o, &join_path(path, "over")))
+                .map(|o| window_from(o, &path.field("over")))
                 .transpose()?,
         }),
         WireKind::Binary => {
@@ -514,23 +570,23 @@ fn expr_from(w: WireExpr, path: &str) -> Result<Expr, PlanShapeError> {
             if w.whens.is_empty() {
                 return Err(shape(path, "a case needs at least one entry in `whens`"));
             }
-            let whens_path = join_path(path, "whens");
+            let whens_path = path.field("whens");
             Expr::Case {
                 whens: w
                     .whens
                     .into_iter()
                     .enumerate()
                     .map(|(i, wh)| {
-                        let at = format!("{whens_path}[{i}]");
+                        let at = whens_path.index(i);
                         Ok(When {
-                            condition: expr_from(wh.condition, &join_path(&at, "condition"))?,
-                            result: expr_from(wh.result, &join_path(&at, "result"))?,
+                            condition: expr_from(wh.condition, &at.field("condition"))?,
+                            result: expr_from(wh.result, &at.field("result"))?,
                         })
                     })
                     .collect::<Result<_, _>>()?,
                 else_expr: w
                     .else_expr
-                    .map(|e| expr_from(*e, &join_path(path, "else_expr")).map(Box::new))
+                    .map(|e| expr_from(*e, &path.field("else_expr")).map(Box::new))
                     .transpose()?,
             }
         }
@@ -551,35 +607,39 @@ fn expr_from(w: WireExpr, path: &str) -> Result<Expr, PlanShapeError> {
     })
 }
 
-fn sub_plan(plan: Option<Box<WirePlan>>, path: &str, what: &str) -> Result<Plan, PlanShapeError> {
+fn sub_plan(
+    plan: Option<Box<WirePlan>>,
+    path: &Path<'_>,
+    what: &str,
+) -> Result<Plan, PlanShapeError> {
     let plan = plan.ok_or_else(|| shape(path, format!("{what} needs `plan`")))?;
-    plan_from(*plan, &join_path(path, "plan"))
+    plan_from(*plan, &path.field("plan"))
 }
 
-fn window_from(w: WireWindow, path: &str) -> Result<Window, PlanShapeError> {
+fn window_from(w: WireWindow, path: &Path<'_>) -> Result<Window, PlanShapeError> {
     Ok(Window {
         partition_by: w
             .partition_by
             .into_iter()
             .enumerate()
-            .map(|(i, e)| expr_from(e, &format!("{}[{i}]", join_path(path, "partition_by"))))
+            .map(|(i, e)| expr_from(e, &path.field("partition_by").index(i)))
             .collect::<Result<_, _>>()?,
-        order_by: order_from(w.order_by, &join_path(path, "order_by"))?,
+        order_by: order_from(w.order_by, &path.field("order_by"))?,
         frame: w
             .frame
             .map(|f| {
-                let at = join_path(path, "frame");
+                let at = path.field("frame");
                 Ok::<_, PlanShapeError>(Frame {
                     unit: f.unit,
-                    start: bound_from(f.start, &join_path(&at, "start"))?,
-                    end: bound_from(f.end, &join_path(&at, "end"))?,
+                    start: bound_from(f.start, &at.field("start"))?,
+                    end: bound_from(f.end, &at.field("end"))?,
                 })
             })
             .transpose()?,
     })
 }
 
-fn bound_from(b: WireFrameBound, path: &str) -> Result<FrameBound, PlanShapeError> {
+fn bound_from(b: WireFrameBound, path: &Path<'_>) -> Result<FrameBound, PlanShapeError> {
     let offset = || {
         b.offset
             .ok_or_else(|| shape(path, "preceding and following need `offset`"))
