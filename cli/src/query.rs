@@ -167,12 +167,22 @@ pub fn run(args: &[String], input: Input) -> Result<(), Failure> {
             Some(dialect) => {
                 let validation =
                     nl2sql_core::validate::validate(Some(&plan), &schema, &scope, &o.settings);
-                let sql = if validation.passed() {
-                    to_sql(&plan, &schema, dialect, &o.settings.lower).ok()
-                } else {
-                    None
-                };
-                Report::rendered(plan, validation, sql)
+                let rendered = validation
+                    .passed()
+                    .then(|| to_sql(&plan, &schema, dialect, &o.settings.lower));
+                let mut report = Report::rendered(plan, validation);
+                match rendered {
+                    Some(Ok(sql)) => report.sql = Some(sql),
+                    // Valid for the datasource, but not expressible in that dialect.
+                    Some(Err(e)) => report.errors.push(PipelineError::new(
+                        Node::Generator,
+                        ErrorCode::InvalidPlanStructure,
+                        Severity::Error,
+                        format!("Cannot render for {dialect}: {e}"),
+                    )),
+                    None => {}
+                }
+                report
             }
             None => {
                 let run = pollster::block_on(run_plan(&plan, &db, &schema, &scope, &o.settings));
@@ -241,10 +251,10 @@ impl Report {
         }
     }
 
-    fn rendered(plan: Plan, validation: Validation, sql: Option<String>) -> Report {
+    fn rendered(plan: Plan, validation: Validation) -> Report {
         Report {
             plan: Some(plan),
-            sql,
+            sql: None,
             errors: validation.errors.clone(),
             warnings: validation.warnings.clone(),
             validation,

@@ -20,6 +20,9 @@ use std::ops::ControlFlow;
 const MAX_OPERATOR_CHAIN: usize = 1_000;
 /// At most this many tokens: bounds the parser's time on hostile input.
 const MAX_TOKENS: usize = 100_000;
+/// At most this many set operators (`UNION`, `INTERSECT`, `EXCEPT`): sqlparser chains them
+/// into a left-deep tree without a limit, which walking or dropping would recurse through.
+const MAX_SET_OPERATIONS: usize = 100;
 
 /// Returns `Ok` when `sql` is exactly one read-only query in SQLite's dialect.
 ///
@@ -46,10 +49,13 @@ pub fn parse_read_only(
     if scan.words == 0 {
         return Err(refused("there is no query to run"));
     }
-    if tokens.len() > MAX_TOKENS || scan.operator_chain > MAX_OPERATOR_CHAIN {
+    if tokens.len() > MAX_TOKENS
+        || scan.operator_chain > MAX_OPERATOR_CHAIN
+        || scan.set_operations > MAX_SET_OPERATIONS
+    {
         return Err(refused(&format!(
-            "the query is too large to check (at most {MAX_TOKENS} tokens, and chains of \
-             at most {MAX_OPERATOR_CHAIN} operators)"
+            "the query is too large to check (at most {MAX_TOKENS} tokens, chains of at most \
+             {MAX_OPERATOR_CHAIN} operators, and at most {MAX_SET_OPERATIONS} set operations)"
         )));
     }
     let statements = Parser::new(dialect)
@@ -97,6 +103,8 @@ struct Scan {
     /// A writing keyword where a statement starts: first in the text, after `;`, or after
     /// a `)` at the top level (the body of `WITH … AS (…)`).
     writing_keyword: Option<String>,
+    /// `UNION`, `INTERSECT` and `EXCEPT` words, anywhere.
+    set_operations: usize,
 }
 
 impl Scan {
@@ -105,6 +113,7 @@ impl Scan {
             words: 0,
             operator_chain: 0,
             writing_keyword: None,
+            set_operations: 0,
         };
         // One running chain length per open parenthesis, plus the top level.
         let mut chains: Vec<usize> = vec![0];
@@ -118,6 +127,9 @@ impl Scan {
                     let upper = w.value.to_ascii_uppercase();
                     let unquoted = w.quote_style.is_none();
                     operator = unquoted && OPERATOR_WORDS.contains(&upper.as_str());
+                    if unquoted && matches!(upper.as_str(), "UNION" | "INTERSECT" | "EXCEPT") {
+                        scan.set_operations += 1;
+                    }
                     if unquoted && CHAIN_BREAKERS.contains(&upper.as_str()) {
                         if let Some(top) = chains.last_mut() {
                             *top = 0;

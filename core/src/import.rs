@@ -39,7 +39,7 @@ pub fn import_sql(
             )
         }
     })?;
-    Importer { schema }.query(&query)
+    Importer { schema, dialect }.query(&query)
 }
 
 fn failed(message: impl Into<String>) -> PipelineError {
@@ -59,6 +59,7 @@ fn unsupported<T>(what: impl std::fmt::Display) -> Result<T, PipelineError> {
 
 struct Importer<'a> {
     schema: &'a SchemaSnapshot,
+    dialect: Dialect,
 }
 
 type R<T> = Result<T, PipelineError>;
@@ -157,7 +158,15 @@ impl Importer<'_> {
     fn body(&self, body: &SetExpr) -> R<Plan> {
         match body {
             SetExpr::Select(s) => self.select(s),
-            SetExpr::Query(q) => self.query(q),
+            SetExpr::Query(q) => {
+                if q.with.is_some() || q.order_by.is_some() || q.limit_clause.is_some() {
+                    // Its ORDER BY or LIMIT would end up applying to the whole combination.
+                    return unsupported(
+                        "WITH, ORDER BY or LIMIT inside a parenthesised part of the query",
+                    );
+                }
+                self.query(q)
+            }
             SetExpr::SetOperation {
                 left,
                 op,
@@ -223,6 +232,12 @@ impl Importer<'_> {
                     expr: self.expr(expr)?,
                     alias: Some(ident_text(alias)),
                 },
+                ast::SelectItem::Wildcard(options)
+                | ast::SelectItem::QualifiedWildcard(_, options)
+                    if !plain_wildcard(options) =>
+                {
+                    return unsupported("EXCLUDE, EXCEPT, REPLACE, RENAME or ILIKE after `*`")
+                }
                 ast::SelectItem::Wildcard(_) => SelectItem {
                     expr: Expr::Column {
                         alias: None,
@@ -266,10 +281,24 @@ impl Importer<'_> {
             };
         }
         if let SqlExpr::Identifier(id) = e {
+            let names_it = |item: &SelectItem| {
+                let name = item.alias.as_deref().or(match &item.expr {
+                    Expr::Column { column, .. } => Some(column.as_str()),
+                    _ => None,
+                });
+                name.is_some_and(|n| n.eq_ignore_ascii_case(&id.value))
+            };
             let is_column = plan.tables.iter().any(|t| {
-                self.schema
-                    .table(&t.name)
-                    .is_some_and(|table| table.column(&id.value).is_some())
+                let derived = plan
+                    .ctes
+                    .iter()
+                    .find(|c| c.name.eq_ignore_ascii_case(&t.name))
+                    .is_some_and(|c| c.plan.select_items.iter().any(names_it));
+                derived
+                    || self
+                        .schema
+                        .table(&t.name)
+                        .is_some_and(|table| table.column(&id.value).is_some())
             });
             if !is_column {
                 let aliased = plan.select_items.iter().find(|s| {
@@ -300,12 +329,20 @@ impl Importer<'_> {
                 let Some(table) = last_part(name) else {
                     return unsupported("An empty table name");
                 };
+                // `main.Track` keeps its schema, so the validator can refuse any other one.
+                let schema_name = match name.0.len() {
+                    0 | 1 => None,
+                    n => match &name.0[n - 2] {
+                        ast::ObjectNamePart::Identifier(id) => Some(ident_text(id)),
+                        _ => return unsupported(format!("The table name {name}")),
+                    },
+                };
                 let alias = alias
                     .as_ref()
                     .map_or_else(|| table.clone(), |a| ident_text(&a.name));
                 plan.tables.push(TableRef {
                     name: table,
-                    schema_name: None,
+                    schema_name,
                     database: None,
                     alias: alias.clone(),
                 });
@@ -420,6 +457,11 @@ impl Importer<'_> {
             },
             SqlExpr::Value(v) => Expr::Literal(literal(&v.value)?),
             SqlExpr::Nested(inner) => self.expr(inner)?,
+            SqlExpr::BinaryOp {
+                left,
+                op: op @ (Op::And | Op::Or),
+                right,
+            } => self.chain(op, left, right)?,
             SqlExpr::BinaryOp { left, op, right } => {
                 let op = match op {
                     Op::Eq => BinaryOp::Eq,
@@ -589,9 +631,16 @@ impl Importer<'_> {
                 {
                     return unsupported("TRY_CAST, SAFE_CAST or CAST … FORMAT");
                 }
+                let to = cast_type(data_type)?;
+                if to == CastType::Date && self.dialect == Dialect::Sqlite {
+                    return unsupported(
+                        "SQLite's CAST(… AS DATE), which keeps only the leading number \
+                         (use DATE_TRUNC('day', x) for the day)",
+                    );
+                }
                 Expr::Cast {
                     expr: Box::new(self.expr(expr)?),
-                    to: cast_type(data_type)?,
+                    to,
                 }
             }
             SqlExpr::TypedString(t) => {
@@ -674,6 +723,54 @@ impl Importer<'_> {
         })
     }
 
+    /// An AND or OR chain, as a balanced tree: SQL writes `a OR b OR c …` as a left-deep
+    /// chain as long as the query is, and a plan that deep would be refused.
+    fn chain(&self, op: &Op, left: &SqlExpr, right: &SqlExpr) -> R<Expr> {
+        let mut operands = vec![right];
+        let mut rest = left;
+        while let SqlExpr::BinaryOp {
+            left,
+            op: inner,
+            right,
+        } = rest
+        {
+            if inner != op {
+                break;
+            }
+            operands.push(right);
+            rest = left;
+        }
+        operands.push(rest);
+        operands.reverse();
+        let mut level: Vec<Expr> = operands
+            .into_iter()
+            .map(|e| self.expr(e))
+            .collect::<R<_>>()?;
+        let op = if *op == Op::And {
+            BinaryOp::And
+        } else {
+            BinaryOp::Or
+        };
+        while level.len() > 1 {
+            let mut next = Vec::with_capacity(level.len().div_ceil(2));
+            let mut it = level.into_iter();
+            while let Some(l) = it.next() {
+                next.push(match it.next() {
+                    Some(r) => Expr::Binary {
+                        op,
+                        left: Box::new(l),
+                        right: Box::new(r),
+                    },
+                    None => l,
+                });
+            }
+            level = next;
+        }
+        level
+            .pop()
+            .ok_or_else(|| failed("An empty AND or OR chain."))
+    }
+
     fn function(&self, f: &ast::Function) -> R<FuncCall> {
         if f.filter.is_some() || !f.within_group.is_empty() || f.null_treatment.is_some() {
             return unsupported("FILTER, WITHIN GROUP or IGNORE NULLS");
@@ -744,6 +841,9 @@ impl Importer<'_> {
         }
         let mut order_by = Vec::with_capacity(w.order_by.len());
         for o in &w.order_by {
+            if o.options.nulls_first.is_some() {
+                return unsupported("NULLS FIRST/LAST");
+            }
             order_by.push(OrderItem {
                 expr: self.expr(&o.expr)?,
                 direction: match o.options.sort {
@@ -773,6 +873,15 @@ impl Importer<'_> {
             frame,
         })
     }
+}
+
+fn plain_wildcard(o: &ast::WildcardAdditionalOptions) -> bool {
+    o.opt_ilike.is_none()
+        && o.opt_exclude.is_none()
+        && o.opt_except.is_none()
+        && o.opt_replace.is_none()
+        && o.opt_rename.is_none()
+        && o.opt_alias.is_none()
 }
 
 fn call(name: &str, args: Vec<Expr>) -> Expr {
@@ -867,16 +976,15 @@ fn last_part(name: &ast::ObjectName) -> Option<String> {
     }
 }
 
+/// The plan's cast for a SQL type. Types whose conversion a plan cannot repeat (NUMERIC's
+/// exactness, VARCHAR(n)'s truncation) are refused rather than changed in meaning.
 fn cast_type(t: &ast::DataType) -> R<CastType> {
     let text = t.to_string().to_ascii_uppercase();
-    let base = text.split('(').next().unwrap_or("").trim();
-    Ok(match base {
+    Ok(match text.trim() {
         "INT" | "INTEGER" | "BIGINT" | "SMALLINT" | "TINYINT" | "SIGNED" | "INT64" => {
             CastType::Integer
         }
-        "REAL" | "FLOAT" | "DOUBLE" | "DOUBLE PRECISION" | "NUMERIC" | "DECIMAL" | "FLOAT64" => {
-            CastType::Real
-        }
+        "REAL" | "FLOAT" | "DOUBLE" | "DOUBLE PRECISION" | "FLOAT64" => CastType::Real,
         "TEXT" | "VARCHAR" | "CHAR" | "NVARCHAR" | "STRING" | "CHARACTER VARYING" => CastType::Text,
         "DATE" => CastType::Date,
         _ => return unsupported(format!("CAST to {text} (use INTEGER, REAL, TEXT or DATE)")),

@@ -306,3 +306,85 @@ fn hostile_sql_is_refused_on_import() {
     ));
     assert_eq!(r.frame.map(|f| f.rows.len()), Some(1));
 }
+
+#[test]
+fn long_chains_are_bounded_or_flattened() {
+    let env = env();
+    let policies = Policies::demo();
+    let scope = policies.scope(&[]);
+    // 101 set operations: too large to check, refused before parsing.
+    let unions = vec!["SELECT g.Name FROM Genre g"; 102].join(" UNION ");
+    let err = import_sql(&unions, &env.schema, env.schema.dialect).expect_err("too many");
+    assert_eq!(err.error_code, ErrorCode::SecurityViolation, "{err}");
+    // The same in a plan: a shape error.
+    let member = json!({"op": "union", "plan": {"tables": [{"name": "Genre", "alias": "g"}],
+                        "select_items": [{"expr": col("g", "Name")}]}});
+    let text = json!({"tables": [{"name": "Genre", "alias": "g"}],
+                      "select_items": [{"expr": col("g", "Name")}],
+                      "set_operations": vec![member; 101]})
+    .to_string();
+    let err = serde_json::from_str::<Plan>(&text).expect_err("too many");
+    assert!(
+        err.to_string().contains("at most 100 set operations"),
+        "{err}"
+    );
+    // A 300-term OR chain from SQL imports (as a balanced tree), renders flat and runs.
+    let terms: Vec<String> = (1..=300).map(|i| format!("t.TrackId = {i}")).collect();
+    let sql = format!("SELECT t.Name FROM Track t WHERE {}", terms.join(" OR "));
+    let imported = import_sql(&sql, &env.schema, env.schema.dialect).expect("imports");
+    let r = pollster::block_on(run_plan(
+        &imported,
+        &env.db,
+        &env.schema,
+        &scope,
+        &ValidatorSettings::default(),
+    ));
+    assert_eq!(r.frame.map(|f| f.rows.len()), Some(300), "{:?}", r.errors);
+    // A variadic call with more arguments than any real one is refused.
+    let args: Vec<Json> = (0..101)
+        .map(|i| json!({"kind": "literal", "value": i}))
+        .collect();
+    let r = run(
+        &env,
+        &plan(track_plan(
+            json!({"expr": {"kind": "func", "func_name": "COALESCE", "args": args}}),
+        )),
+    );
+    assert_eq!(
+        first_code(&r),
+        Some(ErrorCode::InvalidPlanStructure),
+        "{:?}",
+        r.errors
+    );
+}
+
+#[test]
+fn sql_whose_meaning_a_plan_cannot_keep_is_refused() {
+    let env = env();
+    let refused = [
+        "(SELECT g.Name FROM Genre g ORDER BY g.Name LIMIT 3) UNION SELECT m.Name FROM MediaType m",
+        "SELECT * EXCLUDE (Name) FROM Genre",
+        "SELECT CAST(t.UnitPrice AS NUMERIC) FROM Track t",
+        "SELECT CAST(t.Name AS VARCHAR(3)) FROM Track t",
+        "SELECT CAST(i.InvoiceDate AS DATE) FROM Invoice i",
+        "SELECT ROW_NUMBER() OVER (ORDER BY t.Composer NULLS LAST) FROM Track t",
+    ];
+    for sql in refused {
+        let err = import_sql(sql, &env.schema, env.schema.dialect).expect_err(sql);
+        assert_eq!(err.error_code, ErrorCode::SqlImportFailed, "{sql}: {err}");
+    }
+    // Another schema is kept, so the validator refuses it instead of reading main.
+    let imported = import_sql(
+        "SELECT g.Name FROM aux.Genre g",
+        &env.schema,
+        env.schema.dialect,
+    )
+    .expect("imports");
+    let r = run(&env, &imported);
+    assert_eq!(
+        first_code(&r),
+        Some(ErrorCode::TableNotFound),
+        "{:?}",
+        r.errors
+    );
+}

@@ -59,7 +59,10 @@ const RESERVED: &[&str] = &[
     "CUBE",
     "CUME_DIST",
     "CURRENT",
+    "CURRENT_CATALOG",
     "CURRENT_DATE",
+    "CURRENT_ROLE",
+    "CURRENT_SCHEMA",
     "CURRENT_TIME",
     "CURRENT_TIMESTAMP",
     "CURRENT_USER",
@@ -306,6 +309,10 @@ pub fn real(x: f64) -> SqlExpr {
     };
     if s.contains('e') || s.contains('E') {
         s = format!("{x}");
+    }
+    // Keep it a decimal: `1e16` written as `10000000000000000` would divide as an integer.
+    if x.is_finite() && !s.contains('.') {
+        s.push_str(".0");
     }
     let n = value_expr(Value::Number(s, false));
     if x.is_sign_negative() {

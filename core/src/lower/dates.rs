@@ -262,7 +262,13 @@ pub fn add(unit: DateUnit, n: SqlExpr, x: SqlExpr, d: Dialect) -> SqlExpr {
             } else {
                 "DATE"
             };
-            call(f, vec![x, modifier])
+            let mut args = vec![x, modifier];
+            if matches!(small, "month" | "year") {
+                // Jan 31 + 1 month is Feb 28/29 in the other databases; SQLite runs over into
+                // March unless told to clamp (the `floor` modifier, SQLite 3.46+).
+                args.push(text("floor", d));
+            }
+            call(f, args)
         }
         Dialect::Postgres | Dialect::DuckDb => {
             let moved = binary(

@@ -53,64 +53,98 @@ fn is_text_literal(e: &Expr) -> bool {
 }
 
 impl Lowerer<'_> {
-    /// Lowers one expression.
+    /// Lowers one expression. Each kind is its own function: this recursion is as deep as
+    /// the plan, and a debug build keeps every arm's temporaries in one frame otherwise.
     pub(super) fn expr(&self, e: &Expr) -> Result<SqlExpr, LowerError> {
-        Ok(match e {
-            Expr::Literal(l) => self.literal(l),
-            Expr::Column { alias, column } => self.column(alias.as_deref(), column)?,
-            Expr::Func(f) => self.func(f)?,
-            Expr::Binary { op, left, right } => self.binary(*op, left, right)?,
-            Expr::Unary { op, expr } => {
-                let inner = nested(self.expr(expr)?);
-                let op = match op {
-                    UnaryOp::Not => UnaryOperator::Not,
-                    UnaryOp::Plus => UnaryOperator::Plus,
-                    UnaryOp::Minus => UnaryOperator::Minus,
-                };
-                SqlExpr::UnaryOp {
-                    op,
-                    expr: Box::new(inner),
-                }
-            }
-            Expr::Case { whens, else_expr } => {
-                if whens.is_empty() {
-                    return fail("A CASE needs at least one WHEN branch.");
-                }
-                let mut conditions = Vec::with_capacity(whens.len());
-                for w in whens {
-                    conditions.push(CaseWhen {
-                        condition: self.expr(&w.condition)?,
-                        result: self.expr(&w.result)?,
-                    });
-                }
-                SqlExpr::Case {
-                    case_token: ast::helpers::attached_token::AttachedToken::empty(),
-                    end_token: ast::helpers::attached_token::AttachedToken::empty(),
-                    operand: None,
-                    conditions,
-                    else_result: match else_expr {
-                        Some(e) => Some(Box::new(self.expr(e)?)),
-                        None => None,
-                    },
-                }
-            }
-            Expr::Cast { expr, to } => self.cast(self.expr(expr)?, *to),
+        match e {
+            Expr::Literal(l) => Ok(self.literal(l)),
+            Expr::Column { alias, column } => self.column(alias.as_deref(), column),
+            Expr::Func(f) => self.func(f),
+            Expr::Binary { op, left, right } => self.binary(*op, left, right),
+            Expr::Unary { op, expr } => self.unary(*op, expr),
+            Expr::Case { whens, else_expr } => self.case(whens, else_expr.as_deref()),
+            Expr::Cast { expr, to } => self.cast_expr(expr, *to),
             Expr::Between {
                 expr,
                 low,
                 high,
                 negated,
-            } => SqlExpr::Between {
-                expr: Box::new(operand(self.expr(expr)?)),
-                negated: *negated,
-                low: Box::new(operand(self.expr(low)?)),
-                high: Box::new(operand(self.expr(high)?)),
-            },
-            Expr::Subquery(plan) => SqlExpr::Subquery(Box::new(self.query(plan, false)?)),
-            Expr::Exists(plan) => SqlExpr::Exists {
-                subquery: Box::new(self.query(plan, false)?),
+            } => self.between(expr, low, high, *negated),
+            Expr::Subquery(plan) => self.subquery(plan, false),
+            Expr::Exists(plan) => self.subquery(plan, true),
+        }
+    }
+
+    fn unary(&self, op: UnaryOp, expr: &Expr) -> Result<SqlExpr, LowerError> {
+        let inner = nested(self.expr(expr)?);
+        let op = match op {
+            UnaryOp::Not => UnaryOperator::Not,
+            UnaryOp::Plus => UnaryOperator::Plus,
+            UnaryOp::Minus => UnaryOperator::Minus,
+        };
+        Ok(SqlExpr::UnaryOp {
+            op,
+            expr: Box::new(inner),
+        })
+    }
+
+    fn case(
+        &self,
+        whens: &[crate::plan::When],
+        else_expr: Option<&Expr>,
+    ) -> Result<SqlExpr, LowerError> {
+        if whens.is_empty() {
+            return fail("A CASE needs at least one WHEN branch.");
+        }
+        let mut conditions = Vec::with_capacity(whens.len());
+        for w in whens {
+            conditions.push(CaseWhen {
+                condition: self.expr(&w.condition)?,
+                result: self.expr(&w.result)?,
+            });
+        }
+        let else_result = match else_expr {
+            Some(e) => Some(Box::new(self.expr(e)?)),
+            None => None,
+        };
+        Ok(SqlExpr::Case {
+            case_token: ast::helpers::attached_token::AttachedToken::empty(),
+            end_token: ast::helpers::attached_token::AttachedToken::empty(),
+            operand: None,
+            conditions,
+            else_result,
+        })
+    }
+
+    fn cast_expr(&self, expr: &Expr, to: CastType) -> Result<SqlExpr, LowerError> {
+        let inner = self.expr(expr)?;
+        Ok(self.cast(inner, to))
+    }
+
+    fn between(
+        &self,
+        expr: &Expr,
+        low: &Expr,
+        high: &Expr,
+        negated: bool,
+    ) -> Result<SqlExpr, LowerError> {
+        Ok(SqlExpr::Between {
+            expr: Box::new(operand(self.expr(expr)?)),
+            negated,
+            low: Box::new(operand(self.expr(low)?)),
+            high: Box::new(operand(self.expr(high)?)),
+        })
+    }
+
+    fn subquery(&self, plan: &crate::plan::Plan, exists: bool) -> Result<SqlExpr, LowerError> {
+        let query = Box::new(self.query(plan, false)?);
+        Ok(if exists {
+            SqlExpr::Exists {
+                subquery: query,
                 negated: false,
-            },
+            }
+        } else {
+            SqlExpr::Subquery(query)
         })
     }
 
@@ -133,9 +167,10 @@ impl Lowerer<'_> {
         if column == "*" {
             return fail("`*` can only be selected or counted.");
         }
+        let (alias, column) = self.spelled(alias, column);
         Ok(match alias {
-            Some(a) => SqlExpr::CompoundIdentifier(vec![ident(a, d), ident(column, d)]),
-            None => SqlExpr::Identifier(ident(column, d)),
+            Some(a) => SqlExpr::CompoundIdentifier(vec![ident(&a, d), ident(&column, d)]),
+            None => SqlExpr::Identifier(ident(&column, d)),
         })
     }
 
@@ -143,10 +178,32 @@ impl Lowerer<'_> {
     pub(super) fn star_or_expr(&self, e: &Expr) -> Result<FunctionArgExpr, LowerError> {
         match e {
             Expr::Column { alias, column } if column == "*" => Ok(match alias {
-                Some(a) => FunctionArgExpr::QualifiedWildcard(object_name(ident(a, self.dialect))),
+                Some(a) => {
+                    let declared = self.bound(a).map_or_else(|| a.clone(), |b| b.alias);
+                    FunctionArgExpr::QualifiedWildcard(object_name(ident(&declared, self.dialect)))
+                }
                 None => FunctionArgExpr::Wildcard,
             }),
             e => Ok(FunctionArgExpr::Expr(self.expr(e)?)),
+        }
+    }
+
+    /// `alias.key` for `COUNT(alias.*)`: the first primary-key column of alias's table.
+    fn counted_key(&self, alias: &str) -> Result<SqlExpr, LowerError> {
+        let d = self.dialect;
+        let key = match self.bound(alias).map(|b| (b.alias, b.source)) {
+            Some((declared, super::Source::Table(t))) => t
+                .primary_key()
+                .first()
+                .map(|k| SqlExpr::CompoundIdentifier(vec![ident(&declared, d), ident(k, d)])),
+            _ => None,
+        };
+        match key {
+            Some(k) => Ok(k),
+            None => fail(format!(
+                "COUNT({alias}.*) needs a table with a primary key; count one of {alias}'s \
+                 columns instead."
+            )),
         }
     }
 
@@ -173,89 +230,114 @@ impl Lowerer<'_> {
     }
 
     fn binary(&self, op: BinaryOp, left: &Expr, right: &Expr) -> Result<SqlExpr, LowerError> {
-        let d = self.dialect;
-        let plain = |op| -> Result<SqlExpr, LowerError> {
-            Ok(binary(
-                operand(self.expr(left)?),
-                op,
-                operand(self.expr(right)?),
-            ))
-        };
-        Ok(match op {
-            BinaryOp::Eq => plain(Op::Eq)?,
-            BinaryOp::NotEq => plain(Op::NotEq)?,
-            BinaryOp::Gt => plain(Op::Gt)?,
-            BinaryOp::Lt => plain(Op::Lt)?,
-            BinaryOp::GtEq => plain(Op::GtEq)?,
-            BinaryOp::LtEq => plain(Op::LtEq)?,
-            BinaryOp::Minus => plain(Op::Minus)?,
-            BinaryOp::Multiply => plain(Op::Multiply)?,
-            BinaryOp::Divide => plain(Op::Divide)?,
-            BinaryOp::Modulo => plain(Op::Modulo)?,
-            BinaryOp::And => plain(Op::And)?,
-            BinaryOp::Or => plain(Op::Or)?,
+        let sql_op = match op {
+            BinaryOp::Eq => Op::Eq,
+            BinaryOp::NotEq => Op::NotEq,
+            BinaryOp::Gt => Op::Gt,
+            BinaryOp::Lt => Op::Lt,
+            BinaryOp::GtEq => Op::GtEq,
+            BinaryOp::LtEq => Op::LtEq,
+            BinaryOp::Minus => Op::Minus,
+            BinaryOp::Multiply => Op::Multiply,
+            BinaryOp::Divide => Op::Divide,
+            BinaryOp::Modulo => Op::Modulo,
+            BinaryOp::And => Op::And,
+            BinaryOp::Or => Op::Or,
             BinaryOp::Plus if is_text_literal(left) || is_text_literal(right) => {
-                self.concat(left, right)?
+                return self.concat(left, right)
             }
-            BinaryOp::Plus => plain(Op::Plus)?,
-            BinaryOp::Concat => self.concat(left, right)?,
-            BinaryOp::Like | BinaryOp::NotLike => SqlExpr::Like {
-                negated: op == BinaryOp::NotLike,
-                any: false,
-                expr: Box::new(operand(self.expr(left)?)),
-                pattern: Box::new(operand(self.expr(right)?)),
-                escape_char: None,
-            },
+            BinaryOp::Plus => Op::Plus,
+            BinaryOp::Concat => return self.concat(left, right),
+            BinaryOp::Like | BinaryOp::NotLike => {
+                return self.like(op == BinaryOp::NotLike, false, left, right)
+            }
             BinaryOp::ILike | BinaryOp::NotILike => {
-                let negated = op == BinaryOp::NotILike;
-                match d {
-                    Dialect::Postgres | Dialect::DuckDb => SqlExpr::ILike {
-                        negated,
-                        any: false,
-                        expr: Box::new(operand(self.expr(left)?)),
-                        pattern: Box::new(operand(self.expr(right)?)),
-                        escape_char: None,
-                    },
-                    _ => SqlExpr::Like {
-                        negated,
-                        any: false,
-                        expr: Box::new(call("LOWER", vec![self.expr(left)?])),
-                        pattern: Box::new(call("LOWER", vec![self.expr(right)?])),
-                        escape_char: None,
-                    },
-                }
+                return self.like(op == BinaryOp::NotILike, true, left, right)
             }
-            BinaryOp::In | BinaryOp::NotIn => {
-                let target = match right {
-                    Expr::Func(f)
-                        if functions::lookup(&f.name)
-                            .is_some_and(|s| s.class == FuncClass::List) =>
-                    {
-                        let mut list = Vec::with_capacity(f.args.len());
-                        for a in &f.args {
-                            list.push(self.expr(a)?);
-                        }
-                        InTarget::List(list)
-                    }
-                    Expr::Subquery(plan) => InTarget::Subquery(Box::new(self.query(plan, false)?)),
-                    _ => {
-                        return fail(
-                            "The right side of IN must be a TUPLE or LIST function holding the \
-                             values, or a subquery.",
-                        )
-                    }
-                };
-                SqlExpr::In {
-                    expr: Box::new(operand(self.expr(left)?)),
-                    target,
-                    negated: op == BinaryOp::NotIn,
-                    global: false,
-                }
-            }
-            BinaryOp::Is | BinaryOp::IsNot => self.is(op == BinaryOp::IsNot, left, right)?,
+            BinaryOp::In | BinaryOp::NotIn => return self.in_(op == BinaryOp::NotIn, left, right),
+            BinaryOp::Is | BinaryOp::IsNot => return self.is(op == BinaryOp::IsNot, left, right),
             BinaryOp::Not => {
                 return fail("NOT is not a binary operator; put it on a unary expression.")
             }
+        };
+        let l = self.side(op, left)?;
+        let r = self.side(op, right)?;
+        Ok(binary(l, sql_op, r))
+    }
+
+    /// An operand of `op`, parenthesised unless it continues the same AND or OR chain: those
+    /// are associative, and parenthesising every level would nest a long chain past parsers'
+    /// depth limits.
+    fn side(&self, op: BinaryOp, e: &Expr) -> Result<SqlExpr, LowerError> {
+        let lowered = self.expr(e)?;
+        let same_chain = matches!(op, BinaryOp::And | BinaryOp::Or)
+            && matches!(e, Expr::Binary { op: inner, .. } if *inner == op);
+        Ok(if same_chain {
+            lowered
+        } else {
+            operand(lowered)
+        })
+    }
+
+    fn like(
+        &self,
+        negated: bool,
+        case_insensitive: bool,
+        left: &Expr,
+        right: &Expr,
+    ) -> Result<SqlExpr, LowerError> {
+        let native_ilike = matches!(self.dialect, Dialect::Postgres | Dialect::DuckDb);
+        let (expr, pattern) = if case_insensitive && !native_ilike {
+            (
+                call("LOWER", vec![self.expr(left)?]),
+                call("LOWER", vec![self.expr(right)?]),
+            )
+        } else {
+            (operand(self.expr(left)?), operand(self.expr(right)?))
+        };
+        let (expr, pattern) = (Box::new(expr), Box::new(pattern));
+        Ok(if case_insensitive && native_ilike {
+            SqlExpr::ILike {
+                negated,
+                any: false,
+                expr,
+                pattern,
+                escape_char: None,
+            }
+        } else {
+            SqlExpr::Like {
+                negated,
+                any: false,
+                expr,
+                pattern,
+                escape_char: None,
+            }
+        })
+    }
+
+    fn in_(&self, negated: bool, left: &Expr, right: &Expr) -> Result<SqlExpr, LowerError> {
+        let target =
+            match right {
+                Expr::Func(f)
+                    if functions::lookup(&f.name).is_some_and(|s| s.class == FuncClass::List) =>
+                {
+                    let mut list = Vec::with_capacity(f.args.len());
+                    for a in &f.args {
+                        list.push(self.expr(a)?);
+                    }
+                    InTarget::List(list)
+                }
+                Expr::Subquery(plan) => InTarget::Subquery(Box::new(self.query(plan, false)?)),
+                _ => return fail(
+                    "The right side of IN must be a TUPLE or LIST function holding the values, \
+                     or a subquery.",
+                ),
+            };
+        Ok(SqlExpr::In {
+            expr: Box::new(operand(self.expr(left)?)),
+            target,
+            negated,
+            global: false,
         })
     }
 
@@ -265,16 +347,12 @@ impl Lowerer<'_> {
         Ok(match right {
             Expr::Literal(Literal::Null) if negated => SqlExpr::IsNotNull(l),
             Expr::Literal(Literal::Null) => SqlExpr::IsNull(l),
-            Expr::Literal(Literal::Bool(b))
-                if !matches!(d, Dialect::Sqlite | Dialect::SqlServer) =>
-            {
-                match (b, negated) {
-                    (true, false) => SqlExpr::IsTrue(l),
-                    (true, true) => SqlExpr::IsNotTrue(l),
-                    (false, false) => SqlExpr::IsFalse(l),
-                    (false, true) => SqlExpr::IsNotFalse(l),
-                }
-            }
+            Expr::Literal(Literal::Bool(b)) if d != Dialect::SqlServer => match (b, negated) {
+                (true, false) => SqlExpr::IsTrue(l),
+                (true, true) => SqlExpr::IsNotTrue(l),
+                (false, false) => SqlExpr::IsFalse(l),
+                (false, true) => SqlExpr::IsNotFalse(l),
+            },
             right => {
                 let r = Box::new(operand(self.expr(right)?));
                 match (d, negated) {
@@ -294,7 +372,14 @@ impl Lowerer<'_> {
         let l = self.expr(left)?;
         let r = self.expr(right)?;
         Ok(match self.dialect {
-            Dialect::MySql | Dialect::SqlServer => call("CONCAT", vec![l, r]),
+            // MySQL's CONCAT is NULL when an argument is, like `||`.
+            Dialect::MySql => call("CONCAT", vec![l, r]),
+            // T-SQL's `+` concatenates strings and keeps NULLs, but adds numbers: make both
+            // sides text first.
+            Dialect::SqlServer => {
+                let text = || custom_type("NVARCHAR", &["MAX"]);
+                binary(cast(l, text()), Op::Plus, cast(r, text()))
+            }
             _ => binary(operand(l), Op::StringConcat, operand(r)),
         })
     }
@@ -362,14 +447,27 @@ impl Lowerer<'_> {
                 {
                     return fail(format!("`*` is not an argument of {}.", spec.name));
                 }
-                // COUNT(alias.*) is PostgreSQL-only; every row counts the same.
-                let args = args
-                    .into_iter()
-                    .map(|a| match a {
-                        FunctionArgExpr::QualifiedWildcard(_) => FunctionArgExpr::Wildcard,
-                        a => a,
-                    })
-                    .collect();
+                if f.distinct
+                    && matches!(
+                        args.first(),
+                        Some(FunctionArgExpr::Wildcard | FunctionArgExpr::QualifiedWildcard(_))
+                    )
+                {
+                    return fail(
+                        "COUNT(DISTINCT *) is not SQL; count distinct values of a column.",
+                    );
+                }
+                // COUNT(alias.*) is PostgreSQL-only. It counts the rows where alias matched,
+                // which after an outer join is not every row: count its primary key instead.
+                let args = match f.args.first() {
+                    Some(Expr::Column {
+                        alias: Some(a),
+                        column,
+                    }) if column == "*" => {
+                        vec![FunctionArgExpr::Expr(self.counted_key(a)?)]
+                    }
+                    _ => args,
+                };
                 plain(spec.name, args)
             }
             FuncClass::Legacy => self.strftime(exprs(args)?, &f.args)?,
@@ -412,17 +510,9 @@ impl Lowerer<'_> {
                             _ => return fail("ROUND takes one or two arguments."),
                         }
                     }
-                    ("CONCAT", Dialect::Sqlite) => {
-                        let mut parts = a
-                            .into_iter()
-                            .map(|x| call("COALESCE", vec![x, text("", d)]));
-                        let first = parts.next();
-                        match first {
-                            Some(first) => {
-                                nested(parts.fold(first, |acc, x| binary(acc, Op::StringConcat, x)))
-                            }
-                            None => return fail("CONCAT needs at least one argument."),
-                        }
+                    ("ROUND", Dialect::SqlServer) if a.len() == 1 => {
+                        a.push(int(0));
+                        call("ROUND", a)
                     }
                     ("CONCAT", Dialect::MySql) => {
                         let mut all = vec![text("", d)];

@@ -20,6 +20,7 @@ use sqlparser::ast::{
     OrderByKind, Query, Select, SelectFlavor, SelectItem, SetExpr, SetQuantifier, TableAlias,
     TableFactor, TableWithJoins,
 };
+use std::cell::RefCell;
 use std::fmt;
 
 pub use expr::arity;
@@ -71,11 +72,17 @@ pub fn lower(
     dialect: Dialect,
     options: &LowerOptions,
 ) -> Result<Query, LowerError> {
+    let deepest = crate::plan::wire::MAX_DEPTH;
+    if crate::validate::walk::nesting(plan, deepest) > deepest {
+        return fail(format!("The plan nests more than {deepest} levels deep."));
+    }
     let lowerer = Lowerer {
         dialect,
         schema,
         today: options.today.as_deref(),
         row_cap: options.row_cap,
+        scopes: RefCell::new(Vec::new()),
+        ctes: RefCell::new(Vec::new()),
     };
     lowerer.query(plan, true)
 }
@@ -114,6 +121,84 @@ pub(crate) struct Lowerer<'a> {
     schema: &'a SchemaSnapshot,
     today: Option<&'a str>,
     row_cap: u64,
+    /// The aliases in scope, innermost plan last: names are written with the spelling they
+    /// were declared with (a table's, a column's, an alias's, a CTE's), since PostgreSQL
+    /// tells `"T"` from `t` even where the plan did not.
+    scopes: RefCell<Vec<Vec<Bound<'a>>>>,
+    /// The CTEs visible here, innermost last: their declared names and result names.
+    ctes: RefCell<Vec<(String, Vec<String>)>>,
+}
+
+/// An alias in scope and what it reads.
+#[derive(Clone)]
+pub(crate) struct Bound<'a> {
+    alias: String,
+    source: Source<'a>,
+}
+
+#[derive(Clone)]
+pub(crate) enum Source<'a> {
+    /// A table of the datasource.
+    Table(&'a crate::schema::Table),
+    /// A CTE: its declared name and its result names.
+    Cte(String, Vec<String>),
+}
+
+impl Source<'_> {
+    /// The column's declared spelling, when this source has it.
+    fn spelling(&self, column: &str) -> Option<&str> {
+        match self {
+            Source::Table(t) => t.column(column).map(|c| c.name.as_str()),
+            Source::Cte(_, names) => names
+                .iter()
+                .find(|n| n.eq_ignore_ascii_case(column))
+                .map(String::as_str),
+        }
+    }
+
+    /// Every column, in order.
+    fn columns(&self) -> Vec<&str> {
+        match self {
+            Source::Table(t) => t.columns.iter().map(|c| c.name.as_str()).collect(),
+            Source::Cte(_, names) => names.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// A plan's result names: aliases, and the names of selected columns (`*` expands).
+fn result_names(
+    plan: &Plan,
+    schema: &SchemaSnapshot,
+    ctes: &[(String, Vec<String>)],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for item in &plan.select_items {
+        match (&item.alias, &item.expr) {
+            (Some(a), _) => out.push(a.clone()),
+            (None, Expr::Column { alias, column }) if column == "*" => {
+                for t in &plan.tables {
+                    if alias
+                        .as_deref()
+                        .is_some_and(|a| !a.eq_ignore_ascii_case(&t.alias))
+                    {
+                        continue;
+                    }
+                    if let Some((_, names)) = ctes
+                        .iter()
+                        .rev()
+                        .find(|(n, _)| n.eq_ignore_ascii_case(&t.name))
+                    {
+                        out.extend(names.iter().cloned());
+                    } else if let Some(table) = schema.table(&t.name) {
+                        out.extend(table.columns.iter().map(|c| c.name.clone()));
+                    }
+                }
+            }
+            (None, Expr::Column { column, .. }) => out.push(column.clone()),
+            (None, _) => {}
+        }
+    }
+    out
 }
 
 fn is_constant(e: &Expr) -> bool {
@@ -123,10 +208,6 @@ fn is_constant(e: &Expr) -> bool {
         Expr::Binary { left, right, .. } => is_constant(left) && is_constant(right),
         _ => false,
     }
-}
-
-fn is_star(e: &Expr) -> bool {
-    matches!(e, Expr::Column { column, .. } if column == "*")
 }
 
 /// Does an ORDER BY term name this select item, by expression or by its result name?
@@ -148,18 +229,28 @@ fn orders_item(order: &Expr, item: &crate::plan::SelectItem) -> bool {
 
 impl Lowerer<'_> {
     fn query(&self, plan: &Plan, outermost: bool) -> Result<Query, LowerError> {
+        let visible_before = self.ctes.borrow().len();
+        let query = self.query_in_scope(plan, outermost);
+        self.ctes.borrow_mut().truncate(visible_before);
+        query
+    }
+
+    fn query_in_scope(&self, plan: &Plan, outermost: bool) -> Result<Query, LowerError> {
         let d = self.dialect;
         let with = if plan.ctes.is_empty() {
             None
         } else {
             let mut cte_tables = Vec::with_capacity(plan.ctes.len());
             for c in &plan.ctes {
+                let query = self.query(&c.plan, false)?;
+                let names = result_names(&c.plan, self.schema, &self.ctes.borrow());
+                self.ctes.borrow_mut().push((c.name.clone(), names));
                 cte_tables.push(ast::Cte {
                     alias: TableAlias {
                         explicit: false,
                         ..table_alias(ident(&c.name, d))
                     },
-                    query: Box::new(self.query(&c.plan, false)?),
+                    query: Box::new(query),
                     from: None,
                     materialized: None,
                     closing_paren_token: AttachedToken::empty(),
@@ -185,15 +276,6 @@ impl Lowerer<'_> {
                      limit or offset of its own; put ordering and limits on the first plan.",
                 );
             }
-            if s.plan.select_items.len() != plan.select_items.len() {
-                return fail(format!(
-                    "Every plan of a set operation must select the same number of columns: the \
-                     first selects {}, a {} member selects {}.",
-                    plan.select_items.len(),
-                    set_op_name(s.op),
-                    s.plan.select_items.len()
-                ));
-            }
             let (op, set_quantifier) = match s.op {
                 SetOperator::Union => (ast::SetOperator::Union, SetQuantifier::None),
                 SetOperator::UnionAll => (ast::SetOperator::Union, SetQuantifier::All),
@@ -209,7 +291,7 @@ impl Lowerer<'_> {
         }
 
         let limit = match (plan.limit, outermost) {
-            (Some(n), _) if n < 0 => return fail("limit must not be negative."),
+            (Some(n), _) if n < 1 => return fail("limit must be at least 1."),
             (Some(n), true) => Some(u64::try_from(n).unwrap_or(0).min(self.row_cap)),
             (None, true) => Some(self.row_cap),
             (Some(n), false) => Some(u64::try_from(n).unwrap_or(0)),
@@ -223,9 +305,18 @@ impl Lowerer<'_> {
             other => other,
         };
 
-        let mut order = self.order_by(plan)?;
-        if limit.is_some() {
-            order.extend(self.tie_breakers(plan)?);
+        // An order only means something where rows are cut: a CTE or subquery without a
+        // limit or offset is unordered (SQL Server refuses an ORDER BY there).
+        let ordered = outermost || limit.is_some() || offset.is_some();
+        let mut order = Vec::new();
+        if ordered {
+            self.push_scope(plan)?;
+            let terms = self.order_by(plan).and_then(|mut order| {
+                order.extend(self.tie_breakers(plan)?);
+                Ok(order)
+            });
+            self.pop_scope();
+            order = terms?;
         }
         if d == Dialect::SqlServer && limit.is_some() && order.is_empty() {
             // OFFSET … FETCH needs an ORDER BY; this one orders nothing.
@@ -296,43 +387,143 @@ impl Lowerer<'_> {
         )
     }
 
+    /// The result position (1-based) an ORDER BY term names, by expression or result name.
+    fn position_of(&self, plan: &Plan, e: &Expr) -> Option<usize> {
+        if let Some(i) = plan.select_items.iter().position(|item| item.expr == *e) {
+            return Some(i + 1);
+        }
+        let Expr::Column {
+            alias: None,
+            column,
+        } = e
+        else {
+            return None;
+        };
+        let names = result_names(plan, self.schema, &self.ctes.borrow());
+        names
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(column))
+            .map(|i| i + 1)
+    }
+
+    /// The declared result alias a bare name refers to, if any.
+    fn result_alias<'p>(&self, plan: &'p Plan, e: &Expr) -> Option<&'p str> {
+        let Expr::Column {
+            alias: None,
+            column,
+        } = e
+        else {
+            return None;
+        };
+        plan.select_items
+            .iter()
+            .filter_map(|item| item.alias.as_deref())
+            .find(|a| a.eq_ignore_ascii_case(column))
+    }
+
     fn order_by(&self, plan: &Plan) -> Result<Vec<OrderByExpr>, LowerError> {
         let d = self.dialect;
-        let combined = !plan.set_operations.is_empty();
-        // A selected expression is ordered by its result name when it has one: the name is
-        // valid after DISTINCT and set operations, where some databases refuse expressions.
-        let alias_of = |e: &Expr| -> Option<SqlExpr> {
-            plan.select_items
-                .iter()
-                .find(|item| item.expr == *e)
-                .and_then(|item| item.alias.as_ref())
-                .map(|a| SqlExpr::Identifier(ident(a, d)))
-        };
         let mut out = Vec::with_capacity(plan.order_by.len() + plan.select_items.len());
         for o in &plan.order_by {
-            if combined {
-                if let Expr::Column { alias: Some(_), .. } = &o.expr {
-                    if alias_of(&o.expr).is_none() {
+            let expr = if !plan.set_operations.is_empty() {
+                // After a set operation only result columns exist; name them by position.
+                match self.position_of(plan, &o.expr) {
+                    Some(k) => int(i64::try_from(k).unwrap_or(i64::MAX)),
+                    None => {
                         return fail(
-                            "After a set operation, order_by can only name result columns (a \
-                             column with no alias, named as selected).",
-                        );
+                            "After a set operation, order_by can only name result columns: \
+                             a selected expression, or a result name.",
+                        )
                     }
                 }
-            }
-            out.push(self.order_item(o, Some(&alias_of))?);
+            } else if let Some(alias) = self.result_alias(plan, &o.expr) {
+                SqlExpr::Identifier(ident(alias, d))
+            } else if let Some(item) = plan.select_items.iter().find(|i| i.expr == o.expr) {
+                // A selected expression is ordered by its result name when it has one: the
+                // name is valid after DISTINCT, where some databases refuse expressions.
+                match &item.alias {
+                    Some(a) => SqlExpr::Identifier(ident(a, d)),
+                    None => self.expr(&self.with_results(plan, &o.expr))?,
+                }
+            } else {
+                self.expr(&self.with_results(plan, &o.expr))?
+            };
+            out.push(order_by_expr(expr, o.direction));
         }
         Ok(out)
     }
 
+    /// `e` with every bare name of a result column replaced by the selected expression:
+    /// PostgreSQL and SQL Server accept a result name only as a whole ORDER BY term, not
+    /// inside an expression or in HAVING.
+    fn with_results(&self, plan: &Plan, e: &Expr) -> Expr {
+        let mut out = e.clone();
+        self.replace_results(plan, &mut out);
+        out
+    }
+
+    fn replace_results(&self, plan: &Plan, e: &mut Expr) {
+        if let Expr::Column {
+            alias: None,
+            column,
+        } = e
+        {
+            // A bare name that is a result name means the result, as the validator reads it.
+            let item = plan.select_items.iter().find(|i| {
+                i.alias
+                    .as_deref()
+                    .is_some_and(|a| a.eq_ignore_ascii_case(column))
+            });
+            if let Some(item) = item {
+                *e = item.expr.clone();
+            }
+            return;
+        }
+        match e {
+            Expr::Func(f) => {
+                for a in &mut f.args {
+                    self.replace_results(plan, a);
+                }
+            }
+            Expr::Binary { left, right, .. } => {
+                self.replace_results(plan, left);
+                self.replace_results(plan, right);
+            }
+            Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => self.replace_results(plan, expr),
+            Expr::Case { whens, else_expr } => {
+                for w in whens {
+                    self.replace_results(plan, &mut w.condition);
+                    self.replace_results(plan, &mut w.result);
+                }
+                if let Some(x) = else_expr {
+                    self.replace_results(plan, x);
+                }
+            }
+            Expr::Between {
+                expr, low, high, ..
+            } => {
+                self.replace_results(plan, expr);
+                self.replace_results(plan, low);
+                self.replace_results(plan, high);
+            }
+            Expr::Literal(_) | Expr::Column { .. } | Expr::Subquery(_) | Expr::Exists(_) => {}
+        }
+    }
+
     /// Every non-constant selected expression not yet ordered on, by result name when it
-    /// has one (by position after a set operation), so LIMIT keeps the same rows.
+    /// has one (by position after a set operation; `*` as each of its columns), so LIMIT
+    /// keeps the same rows.
     fn tie_breakers(&self, plan: &Plan) -> Result<Vec<OrderByExpr>, LowerError> {
         let d = self.dialect;
         let combined = !plan.set_operations.is_empty();
+        let ordered: Vec<Option<usize>> = plan
+            .order_by
+            .iter()
+            .map(|o| self.position_of(plan, &o.expr))
+            .collect();
         let mut out = Vec::new();
         for (i, item) in plan.select_items.iter().enumerate() {
-            if is_constant(&item.expr) || is_star(&item.expr) {
+            if is_constant(&item.expr) || ordered.contains(&Some(i + 1)) {
                 continue;
             }
             if plan.order_by.iter().any(|o| orders_item(&o.expr, item)) {
@@ -344,6 +535,14 @@ impl Lowerer<'_> {
             if duplicate {
                 continue;
             }
+            if let Expr::Column { alias, column } = &item.expr {
+                if column == "*" {
+                    if !combined {
+                        out.extend(self.star_columns(alias.as_deref()));
+                    }
+                    continue;
+                }
+            }
             let expr = match (&item.alias, combined) {
                 (_, true) => int(i64::try_from(i + 1).unwrap_or(i64::MAX)),
                 (Some(a), false) => SqlExpr::Identifier(ident(a, d)),
@@ -354,7 +553,102 @@ impl Lowerer<'_> {
         Ok(out)
     }
 
+    /// The columns `*` (or `alias.*`) stands for in the innermost scope, as ORDER BY terms.
+    fn star_columns(&self, alias: Option<&str>) -> Vec<OrderByExpr> {
+        let d = self.dialect;
+        let scopes = self.scopes.borrow();
+        let Some(scope) = scopes.last() else {
+            return vec![];
+        };
+        scope
+            .iter()
+            .filter(|b| alias.is_none_or(|a| b.alias.eq_ignore_ascii_case(a)))
+            .flat_map(|b| {
+                b.source.columns().into_iter().map(move |c| {
+                    order_by_expr(
+                        SqlExpr::CompoundIdentifier(vec![ident(&b.alias, d), ident(c, d)]),
+                        crate::plan::Direction::Asc,
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// Brings a plan's aliases into scope. A table is a visible CTE (innermost first) or a
+    /// table of the datasource; any other name is refused, so no unknown name is ever
+    /// written into SQL.
+    fn push_scope(&self, plan: &Plan) -> Result<(), LowerError> {
+        let mut scope = Vec::with_capacity(plan.tables.len());
+        for t in &plan.tables {
+            let cte = self
+                .ctes
+                .borrow()
+                .iter()
+                .rev()
+                .find(|(n, _)| n.eq_ignore_ascii_case(&t.name))
+                .cloned();
+            let source = match (cte, self.schema.table(&t.name)) {
+                (Some((name, names)), _) => Source::Cte(name, names),
+                (None, Some(table)) => Source::Table(table),
+                (None, None) => {
+                    return fail(format!(
+                        "Table {} is not in the datasource, and no CTE has that name.",
+                        t.name
+                    ))
+                }
+            };
+            scope.push(Bound {
+                alias: t.alias.clone(),
+                source,
+            });
+        }
+        self.scopes.borrow_mut().push(scope);
+        Ok(())
+    }
+
+    fn pop_scope(&self) {
+        self.scopes.borrow_mut().pop();
+    }
+
+    /// An alias in scope (innermost first), with its declared spelling and source.
+    pub(super) fn bound(&self, alias: &str) -> Option<Bound<'_>> {
+        self.scopes
+            .borrow()
+            .iter()
+            .rev()
+            .find_map(|scope| scope.iter().find(|b| b.alias.eq_ignore_ascii_case(alias)))
+            .cloned()
+    }
+
+    /// A column's declared spelling: through its alias, or (bare) through the innermost
+    /// table that has it.
+    pub(super) fn spelled(&self, alias: Option<&str>, column: &str) -> (Option<String>, String) {
+        match alias {
+            Some(a) => match self.bound(a) {
+                Some(b) => {
+                    let c = b.source.spelling(column).unwrap_or(column).to_string();
+                    (Some(b.alias), c)
+                }
+                None => (Some(a.to_string()), column.to_string()),
+            },
+            None => {
+                let scopes = self.scopes.borrow();
+                let found = scopes
+                    .last()
+                    .and_then(|scope| scope.iter().find_map(|b| b.source.spelling(column)));
+                (None, found.unwrap_or(column).to_string())
+            }
+        }
+    }
+
     fn select(&self, plan: &Plan) -> Result<Select, LowerError> {
+        self.push_scope(plan)?;
+        let select = self.select_in_scope(plan);
+        self.pop_scope();
+        select
+    }
+
+    fn select_in_scope(&self, plan: &Plan) -> Result<Select, LowerError> {
         let d = self.dialect;
         if plan.select_items.is_empty() {
             return fail("select_items is empty: a plan must select at least one value.");
@@ -401,7 +695,11 @@ impl Lowerer<'_> {
             cluster_by: vec![],
             distribute_by: vec![],
             sort_by: vec![],
-            having: plan.having.as_ref().map(|h| self.expr(h)).transpose()?,
+            having: plan
+                .having
+                .as_ref()
+                .map(|h| self.expr(&self.with_results(plan, h)))
+                .transpose()?,
             named_window: vec![],
             qualify: None,
             window_before_qualify: false,
@@ -410,15 +708,16 @@ impl Lowerer<'_> {
         })
     }
 
-    fn table_factor(&self, t: &TableRef) -> TableFactor {
+    fn table_factor(&self, t: &TableRef) -> Result<TableFactor, LowerError> {
         let d = self.dialect;
-        // The schema's own spelling; a CTE name as the plan writes it.
-        let name = self
-            .schema
-            .table(&t.name)
-            .map_or(t.name.as_str(), |table| table.name.as_str());
-        TableFactor::Table {
-            name: object_name(ident(name, d)),
+        // The declared spelling: the table's, or the CTE's.
+        let name = match self.bound(&t.alias).map(|b| b.source) {
+            Some(Source::Table(table)) => table.name.clone(),
+            Some(Source::Cte(name, _)) => name,
+            None => return fail(format!("Alias {} is not in scope.", t.alias)),
+        };
+        Ok(TableFactor::Table {
+            name: object_name(ident(&name, d)),
             alias: Some(table_alias(ident(&t.alias, d))),
             args: None,
             with_hints: vec![],
@@ -429,7 +728,7 @@ impl Lowerer<'_> {
             sample: None,
             index_directives: vec![],
             inheritance: None,
-        }
+        })
     }
 
     /// FROM the first table, then each join whose one side is already placed, in
@@ -473,6 +772,29 @@ impl Lowerer<'_> {
                     "The join names alias {new_alias}, which no table in tables declares."
                 ));
             };
+            let mut later = None;
+            crate::validate::walk::each_node(&j.condition, &mut |e| {
+                if let Expr::Column { alias: Some(a), .. } = e {
+                    let declared_here = plan.tables.iter().any(|t| t.alias.eq_ignore_ascii_case(a));
+                    let available = placed.iter().any(|p| p.eq_ignore_ascii_case(a))
+                        || new_alias.eq_ignore_ascii_case(a);
+                    if declared_here && !available && later.is_none() {
+                        later = Some(a.clone());
+                    }
+                }
+            });
+            if let Some(a) = later {
+                return fail(format!(
+                    "The join of {} and {} uses {a}, which is joined only later; move that \
+                     condition to the join that brings {a} in, or to where.",
+                    j.left_alias, j.right_alias
+                ));
+            }
+            if self.dialect == Dialect::MySql && j.join_type == crate::plan::JoinType::Full {
+                return fail(
+                    "MySQL has no FULL JOIN; use a LEFT JOIN and a RIGHT JOIN combined with UNION.",
+                );
+            }
             let on = JoinConstraint::On(self.expr(&j.condition)?);
             use crate::plan::JoinType;
             let join_operator = match (j.join_type, mirrored) {
@@ -482,7 +804,7 @@ impl Lowerer<'_> {
                 (JoinType::Full, _) => JoinOperator::FullOuter(on),
             };
             joins.push(ast::Join {
-                relation: self.table_factor(table),
+                relation: self.table_factor(table)?,
                 global: false,
                 join_operator,
             });
@@ -501,7 +823,7 @@ impl Lowerer<'_> {
             ));
         }
         Ok(TableWithJoins {
-            relation: self.table_factor(first),
+            relation: self.table_factor(first)?,
             joins,
         })
     }
@@ -513,15 +835,6 @@ fn table_alias(name: Ident) -> TableAlias {
         name,
         columns: vec![],
         at: None,
-    }
-}
-
-fn set_op_name(op: SetOperator) -> &'static str {
-    match op {
-        SetOperator::Union => "UNION",
-        SetOperator::UnionAll => "UNION ALL",
-        SetOperator::Intersect => "INTERSECT",
-        SetOperator::Except => "EXCEPT",
     }
 }
 

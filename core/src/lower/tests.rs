@@ -353,3 +353,151 @@ fn the_row_cap_bounds_every_limit() {
     let sql = to_sql(&plan, &schema(), Dialect::Sqlite, &options).unwrap();
     assert!(sql.ends_with("ORDER BY i.InvoiceId ASC LIMIT 100"), "{sql}");
 }
+
+#[test]
+fn names_take_their_declared_spelling_and_unknown_ones_never_reach_sql() {
+    // The plan writes `t`, `name` and `pg_user` for what was declared `T`, `Name`, `Pg_user`;
+    // PostgreSQL would read those as other names.
+    let plan: Plan = serde_json::from_value(json!({
+        "with": [{"name": "Pg_user", "plan": {"tables": [{"name": "track", "alias": "T"}],
+                                              "select_items": [{"expr": c("t", "name"), "alias": "usename"}]}}],
+        "tables": [{"name": "pg_user", "alias": "u"}],
+        "select_items": [{"expr": c("U", "USENAME")}]
+    }))
+    .unwrap();
+    let sql = to_sql(
+        &plan,
+        &schema(),
+        Dialect::Postgres,
+        &LowerOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        sql,
+        r#"WITH "Pg_user" AS (SELECT "T"."Name" AS usename FROM "Track" AS "T") SELECT u.usename FROM "Pg_user" AS u ORDER BY u.usename ASC LIMIT 100000"#
+    );
+    let unknown: Plan = serde_json::from_value(json!({
+        "tables": [{"name": "pg_user", "alias": "u"}],
+        "select_items": [{"expr": c("u", "usename")}]
+    }))
+    .unwrap();
+    let err = to_sql(
+        &unknown,
+        &schema(),
+        Dialect::Postgres,
+        &LowerOptions::default(),
+    )
+    .unwrap_err();
+    assert!(err.message.contains("not in the datasource"), "{err}");
+}
+
+#[test]
+fn result_names_inside_expressions_become_the_selected_expression() {
+    let plan: Plan = serde_json::from_value(invoices(
+        vec![c("i", "BillingCountry")],
+        json!({
+            "select_items": [{"expr": c("i", "BillingCountry")},
+                             {"expr": func("SUM", vec![c("i", "Total")]), "alias": "total"}],
+            "group_by": [{"expr": c("i", "BillingCountry")}],
+            "having": bin(">", json!({"kind": "column", "column_name": "total"}), lit(json!(5))),
+            "order_by": [{"expr": bin("*", json!({"kind": "column", "column_name": "total"}), lit(json!(2)))}]
+        }),
+    ))
+    .unwrap();
+    let sql = to_sql(
+        &plan,
+        &schema(),
+        Dialect::Postgres,
+        &LowerOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        sql.contains(r#"HAVING SUM(i."Total") > 5 ORDER BY SUM(i."Total") * 2 ASC"#),
+        "{sql}"
+    );
+}
+
+#[test]
+fn a_star_is_ordered_by_its_columns_when_rows_are_cut() {
+    let plan: Plan = serde_json::from_value(json!({"tables": [{"name": "Artist", "alias": "a"}],
+                                      "select_items": [{"expr": c("a", "*")}], "limit": 5}))
+    .unwrap();
+    let sql = to_sql(&plan, &schema(), Dialect::Sqlite, &LowerOptions::default()).unwrap();
+    assert_eq!(
+        sql,
+        "SELECT a.* FROM Artist AS a ORDER BY a.ArtistId ASC, a.Name ASC LIMIT 5"
+    );
+}
+
+#[test]
+fn long_and_or_chains_stay_flat() {
+    let id = || Expr::Column {
+        alias: Some("i".into()),
+        column: "InvoiceId".into(),
+    };
+    let equals = |k| Expr::Binary {
+        op: crate::plan::BinaryOp::Eq,
+        left: Box::new(id()),
+        right: Box::new(Expr::Literal(crate::plan::Literal::Integer(k))),
+    };
+    let mut filter = equals(0);
+    for k in 1..38 {
+        filter = Expr::Binary {
+            op: crate::plan::BinaryOp::Or,
+            left: Box::new(filter),
+            right: Box::new(equals(k)),
+        };
+    }
+    let mut plan: Plan =
+        serde_json::from_value(invoices(vec![c("i", "InvoiceId")], json!({}))).unwrap();
+    plan.filter = Some(filter);
+    let sql = to_sql(&plan, &schema(), Dialect::Sqlite, &LowerOptions::default()).unwrap();
+    assert!(
+        sql.contains("WHERE (i.InvoiceId = 0) OR (i.InvoiceId = 1) OR"),
+        "{sql}"
+    );
+    crate::guard::check_read_only(&sql).expect("the guard re-reads it");
+}
+
+/// The deepest plans the JSON parser admits validate and render on a test thread's stack
+/// (2 MiB, debug build): every kind of nesting, 40 levels.
+#[test]
+fn the_deepest_admitted_plans_validate_and_render() {
+    let nest = |wrap: &dyn Fn(Json) -> Json| {
+        let mut e = c("i", "Total");
+        for _ in 1..40 {
+            e = wrap(e);
+        }
+        e
+    };
+    let shapes: Vec<Json> = vec![
+        nest(&|e| func("ABS", vec![e])),
+        nest(&|e| bin("+", e, lit(json!(1)))),
+        nest(&|e| json!({"kind": "unary", "op": "-", "expr": e})),
+        nest(&|e| json!({"kind": "cast", "expr": e, "to": "real"})),
+        nest(&|e| func("DATE_PART", vec![lit(json!("year")), e])),
+    ];
+    let mut plans: Vec<Json> = shapes
+        .into_iter()
+        .map(|e| invoices(vec![e], json!({})))
+        .collect();
+    // Sub-plans nest two path levels each (`where.plan`), so 19 of them.
+    let mut deep = invoices(vec![c("i", "Total")], json!({}));
+    for _ in 0..19 {
+        deep = invoices(
+            vec![c("i", "Total")],
+            json!({"where": {"kind": "exists", "plan": deep}}),
+        );
+    }
+    plans.push(deep);
+    let policies = crate::policy::Policies::demo();
+    let scope = policies.scope(&[]);
+    for p in plans {
+        let plan: Plan = serde_json::from_value(p).expect("admitted");
+        let v = crate::validate::validate(Some(&plan), &schema(), &scope, &Default::default());
+        assert!(v.passed(), "{:?}", v.errors);
+        for d in Dialect::ALL {
+            to_sql(&plan, &schema(), d, &LowerOptions::default()).expect("renders");
+        }
+    }
+}

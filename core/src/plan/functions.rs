@@ -34,7 +34,12 @@ pub struct FuncSpec {
     pub max_args: usize,
 }
 
-const ANY: usize = usize::MAX;
+/// The most arguments a variadic function takes: enough for any real call, and a bound on
+/// how deep a dialect's rewrite (CONCAT as a chain of `||`) can nest.
+pub const MAX_VARIADIC: usize = 100;
+const ANY: usize = MAX_VARIADIC;
+/// IN lists render flat, so they may be long.
+const LIST_ANY: usize = usize::MAX;
 
 const fn spec(name: &'static str, class: FuncClass, min_args: usize, max_args: usize) -> FuncSpec {
     FuncSpec {
@@ -96,8 +101,8 @@ pub const FUNCTIONS: &[FuncSpec] = &[
     spec("LEAD", Window, 1, 3),
     spec("FIRST_VALUE", Window, 1, 1),
     spec("LAST_VALUE", Window, 1, 1),
-    spec("TUPLE", List, 1, ANY),
-    spec("LIST", List, 1, ANY),
+    spec("TUPLE", List, 1, LIST_ANY),
+    spec("LIST", List, 1, LIST_ANY),
     spec("STRFTIME", Legacy, 2, 2),
 ];
 

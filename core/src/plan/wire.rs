@@ -344,6 +344,9 @@ fn shape(path: &Path<'_>, message: impl Into<String>) -> PlanShapeError {
 /// re-parsing (sqlparser stops at 50) never run out of stack, even in wasm.
 pub const MAX_DEPTH: usize = 40;
 
+/// At most this many set operations in one plan: each nests the rendered query one level.
+pub const MAX_SET_OPERATIONS: usize = 100;
+
 fn check_depth(path: &Path<'_>) -> Result<(), PlanShapeError> {
     if path.depth > MAX_DEPTH {
         return Err(shape(
@@ -356,6 +359,12 @@ fn check_depth(path: &Path<'_>) -> Result<(), PlanShapeError> {
 
 fn plan_from(w: WirePlan, path: &Path<'_>) -> Result<Plan, PlanShapeError> {
     check_depth(path)?;
+    if w.set_operations.len() > MAX_SET_OPERATIONS {
+        return Err(shape(
+            &path.field("set_operations"),
+            format!("at most {MAX_SET_OPERATIONS} set operations; split the question"),
+        ));
+    }
     Ok(Plan {
         ctes: w
             .with

@@ -162,7 +162,8 @@ pub fn validate(
         strict_columns: settings.strict_columns,
         ..Findings::default()
     };
-    static_checks(plan, schema, settings, &mut findings);
+    let readable = |table: &str| scope.can_read(&schema.datasource_id, table);
+    static_checks(plan, schema, settings, &readable, &mut findings);
     let policy_errors = policy(plan, schema, scope);
 
     let mut checks = vec![check("plan_present", &[])];
@@ -187,15 +188,26 @@ fn static_checks(
     plan: &Plan,
     schema: &SchemaSnapshot,
     settings: &ValidatorSettings,
+    readable: &dyn Fn(&str) -> bool,
     out: &mut Findings,
 ) {
+    // Measured before anything else recurses through the plan (plans from code or imported
+    // SQL are not capped by the JSON parser).
+    if walk::nesting(plan, crate::plan::wire::MAX_DEPTH) > crate::plan::wire::MAX_DEPTH {
+        out.invalid(format!(
+            "The plan nests more than {} levels deep; write it flatter (an IN list instead \
+             of a chain of ORs, a CTE for a sub-result).",
+            crate::plan::wire::MAX_DEPTH
+        ));
+        return;
+    }
     rules::shape(plan, out);
     rules::functions(plan, out);
     if rules::operators(plan, out) {
         return;
     }
     rules::calls(plan, out);
-    names::resolve(plan, schema, settings.joins, out);
+    names::resolve(plan, schema, settings.joins, readable, out);
     rules::placement(plan, out);
     if out.errors.iter().any(|e| e.severity.is_blocking()) {
         // Buildability runs last and only on an otherwise clean plan, so every earlier
@@ -203,13 +215,21 @@ fn static_checks(
         return;
     }
     if let Err(e) = lower(plan, schema, schema.dialect, &settings.lower) {
-        out.invalid(format!("{}\n{}", e.message, describe_tables(plan, schema)));
+        out.invalid(format!(
+            "{}\n{}",
+            e.message,
+            describe_tables(plan, schema, readable)
+        ));
     }
 }
 
-/// The plan's tables and the foreign keys declared between them, in the plan's aliases:
-/// what a planner needs to repair a join it got wrong.
-pub fn describe_tables(plan: &Plan, schema: &SchemaSnapshot) -> String {
+/// The plan's tables and the foreign keys declared between them (readable ones only), in
+/// the plan's aliases: what a planner needs to repair a join it got wrong.
+pub fn describe_tables(
+    plan: &Plan,
+    schema: &SchemaSnapshot,
+    readable: &dyn Fn(&str) -> bool,
+) -> String {
     let tables: Vec<String> = plan
         .tables
         .iter()
@@ -217,14 +237,14 @@ pub fn describe_tables(plan: &Plan, schema: &SchemaSnapshot) -> String {
         .collect();
     let mut fks = Vec::new();
     for a in &plan.tables {
-        let Some(from) = schema.table(&a.name) else {
+        let Some(from) = schema.table(&a.name).filter(|t| readable(&t.name)) else {
             continue;
         };
         for b in &plan.tables {
             if a.alias == b.alias {
                 continue;
             }
-            let Some(to) = schema.table(&b.name) else {
+            let Some(to) = schema.table(&b.name).filter(|t| readable(&t.name)) else {
                 continue;
             };
             for fk in &from.foreign_keys {
@@ -254,21 +274,18 @@ pub fn describe_tables(plan: &Plan, schema: &SchemaSnapshot) -> String {
 /// table names and the policy, never the model's reasoning.
 fn policy(plan: &Plan, schema: &SchemaSnapshot, scope: &Scope<'_>) -> Vec<PipelineError> {
     let datasource = schema.datasource_id.as_str();
-    let mut cte_names: Vec<&str> = Vec::new();
     let mut tables: Vec<&str> = Vec::new();
     walk::each_plan(plan, &mut |p| {
-        cte_names.extend(p.ctes.iter().map(|c| c.name.as_str()));
         tables.extend(p.tables.iter().map(|t| t.name.as_str()));
     });
     let mut denied: Vec<String> = Vec::new();
     for name in tables {
-        let is_cte = cte_names.iter().any(|c| c.eq_ignore_ascii_case(name));
-        // A CTE is no table; a CTE that shadows a real table still asks about the table.
-        let real = schema.table(name).map(|t| t.name.as_str());
-        if is_cte && real.is_none() {
+        // Every name that is a table is asked about, even one a CTE shadows. A name that is
+        // no table is TABLE_NOT_FOUND's (or a CTE): the generator never writes an unknown
+        // name into SQL, so there is nothing to read.
+        let Some(name) = schema.table(name).map(|t| t.name.as_str()) else {
             continue;
-        }
-        let name = real.unwrap_or(name);
+        };
         if scope.can_read(datasource, name) || denied.iter().any(|d| d.eq_ignore_ascii_case(name)) {
             continue;
         }

@@ -88,15 +88,29 @@ impl<'a> Level<'a> {
 
 type Ctes = Vec<(String, Vec<OutCol>)>;
 
-/// Resolves every name in `plan`, reporting what does not resolve.
-pub fn resolve(plan: &Plan, schema: &SchemaSnapshot, joins: JoinRule, out: &mut Findings) {
-    let mut r = Resolver { schema, joins, out };
+/// Resolves every name in `plan`, reporting what does not resolve. `readable` says which
+/// tables the caller may read: messages list and suggest only those, so a refusal never
+/// comes with the refused table's columns.
+pub fn resolve(
+    plan: &Plan,
+    schema: &SchemaSnapshot,
+    joins: JoinRule,
+    readable: &dyn Fn(&str) -> bool,
+    out: &mut Findings,
+) {
+    let mut r = Resolver {
+        schema,
+        joins,
+        readable,
+        out,
+    };
     r.plan(plan, &[], &Vec::new());
 }
 
 struct Resolver<'s, 'o> {
     schema: &'s SchemaSnapshot,
     joins: JoinRule,
+    readable: &'o dyn Fn(&str) -> bool,
     out: &'o mut Findings,
 }
 
@@ -141,9 +155,24 @@ fn conjuncts(e: &Expr) -> Vec<&Expr> {
 }
 
 impl<'s> Resolver<'s, '_> {
+    /// The columns a message may list for this source: none for a table the caller may
+    /// not read.
+    fn listable<'a>(&self, source: &'a Source) -> Vec<&'a str> {
+        match source {
+            Source::Table(t) if !(self.readable)(&t.name) => vec![],
+            s => s.column_names(),
+        }
+    }
+
     fn plan(&mut self, plan: &'s Plan, outer: &[&Level<'s>], ctes: &Ctes) -> Vec<OutCol> {
         let mut visible = ctes.clone();
         for c in &plan.ctes {
+            if ctes.iter().any(|(n, _)| n.eq_ignore_ascii_case(&c.name)) {
+                self.out.invalid(format!(
+                    "The CTE {} reuses the name of a CTE around it; give it its own name.",
+                    c.name
+                ));
+            }
             let cols = self.plan(&c.plan, outer, &visible);
             if self.schema.table(&c.name).is_some() {
                 self.out.invalid(format!(
@@ -199,16 +228,32 @@ impl<'s> Resolver<'s, '_> {
             self.expr(root, clause, &chain, &visible);
         }
 
-        for s in &plan.set_operations {
-            self.plan(&s.plan, outer, &visible);
-        }
+        let members: Vec<usize> = plan
+            .set_operations
+            .iter()
+            .map(|s| self.plan(&s.plan, outer, &visible).len())
+            .collect();
 
         self.grouping(plan, &chain);
-        self.outputs(plan, &chain)
+        let outputs = self.outputs(plan, &chain);
+        if let Some(width) = members.into_iter().find(|w| *w != outputs.len()) {
+            self.out.invalid(format!(
+                "Every plan of a set operation must give the same number of columns: the first \
+                 gives {}, another gives {width}.",
+                outputs.len()
+            ));
+        }
+        outputs
     }
 
     fn table_not_found(&mut self, name: &str, ctes: &Ctes) {
-        let mut names: Vec<&str> = self.schema.tables.iter().map(|t| t.name.as_str()).collect();
+        let mut names: Vec<&str> = self
+            .schema
+            .tables
+            .iter()
+            .map(|t| t.name.as_str())
+            .filter(|t| (self.readable)(t))
+            .collect();
         names.extend(ctes.iter().map(|(n, _)| n.as_str()));
         let hint = closest(name, &names)
             .map(|n| format!(" Did you mean {n}?"))
@@ -261,14 +306,18 @@ impl<'s> Resolver<'s, '_> {
                 if column == "*" || bound.source.column(column).is_some() {
                     return;
                 }
-                let names = bound.source.column_names();
+                let names = self.listable(&bound.source);
                 let hint = closest(column, &names)
                     .map(|n| format!(" Did you mean {a}.{n}?"))
                     .unwrap_or_default();
+                let listed = if names.is_empty() {
+                    String::new()
+                } else {
+                    format!(" Its columns: {}.", names.join(", "))
+                };
                 self.out.column(format!(
-                    "{a}.{column}: {} (alias {a}) has no column {column}.{hint} Its columns: {}.",
-                    bound.source.label(),
-                    names.join(", ")
+                    "{a}.{column}: {} (alias {a}) has no column {column}.{hint}{listed}",
+                    bound.source.label()
                 ));
             }
             None => {
@@ -317,7 +366,7 @@ impl<'s> Resolver<'s, '_> {
                 let all: Vec<&str> = level
                     .tables
                     .iter()
-                    .flat_map(|b| b.source.column_names())
+                    .flat_map(|b| self.listable(&b.source))
                     .collect();
                 let hint = closest(column, &all)
                     .map(|n| format!(" Did you mean {n}?"))
@@ -461,7 +510,15 @@ impl<'s> Resolver<'s, '_> {
                     _ => None,
                 })
                 .collect();
-            let known_fks = fk_hints(l, r);
+            let both_readable = [l, r].iter().all(|b| match &b.source {
+                Source::Table(t) => (self.readable)(&t.name),
+                _ => true,
+            });
+            let known_fks = if both_readable {
+                fk_hints(l, r)
+            } else {
+                vec![]
+            };
             if pairs.is_empty() {
                 self.out.invalid(format!(
                     "The join of {} ({}) and {} ({}) needs an equality between a column of each \

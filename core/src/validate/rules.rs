@@ -38,8 +38,8 @@ pub fn shape(plan: &Plan, out: &mut Findings) {
                 out.invalid(format!("Two CTEs are named {}; name each once.", c.name));
             }
         }
-        if p.limit.is_some_and(|n| n < 0) {
-            out.invalid("limit must not be negative.");
+        if p.limit.is_some_and(|n| n < 1) {
+            out.invalid("limit must be at least 1.");
         }
         if p.offset.is_some_and(|n| n < 0) {
             out.invalid("offset must not be negative.");
@@ -59,14 +59,6 @@ pub fn shape(plan: &Plan, out: &mut Findings) {
                     "A plan combined by a set operation takes no with, set_operations, order_by, \
                      limit or offset of its own; put ordering and limits on the first plan.",
                 );
-            }
-            if member.select_items.len() != p.select_items.len() {
-                out.invalid(format!(
-                    "Every plan of a set operation must select the same number of columns: the \
-                     first selects {}, another selects {}.",
-                    p.select_items.len(),
-                    member.select_items.len()
-                ));
             }
         }
     });
@@ -178,6 +170,12 @@ pub fn calls(plan: &Plan, out: &mut Findings) {
                     spec.name
                 ));
             }
+            if f.distinct && f.args.first().is_some_and(is_star) {
+                out.invalid("COUNT(DISTINCT *) is not SQL; count distinct values of a column.");
+            }
+            if let Some(w) = &f.over {
+                window(spec.name, f.distinct, w, out);
+            }
             for a in &f.args {
                 if is_star(a) && spec.name != "COUNT" {
                     out.invalid(format!("`*` is not an argument of {}.", spec.name));
@@ -215,6 +213,60 @@ pub fn calls(plan: &Plan, out: &mut Findings) {
             out.invalid("`*` can only be selected or counted.");
         }
     });
+}
+
+/// What SQL allows in a window: no DISTINCT, no window inside it, a frame that runs
+/// forwards, and value offsets (RANGE n PRECEDING) only over one ordering key.
+fn window(name: &str, distinct: bool, w: &crate::plan::Window, out: &mut Findings) {
+    use crate::plan::{FrameBound, FrameUnit};
+    if distinct {
+        out.invalid(format!(
+            "{name}(DISTINCT …) cannot be a window function; aggregate in a CTE first."
+        ));
+    }
+    let nested = w
+        .partition_by
+        .iter()
+        .chain(w.order_by.iter().map(|o| &o.expr))
+        .any(|e| {
+            let mut found = false;
+            super::walk::each_node(e, &mut |n| {
+                found |= matches!(n, Expr::Func(g) if g.over.is_some());
+            });
+            found
+        });
+    if nested {
+        out.invalid(format!(
+            "The window of {name} contains another window function; compute that one in a CTE."
+        ));
+    }
+    let Some(frame) = &w.frame else { return };
+    let rank = |b: FrameBound| match b {
+        FrameBound::UnboundedPreceding => (0, 0),
+        FrameBound::Preceding(n) => (1, -i128::from(n)),
+        FrameBound::CurrentRow => (2, 0),
+        FrameBound::Following(n) => (3, i128::from(n)),
+        FrameBound::UnboundedFollowing => (4, 0),
+    };
+    if frame.start == FrameBound::UnboundedFollowing
+        || frame.end == FrameBound::UnboundedPreceding
+        || rank(frame.start) > rank(frame.end)
+    {
+        out.invalid(format!(
+            "The frame of {name} ends before it starts; give start before end (for example \
+             unbounded_preceding to current_row)."
+        ));
+    }
+    let offset = |b: FrameBound| matches!(b, FrameBound::Preceding(_) | FrameBound::Following(_));
+    if frame.unit == FrameUnit::Range
+        && (offset(frame.start) || offset(frame.end))
+        && w.order_by.len() != 1
+    {
+        out.invalid(format!(
+            "A RANGE frame with an offset needs exactly one order_by term in the window of \
+             {name}; use ROWS, or order by one value."
+        ));
+    }
 }
 
 fn list_message() -> &'static str {

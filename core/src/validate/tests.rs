@@ -207,9 +207,9 @@ fn structure_errors_have_their_codes() {
         ),
         (
             json!({"tables": [{"name": "Track", "alias": "t"}],
-                   "select_items": [{"expr": c("t", "Name")}], "limit": -1}),
+                   "select_items": [{"expr": c("t", "Name")}], "limit": 0}),
             ErrorCode::InvalidPlanStructure,
-            "limit must not be negative",
+            "limit must be at least 1",
         ),
     ];
     for (p, code, needle) in cases {
@@ -531,4 +531,113 @@ fn every_accepted_test_plan_renders_in_every_dialect() {
             .unwrap_or_else(|e| panic!("{d}: {sql}: {e}"));
         assert_eq!(parsed.len(), 1, "{d}: {sql}");
     }
+}
+
+#[test]
+fn a_refusal_never_comes_with_the_refused_table_s_columns() {
+    let p = plan(json!({
+        "tables": [{"name": "Employee", "alias": "e"}],
+        "select_items": [{"expr": c("e", "Salary")}]
+    }));
+    let v = run_as(&p, "viewer", &ValidatorSettings::default());
+    assert_eq!(
+        codes(&v),
+        [ErrorCode::SecurityViolation, ErrorCode::ColumnNotFound]
+    );
+    assert!(!messages(&v).contains("LastName"), "{}", messages(&v));
+    // A misspelt table is TABLE_NOT_FOUND for every role, and lists only readable tables.
+    let p = plan(json!({
+        "tables": [{"name": "Emploee", "alias": "e"}],
+        "select_items": [{"expr": c("e", "LastName")}]
+    }));
+    let v = run_as(&p, "viewer", &ValidatorSettings::default());
+    assert_eq!(codes(&v), [ErrorCode::TableNotFound]);
+    assert!(v.errors[0].is_retryable());
+    let m = messages(&v);
+    assert!(
+        m.contains("Track") && !m.contains("Employee") && !m.contains("Customer"),
+        "{m}"
+    );
+}
+
+#[test]
+fn windows_must_be_well_formed() {
+    let over = |frame: serde_json::Value, order: usize| {
+        let order_by: Vec<serde_json::Value> = (0..order)
+            .map(|_| json!({"expr": c("t", "Milliseconds")}))
+            .collect();
+        json!({"partition_by": [], "order_by": order_by, "frame": frame})
+    };
+    let bound = |kind: &str, offset: Option<u64>| match offset {
+        Some(n) => json!({"kind": kind, "offset": n}),
+        None => json!({"kind": kind}),
+    };
+    let cases = [
+        (
+            json!({"kind": "func", "func_name": "COUNT", "distinct": true, "args": [c("t", "Name")],
+                   "over": {"order_by": [{"expr": c("t", "Name")}]}}),
+            "cannot be a window function",
+        ),
+        (
+            json!({"kind": "func", "func_name": "SUM", "args": [c("t", "Milliseconds")],
+                   "over": over(json!({"unit": "rows", "start": bound("current_row", None),
+                                       "end": bound("preceding", Some(2))}), 1)}),
+            "ends before it starts",
+        ),
+        (
+            json!({"kind": "func", "func_name": "SUM", "args": [c("t", "Milliseconds")],
+                   "over": over(json!({"unit": "range", "start": bound("preceding", Some(2)),
+                                       "end": bound("current_row", None)}), 2)}),
+            "exactly one order_by term",
+        ),
+        (
+            json!({"kind": "func", "func_name": "RANK", "args": [],
+                   "over": {"order_by": [{"expr": {"kind": "func", "func_name": "ROW_NUMBER", "args": [],
+                                                   "over": {"order_by": []}}}]}}),
+            "contains another window function",
+        ),
+    ];
+    for (e, needle) in cases {
+        let p = plan(json!({"tables": [{"name": "Track", "alias": "t"}],
+                            "select_items": [{"expr": e}]}));
+        let v = run(&p);
+        assert!(messages(&v).contains(needle), "{p}: {}", messages(&v));
+    }
+}
+
+#[test]
+fn a_cte_may_not_reuse_the_name_of_one_around_it() {
+    let inner = json!({"with": [{"name": "x", "plan": {"tables": [{"name": "x", "alias": "y"}],
+                                                        "select_items": [{"expr": c("y", "ArtistId")}]}}],
+                       "tables": [{"name": "x", "alias": "z"}],
+                       "select_items": [{"expr": c("z", "ArtistId")}]});
+    let p = plan(json!({
+        "with": [{"name": "x", "plan": {"tables": [{"name": "Artist", "alias": "a"}],
+                                        "select_items": [{"expr": c("a", "ArtistId")}]}}],
+        "tables": [{"name": "x", "alias": "w"}],
+        "select_items": [{"expr": c("w", "ArtistId")}],
+        "where": {"kind": "exists", "plan": inner}
+    }));
+    assert!(
+        messages(&run(&p)).contains("reuses the name of a CTE"),
+        "{}",
+        messages(&run(&p))
+    );
+}
+
+#[test]
+fn set_operations_count_columns_not_items() {
+    let p = plan(json!({
+        "tables": [{"name": "Artist", "alias": "a"}],
+        "select_items": [{"expr": c("a", "*")}],
+        "set_operations": [{"op": "union", "plan": {
+            "tables": [{"name": "Album", "alias": "b"}],
+            "select_items": [{"expr": c("b", "Title")}]}}]
+    }));
+    let v = run(&p);
+    assert!(
+        messages(&v).contains("the first gives 2, another gives 1"),
+        "{}",
+        messages(&v)
+    );
 }

@@ -143,3 +143,43 @@ pub fn children(e: &Expr) -> Vec<&Expr> {
         } => vec![expr, low, high],
     }
 }
+
+/// How deep `plan` nests: one level per expression inside another and per sub-plan. Plans
+/// parsed from JSON are capped by the parser; plans built by code or imported from SQL are
+/// measured here before anything recurses through them. Stops counting past `limit`, so a
+/// pathological plan costs no more than a reasonable one.
+pub fn nesting(plan: &Plan, limit: usize) -> usize {
+    fn of_plan(plan: &Plan, limit: usize) -> usize {
+        let mut deepest = 0;
+        for (_, root) in clauses(plan) {
+            deepest = deepest.max(of_expr(root, limit));
+            if deepest > limit {
+                return deepest;
+            }
+        }
+        for sub in plan
+            .ctes
+            .iter()
+            .map(|c| &c.plan)
+            .chain(plan.set_operations.iter().map(|s| &s.plan))
+        {
+            deepest = deepest.max(1 + of_plan(sub, limit.saturating_sub(1)));
+        }
+        deepest
+    }
+    fn of_expr(e: &Expr, limit: usize) -> usize {
+        if limit == 0 {
+            return 1;
+        }
+        let inner = match e {
+            Expr::Subquery(p) | Expr::Exists(p) => of_plan(p, limit - 1),
+            e => children(e)
+                .into_iter()
+                .map(|c| of_expr(c, limit - 1))
+                .max()
+                .unwrap_or(0),
+        };
+        1 + inner
+    }
+    of_plan(plan, limit)
+}
