@@ -279,7 +279,7 @@ proptest! {
         };
         let got_text = match expr {
             SqlExpr::Value(v) => match &v.value {
-                Value::SingleQuotedString(s) => s.clone(),
+                Value::SingleQuotedString(s) | Value::EscapedStringLiteral(s) => s.clone(),
                 other => return Err(TestCaseError::fail(format!("{other:?}: {sql}"))),
             },
             other => return Err(TestCaseError::fail(format!("{other:?}: {sql}"))),

@@ -266,15 +266,25 @@ pub fn keyword(word: &str) -> Ident {
     Ident::new(word)
 }
 
-/// A string literal, escaped for the dialect: quotes doubled, and on MySQL backslashes too
-/// (MySQL reads a backslash in a string as an escape).
+/// A string literal, escaped for the dialect: quotes doubled; on MySQL backslashes doubled
+/// too (MySQL reads a backslash in a string as an escape); on PostgreSQL a text holding a
+/// backslash is written `E'…'` with the backslashes doubled, so it reads the same whether or
+/// not the server has `standard_conforming_strings` on.
 pub fn text(value: &str, dialect: Dialect) -> SqlExpr {
-    let mut out = String::with_capacity(value.len() + 2);
+    let escape_backslashes = match dialect {
+        Dialect::MySql => true,
+        Dialect::Postgres => value.contains('\\'),
+        _ => false,
+    };
+    let mut out = String::with_capacity(value.len() + 3);
+    if escape_backslashes && dialect == Dialect::Postgres {
+        out.push('E');
+    }
     out.push('\'');
     for c in value.chars() {
         match c {
             '\'' => out.push_str("''"),
-            '\\' if dialect == Dialect::MySql => out.push_str("\\\\"),
+            '\\' if escape_backslashes => out.push_str("\\\\"),
             c => out.push(c),
         }
     }
@@ -449,5 +459,7 @@ mod tests {
         assert_eq!(shown("a''b", Dialect::Sqlite), "'a''''b'");
         assert_eq!(shown(r"x\'", Dialect::Sqlite), r"'x\'''");
         assert_eq!(shown(r"x\'", Dialect::MySql), r"'x\\'''");
+        assert_eq!(shown(r"x\'", Dialect::Postgres), r"E'x\\'''");
+        assert_eq!(shown("plain", Dialect::Postgres), "'plain'");
     }
 }
