@@ -40,7 +40,8 @@ mod native {
                 black_box(plan_to_sql(black_box(json), schema, &policies));
                 mine.push(t.elapsed().as_secs_f64() * 1e6);
             }
-            let (p50, _) = percentiles(mine.clone());
+            let (p50, p95) = percentiles(mine.clone());
+            println!("  {id}: p50 {p50:.1} us, p95 {p95:.1} us");
             if p50 > slowest.1 {
                 slowest = (id.clone(), p50);
             }
