@@ -623,16 +623,22 @@ impl Lowerer<'_> {
     /// A column's declared spelling: through its alias, or (bare) through the innermost
     /// table that has it.
     pub(super) fn spelled(&self, alias: Option<&str>, column: &str) -> (Option<String>, String) {
+        let scopes = self.scopes.borrow();
         match alias {
-            Some(a) => match self.bound(a) {
-                Some(b) => {
-                    let c = b.source.spelling(column).unwrap_or(column).to_string();
-                    (Some(b.alias), c)
+            Some(a) => {
+                let bound = scopes
+                    .iter()
+                    .rev()
+                    .find_map(|scope| scope.iter().find(|b| b.alias.eq_ignore_ascii_case(a)));
+                match bound {
+                    Some(b) => (
+                        Some(b.alias.clone()),
+                        b.source.spelling(column).unwrap_or(column).to_string(),
+                    ),
+                    None => (Some(a.to_string()), column.to_string()),
                 }
-                None => (Some(a.to_string()), column.to_string()),
-            },
+            }
             None => {
-                let scopes = self.scopes.borrow();
                 let found = scopes
                     .last()
                     .and_then(|scope| scope.iter().find_map(|b| b.source.spelling(column)));
