@@ -93,6 +93,19 @@ pub struct Outcome {
     pub runs: usize,
 }
 
+impl Outcome {
+    /// Panics with every failure, one per line, unless all passed.
+    pub fn assert_passed(&self) {
+        assert!(
+            self.failures.is_empty(),
+            "{} of {} runs failed:\n{}",
+            self.failures.len(),
+            self.runs,
+            self.failures.join("\n")
+        );
+    }
+}
+
 /// Runs every reference gold plan for every role in its `outcome` on `db` (Chinook): an
 /// `allowed` case must return the gold rows, a `refused` one must be a SECURITY_VIOLATION
 /// with the generic refusal and no rows. Refusals name nothing, as in the reference's evals.

@@ -27,23 +27,13 @@ async fn chinook() -> SqlJsDatabase {
 #[wasm_bindgen_test]
 async fn every_gold_plan_gives_the_gold_outcome_for_every_role_in_the_browser() {
     let outcome = run_reference_suite(&chinook().await).await;
-    assert!(
-        outcome.failures.is_empty(),
-        "{} failures:\n{}",
-        outcome.failures.len(),
-        outcome.failures.join("\n")
-    );
+    outcome.assert_passed();
     assert_eq!(outcome.runs, 129);
 }
 
 #[wasm_bindgen_test]
 async fn every_own_gold_query_returns_the_rows_of_its_sql_in_the_browser() {
     let outcome = run_own_suite(&chinook().await).await;
-    assert!(
-        outcome.failures.is_empty(),
-        "{} of {} failed:\n{}",
-        outcome.failures.len(),
-        outcome.runs,
-        outcome.failures.join("\n")
-    );
+    outcome.assert_passed();
+    assert!(outcome.runs >= 45, "{} cases", outcome.runs);
 }

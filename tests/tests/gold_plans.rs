@@ -51,24 +51,13 @@ fn a_gold_plan_reads_as_expected() {
 #[test]
 fn every_gold_plan_gives_the_gold_outcome_for_every_role() {
     let outcome = pollster::block_on(run_reference_suite(&chinook()));
-    assert!(
-        outcome.failures.is_empty(),
-        "{} failures:\n{}",
-        outcome.failures.len(),
-        outcome.failures.join("\n")
-    );
+    outcome.assert_passed();
     assert_eq!(outcome.runs, 129, "43 plans × 3 roles");
 }
 
 #[test]
 fn every_own_gold_query_imports_and_returns_the_rows_of_its_sql() {
     let outcome = pollster::block_on(run_own_suite(&chinook()));
-    assert!(
-        outcome.failures.is_empty(),
-        "{} of {} failed:\n{}",
-        outcome.failures.len(),
-        outcome.runs,
-        outcome.failures.join("\n")
-    );
+    outcome.assert_passed();
     assert!(outcome.runs >= 45, "{} cases", outcome.runs);
 }

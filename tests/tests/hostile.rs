@@ -51,6 +51,18 @@ fn track_plan(select: Json) -> Json {
     json!({"tables": [{"name": "Track", "alias": "t"}], "select_items": [select], "limit": 3})
 }
 
+fn assert_import_refused(env: &Env, sql: &[&str], code: ErrorCode) {
+    for sql in sql {
+        let err = import_sql(sql, &env.schema, env.schema.dialect).expect_err(sql);
+        assert_eq!(err.error_code, code, "{sql}: {err}");
+        assert_eq!(
+            err.is_retryable(),
+            code != ErrorCode::SecurityViolation,
+            "{sql}"
+        );
+    }
+}
+
 fn first_code(run: &PlanRun) -> Option<ErrorCode> {
     run.errors.first().map(|e| e.error_code)
 }
@@ -254,11 +266,7 @@ fn hostile_sql_is_refused_on_import() {
         "",
         "   -- only a comment",
     ];
-    for sql in refused {
-        let err = import_sql(sql, &env.schema, env.schema.dialect).expect_err(sql);
-        assert_eq!(err.error_code, ErrorCode::SecurityViolation, "{sql}: {err}");
-        assert!(!err.is_retryable());
-    }
+    assert_import_refused(&env, &refused, ErrorCode::SecurityViolation);
     // Read-only, but reaching outside the schema or the allow-list: refused by the validator.
     let policies = Policies::demo();
     let scope = policies.scope(&[]);
@@ -369,10 +377,7 @@ fn sql_whose_meaning_a_plan_cannot_keep_is_refused() {
         "SELECT CAST(i.InvoiceDate AS DATE) FROM Invoice i",
         "SELECT ROW_NUMBER() OVER (ORDER BY t.Composer NULLS LAST) FROM Track t",
     ];
-    for sql in refused {
-        let err = import_sql(sql, &env.schema, env.schema.dialect).expect_err(sql);
-        assert_eq!(err.error_code, ErrorCode::SqlImportFailed, "{sql}: {err}");
-    }
+    assert_import_refused(&env, &refused, ErrorCode::SqlImportFailed);
     // Another schema is kept, so the validator refuses it instead of reading main.
     let imported = import_sql(
         "SELECT g.Name FROM aux.Genre g",
