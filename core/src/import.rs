@@ -329,21 +329,27 @@ impl Importer<'_> {
                 let Some(table) = last_part(name) else {
                     return unsupported("An empty table name");
                 };
-                // `main.Track` keeps its schema, so the validator can refuse any other one.
-                let schema_name = match name.0.len() {
-                    0 | 1 => None,
-                    n => match &name.0[n - 2] {
-                        ast::ObjectNamePart::Identifier(id) => Some(ident_text(id)),
-                        _ => return unsupported(format!("The table name {name}")),
-                    },
+                // `main.Track` keeps its schema (and `db.main.Track` its database), so the
+                // validator can refuse any other one instead of reading main.
+                let part = |back: usize| -> R<Option<String>> {
+                    match name.0.len().checked_sub(back).and_then(|i| name.0.get(i)) {
+                        None => Ok(None),
+                        Some(ast::ObjectNamePart::Identifier(id)) => Ok(Some(ident_text(id))),
+                        Some(_) => unsupported(format!("The table name {name}")),
+                    }
                 };
+                let schema_name = part(2)?;
+                let database = part(3)?;
+                if name.0.len() > 3 {
+                    return unsupported(format!("The table name {name}"));
+                }
                 let alias = alias
                     .as_ref()
                     .map_or_else(|| table.clone(), |a| ident_text(&a.name));
                 plan.tables.push(TableRef {
                     name: table,
                     schema_name,
-                    database: None,
+                    database,
                     alias: alias.clone(),
                 });
                 Ok(alias)

@@ -125,8 +125,9 @@ pub(crate) struct Lowerer<'a> {
     /// were declared with (a table's, a column's, an alias's, a CTE's), since PostgreSQL
     /// tells `"T"` from `t` even where the plan did not.
     scopes: RefCell<Vec<Vec<Bound<'a>>>>,
-    /// The CTEs visible here, innermost last: their declared names and result names.
-    ctes: RefCell<Vec<(String, Vec<String>)>>,
+    /// The CTEs visible here, innermost last: their declared names and result columns
+    /// (`None` for an unnamed one, which keeps its position).
+    ctes: RefCell<Vec<(String, Vec<Option<String>>)>>,
 }
 
 /// An alias in scope and what it reads.
@@ -140,8 +141,8 @@ pub(crate) struct Bound<'a> {
 pub(crate) enum Source<'a> {
     /// A table of the datasource.
     Table(&'a crate::schema::Table),
-    /// A CTE: its declared name and its result names.
-    Cte(String, Vec<String>),
+    /// A CTE: its declared name and its result columns' names.
+    Cte(String, Vec<Option<String>>),
 }
 
 impl Source<'_> {
@@ -151,6 +152,7 @@ impl Source<'_> {
             Source::Table(t) => t.column(column).map(|c| c.name.as_str()),
             Source::Cte(_, names) => names
                 .iter()
+                .flatten()
                 .find(|n| n.eq_ignore_ascii_case(column))
                 .map(String::as_str),
         }
@@ -160,21 +162,47 @@ impl Source<'_> {
     fn columns(&self) -> Vec<&str> {
         match self {
             Source::Table(t) => t.columns.iter().map(|c| c.name.as_str()).collect(),
-            Source::Cte(_, names) => names.iter().map(String::as_str).collect(),
+            Source::Cte(_, names) => names.iter().flatten().map(String::as_str).collect(),
         }
     }
 }
 
-/// A plan's result names: aliases, and the names of selected columns (`*` expands).
-fn result_names(
+/// One column of a plan's result: its name (declared spelling) when it has one, and the
+/// select item it comes from (`*` gives several).
+#[derive(Debug, Clone)]
+struct ResultColumn {
+    name: Option<String>,
+    item: usize,
+}
+
+/// A plan's result columns, in order: aliases; selected columns by their declared names;
+/// `*` expanded; anything else unnamed.
+fn result_columns(
     plan: &Plan,
     schema: &SchemaSnapshot,
-    ctes: &[(String, Vec<String>)],
-) -> Vec<String> {
+    ctes: &[(String, Vec<Option<String>>)],
+) -> Vec<ResultColumn> {
+    // The declared names of a table reference's columns: a visible CTE's, or the schema's.
+    let columns_of = |t: &TableRef| -> Vec<Option<String>> {
+        if let Some((_, names)) = ctes
+            .iter()
+            .rev()
+            .find(|(n, _)| n.eq_ignore_ascii_case(&t.name))
+        {
+            names.clone()
+        } else if let Some(table) = schema.table(&t.name) {
+            table.columns.iter().map(|c| Some(c.name.clone())).collect()
+        } else {
+            vec![]
+        }
+    };
     let mut out = Vec::new();
-    for item in &plan.select_items {
+    for (i, item) in plan.select_items.iter().enumerate() {
         match (&item.alias, &item.expr) {
-            (Some(a), _) => out.push(a.clone()),
+            (Some(a), _) => out.push(ResultColumn {
+                name: Some(a.clone()),
+                item: i,
+            }),
             (None, Expr::Column { alias, column }) if column == "*" => {
                 for t in &plan.tables {
                     if alias
@@ -183,22 +211,44 @@ fn result_names(
                     {
                         continue;
                     }
-                    if let Some((_, names)) = ctes
-                        .iter()
-                        .rev()
-                        .find(|(n, _)| n.eq_ignore_ascii_case(&t.name))
-                    {
-                        out.extend(names.iter().cloned());
-                    } else if let Some(table) = schema.table(&t.name) {
-                        out.extend(table.columns.iter().map(|c| c.name.clone()));
-                    }
+                    out.extend(
+                        columns_of(t)
+                            .into_iter()
+                            .map(|name| ResultColumn { name, item: i }),
+                    );
                 }
             }
-            (None, Expr::Column { column, .. }) => out.push(column.clone()),
-            (None, _) => {}
+            (None, Expr::Column { alias, column }) => {
+                let declared = plan
+                    .tables
+                    .iter()
+                    .filter(|t| {
+                        alias
+                            .as_deref()
+                            .is_none_or(|a| a.eq_ignore_ascii_case(&t.alias))
+                    })
+                    .find_map(|t| {
+                        columns_of(t)
+                            .into_iter()
+                            .flatten()
+                            .find(|n| n.eq_ignore_ascii_case(column))
+                    });
+                out.push(ResultColumn {
+                    name: Some(declared.unwrap_or_else(|| column.clone())),
+                    item: i,
+                });
+            }
+            (None, _) => out.push(ResultColumn {
+                name: None,
+                item: i,
+            }),
         }
     }
     out
+}
+
+fn is_star(e: &Expr) -> bool {
+    matches!(e, Expr::Column { column, .. } if column == "*")
 }
 
 fn is_constant(e: &Expr) -> bool {
@@ -237,13 +287,21 @@ impl Lowerer<'_> {
 
     fn query_in_scope(&self, plan: &Plan, outermost: bool) -> Result<Query, LowerError> {
         let d = self.dialect;
+        if d == Dialect::SqlServer && !outermost && !plan.ctes.is_empty() {
+            return fail(
+                "SQL Server has no WITH inside a subquery or CTE; define every CTE at the top.",
+            );
+        }
         let with = if plan.ctes.is_empty() {
             None
         } else {
             let mut cte_tables = Vec::with_capacity(plan.ctes.len());
             for c in &plan.ctes {
                 let query = self.query(&c.plan, false)?;
-                let names = result_names(&c.plan, self.schema, &self.ctes.borrow());
+                let names = result_columns(&c.plan, self.schema, &self.ctes.borrow())
+                    .into_iter()
+                    .map(|c| c.name)
+                    .collect();
                 self.ctes.borrow_mut().push((c.name.clone(), names));
                 cte_tables.push(ast::Cte {
                     alias: TableAlias {
@@ -282,8 +340,17 @@ impl Lowerer<'_> {
                 SetOperator::Intersect => (ast::SetOperator::Intersect, SetQuantifier::None),
                 SetOperator::Except => (ast::SetOperator::Except, SetQuantifier::None),
             };
+            // The plan combines left to right. SQLite reads a chain that way (and cannot
+            // parenthesise one); the others bind INTERSECT tighter, so the left side gets
+            // parentheses there.
+            let left = match body {
+                SetExpr::SetOperation { .. } if self.dialect != Dialect::Sqlite => {
+                    SetExpr::Query(Box::new(bare_query(body)))
+                }
+                body => body,
+            };
             body = SetExpr::SetOperation {
-                left: Box::new(body),
+                left: Box::new(left),
                 op,
                 set_quantifier,
                 right: Box::new(SetExpr::Select(Box::new(self.select(&s.plan)?))),
@@ -387,10 +454,16 @@ impl Lowerer<'_> {
         )
     }
 
-    /// The result position (1-based) an ORDER BY term names, by expression or result name.
+    /// The result position (1-based) an ORDER BY term names: a selected expression's first
+    /// column, or the column of that result name. `*` counts as all its columns.
     fn position_of(&self, plan: &Plan, e: &Expr) -> Option<usize> {
-        if let Some(i) = plan.select_items.iter().position(|item| item.expr == *e) {
-            return Some(i + 1);
+        let columns = result_columns(plan, self.schema, &self.ctes.borrow());
+        if let Some(i) = plan
+            .select_items
+            .iter()
+            .position(|item| item.expr == *e && !is_star(&item.expr))
+        {
+            return columns.iter().position(|c| c.item == i).map(|k| k + 1);
         }
         let Expr::Column {
             alias: None,
@@ -399,11 +472,14 @@ impl Lowerer<'_> {
         else {
             return None;
         };
-        let names = result_names(plan, self.schema, &self.ctes.borrow());
-        names
+        columns
             .iter()
-            .position(|n| n.eq_ignore_ascii_case(column))
-            .map(|i| i + 1)
+            .position(|c| {
+                c.name
+                    .as_deref()
+                    .is_some_and(|n| n.eq_ignore_ascii_case(column))
+            })
+            .map(|k| k + 1)
     }
 
     /// The declared result alias a bare name refers to, if any.
@@ -425,6 +501,11 @@ impl Lowerer<'_> {
         let d = self.dialect;
         let mut out = Vec::with_capacity(plan.order_by.len() + plan.select_items.len());
         for o in &plan.order_by {
+            if is_constant(&o.expr) {
+                // Ordering by a constant orders nothing, and a bare number would be read as
+                // a position.
+                continue;
+            }
             let expr = if !plan.set_operations.is_empty() {
                 // After a set operation only result columns exist; name them by position.
                 match self.position_of(plan, &o.expr) {
@@ -453,61 +534,11 @@ impl Lowerer<'_> {
         Ok(out)
     }
 
-    /// `e` with every bare name of a result column replaced by the selected expression:
-    /// PostgreSQL and SQL Server accept a result name only as a whole ORDER BY term, not
-    /// inside an expression or in HAVING.
+    /// `e` with result names replaced by what they stand for: PostgreSQL and SQL Server
+    /// accept a result name only as a whole ORDER BY term, not inside an expression or in
+    /// HAVING.
     fn with_results(&self, plan: &Plan, e: &Expr) -> Expr {
-        let mut out = e.clone();
-        self.replace_results(plan, &mut out);
-        out
-    }
-
-    fn replace_results(&self, plan: &Plan, e: &mut Expr) {
-        if let Expr::Column {
-            alias: None,
-            column,
-        } = e
-        {
-            // A bare name that is a result name means the result, as the validator reads it.
-            let item = plan.select_items.iter().find(|i| {
-                i.alias
-                    .as_deref()
-                    .is_some_and(|a| a.eq_ignore_ascii_case(column))
-            });
-            if let Some(item) = item {
-                *e = item.expr.clone();
-            }
-            return;
-        }
-        match e {
-            Expr::Func(f) => {
-                for a in &mut f.args {
-                    self.replace_results(plan, a);
-                }
-            }
-            Expr::Binary { left, right, .. } => {
-                self.replace_results(plan, left);
-                self.replace_results(plan, right);
-            }
-            Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => self.replace_results(plan, expr),
-            Expr::Case { whens, else_expr } => {
-                for w in whens {
-                    self.replace_results(plan, &mut w.condition);
-                    self.replace_results(plan, &mut w.result);
-                }
-                if let Some(x) = else_expr {
-                    self.replace_results(plan, x);
-                }
-            }
-            Expr::Between {
-                expr, low, high, ..
-            } => {
-                self.replace_results(plan, expr);
-                self.replace_results(plan, low);
-                self.replace_results(plan, high);
-            }
-            Expr::Literal(_) | Expr::Column { .. } | Expr::Subquery(_) | Expr::Exists(_) => {}
-        }
+        crate::validate::walk::with_result_names(plan, e)
     }
 
     /// Every non-constant selected expression not yet ordered on, by result name when it
@@ -515,15 +546,31 @@ impl Lowerer<'_> {
     /// keeps the same rows.
     fn tie_breakers(&self, plan: &Plan) -> Result<Vec<OrderByExpr>, LowerError> {
         let d = self.dialect;
-        let combined = !plan.set_operations.is_empty();
-        let ordered: Vec<Option<usize>> = plan
+        let ordered: Vec<usize> = plan
             .order_by
             .iter()
-            .map(|o| self.position_of(plan, &o.expr))
+            .filter_map(|o| self.position_of(plan, &o.expr))
             .collect();
         let mut out = Vec::new();
+        if !plan.set_operations.is_empty() {
+            // Only result positions exist after a set operation: every one not yet ordered.
+            let columns = result_columns(plan, self.schema, &self.ctes.borrow());
+            for (k, column) in columns.iter().enumerate() {
+                let constant = plan
+                    .select_items
+                    .get(column.item)
+                    .is_some_and(|item| is_constant(&item.expr));
+                if !constant && !ordered.contains(&(k + 1)) {
+                    out.push(order_by_expr(
+                        int(i64::try_from(k + 1).unwrap_or(i64::MAX)),
+                        crate::plan::Direction::Asc,
+                    ));
+                }
+            }
+            return Ok(out);
+        }
         for (i, item) in plan.select_items.iter().enumerate() {
-            if is_constant(&item.expr) || ordered.contains(&Some(i + 1)) {
+            if is_constant(&item.expr) {
                 continue;
             }
             if plan.order_by.iter().any(|o| orders_item(&o.expr, item)) {
@@ -537,16 +584,13 @@ impl Lowerer<'_> {
             }
             if let Expr::Column { alias, column } = &item.expr {
                 if column == "*" {
-                    if !combined {
-                        out.extend(self.star_columns(alias.as_deref()));
-                    }
+                    out.extend(self.star_columns(alias.as_deref()));
                     continue;
                 }
             }
-            let expr = match (&item.alias, combined) {
-                (_, true) => int(i64::try_from(i + 1).unwrap_or(i64::MAX)),
-                (Some(a), false) => SqlExpr::Identifier(ident(a, d)),
-                (None, false) => self.expr(&item.expr)?,
+            let expr = match &item.alias {
+                Some(a) => SqlExpr::Identifier(ident(a, d)),
+                None => self.expr(&item.expr)?,
             };
             out.push(order_by_expr(expr, crate::plan::Direction::Asc));
         }
@@ -639,9 +683,11 @@ impl Lowerer<'_> {
                 }
             }
             None => {
+                // Innermost first, as the validator resolves a bare name.
                 let found = scopes
-                    .last()
-                    .and_then(|scope| scope.iter().find_map(|b| b.source.spelling(column)));
+                    .iter()
+                    .rev()
+                    .find_map(|scope| scope.iter().find_map(|b| b.source.spelling(column)));
                 (None, found.unwrap_or(column).to_string())
             }
         }
@@ -743,17 +789,23 @@ impl Lowerer<'_> {
         let Some(first) = plan.tables.first() else {
             return fail("tables is empty: a plan must read at least one table.");
         };
-        let find = |alias: &str| plan.tables.iter().find(|t| t.alias == alias);
+        let find = |alias: &str| {
+            plan.tables
+                .iter()
+                .find(|t| t.alias.eq_ignore_ascii_case(alias))
+        };
+        let has =
+            |placed: &[&str], alias: &str| placed.iter().any(|p| p.eq_ignore_ascii_case(alias));
         let mut placed: Vec<&str> = vec![first.alias.as_str()];
         let mut pending: Vec<&crate::plan::Join> = plan.joins.iter().collect();
         let mut joins = Vec::with_capacity(pending.len());
         while !pending.is_empty() {
-            let next = pending.iter().position(|j| {
-                placed.contains(&j.left_alias.as_str()) != placed.contains(&j.right_alias.as_str())
-            });
+            let next = pending
+                .iter()
+                .position(|j| has(&placed, &j.left_alias) != has(&placed, &j.right_alias));
             let Some(i) = next else {
                 let j = pending[0];
-                if placed.contains(&j.left_alias.as_str()) {
+                if has(&placed, &j.left_alias) {
                     return fail(format!(
                         "Aliases {} and {} are joined more than once; put every condition \
                          between them in one join.",
@@ -767,7 +819,7 @@ impl Lowerer<'_> {
                 ));
             };
             let j = pending.remove(i);
-            let left_placed = placed.contains(&j.left_alias.as_str());
+            let left_placed = has(&placed, &j.left_alias);
             let (new_alias, mirrored) = if left_placed {
                 (j.right_alias.as_str(), false)
             } else {
@@ -814,13 +866,13 @@ impl Lowerer<'_> {
                 global: false,
                 join_operator,
             });
-            placed.push(new_alias);
+            placed.push(table.alias.as_str());
         }
         let stranded: Vec<&str> = plan
             .tables
             .iter()
             .map(|t| t.alias.as_str())
-            .filter(|a| !placed.contains(a))
+            .filter(|a| !has(&placed, a))
             .collect();
         if !stranded.is_empty() {
             return fail(format!(
@@ -841,6 +893,22 @@ fn table_alias(name: Ident) -> TableAlias {
         name,
         columns: vec![],
         at: None,
+    }
+}
+
+/// A query of just this body: no WITH, order or limit.
+fn bare_query(body: SetExpr) -> Query {
+    Query {
+        with: None,
+        body: Box::new(body),
+        order_by: None,
+        limit_clause: None,
+        fetch: None,
+        locks: vec![],
+        for_clause: None,
+        settings: None,
+        format_clause: None,
+        pipe_operators: vec![],
     }
 }
 

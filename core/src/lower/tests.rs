@@ -501,3 +501,91 @@ fn the_deepest_admitted_plans_validate_and_render() {
         }
     }
 }
+
+#[test]
+fn set_operations_combine_left_to_right_in_every_dialect() {
+    let member = |table: &str, column: &str| json!({"tables": [{"name": table, "alias": "x"}], "select_items": [{"expr": c("x", column)}]});
+    let plan: Plan = serde_json::from_value(json!({
+        "tables": [{"name": "Customer", "alias": "c"}],
+        "select_items": [{"expr": c("c", "City")}],
+        "set_operations": [{"op": "union", "plan": member("Employee", "City")},
+                           {"op": "intersect", "plan": member("Invoice", "BillingCountry")}]
+    }))
+    .unwrap();
+    let options = LowerOptions::default();
+    let sqlite = to_sql(&plan, &schema(), Dialect::Sqlite, &options).unwrap();
+    assert!(
+        sqlite.starts_with("SELECT c.City FROM Customer AS c UNION SELECT"),
+        "{sqlite}"
+    );
+    let pg = to_sql(&plan, &schema(), Dialect::Postgres, &options).unwrap();
+    assert!(
+        pg.starts_with(r#"(SELECT c."City" FROM "Customer" AS c UNION SELECT"#),
+        "{pg}"
+    );
+    assert!(pg.contains(r#") INTERSECT SELECT"#), "{pg}");
+}
+
+#[test]
+fn positions_after_a_set_operation_count_every_result_column() {
+    let upper = func("UPPER", vec![c("c", "City")]);
+    let plan: Plan = serde_json::from_value(json!({
+        "tables": [{"name": "Customer", "alias": "c"}],
+        "select_items": [{"expr": upper.clone()}, {"expr": c("c", "FirstName")}],
+        "set_operations": [{"op": "union", "plan": {"tables": [{"name": "Employee", "alias": "e"}],
+            "select_items": [{"expr": func("UPPER", vec![c("e", "City")])}, {"expr": c("e", "LastName")}]}}],
+        "order_by": [{"expr": {"kind": "column", "column_name": "firstname"}}]
+    }))
+    .unwrap();
+    let sql = to_sql(&plan, &schema(), Dialect::Sqlite, &LowerOptions::default()).unwrap();
+    assert!(sql.ends_with("ORDER BY 2 ASC, 1 ASC LIMIT 100000"), "{sql}");
+    let star: Plan = serde_json::from_value(json!({
+        "tables": [{"name": "Artist", "alias": "a"}],
+        "select_items": [{"expr": c("a", "*")}, {"expr": func("UPPER", vec![c("a", "Name")])}],
+        "set_operations": [{"op": "union", "plan": {"tables": [{"name": "Album", "alias": "b"}],
+            "select_items": [{"expr": c("b", "AlbumId")}, {"expr": c("b", "Title")}, {"expr": c("b", "Title")}]}}],
+        "order_by": [{"expr": func("UPPER", vec![c("a", "Name")])}]
+    }))
+    .unwrap();
+    let sql = to_sql(&star, &schema(), Dialect::Sqlite, &LowerOptions::default()).unwrap();
+    assert!(
+        sql.ends_with("ORDER BY 3 ASC, 1 ASC, 2 ASC LIMIT 100000"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn a_cte_s_columns_keep_their_declared_spelling() {
+    let plan: Plan = serde_json::from_value(json!({
+        "with": [{"name": "b", "plan": {"tables": [{"name": "Invoice", "alias": "i"}],
+                                        "select_items": [{"expr": c("i", "customerid")}]}}],
+        "tables": [{"name": "b", "alias": "b"}],
+        "select_items": [{"expr": c("b", "*")}]
+    }))
+    .unwrap();
+    let sql = to_sql(
+        &plan,
+        &schema(),
+        Dialect::Postgres,
+        &LowerOptions::default(),
+    )
+    .unwrap();
+    assert!(sql.contains(r#"ORDER BY b."CustomerId" ASC"#), "{sql}");
+}
+
+#[test]
+fn join_aliases_match_whatever_their_case_and_constants_order_nothing() {
+    let plan: Plan = serde_json::from_value(json!({
+        "tables": [{"name": "Track", "alias": "t"}, {"name": "Album", "alias": "a"}],
+        "joins": [{"left_alias": "T", "right_alias": "A",
+                   "condition": bin("=", c("T", "AlbumId"), c("A", "AlbumId"))}],
+        "select_items": [{"expr": c("a", "Title")}],
+        "order_by": [{"expr": lit(json!(2))}]
+    }))
+    .unwrap();
+    let sql = to_sql(&plan, &schema(), Dialect::Sqlite, &LowerOptions::default()).unwrap();
+    assert_eq!(
+        sql,
+        "SELECT a.Title FROM Track AS t JOIN Album AS a ON t.AlbumId = a.AlbumId ORDER BY a.Title ASC LIMIT 100000"
+    );
+}

@@ -167,13 +167,25 @@ pub fn validate(
     let policy_errors = policy(plan, schema, scope);
 
     let mut checks = vec![check("plan_present", &[])];
-    let blocking: Vec<PipelineError> = findings
-        .errors
-        .iter()
-        .filter(|e| e.severity.is_blocking())
-        .cloned()
-        .collect();
-    checks.push(check("structure_and_schema", &blocking));
+    if policy_errors.is_empty() {
+        let blocking: Vec<PipelineError> = findings
+            .errors
+            .iter()
+            .filter(|e| e.severity.is_blocking())
+            .cloned()
+            .collect();
+        checks.push(check("structure_and_schema", &blocking));
+    } else {
+        // What the static checks found about a table the role may not read (a column's
+        // existence, its type, a key) is itself data about that table: none of it is told.
+        findings.errors.clear();
+        findings.warnings.clear();
+        checks.push(ValidationCheck {
+            name: "structure_and_schema".to_string(),
+            passed: false,
+            message: "Not reported: the plan reads a table the role may not read.".to_string(),
+        });
+    }
     checks.push(check("policy", &policy_errors));
     let mut errors = policy_errors;
     errors.extend(findings.errors);

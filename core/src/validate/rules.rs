@@ -7,8 +7,29 @@ use crate::lower::arity;
 use crate::plan::functions::{self, date_call, FuncClass};
 use crate::plan::{BinaryOp, Expr, Literal, Plan};
 
+/// The most operators, set operations and IN-list values a whole plan may hold: bounds that
+/// keep its SQL within what the read-only guard accepts (chains of 1,000 operators, 100 set
+/// operations, 100,000 tokens) and far above any real question.
+const MAX_OPERATORS: usize = 1_000;
+const MAX_SET_OPERATIONS: usize = 100;
+const MAX_LIST_VALUES: usize = 20_000;
+
 /// No plan level without tables, unique aliases and CTE names, sane limits, no NUL bytes.
 pub fn shape(plan: &Plan, out: &mut Findings) {
+    let (mut operators, mut set_operations, mut values) = (0, 0, 0);
+    each_plan(plan, &mut |p| set_operations += p.set_operations.len());
+    each_expr(plan, &mut |_, e| match e {
+        Expr::Binary { .. } | Expr::Between { .. } | Expr::Unary { .. } => operators += 1,
+        Expr::Func(f) if is_list(e) => values += f.args.len(),
+        _ => {}
+    });
+    if operators > MAX_OPERATORS || set_operations > MAX_SET_OPERATIONS || values > MAX_LIST_VALUES
+    {
+        out.invalid(format!(
+            "The plan is too large: at most {MAX_OPERATORS} operators, {MAX_SET_OPERATIONS} \
+             set operations and {MAX_LIST_VALUES} IN-list values in all."
+        ));
+    }
     each_plan(plan, &mut |p| {
         if p.tables.is_empty() {
             out.invalid("A plan (or sub-plan) has no tables: every plan reads at least one table.");
@@ -285,7 +306,13 @@ fn is_list(e: &Expr) -> bool {
 pub fn placement(plan: &Plan, out: &mut Findings) {
     each_plan(plan, &mut |p| {
         for (clause, root) in super::walk::clauses(p) {
-            place(root, clause, false, out);
+            if matches!(clause, Clause::Having | Clause::OrderBy) {
+                // A result name stands for its expression: `HAVING rn = 1` over a window,
+                // or `MAX(total)` over `SUM(x)`, is what the SQL will say.
+                place(&super::walk::with_result_names(p, root), clause, false, out);
+            } else {
+                place(root, clause, false, out);
+            }
         }
     });
 }

@@ -183,3 +183,67 @@ pub fn nesting(plan: &Plan, limit: usize) -> usize {
     }
     of_plan(plan, limit)
 }
+
+/// `e` with every bare name of a result column replaced by the selected expression, in
+/// window terms too (not in nested plans). HAVING and ORDER BY may name results; the
+/// validator checks, and the generator writes, what such a name stands for.
+pub fn with_result_names(plan: &Plan, e: &Expr) -> Expr {
+    let mut out = e.clone();
+    replace_result_names(plan, &mut out);
+    out
+}
+
+fn replace_result_names(plan: &Plan, e: &mut Expr) {
+    if let Expr::Column {
+        alias: None,
+        column,
+    } = e
+    {
+        let item = plan.select_items.iter().find(|i| {
+            i.alias
+                .as_deref()
+                .is_some_and(|a| a.eq_ignore_ascii_case(column))
+        });
+        if let Some(item) = item {
+            *e = item.expr.clone();
+        }
+        return;
+    }
+    match e {
+        Expr::Func(f) => {
+            for a in &mut f.args {
+                replace_result_names(plan, a);
+            }
+            if let Some(w) = &mut f.over {
+                for p in &mut w.partition_by {
+                    replace_result_names(plan, p);
+                }
+                for o in &mut w.order_by {
+                    replace_result_names(plan, &mut o.expr);
+                }
+            }
+        }
+        Expr::Binary { left, right, .. } => {
+            replace_result_names(plan, left);
+            replace_result_names(plan, right);
+        }
+        Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => replace_result_names(plan, expr),
+        Expr::Case { whens, else_expr } => {
+            for w in whens {
+                replace_result_names(plan, &mut w.condition);
+                replace_result_names(plan, &mut w.result);
+            }
+            if let Some(x) = else_expr {
+                replace_result_names(plan, x);
+            }
+        }
+        Expr::Between {
+            expr, low, high, ..
+        } => {
+            replace_result_names(plan, expr);
+            replace_result_names(plan, low);
+            replace_result_names(plan, high);
+        }
+        Expr::Literal(_) | Expr::Column { .. } | Expr::Subquery(_) | Expr::Exists(_) => {}
+    }
+}
