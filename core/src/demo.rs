@@ -9,6 +9,8 @@ pub struct DemoDatabase {
     pub file: &'static str,
     /// What it holds, in the words routing and the answerability check will use.
     pub description: &'static str,
+    /// Questions it answers, for routing's examples signal (written for this project).
+    pub examples: &'static [&'static str],
 }
 
 /// The demo databases, in the order the playground lists them.
@@ -19,6 +21,14 @@ pub const DEMO_DATABASES: [DemoDatabase; 3] = [
         description: "A digital music store: artists, albums, tracks with genres and media \
                       types, playlists, customers, their invoices and invoice lines, and the \
                       employees who support them.",
+        examples: &[
+            "Which artists have released the most albums?",
+            "What are the best-selling music genres by revenue?",
+            "List the songs on an album with their running time.",
+            "Which customers spent the most on music purchases?",
+            "How many invoices did each sales support employee handle?",
+            "Which playlists contain the most tracks?",
+        ],
     },
     DemoDatabase {
         id: "support",
@@ -26,6 +36,13 @@ pub const DEMO_DATABASES: [DemoDatabase; 3] = [
         description: "A customer-support desk: support agents and their teams, customers, \
                       tickets with category, status, priority and satisfaction, and the \
                       messages exchanged on each ticket.",
+        examples: &[
+            "How many support tickets are still open, by priority?",
+            "Which agents closed the most tickets last month?",
+            "What is the average satisfaction score per ticket category?",
+            "How long does it take to resolve a ticket on average?",
+            "Which customers opened the most support requests?",
+        ],
     },
     DemoDatabase {
         id: "webanalytics",
@@ -33,10 +50,26 @@ pub const DEMO_DATABASES: [DemoDatabase; 3] = [
         description: "Website analytics: visitor sessions with device, referrer and marketing \
                       channel, the pages viewed in each session, and conversions such as \
                       sign-ups and purchases with their value.",
+        examples: &[
+            "How many website sessions came from each marketing channel?",
+            "Which pages get the most views?",
+            "What is the bounce rate by device type?",
+            "How many sign-ups converted this month?",
+            "Which referrer domains bring the most visitors?",
+        ],
     },
 ];
 
 /// The demo database with this id.
 pub fn demo_database(id: &str) -> Option<&'static DemoDatabase> {
     DEMO_DATABASES.iter().find(|d| d.id == id)
+}
+
+/// The routing profile of a demo database.
+pub fn demo_profile(d: &DemoDatabase) -> crate::index::DatasourceProfile {
+    crate::index::DatasourceProfile {
+        id: d.id.to_string(),
+        description: d.description.to_string(),
+        examples: d.examples.iter().map(|q| q.to_string()).collect(),
+    }
 }

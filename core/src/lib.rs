@@ -10,6 +10,7 @@ pub mod demo;
 pub mod error;
 pub mod guard;
 pub mod import;
+pub mod index;
 pub mod lower;
 pub mod plan;
 pub mod policy;

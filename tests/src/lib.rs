@@ -9,6 +9,7 @@ pub mod bench;
 pub mod compare;
 pub mod contract;
 pub mod gold;
+pub mod routing;
 
 /// Calls `$harness!(check, check, …)` with every check of the contract suite.
 #[macro_export]

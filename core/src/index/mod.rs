@@ -1,0 +1,26 @@
+//! The schema index: routing a question to its datasources, retrieving the schema the
+//! planner needs, and linking the values a question names, all in memory, with a built-in
+//! embedder that needs no download and no key.
+//!
+//! Build once per set of schema snapshots ([`SchemaIndex::build`] with the values
+//! [`ValueIndex::read`] collects), then [`route`] and [`retrieve`] per question. Every
+//! search takes the caller's [`crate::policy::Scope`]: tables it may not read never vote,
+//! never appear in a result and never reach a trace.
+
+mod breaker;
+mod embed;
+mod retrieve;
+mod route;
+mod store;
+pub mod text;
+mod values;
+
+pub use breaker::{CircuitBreaker, Clock, GuardedEmbedder};
+pub use embed::{similarity, BuiltinEmbedder, EmbedError, Embedder, Vector};
+pub use retrieve::{render, retrieve, Retrieval, RetrieveSettings};
+pub use route::{route, Dropped, PoolEntry, RouteSettings, Routing, SignalRecord};
+pub use store::{DatasourceProfile, Entry, EntryKind, Hit, SchemaIndex};
+pub use values::{MatchKind, ValueHint, ValueIndex};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,317 @@
+//! Schema retrieval: the part of a datasource's schema the planner sees for a question, and
+//! its compact rendering for prompts.
+
+use super::embed::{EmbedError, Embedder};
+use super::store::{EntryKind, SchemaIndex};
+use super::values::ValueHint;
+use crate::policy::Scope;
+use crate::schema::{SchemaSnapshot, Table, TypeCategory};
+use serde::Serialize;
+
+/// Retrieval settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetrieveSettings {
+    /// A datasource with at most this many readable tables is sent whole.
+    pub full_snapshot_max_tables: usize,
+    /// Tables taken from the table search.
+    pub table_k: usize,
+    /// Columns taken from the column search (their tables come along).
+    pub column_k: usize,
+}
+
+impl Default for RetrieveSettings {
+    fn default() -> Self {
+        RetrieveSettings {
+            full_snapshot_max_tables: 15,
+            table_k: 4,
+            column_k: 12,
+        }
+    }
+}
+
+/// What the planner gets for one datasource.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Retrieval {
+    /// The datasource.
+    pub datasource: String,
+    /// Tables, in schema order.
+    pub tables: Vec<String>,
+    /// Columns, as `Table.Column`.
+    pub columns: Vec<String>,
+    /// Values the question names, as hints.
+    pub values: Vec<ValueHint>,
+    /// True when the whole (readable) schema was sent without searching.
+    pub full_snapshot: bool,
+}
+
+/// Retrieves the schema for `question` in `datasource`. Tables the scope hides never appear.
+pub async fn retrieve(
+    index: &SchemaIndex,
+    embedder: &dyn Embedder,
+    datasource: &str,
+    question: &str,
+    scope: &Scope<'_>,
+    settings: &RetrieveSettings,
+    force_search: bool,
+) -> Result<Retrieval, EmbedError> {
+    let Some(schema) = index.schema(datasource) else {
+        return Err(EmbedError {
+            message: format!("datasource {datasource} is not in the index"),
+        });
+    };
+    let readable: Vec<&Table> = schema
+        .tables
+        .iter()
+        .filter(|t| scope.can_read(datasource, &t.name))
+        .collect();
+    let values = index.values().link(question, Some(datasource), scope, 10);
+    if readable.len() <= settings.full_snapshot_max_tables && !force_search {
+        return Ok(Retrieval {
+            datasource: datasource.to_string(),
+            tables: readable.iter().map(|t| t.name.clone()).collect(),
+            columns: readable
+                .iter()
+                .flat_map(|t| {
+                    t.columns
+                        .iter()
+                        .map(move |c| format!("{}.{}", t.name, c.name))
+                })
+                .collect(),
+            values,
+            full_snapshot: true,
+        });
+    }
+    let query = index.embed_query(embedder, question).await?;
+    let mut tables: Vec<String> = Vec::new();
+    let mut columns: Vec<(String, String)> = Vec::new();
+    let add_table = |tables: &mut Vec<String>, t: &str| {
+        if !tables.iter().any(|x| x == t) {
+            tables.push(t.to_string());
+        }
+    };
+    for h in index.search(
+        &query,
+        EntryKind::Table,
+        Some(datasource),
+        scope,
+        Some(settings.table_k),
+    ) {
+        if let Some(t) = &h.entry.table {
+            add_table(&mut tables, t);
+        }
+    }
+    for h in index.search(
+        &query,
+        EntryKind::Column,
+        Some(datasource),
+        scope,
+        Some(settings.column_k),
+    ) {
+        if let (Some(t), Some(c)) = (&h.entry.table, &h.entry.column) {
+            add_table(&mut tables, t);
+            columns.push((t.clone(), c.clone()));
+        }
+    }
+    for v in &values {
+        add_table(&mut tables, &v.table);
+        columns.push((v.table.clone(), v.column.clone()));
+    }
+    for bridge in bridges(schema, &tables, scope) {
+        add_table(&mut tables, &bridge);
+    }
+    // Every chosen table brings its keys (to join on) and its searched columns.
+    for t in &tables {
+        let Some(table) = schema.table(t) else {
+            continue;
+        };
+        for c in &table.columns {
+            let is_key = c.primary_key_position.is_some()
+                || table
+                    .foreign_keys
+                    .iter()
+                    .any(|fk| fk.columns.iter().any(|x| x == &c.name))
+                || schema.tables.iter().any(|o| {
+                    o.foreign_keys.iter().any(|fk| {
+                        fk.referenced_table == table.name
+                            && fk.referenced_columns.iter().any(|x| x == &c.name)
+                    })
+                });
+            if is_key {
+                columns.push((t.clone(), c.name.clone()));
+            }
+        }
+        // A table found by name alone also brings its first text column, its label.
+        if !columns
+            .iter()
+            .any(|(ct, cn)| ct == t && !is_key_column(table, cn))
+        {
+            if let Some(label) = table
+                .columns
+                .iter()
+                .find(|c| c.category == TypeCategory::Text)
+            {
+                columns.push((t.clone(), label.name.clone()));
+            }
+        }
+    }
+    // Schema order, no repeats.
+    let mut ordered_tables = Vec::new();
+    let mut ordered_columns = Vec::new();
+    for t in &schema.tables {
+        if !tables.contains(&t.name) {
+            continue;
+        }
+        ordered_tables.push(t.name.clone());
+        for c in &t.columns {
+            if columns
+                .iter()
+                .any(|(ct, cn)| *ct == t.name && *cn == c.name)
+            {
+                ordered_columns.push(format!("{}.{}", t.name, c.name));
+            }
+        }
+    }
+    Ok(Retrieval {
+        datasource: datasource.to_string(),
+        tables: ordered_tables,
+        columns: ordered_columns,
+        values,
+        full_snapshot: false,
+    })
+}
+
+fn is_key_column(table: &Table, column: &str) -> bool {
+    table
+        .column(column)
+        .is_some_and(|c| c.primary_key_position.is_some())
+        || table
+            .foreign_keys
+            .iter()
+            .any(|fk| fk.columns.iter().any(|x| x == column))
+}
+
+/// Tables on the shortest foreign-key path between chosen tables, so a join is always
+/// possible: breadth-first over the (readable) key graph from each chosen table.
+fn bridges(schema: &SchemaSnapshot, chosen: &[String], scope: &Scope<'_>) -> Vec<String> {
+    let readable: Vec<&str> = schema
+        .tables
+        .iter()
+        .map(|t| t.name.as_str())
+        .filter(|t| scope.can_read(&schema.datasource_id, t))
+        .collect();
+    let neighbours = |t: &str| -> Vec<&str> {
+        let mut out = Vec::new();
+        for table in &schema.tables {
+            for fk in &table.foreign_keys {
+                if table.name == t {
+                    out.push(fk.referenced_table.as_str());
+                } else if fk.referenced_table == t {
+                    out.push(table.name.as_str());
+                }
+            }
+        }
+        out.retain(|n| readable.contains(n));
+        out
+    };
+    let mut extra: Vec<String> = Vec::new();
+    for (i, from) in chosen.iter().enumerate() {
+        for to in &chosen[i + 1..] {
+            // Breadth-first search for the shortest path from `from` to `to`.
+            let mut previous: Vec<(&str, Option<&str>)> = vec![(from.as_str(), None)];
+            let mut frontier = vec![from.as_str()];
+            let mut reached = false;
+            while !frontier.is_empty() && !reached {
+                let mut next = Vec::new();
+                for t in frontier {
+                    for n in neighbours(t) {
+                        if previous.iter().any(|(p, _)| *p == n) {
+                            continue;
+                        }
+                        previous.push((n, Some(t)));
+                        if n == to {
+                            reached = true;
+                        }
+                        next.push(n);
+                    }
+                }
+                frontier = next;
+            }
+            if !reached {
+                continue;
+            }
+            let mut at = to.as_str();
+            while let Some((_, Some(p))) = previous.iter().find(|(t, _)| *t == at) {
+                if *p != from && !chosen.iter().any(|c| c == p) && !extra.iter().any(|e| e == p) {
+                    extra.push(p.to_string());
+                }
+                at = p;
+            }
+        }
+    }
+    extra
+}
+
+/// The schema as the planner's prompt shows it: one line per table with columns and types,
+/// the primary key, foreign keys, sample values of low-cardinality text columns and ranges
+/// of numeric and date columns. Only the retrieved tables and columns.
+pub fn render(schema: &SchemaSnapshot, retrieval: &Retrieval) -> String {
+    let mut out = String::new();
+    for t in &schema.tables {
+        if !retrieval.tables.contains(&t.name) {
+            continue;
+        }
+        let mut parts = Vec::new();
+        for c in &t.columns {
+            if !retrieval
+                .columns
+                .contains(&format!("{}.{}", t.name, c.name))
+            {
+                continue;
+            }
+            let mut part = format!("{} {}", c.name, c.declared_type);
+            if c.primary_key_position.is_some() {
+                part.push_str(" PK");
+            }
+            if let Some(fk) = t
+                .foreign_keys
+                .iter()
+                .find(|fk| fk.columns.contains(&c.name))
+            {
+                let at = fk.columns.iter().position(|x| x == &c.name).unwrap_or(0);
+                let to = fk.referenced_columns.get(at).map_or("?", String::as_str);
+                part.push_str(&format!(" -> {}.{to}", fk.referenced_table));
+            }
+            let key = c.primary_key_position.is_some();
+            match c.category {
+                TypeCategory::Text
+                    if c.stats.distinct_count <= crate::schema::SAMPLE_ALL_MAX
+                        && !c.stats.sample_values.is_empty() =>
+                {
+                    part.push_str(&format!(" e.g. {}", c.stats.sample_values.join(" | ")));
+                }
+                TypeCategory::Number | TypeCategory::Temporal if !key => {
+                    if let (Some(min), Some(max)) = (&c.stats.min, &c.stats.max) {
+                        part.push_str(&format!(" [{} .. {}]", show(min), show(max)));
+                    }
+                }
+                _ => {}
+            }
+            parts.push(part);
+        }
+        out.push_str(&format!("{}({})\n", t.name, parts.join(", ")));
+    }
+    for v in &retrieval.values {
+        out.push_str(&format!("value: {}\n", v.render()));
+    }
+    out
+}
+
+fn show(v: &crate::value::Value) -> String {
+    match v {
+        crate::value::Value::Text(t) => t.clone(),
+        crate::value::Value::Integer(i) => i.to_string(),
+        crate::value::Value::Real(x) => x.to_string(),
+        crate::value::Value::Null => "NULL".to_string(),
+        crate::value::Value::Blob(b) => format!("<{} bytes>", b.len()),
+    }
+}

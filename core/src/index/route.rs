@@ -1,0 +1,231 @@
+//! Routing: which datasources a question belongs to. Five signals over the index (the
+//! datasource descriptions, example questions, verified queries, tables, columns) and the
+//! values the question names, each ranking datasources by their best entry, fused with
+//! reciprocal rank fusion.
+
+use super::embed::{EmbedError, Embedder};
+use super::store::{EntryKind, SchemaIndex};
+use crate::policy::Scope;
+use serde::Serialize;
+
+/// Routing settings (the reference engine's defaults).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteSettings {
+    /// Datasources kept after fusion.
+    pub candidates: usize,
+    /// A datasource whose best similarity is under this share of the best one's is dropped.
+    pub floor_ratio: f32,
+    /// At most this many go forward.
+    pub max_datasources: usize,
+    /// Entries each approximate signal looks at.
+    pub vote_k: usize,
+}
+
+impl Default for RouteSettings {
+    fn default() -> Self {
+        RouteSettings {
+            candidates: 3,
+            floor_ratio: 0.5,
+            max_datasources: 3,
+            vote_k: 20,
+        }
+    }
+}
+
+/// Reciprocal rank fusion's constant.
+const RRF_K: f32 = 60.0;
+
+/// One entry of a signal's pool, for the trace.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PoolEntry {
+    /// The datasource.
+    pub datasource: String,
+    /// The entry, as `kind: text` (table and column entries name themselves).
+    pub entry: String,
+    /// Its similarity to the question.
+    pub similarity: f32,
+}
+
+/// One signal's search, as the trace records it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SignalRecord {
+    /// `description`, `examples`, `verified`, `tables`, `columns` or `values`.
+    pub name: String,
+    /// The entries it looked at, most similar first.
+    pub pool: Vec<PoolEntry>,
+    /// Datasources by their best entry, best first.
+    pub ranking: Vec<String>,
+}
+
+/// A datasource routing did not keep, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Dropped {
+    /// The datasource.
+    pub id: String,
+    /// `floor` (too far below the best) or `limit` (past the candidate count).
+    pub reason: String,
+}
+
+/// Routing's decision and how it was reached.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Routing {
+    /// The datasources kept, best first.
+    pub ranked: Vec<String>,
+    /// Those left out, with why.
+    pub dropped: Vec<Dropped>,
+    /// Each signal that ranked something.
+    pub signals: Vec<SignalRecord>,
+    /// Every reachable datasource's fused score, best first.
+    pub fused: Vec<(String, f32)>,
+}
+
+/// Ranks the datasources the scope reaches for `question`.
+pub async fn route(
+    index: &SchemaIndex,
+    embedder: &dyn Embedder,
+    question: &str,
+    scope: &Scope<'_>,
+    settings: &RouteSettings,
+) -> Result<Routing, EmbedError> {
+    let query = index.embed_query(embedder, question).await?;
+    let mut reachable: Vec<String> = index
+        .schemas()
+        .iter()
+        .map(|s| s.datasource_id.clone())
+        .filter(|d| scope.can_reach(d))
+        .collect();
+    reachable.sort();
+
+    let mut signals: Vec<SignalRecord> = Vec::new();
+    let mut best: Vec<(String, f32)> = Vec::new();
+    let searches = [
+        ("description", EntryKind::Datasource, None),
+        ("examples", EntryKind::Example, Some(settings.vote_k)),
+        ("verified", EntryKind::Verified, Some(settings.vote_k)),
+        ("tables", EntryKind::Table, Some(settings.vote_k)),
+        ("columns", EntryKind::Column, Some(settings.vote_k)),
+    ];
+    for (name, kind, k) in searches {
+        let hits = index.search(&query, kind, None, scope, k);
+        let mut ranking: Vec<(String, f32)> = Vec::new();
+        for h in &hits {
+            if !ranking.iter().any(|(d, _)| *d == h.entry.datasource) {
+                ranking.push((h.entry.datasource.clone(), h.similarity));
+            }
+            match best.iter_mut().find(|(d, _)| *d == h.entry.datasource) {
+                Some((_, s)) => *s = s.max(h.similarity),
+                None => best.push((h.entry.datasource.clone(), h.similarity)),
+            }
+        }
+        if ranking.is_empty() {
+            continue;
+        }
+        signals.push(SignalRecord {
+            name: name.to_string(),
+            pool: hits
+                .iter()
+                .map(|h| PoolEntry {
+                    datasource: h.entry.datasource.clone(),
+                    entry: describe(h.entry),
+                    similarity: round(h.similarity),
+                })
+                .collect(),
+            ranking: ranking.into_iter().map(|(d, _)| d).collect(),
+        });
+    }
+    // Values the question names are evidence too: exact and case-insensitive matches only,
+    // longer spans first.
+    let hints = index.values().link(question, None, scope, 20);
+    let mut by_value: Vec<String> = Vec::new();
+    for h in hints
+        .iter()
+        .filter(|h| h.matched != super::values::MatchKind::Fuzzy)
+    {
+        if !by_value.contains(&h.datasource) {
+            by_value.push(h.datasource.clone());
+        }
+    }
+    if !by_value.is_empty() {
+        signals.push(SignalRecord {
+            name: "values".to_string(),
+            pool: hints
+                .iter()
+                .map(|h| PoolEntry {
+                    datasource: h.datasource.clone(),
+                    entry: format!("value: {}", h.render()),
+                    similarity: round(h.score),
+                })
+                .collect(),
+            ranking: by_value,
+        });
+    }
+
+    let mut fused: Vec<(String, f32)> = reachable
+        .iter()
+        .map(|d| {
+            let score = signals
+                .iter()
+                .map(|s| {
+                    let rank = s
+                        .ranking
+                        .iter()
+                        .position(|x| x == d)
+                        .unwrap_or(s.ranking.len())
+                        + 1;
+                    1.0 / (RRF_K + rank as f32)
+                })
+                .sum::<f32>();
+            (d.clone(), score)
+        })
+        .collect();
+    // Best score first; ties go to the smaller id (the list is sorted by id already).
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1));
+
+    let top = best
+        .iter()
+        .map(|(_, s)| *s)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let mut ranked = Vec::new();
+    let mut dropped = Vec::new();
+    for (i, (d, _)) in fused.iter().enumerate() {
+        let similarity = best
+            .iter()
+            .find(|(x, _)| x == d)
+            .map_or(f32::NEG_INFINITY, |(_, s)| *s);
+        let named_by_value = signals
+            .iter()
+            .any(|s| s.name == "values" && s.ranking.contains(d));
+        if i >= settings.candidates || ranked.len() >= settings.max_datasources {
+            dropped.push(Dropped {
+                id: d.clone(),
+                reason: "limit".to_string(),
+            });
+        } else if similarity < settings.floor_ratio * top && !named_by_value {
+            dropped.push(Dropped {
+                id: d.clone(),
+                reason: "floor".to_string(),
+            });
+        } else {
+            ranked.push(d.clone());
+        }
+    }
+    Ok(Routing {
+        ranked,
+        dropped,
+        signals,
+        fused: fused.into_iter().map(|(d, s)| (d, round(s))).collect(),
+    })
+}
+
+/// Rounded for the trace, so records are byte-identical run to run and easy to read.
+fn round(x: f32) -> f32 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+fn describe(e: &super::store::Entry) -> String {
+    match (&e.table, &e.column) {
+        (Some(t), Some(c)) => format!("column {t}.{c}"),
+        (Some(t), None) => format!("table {t}"),
+        _ => e.text.clone(),
+    }
+}

@@ -1,0 +1,245 @@
+//! The schema index: one entry per datasource description, example question, table and
+//! column, each with its vector, searched by exact scan.
+//!
+//! Exact scan, not an approximate graph: the demo's three databases make a few hundred
+//! entries, which a scan compares in microseconds and an HNSW graph would only slow down
+//! (and make approximate). `docs/benchmarks.md` records the measurement.
+
+use super::embed::{similarity, EmbedError, Embedder, Vector};
+use super::values::ValueIndex;
+use crate::policy::Scope;
+use crate::schema::{SchemaSnapshot, Table, TypeCategory};
+
+/// What an entry describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// A datasource's description.
+    Datasource,
+    /// One of a datasource's example questions.
+    Example,
+    /// A verified query's description or phrasing.
+    Verified,
+    /// A table: its name, split, and its columns.
+    Table,
+    /// A column: its table, name, type and sample values.
+    Column,
+}
+
+/// One searchable entry.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Entry {
+    /// What it describes.
+    pub kind: EntryKind,
+    /// The datasource it belongs to.
+    pub datasource: String,
+    /// Its table, for table and column entries.
+    pub table: Option<String>,
+    /// Its column, for column entries.
+    pub column: Option<String>,
+    /// The text that was embedded.
+    pub text: String,
+}
+
+/// What the index knows of a datasource beyond its schema.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DatasourceProfile {
+    /// The datasource id.
+    pub id: String,
+    /// What it holds, in plain words.
+    pub description: String,
+    /// Questions it answers, for the examples signal.
+    pub examples: Vec<String>,
+}
+
+/// The index over every datasource.
+#[derive(Debug, Clone)]
+pub struct SchemaIndex {
+    embedder: String,
+    entries: Vec<Entry>,
+    vectors: Vec<Vector>,
+    schemas: Vec<SchemaSnapshot>,
+    values: ValueIndex,
+}
+
+/// A search hit: an entry and its similarity to the query.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit<'a> {
+    /// The entry.
+    pub entry: &'a Entry,
+    /// Cosine similarity, -1 to 1.
+    pub similarity: f32,
+}
+
+fn table_text(t: &Table) -> String {
+    let columns: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+    format!("{}. Columns: {}", t.name, columns.join(", "))
+}
+
+fn column_text(t: &Table, c: &crate::schema::Column) -> String {
+    let kind = match c.category {
+        TypeCategory::Number => "number",
+        TypeCategory::Text => "text",
+        TypeCategory::Temporal => "date",
+        TypeCategory::Boolean => "flag",
+        TypeCategory::Other => "value",
+    };
+    let samples = c
+        .stats
+        .sample_values
+        .iter()
+        .take(5)
+        .cloned()
+        .collect::<Vec<_>>();
+    let mut text = format!("{} {} ({kind})", t.name, c.name);
+    if !samples.is_empty() {
+        text.push_str(": ");
+        text.push_str(&samples.join(", "));
+    }
+    text
+}
+
+impl SchemaIndex {
+    /// Builds the index: every entry embedded with `embedder` (in one batch), plus the value
+    /// index already read from the databases.
+    pub async fn build(
+        profiles: &[(DatasourceProfile, SchemaSnapshot)],
+        values: ValueIndex,
+        embedder: &dyn Embedder,
+    ) -> Result<SchemaIndex, EmbedError> {
+        let mut entries = Vec::new();
+        for (profile, schema) in profiles {
+            let ds = &profile.id;
+            let entry = |kind, table: Option<&str>, column: Option<&str>, text: String| Entry {
+                kind,
+                datasource: ds.clone(),
+                table: table.map(str::to_string),
+                column: column.map(str::to_string),
+                text,
+            };
+            entries.push(entry(
+                EntryKind::Datasource,
+                None,
+                None,
+                profile.description.clone(),
+            ));
+            for q in &profile.examples {
+                entries.push(entry(EntryKind::Example, None, None, q.clone()));
+            }
+            for t in &schema.tables {
+                entries.push(entry(EntryKind::Table, Some(&t.name), None, table_text(t)));
+                for c in &t.columns {
+                    entries.push(entry(
+                        EntryKind::Column,
+                        Some(&t.name),
+                        Some(&c.name),
+                        column_text(t, c),
+                    ));
+                }
+            }
+        }
+        let texts: Vec<String> = entries.iter().map(|e| e.text.clone()).collect();
+        let vectors = embedder.embed(&texts).await?;
+        if vectors.len() != entries.len() {
+            return Err(EmbedError {
+                message: format!(
+                    "the embedder returned {} vectors for {} texts",
+                    vectors.len(),
+                    entries.len()
+                ),
+            });
+        }
+        Ok(SchemaIndex {
+            embedder: embedder.id(),
+            entries,
+            vectors,
+            schemas: profiles.iter().map(|(_, s)| s.clone()).collect(),
+            values,
+        })
+    }
+
+    /// The embedder that built the index.
+    pub fn embedder(&self) -> &str {
+        &self.embedder
+    }
+
+    /// Every entry.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The schema snapshots the index was built from.
+    pub fn schemas(&self) -> &[SchemaSnapshot] {
+        &self.schemas
+    }
+
+    /// The schema of one datasource.
+    pub fn schema(&self, datasource: &str) -> Option<&SchemaSnapshot> {
+        self.schemas.iter().find(|s| s.datasource_id == datasource)
+    }
+
+    /// The value index.
+    pub fn values(&self) -> &ValueIndex {
+        &self.values
+    }
+
+    /// Embeds a question with the embedder that built the index; any other is refused.
+    pub async fn embed_query(
+        &self,
+        embedder: &dyn Embedder,
+        text: &str,
+    ) -> Result<Vector, EmbedError> {
+        if embedder.id() != self.embedder {
+            return Err(EmbedError {
+                message: format!(
+                    "the index was built by {} and cannot be searched with vectors from {}",
+                    self.embedder,
+                    embedder.id()
+                ),
+            });
+        }
+        let texts = [text.to_string()];
+        let mut v = embedder.embed(&texts).await?;
+        v.pop().ok_or_else(|| EmbedError {
+            message: "the embedder returned no vector".to_string(),
+        })
+    }
+
+    /// Entries of `kind` the scope lets the caller see, most similar first, at most `k`
+    /// (`None`: all). Ties keep index order, so results are deterministic.
+    pub fn search(
+        &self,
+        query: &[f32],
+        kind: EntryKind,
+        datasource: Option<&str>,
+        scope: &Scope<'_>,
+        k: Option<usize>,
+    ) -> Vec<Hit<'_>> {
+        let mut hits: Vec<Hit<'_>> = self
+            .entries
+            .iter()
+            .zip(&self.vectors)
+            .filter(|(e, _)| e.kind == kind)
+            .filter(|(e, _)| datasource.is_none_or(|d| e.datasource == d))
+            .filter(|(e, _)| visible(e, scope))
+            .map(|(entry, v)| Hit {
+                entry,
+                similarity: similarity(query, v),
+            })
+            .collect();
+        hits.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
+        if let Some(k) = k {
+            hits.truncate(k);
+        }
+        hits
+    }
+}
+
+/// May the caller see this entry? Table and column entries of unreadable tables never vote
+/// and never appear in a trace; a datasource's own entries need it to be reachable.
+pub fn visible(e: &Entry, scope: &Scope<'_>) -> bool {
+    match &e.table {
+        Some(t) => scope.can_read(&e.datasource, t),
+        None => scope.can_reach(&e.datasource),
+    }
+}

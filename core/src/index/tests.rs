@@ -1,0 +1,142 @@
+use super::*;
+use crate::policy::Policies;
+use crate::test_fixtures::schema;
+
+fn index() -> (SchemaIndex, BuiltinEmbedder) {
+    let embedder = BuiltinEmbedder::default();
+    let profile = DatasourceProfile {
+        id: "chinook".into(),
+        description: "A music store: artists, albums, tracks, customers, invoices and staff."
+            .into(),
+        examples: vec!["Which artist has the most albums?".into()],
+    };
+    let mut values = ValueIndex::default();
+    values.add(
+        "chinook",
+        vec![
+            (
+                "Artist".into(),
+                "Name".into(),
+                vec!["Iron Maiden".into(), "Queen".into()],
+            ),
+            ("Employee".into(), "LastName".into(), vec!["Peacock".into()]),
+        ],
+    );
+    let index = pollster::block_on(SchemaIndex::build(
+        &[(profile, schema())],
+        values,
+        &embedder,
+    ))
+    .expect("builds");
+    (index, embedder)
+}
+
+#[test]
+fn the_index_holds_every_kind_of_entry_and_refuses_another_embedder() {
+    let (index, embedder) = index();
+    let count = |k| index.entries().iter().filter(|e| e.kind == k).count();
+    assert_eq!(count(EntryKind::Datasource), 1);
+    assert_eq!(count(EntryKind::Example), 1);
+    assert_eq!(count(EntryKind::Table), 6);
+    assert!(count(EntryKind::Column) > 20);
+    assert_eq!(index.embedder(), embedder.id());
+    struct Other;
+    impl Embedder for Other {
+        fn id(&self) -> String {
+            "other".into()
+        }
+        fn embed<'a>(
+            &'a self,
+            texts: &'a [String],
+        ) -> crate::datasource::LocalBoxFuture<'a, Result<Vec<Vector>, EmbedError>> {
+            Box::pin(async move { Ok(texts.iter().map(|_| vec![0.0; 4]).collect()) })
+        }
+    }
+    let err = pollster::block_on(index.embed_query(&Other, "q")).expect_err("mixed embedders");
+    assert!(err.message.contains("builtin"), "{err}");
+}
+
+#[test]
+fn values_link_exactly_fuzzily_and_only_where_the_role_may_read() {
+    let (index, _) = index();
+    let policies = Policies::demo();
+    let admin = policies.scope(&["admin".to_string()]);
+    let hints = index
+        .values()
+        .link("albums by iron maiden", None, &admin, 5);
+    assert_eq!(hints[0].render(), "Artist.Name = 'Iron Maiden'");
+    assert_eq!(hints[0].matched, MatchKind::CaseInsensitive);
+    let fuzzy = index.values().link("songs by Iron Maidn", None, &admin, 5);
+    assert_eq!(fuzzy[0].value, "Iron Maiden");
+    assert_eq!(fuzzy[0].matched, MatchKind::Fuzzy);
+    // The analyst may not read Employee: its values are never linked.
+    let analyst = policies.scope(&["analyst".to_string()]);
+    assert!(index
+        .values()
+        .link("Peacock's customers", None, &analyst, 5)
+        .is_empty());
+    assert_eq!(
+        index
+            .values()
+            .link("Peacock's customers", None, &admin, 5)
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn retrieval_hides_what_the_role_may_not_read_and_bridges_joins() {
+    let (index, embedder) = index();
+    let policies = Policies::demo();
+    let analyst = policies.scope(&["analyst".to_string()]);
+    let r = pollster::block_on(retrieve(
+        &index,
+        &embedder,
+        "chinook",
+        "Which employees support the most customers?",
+        &analyst,
+        &RetrieveSettings::default(),
+        true,
+    ))
+    .expect("retrieves");
+    assert!(!r.tables.iter().any(|t| t == "Employee"), "{r:?}");
+    assert!(!r.columns.iter().any(|c| c.starts_with("Employee.")));
+    // Artist and Track are two joins apart: Album comes along.
+    let admin = policies.scope(&["admin".to_string()]);
+    let r = pollster::block_on(retrieve(
+        &index,
+        &embedder,
+        "chinook",
+        "Which artist name has the longest track milliseconds?",
+        &admin,
+        &RetrieveSettings {
+            table_k: 1,
+            column_k: 2,
+            ..RetrieveSettings::default()
+        },
+        true,
+    ))
+    .expect("retrieves");
+    assert!(
+        r.tables.contains(&"Artist".to_string()) && r.tables.contains(&"Track".to_string()),
+        "{r:?}"
+    );
+    assert!(r.tables.contains(&"Album".to_string()), "{r:?}");
+    let text = render(index.schema("chinook").expect("indexed"), &r);
+    assert!(text.contains("AlbumId INTEGER -> Album.AlbumId"), "{text}");
+}
+
+#[test]
+fn the_breaker_opens_after_five_failures_and_retries_after_thirty_seconds() {
+    let breaker = CircuitBreaker::vector();
+    for _ in 0..4 {
+        breaker.record(false, 1_000);
+    }
+    assert!(breaker.allows(1_000));
+    breaker.record(false, 1_000);
+    assert!(breaker.is_open(1_000));
+    assert!(breaker.is_open(30_999));
+    assert!(breaker.allows(31_000));
+    breaker.record(true, 31_000);
+    assert!(breaker.allows(31_001));
+}

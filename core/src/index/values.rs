@@ -1,0 +1,292 @@
+//! The value index: distinct text values of every text column, so a question that names a
+//! value ("Iron Maiden", "urgent", "/pricing") finds its column, and value linking, which
+//! turns those mentions into hints for the planner (`Artist.Name = 'Iron Maiden'`).
+
+use crate::datasource::{Datasource, DatasourceError, ExecLimits};
+use crate::policy::Scope;
+use crate::schema::{SchemaSnapshot, TypeCategory};
+use crate::sqlite::quote_ident;
+use crate::value::Value;
+use std::collections::HashMap;
+
+/// Values longer than this are prose (message bodies), not names a question repeats.
+const LONGEST_VALUE: usize = 80;
+
+/// One column's values.
+#[derive(Debug, Clone, PartialEq)]
+struct ValueColumn {
+    datasource: String,
+    table: String,
+    column: String,
+    values: Vec<String>,
+}
+
+/// How a question's words matched a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchKind {
+    /// Exactly, case included.
+    Exact,
+    /// Up to letter case.
+    CaseInsensitive,
+    /// Closely (character trigrams), e.g. a misspelling.
+    Fuzzy,
+}
+
+/// A value the question names.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ValueHint {
+    /// The datasource.
+    pub datasource: String,
+    /// The table.
+    pub table: String,
+    /// The column.
+    pub column: String,
+    /// The value as stored.
+    pub value: String,
+    /// The words of the question that named it.
+    pub span: String,
+    /// How they matched.
+    pub matched: MatchKind,
+    /// 1 for exact matches; the trigram similarity for fuzzy ones.
+    pub score: f32,
+}
+
+impl ValueHint {
+    /// `Table.Column = 'value'`, as the planner reads it.
+    pub fn render(&self) -> String {
+        format!(
+            "{}.{} = '{}'",
+            self.table,
+            self.column,
+            self.value.replace('\'', "''")
+        )
+    }
+}
+
+/// Distinct text values per column, with exact and trigram lookups.
+#[derive(Debug, Clone, Default)]
+pub struct ValueIndex {
+    columns: Vec<ValueColumn>,
+    /// Lower-cased value → (column, value) positions.
+    exact: HashMap<String, Vec<(usize, usize)>>,
+    /// Trigram → (column, value) positions.
+    grams: HashMap<[char; 3], Vec<(usize, usize)>>,
+}
+
+fn trigrams(text: &str) -> Vec<[char; 3]> {
+    let padded: Vec<char> = format!("  {} ", text.to_lowercase()).chars().collect();
+    let mut out: Vec<[char; 3]> = padded.windows(3).map(|w| [w[0], w[1], w[2]]).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+impl ValueIndex {
+    /// Reads up to `cap` distinct values of every text column of a datasource.
+    pub async fn read(
+        ds: &dyn Datasource,
+        schema: &SchemaSnapshot,
+        cap: usize,
+    ) -> Result<Vec<(String, String, Vec<String>)>, DatasourceError> {
+        let mut out = Vec::new();
+        for t in &schema.tables {
+            for c in &t.columns {
+                if c.category != TypeCategory::Text {
+                    continue;
+                }
+                let col = quote_ident(&c.name);
+                let sql = format!(
+                    "SELECT DISTINCT {col} FROM {} WHERE {col} IS NOT NULL AND length({col}) <= {LONGEST_VALUE} ORDER BY 1 LIMIT {cap}",
+                    quote_ident(&t.name)
+                );
+                let frame = ds.execute(&sql, ExecLimits { max_rows: cap }).await?;
+                let values = frame
+                    .rows
+                    .into_iter()
+                    .filter_map(|r| match r.into_iter().next() {
+                        Some(Value::Text(s)) if !s.trim().is_empty() => Some(s),
+                        _ => None,
+                    })
+                    .collect();
+                out.push((t.name.clone(), c.name.clone(), values));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Adds one datasource's columns (as [`ValueIndex::read`] returns them).
+    pub fn add(&mut self, datasource: &str, columns: Vec<(String, String, Vec<String>)>) {
+        for (table, column, values) in columns {
+            let ci = self.columns.len();
+            for (vi, v) in values.iter().enumerate() {
+                self.exact
+                    .entry(v.to_lowercase())
+                    .or_default()
+                    .push((ci, vi));
+                for g in trigrams(v) {
+                    self.grams.entry(g).or_default().push((ci, vi));
+                }
+            }
+            self.columns.push(ValueColumn {
+                datasource: datasource.to_string(),
+                table,
+                column,
+                values,
+            });
+        }
+    }
+
+    /// How many values the index holds.
+    pub fn len(&self) -> usize {
+        self.columns.iter().map(|c| c.values.len()).sum()
+    }
+
+    /// True when it holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values `question` names, in columns the caller may read (of `datasource`, when
+    /// given): each span of one to five words, exact first, then case-insensitive, then fuzzy
+    /// (trigram similarity at least 0.6); longer spans win, at most `limit` hints.
+    pub fn link(
+        &self,
+        question: &str,
+        datasource: Option<&str>,
+        scope: &Scope<'_>,
+        limit: usize,
+    ) -> Vec<ValueHint> {
+        let words: Vec<&str> = question
+            .split(|c: char| {
+                c.is_whitespace() || matches!(c, ',' | '?' | '!' | ';' | '"' | '(' | ')')
+            })
+            .filter(|w| !w.is_empty())
+            .collect();
+        let visible = |ci: usize| {
+            let c = &self.columns[ci];
+            datasource.is_none_or(|d| d == c.datasource) && scope.can_read(&c.datasource, &c.table)
+        };
+        let mut hints: Vec<ValueHint> = Vec::new();
+        let mut covered = vec![false; words.len()];
+        // Exact matches first over the whole question, then fuzzy ones over what is left, so
+        // a near miss never hides an exact name; longer spans first in each pass.
+        for fuzzy in [false, true] {
+            for len in (1..=5usize.min(words.len())).rev() {
+                for start in 0..=words.len() - len {
+                    if covered[start..start + len].iter().any(|c| *c) {
+                        continue;
+                    }
+                    let span = words[start..start + len]
+                        .join(" ")
+                        .trim_matches(|c: char| matches!(c, '.' | ':' | '\''))
+                        .to_string();
+                    if span.chars().count() < 3 || span.chars().all(|c| c.is_ascii_digit()) {
+                        continue;
+                    }
+                    let found = if fuzzy {
+                        self.fuzzy(&span, &visible)
+                    } else {
+                        self.exact(&span, &visible)
+                    };
+                    if found.is_empty() {
+                        continue;
+                    }
+                    for h in found {
+                        let known = hints.iter().any(|x| {
+                            x.table == h.table && x.column == h.column && x.value == h.value
+                        });
+                        if !known {
+                            hints.push(h);
+                        }
+                    }
+                    covered[start..start + len]
+                        .iter_mut()
+                        .for_each(|c| *c = true);
+                }
+            }
+        }
+        hints.sort_by(|a, b| {
+            a.matched
+                .cmp(&b.matched)
+                .then(b.span.len().cmp(&a.span.len()))
+                .then(b.score.total_cmp(&a.score))
+                .then(a.table.cmp(&b.table))
+                .then(a.column.cmp(&b.column))
+        });
+        hints.truncate(limit);
+        hints
+    }
+
+    fn hint(&self, ci: usize, vi: usize, span: &str, matched: MatchKind, score: f32) -> ValueHint {
+        let c = &self.columns[ci];
+        ValueHint {
+            datasource: c.datasource.clone(),
+            table: c.table.clone(),
+            column: c.column.clone(),
+            value: c.values[vi].clone(),
+            span: span.to_string(),
+            matched,
+            score,
+        }
+    }
+
+    fn exact(&self, span: &str, visible: &dyn Fn(usize) -> bool) -> Vec<ValueHint> {
+        let Some(found) = self.exact.get(&span.to_lowercase()) else {
+            return vec![];
+        };
+        found
+            .iter()
+            .filter(|(ci, _)| visible(*ci))
+            .map(|&(ci, vi)| {
+                let kind = if self.columns[ci].values[vi] == span {
+                    MatchKind::Exact
+                } else {
+                    MatchKind::CaseInsensitive
+                };
+                self.hint(ci, vi, span, kind, 1.0)
+            })
+            .collect()
+    }
+
+    fn fuzzy(&self, span: &str, visible: &dyn Fn(usize) -> bool) -> Vec<ValueHint> {
+        // Only spans long enough that a near miss is not simply a different word.
+        let length = span.chars().count();
+        if length < 5 {
+            return vec![];
+        }
+        let mine = trigrams(span);
+        let mut counts: HashMap<(usize, usize), usize> = HashMap::new();
+        for g in &mine {
+            if let Some(list) = self.grams.get(g) {
+                // A trigram shared by very many values says little and costs much.
+                if list.len() > 2_000 {
+                    continue;
+                }
+                for &pos in list {
+                    *counts.entry(pos).or_default() += 1;
+                }
+            }
+        }
+        let mut best: Vec<((usize, usize), f32)> = counts
+            .into_iter()
+            .filter(|((ci, _), _)| visible(*ci))
+            .filter_map(|((ci, vi), shared)| {
+                let value = &self.columns[ci].values[vi];
+                // A misspelling is about as long as what it misspells.
+                let theirs_len = value.chars().count();
+                if theirs_len * 4 < length * 3 || length * 4 < theirs_len * 3 {
+                    return None;
+                }
+                let theirs = trigrams(value).len();
+                let dice = 2.0 * shared as f32 / (mine.len() + theirs) as f32;
+                (dice >= 0.6).then_some(((ci, vi), dice))
+            })
+            .collect();
+        best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        best.truncate(3);
+        best.into_iter()
+            .map(|((ci, vi), s)| self.hint(ci, vi, span, MatchKind::Fuzzy, s))
+            .collect()
+    }
+}

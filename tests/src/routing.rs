@@ -1,0 +1,200 @@
+//! The routing and retrieval suites, run on any set of datasources: the reference engine's
+//! routing suite (`data/routing.yaml`), retrieval recall on its Chinook suite, and our own
+//! routing questions (`tests/gold/routing_own.yaml`).
+
+use nl2sql_core::demo::{demo_profile, DEMO_DATABASES};
+use nl2sql_core::index::{
+    retrieve, route, BuiltinEmbedder, RetrieveSettings, RouteSettings, SchemaIndex, ValueIndex,
+};
+use nl2sql_core::policy::Policies;
+use nl2sql_core::Datasource;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// The reference routing suite's text.
+pub const ROUTING_SUITE: &str = include_str!("../../data/routing.yaml");
+/// Our own routing questions.
+pub const OWN_ROUTING: &str = include_str!("../gold/routing_own.yaml");
+
+/// Most distinct values read per column for the value index.
+pub const VALUE_CAP: usize = 5_000;
+
+#[derive(Deserialize)]
+struct Suite {
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    id: String,
+    question: String,
+    datasources: Vec<String>,
+    #[serde(default)]
+    outcome: BTreeMap<String, String>,
+    #[serde(default)]
+    tables: Vec<String>,
+    #[serde(default)]
+    columns: Vec<String>,
+    #[serde(default)]
+    plan: Option<serde_norway::Value>,
+}
+
+fn suite(text: &str) -> Suite {
+    match serde_norway::from_str(text) {
+        Ok(s) => s,
+        Err(e) => panic!("a routing suite does not parse: {e}"),
+    }
+}
+
+/// Builds the index over the three demo databases, opened by `open`.
+pub async fn demo_index(
+    open: &dyn Fn(&str) -> Box<dyn Datasource>,
+    embedder: &BuiltinEmbedder,
+) -> SchemaIndex {
+    let mut profiles = Vec::new();
+    let mut values = ValueIndex::default();
+    for d in &DEMO_DATABASES {
+        let ds = open(d.id);
+        let schema = match ds.introspect().await {
+            Ok(s) => s,
+            Err(e) => panic!("{}: {e}", d.id),
+        };
+        match ValueIndex::read(ds.as_ref(), &schema, VALUE_CAP).await {
+            Ok(columns) => values.add(d.id, columns),
+            Err(e) => panic!("{}: reading values: {e}", d.id),
+        }
+        profiles.push((demo_profile(d), schema));
+    }
+    match SchemaIndex::build(&profiles, values, embedder).await {
+        Ok(index) => index,
+        Err(e) => panic!("building the index: {e}"),
+    }
+}
+
+/// A suite's score: passes, cases, and a line per failure.
+pub struct Score {
+    /// Cases that passed.
+    pub passed: usize,
+    /// Cases scored.
+    pub total: usize,
+    /// One line per failed case.
+    pub failures: Vec<String>,
+}
+
+/// Routes every case for every role it is `allowed` for (the reference's retrieval mode: no
+/// model; a case passes when its first-ranked datasource is one it needs and every one it
+/// needs is in the list).
+pub async fn routing_score(index: &SchemaIndex, embedder: &BuiltinEmbedder, text: &str) -> Score {
+    let policies = Policies::demo();
+    let settings = RouteSettings::default();
+    let mut score = Score {
+        passed: 0,
+        total: 0,
+        failures: vec![],
+    };
+    for case in suite(text).cases {
+        let roles: Vec<String> = if case.outcome.is_empty() {
+            vec!["admin".to_string()]
+        } else {
+            case.outcome
+                .iter()
+                .filter(|(_, o)| o.as_str() == "allowed")
+                .map(|(r, _)| r.clone())
+                .collect()
+        };
+        for role in roles {
+            score.total += 1;
+            let scope = policies.scope(std::slice::from_ref(&role));
+            let routing = match route(index, embedder, &case.question, &scope, &settings).await {
+                Ok(r) => r,
+                Err(e) => panic!("routing failed: {e}"),
+            };
+            let top_ok = routing
+                .ranked
+                .first()
+                .is_some_and(|d| case.datasources.contains(d));
+            let all_in = case.datasources.iter().all(|d| routing.ranked.contains(d));
+            if top_ok && all_in {
+                score.passed += 1;
+            } else {
+                score.failures.push(format!(
+                    "{} ({role}): wants {:?}, got {:?} — {}",
+                    case.id, case.datasources, routing.ranked, case.question
+                ));
+            }
+        }
+    }
+    score
+}
+
+/// Retrieval recall on the reference Chinook suite with search forced.
+pub struct Recall {
+    /// Needed tables retrieved / needed tables.
+    pub tables: f64,
+    /// Needed columns retrieved / needed columns.
+    pub columns: f64,
+    /// Columns sent per question, on average.
+    pub columns_sent: f64,
+    /// Cases measured.
+    pub cases: usize,
+    /// What was missed, per case.
+    pub misses: Vec<String>,
+}
+
+/// Measures retrieval recall over the reference Chinook suite's gold cases (as admin).
+pub async fn recall(index: &SchemaIndex, embedder: &BuiltinEmbedder, text: &str) -> Recall {
+    let policies = Policies::demo();
+    let scope = policies.scope(&["admin".to_string()]);
+    let settings = RetrieveSettings::default();
+    let (mut need_t, mut got_t, mut need_c, mut got_c, mut sent, mut cases) = (0, 0, 0, 0, 0, 0);
+    let mut misses = Vec::new();
+    for case in suite(text).cases {
+        if case.plan.is_none() || case.tables.is_empty() {
+            continue;
+        }
+        cases += 1;
+        let r = match retrieve(
+            index,
+            embedder,
+            "chinook",
+            &case.question,
+            &scope,
+            &settings,
+            true,
+        )
+        .await
+        {
+            Ok(r) => r,
+            Err(e) => panic!("retrieval failed: {e}"),
+        };
+        sent += r.columns.len();
+        let missing_t: Vec<&String> = case
+            .tables
+            .iter()
+            .filter(|t| !r.tables.contains(t))
+            .collect();
+        let missing_c: Vec<&String> = case
+            .columns
+            .iter()
+            .filter(|c| !r.columns.contains(c))
+            .collect();
+        need_t += case.tables.len();
+        got_t += case.tables.len() - missing_t.len();
+        need_c += case.columns.len();
+        got_c += case.columns.len() - missing_c.len();
+        if !missing_t.is_empty() || !missing_c.is_empty() {
+            misses.push(format!(
+                "{}: tables {missing_t:?}, columns {missing_c:?} — {}",
+                case.id, case.question
+            ));
+        }
+    }
+    let ratio = |a: usize, b: usize| if b == 0 { 1.0 } else { a as f64 / b as f64 };
+    Recall {
+        tables: ratio(got_t, need_t),
+        columns: ratio(got_c, need_c),
+        columns_sent: ratio(sent, cases),
+        cases,
+        misses,
+    }
+}
