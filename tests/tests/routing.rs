@@ -120,3 +120,28 @@ fn a_role_never_routes_by_what_it_may_not_read_and_routing_is_deterministic() {
         );
     }
 }
+
+#[test]
+#[ignore = "a probe for tuning: prints one question's routing trace"]
+fn probe() {
+    let (index, embedder) = index();
+    let policies = Policies::demo();
+    let scope = policies.scope(&["admin".to_string()]);
+    let q =
+        std::env::var("Q").unwrap_or_else(|_| "How many customers do we have, by country?".into());
+    let r = pollster::block_on(route(
+        &index,
+        &embedder,
+        &q,
+        &scope,
+        &RouteSettings::default(),
+    ))
+    .unwrap();
+    for s in &r.signals {
+        println!("{}: {:?}", s.name, s.ranking);
+        for p in s.pool.iter().take(6) {
+            println!("    {:.3} {} {}", p.similarity, p.datasource, p.entry);
+        }
+    }
+    println!("fused {:?}", r.fused);
+}

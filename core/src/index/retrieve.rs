@@ -15,7 +15,9 @@ pub struct RetrieveSettings {
     pub full_snapshot_max_tables: usize,
     /// Tables taken from the table search.
     pub table_k: usize,
-    /// Columns taken from the column search (their tables come along).
+    /// Columns taken from the column search (their tables come along). With `table_k` 2,
+    /// measured on the Chinook suite: every needed table, 96.9 % of needed columns, 21.7
+    /// columns sent per question.
     pub column_k: usize,
 }
 
@@ -23,8 +25,8 @@ impl Default for RetrieveSettings {
     fn default() -> Self {
         RetrieveSettings {
             full_snapshot_max_tables: 15,
-            table_k: 4,
-            column_k: 12,
+            table_k: 2,
+            column_k: 10,
         }
     }
 }
@@ -119,40 +121,51 @@ pub async fn retrieve(
     for bridge in bridges(schema, &tables, scope) {
         add_table(&mut tables, &bridge);
     }
-    // Every chosen table brings its keys (to join on) and its searched columns.
+    // Every chosen table brings the keys it joins on and the columns that label its rows.
     for t in &tables {
         let Some(table) = schema.table(t) else {
             continue;
         };
         for c in &table.columns {
+            // Its primary key, and the key columns that join it to another chosen table.
             let is_key = c.primary_key_position.is_some()
-                || table
-                    .foreign_keys
-                    .iter()
-                    .any(|fk| fk.columns.iter().any(|x| x == &c.name))
+                || table.foreign_keys.iter().any(|fk| {
+                    fk.columns.iter().any(|x| x == &c.name)
+                        && tables.iter().any(|o| *o == fk.referenced_table)
+                })
                 || schema.tables.iter().any(|o| {
-                    o.foreign_keys.iter().any(|fk| {
-                        fk.referenced_table == table.name
-                            && fk.referenced_columns.iter().any(|x| x == &c.name)
-                    })
+                    tables.iter().any(|x| *x == o.name)
+                        && o.foreign_keys.iter().any(|fk| {
+                            fk.referenced_table == table.name
+                                && fk.referenced_columns.iter().any(|x| x == &c.name)
+                        })
                 });
             if is_key {
                 columns.push((t.clone(), c.name.clone()));
             }
         }
-        // A table found by name alone also brings its first text column, its label.
-        if !columns
+        // And its labels: the columns that name a row (a name or a title), which any
+        // answer listing its rows shows; failing those, its first text column.
+        let labels: Vec<&str> = table
+            .columns
             .iter()
-            .any(|(ct, cn)| ct == t && !is_key_column(table, cn))
-        {
-            if let Some(label) = table
+            .filter(|c| {
+                let lower = c.name.to_ascii_lowercase();
+                c.category == TypeCategory::Text
+                    && (lower.contains("name") || lower.contains("title"))
+            })
+            .map(|c| c.name.as_str())
+            .collect();
+        if labels.is_empty() {
+            if let Some(first) = table
                 .columns
                 .iter()
                 .find(|c| c.category == TypeCategory::Text)
             {
-                columns.push((t.clone(), label.name.clone()));
+                columns.push((t.clone(), first.name.clone()));
             }
         }
+        columns.extend(labels.into_iter().map(|l| (t.clone(), l.to_string())));
     }
     // Schema order, no repeats.
     let mut ordered_tables = Vec::new();
@@ -178,16 +191,6 @@ pub async fn retrieve(
         values,
         full_snapshot: false,
     })
-}
-
-fn is_key_column(table: &Table, column: &str) -> bool {
-    table
-        .column(column)
-        .is_some_and(|c| c.primary_key_position.is_some())
-        || table
-            .foreign_keys
-            .iter()
-            .any(|fk| fk.columns.iter().any(|x| x == column))
 }
 
 /// Tables on the shortest foreign-key path between chosen tables, so a join is always

@@ -53,7 +53,8 @@ pub struct SignalRecord {
     pub name: String,
     /// The entries it looked at, most similar first.
     pub pool: Vec<PoolEntry>,
-    /// Datasources by their best entry, best first.
+    /// Datasources by their best entry, best first; equally similar ones by id, as fusion
+    /// breaks its ties.
     pub ranking: Vec<String>,
 }
 
@@ -120,6 +121,7 @@ pub async fn route(
         if ranking.is_empty() {
             continue;
         }
+        ranking.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         signals.push(SignalRecord {
             name: name.to_string(),
             pool: hits
