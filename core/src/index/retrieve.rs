@@ -131,10 +131,10 @@ pub async fn retrieve(
             let is_key = c.primary_key_position.is_some()
                 || table.foreign_keys.iter().any(|fk| {
                     fk.columns.iter().any(|x| x == &c.name)
-                        && tables.iter().any(|o| *o == fk.referenced_table)
+                        && tables.contains(&fk.referenced_table)
                 })
                 || schema.tables.iter().any(|o| {
-                    tables.iter().any(|x| *x == o.name)
+                    tables.contains(&o.name)
                         && o.foreign_keys.iter().any(|fk| {
                             fk.referenced_table == table.name
                                 && fk.referenced_columns.iter().any(|x| x == &c.name)
