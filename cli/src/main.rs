@@ -1,6 +1,7 @@
 //! `nl2sql`: the native command line.
 
 mod query;
+mod routing;
 
 use nl2sql_cli::SqliteFile;
 use nl2sql_core::demo::{demo_database, DEMO_DATABASES};
@@ -12,6 +13,9 @@ const USAGE: &str = "\
 usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON)
        nl2sql sql    [OPTIONS] \"SELECT …\"  import SQL as a plan, then the same
        nl2sql schema [--datasource ID | --file PATH] [--data DIR] [--json]
+       nl2sql route    [--role R] [--data DIR] [--json] \"question\"
+       nl2sql retrieve --datasource ID [--role R] [--force-search] [--data DIR] [--json] \"question\"
+       nl2sql index    [--data DIR] [--json]
 
   plan, sql options
     --datasource ID     chinook (default), support or webanalytics
@@ -25,6 +29,11 @@ usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON
     --joins typed|fk_only  whether joins need a declared foreign key (default typed)
     --row-cap N         the most rows a result may have (default 100000)
     --lenient-columns   unknown columns are warnings, not errors
+
+  route      rank the demo datasources for a question (five signals and named values)
+  retrieve   the schema the planner gets for a question; --force-search skips the
+             small-schema shortcut (every table sent), for measuring recall
+  index      what the schema index holds, its embedder and build time
 
   schema   print a datasource's tables, columns, keys and statistics
     --datasource        a demo database: chinook (default), support or webanalytics
@@ -68,6 +77,9 @@ fn run(args: &[String]) -> Result<(), Failure> {
         "schema" => schema(rest),
         "plan" => query::run(rest, query::Input::PlanFile),
         "sql" => query::run(rest, query::Input::Sql),
+        "route" => routing::run(rest, routing::Command::Route),
+        "retrieve" => routing::run(rest, routing::Command::Retrieve),
+        "index" => routing::run(rest, routing::Command::Index),
         "--help" | "-h" | "help" => {
             println!("{USAGE}");
             Ok(())

@@ -130,8 +130,7 @@ pub async fn retrieve(
             // Its primary key, and the key columns that join it to another chosen table.
             let is_key = c.primary_key_position.is_some()
                 || table.foreign_keys.iter().any(|fk| {
-                    fk.columns.iter().any(|x| x == &c.name)
-                        && tables.contains(&fk.referenced_table)
+                    fk.columns.iter().any(|x| x == &c.name) && tables.contains(&fk.referenced_table)
                 })
                 || schema.tables.iter().any(|o| {
                     tables.contains(&o.name)
@@ -284,7 +283,8 @@ pub fn render(schema: &SchemaSnapshot, retrieval: &Retrieval) -> String {
                 let to = fk.referenced_columns.get(at).map_or("?", String::as_str);
                 part.push_str(&format!(" -> {}.{to}", fk.referenced_table));
             }
-            let key = c.primary_key_position.is_some();
+            let key = c.primary_key_position.is_some()
+                || t.foreign_keys.iter().any(|fk| fk.columns.contains(&c.name));
             match c.category {
                 TypeCategory::Text
                     if c.stats.distinct_count <= crate::schema::SAMPLE_ALL_MAX

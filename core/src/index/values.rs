@@ -235,16 +235,23 @@ impl ValueIndex {
         let Some(found) = self.exact.get(&span.to_lowercase()) else {
             return vec![];
         };
+        let one_word = !span.contains(' ');
         found
             .iter()
             .filter(|(ci, _)| visible(*ci))
-            .map(|&(ci, vi)| {
-                let kind = if self.columns[ci].values[vi] == span {
+            .filter_map(|&(ci, vi)| {
+                let column = &self.columns[ci];
+                let kind = if column.values[vi] == span {
                     MatchKind::Exact
                 } else {
                     MatchKind::CaseInsensitive
                 };
-                self.hint(ci, vi, span, kind, 1.0)
+                // One ordinary word ("release") that happens to be one of thousands of names
+                // (a track called "Release") is no mention of it; in a short list of
+                // categories ("urgent", "jazz") it is.
+                let categorical = column.values.len() <= crate::schema::SAMPLE_ALL_MAX as usize;
+                (kind == MatchKind::Exact || !one_word || categorical)
+                    .then(|| self.hint(ci, vi, span, kind, 1.0))
             })
             .collect()
     }
@@ -268,9 +275,15 @@ impl ValueIndex {
                 }
             }
         }
+        let one_word = !span.contains(' ');
         let mut best: Vec<((usize, usize), f32)> = counts
             .into_iter()
             .filter(|((ci, _), _)| visible(*ci))
+            // As for exact matches: one word names a value only among a few categories.
+            .filter(|((ci, _), _)| {
+                !one_word
+                    || self.columns[*ci].values.len() <= crate::schema::SAMPLE_ALL_MAX as usize
+            })
             .filter_map(|((ci, vi), shared)| {
                 let value = &self.columns[ci].values[vi];
                 // A misspelling is about as long as what it misspells.
