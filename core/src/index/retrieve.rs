@@ -84,6 +84,7 @@ pub async fn retrieve(
         });
     }
     let query = index.embed_query(embedder, question).await?;
+    let visible = index.visibility(scope);
     let mut tables: Vec<String> = Vec::new();
     let mut columns: Vec<(String, String)> = Vec::new();
     let add_table = |tables: &mut Vec<String>, t: &str| {
@@ -91,22 +92,22 @@ pub async fn retrieve(
             tables.push(t.to_string());
         }
     };
-    for h in index.search(
+    for h in index.search_visible(
         &query,
         EntryKind::Table,
         Some(datasource),
-        scope,
+        &visible,
         Some(settings.table_k),
     ) {
         if let Some(t) = &h.entry.table {
             add_table(&mut tables, t);
         }
     }
-    for h in index.search(
+    for h in index.search_visible(
         &query,
         EntryKind::Column,
         Some(datasource),
-        scope,
+        &visible,
         Some(settings.column_k),
     ) {
         if let (Some(t), Some(c)) = (&h.entry.table, &h.entry.column) {
@@ -114,7 +115,11 @@ pub async fn retrieve(
             columns.push((t.clone(), c.clone()));
         }
     }
-    for v in &values {
+    // A value the question names brings its column; a fuzzy match stays a hint only.
+    for v in values
+        .iter()
+        .filter(|v| v.matched != super::values::MatchKind::Fuzzy)
+    {
         add_table(&mut tables, &v.table);
         columns.push((v.table.clone(), v.column.clone()));
     }

@@ -106,8 +106,9 @@ pub async fn route(
         ("tables", EntryKind::Table, Some(settings.vote_k)),
         ("columns", EntryKind::Column, Some(settings.vote_k)),
     ];
+    let visible = index.visibility(scope);
     for (name, kind, k) in searches {
-        let hits = index.search(&query, kind, None, scope, k);
+        let hits = index.search_visible(&query, kind, None, &visible, k);
         let mut ranking: Vec<(String, f32)> = Vec::new();
         for h in &hits {
             if !ranking.iter().any(|(d, _)| *d == h.entry.datasource) {

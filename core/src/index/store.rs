@@ -184,6 +184,14 @@ impl SchemaIndex {
         &self.values
     }
 
+    /// About how many bytes the index holds (vectors, entry texts, values and their
+    /// lookups), for the benchmarks.
+    pub fn approx_bytes(&self) -> usize {
+        let vectors: usize = self.vectors.iter().map(|v| v.len() * 4).sum();
+        let texts: usize = self.entries.iter().map(|e| e.text.len() + 96).sum();
+        vectors + texts + self.values.approx_bytes()
+    }
+
     /// Embeds a question with the embedder that built the index; any other is refused.
     pub async fn embed_query(
         &self,
@@ -206,6 +214,12 @@ impl SchemaIndex {
         })
     }
 
+    /// Which entries the scope lets the caller see, one flag per entry: asked once per
+    /// question, then used by every search.
+    pub fn visibility(&self, scope: &Scope<'_>) -> Vec<bool> {
+        self.entries.iter().map(|e| visible(e, scope)).collect()
+    }
+
     /// Entries of `kind` the scope lets the caller see, most similar first, at most `k`
     /// (`None`: all). Ties keep index order, so results are deterministic.
     pub fn search(
@@ -216,13 +230,26 @@ impl SchemaIndex {
         scope: &Scope<'_>,
         k: Option<usize>,
     ) -> Vec<Hit<'_>> {
+        self.search_visible(query, kind, datasource, &self.visibility(scope), k)
+    }
+
+    /// [`SchemaIndex::search`] with visibility already worked out.
+    pub fn search_visible(
+        &self,
+        query: &[f32],
+        kind: EntryKind,
+        datasource: Option<&str>,
+        visible: &[bool],
+        k: Option<usize>,
+    ) -> Vec<Hit<'_>> {
         let mut hits: Vec<Hit<'_>> = self
             .entries
             .iter()
             .zip(&self.vectors)
-            .filter(|(e, _)| e.kind == kind)
+            .zip(visible)
+            .filter(|((e, _), seen)| **seen && e.kind == kind)
+            .map(|(pair, _)| pair)
             .filter(|(e, _)| datasource.is_none_or(|d| e.datasource == d))
-            .filter(|(e, _)| visible(e, scope))
             .map(|(entry, v)| Hit {
                 entry,
                 similarity: similarity(query, v),

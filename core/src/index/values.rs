@@ -72,6 +72,8 @@ pub struct ValueIndex {
     exact: HashMap<String, Vec<(usize, usize)>>,
     /// Trigram → (column, value) positions.
     grams: HashMap<[char; 3], Vec<(usize, usize)>>,
+    /// How many distinct trigrams each value has, per column.
+    gram_counts: Vec<Vec<u32>>,
 }
 
 fn trigrams(text: &str) -> Vec<[char; 3]> {
@@ -142,6 +144,23 @@ impl ValueIndex {
         self.columns.iter().map(|c| c.values.len()).sum()
     }
 
+    /// About how many bytes the values and their lookups take.
+    pub fn approx_bytes(&self) -> usize {
+        let values: usize = self
+            .columns
+            .iter()
+            .flat_map(|c| c.values.iter())
+            .map(|v| v.len() + 24)
+            .sum();
+        let exact: usize = self
+            .exact
+            .iter()
+            .map(|(k, v)| k.len() + 48 + v.len() * 16)
+            .sum();
+        let grams: usize = self.grams.values().map(|v| 60 + v.len() * 16).sum();
+        values + exact + grams
+    }
+
     /// True when it holds no value.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -163,10 +182,16 @@ impl ValueIndex {
             })
             .filter(|w| !w.is_empty())
             .collect();
-        let visible = |ci: usize| {
-            let c = &self.columns[ci];
-            datasource.is_none_or(|d| d == c.datasource) && scope.can_read(&c.datasource, &c.table)
-        };
+        // Asked once per column, not once per candidate value.
+        let allowed: Vec<bool> = self
+            .columns
+            .iter()
+            .map(|c| {
+                datasource.is_none_or(|d| d == c.datasource)
+                    && scope.can_read(&c.datasource, &c.table)
+            })
+            .collect();
+        let visible = |ci: usize| allowed.get(ci).copied().unwrap_or(false);
         let mut hints: Vec<ValueHint> = Vec::new();
         let mut covered = vec![false; words.len()];
         // Exact matches first over the whole question, then fuzzy ones over what is left, so
@@ -257,9 +282,13 @@ impl ValueIndex {
     }
 
     fn fuzzy(&self, span: &str, visible: &dyn Fn(usize) -> bool) -> Vec<ValueHint> {
-        // Only spans long enough that a near miss is not simply a different word.
+        // Only spans long enough that a near miss is not simply a different word, and that
+        // hold a word with content (not "of the").
         let length = span.chars().count();
-        if length < 5 {
+        let content = super::text::terms(span)
+            .iter()
+            .any(|t| t.chars().count() >= 4);
+        if length < 5 || !content {
             return vec![];
         }
         let mine = trigrams(span);
@@ -267,7 +296,7 @@ impl ValueIndex {
         for g in &mine {
             if let Some(list) = self.grams.get(g) {
                 // A trigram shared by very many values says little and costs much.
-                if list.len() > 2_000 {
+                if list.len() > 500 {
                     continue;
                 }
                 for &pos in list {
@@ -291,7 +320,11 @@ impl ValueIndex {
                 if theirs_len * 4 < length * 3 || length * 4 < theirs_len * 3 {
                     return None;
                 }
-                let theirs = trigrams(value).len();
+                let theirs = self
+                    .gram_counts
+                    .get(ci)
+                    .and_then(|c| c.get(vi))
+                    .map_or(0, |n| *n as usize);
                 let dice = 2.0 * shared as f32 / (mine.len() + theirs) as f32;
                 (dice >= 0.6).then_some(((ci, vi), dice))
             })

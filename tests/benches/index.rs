@@ -1,0 +1,150 @@
+//! The schema index, natively: build time for the three demo databases (reading their values
+//! from SQLite, and the in-memory part alone), routing and retrieval latency per question,
+//! memory. `cargo bench -p nl2sql-tests --bench index` (or `cargo xtask bench`).
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native {
+    use criterion::{criterion_group, Criterion};
+    use nl2sql_cli::SqliteFile;
+    use nl2sql_core::demo::{demo_database, demo_profile, DEMO_DATABASES};
+    use nl2sql_core::index::{
+        retrieve, route, BuiltinEmbedder, RetrieveSettings, RouteSettings, SchemaIndex, ValueIndex,
+    };
+    use nl2sql_core::policy::Policies;
+    use nl2sql_core::Datasource;
+    use nl2sql_tests::bench::percentiles;
+    use nl2sql_tests::routing::{demo_index, VALUE_CAP};
+    use std::hint::black_box;
+    use std::path::PathBuf;
+    use std::time::Instant;
+
+    fn open(id: &str) -> Box<dyn Datasource> {
+        let demo = demo_database(id).expect("a demo database");
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../data")
+            .join(demo.file);
+        Box::new(SqliteFile::open(id, path).expect("opens"))
+    }
+
+    fn questions() -> Vec<String> {
+        let text = include_str!("../../data/routing.yaml");
+        let suite: serde_norway::Value = serde_norway::from_str(text).expect("parses");
+        suite["cases"]
+            .as_sequence()
+            .map(|cases| {
+                cases
+                    .iter()
+                    .filter_map(|c| c["question"].as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn bench(c: &mut Criterion) {
+        let embedder = BuiltinEmbedder::default();
+        // Reading schemas and values from the databases, then building.
+        let t = Instant::now();
+        let index = pollster::block_on(demo_index(&open, &embedder));
+        let with_reads = t.elapsed().as_secs_f64() * 1e3;
+        // The in-memory part alone: embedding every entry, the value lookups.
+        let mut inputs = Vec::new();
+        for d in &DEMO_DATABASES {
+            let ds = open(d.id);
+            let schema = pollster::block_on(ds.introspect()).expect("introspects");
+            let values = pollster::block_on(ValueIndex::read(ds.as_ref(), &schema, VALUE_CAP))
+                .expect("values");
+            inputs.push((demo_profile(d), schema, values));
+        }
+        let build = || {
+            let mut values = ValueIndex::default();
+            let mut profiles = Vec::new();
+            for (p, s, v) in &inputs {
+                values.add(&p.id, v.clone());
+                profiles.push((p.clone(), s.clone()));
+            }
+            pollster::block_on(SchemaIndex::build(&profiles, values, &embedder)).expect("builds")
+        };
+        let mut builds = Vec::new();
+        for _ in 0..10 {
+            let t = Instant::now();
+            black_box(build());
+            builds.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        let (build_p50, _) = percentiles(builds);
+        println!(
+            "index of the 3 demo databases: {} entries, {} values, about {:.1} MB; build {build_p50:.1} ms \
+             in memory (p50 of 10), {with_reads:.0} ms with introspection and value reads (debug of \
+             neither: release bench)",
+            index.entries().len(),
+            index.values().len(),
+            index.approx_bytes() as f64 / 1e6
+        );
+        let policies = Policies::demo();
+        let scope = policies.scope(&[]);
+        let questions = questions();
+        let mut routes = Vec::new();
+        let mut retrievals = Vec::new();
+        for q in &questions {
+            let t = Instant::now();
+            black_box(
+                pollster::block_on(route(
+                    &index,
+                    &embedder,
+                    q,
+                    &scope,
+                    &RouteSettings::default(),
+                ))
+                .ok(),
+            );
+            routes.push(t.elapsed().as_secs_f64() * 1e6);
+            let t = Instant::now();
+            black_box(
+                pollster::block_on(retrieve(
+                    &index,
+                    &embedder,
+                    "chinook",
+                    q,
+                    &scope,
+                    &RetrieveSettings::default(),
+                    true,
+                ))
+                .ok(),
+            );
+            retrievals.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+        let (r50, r95) = percentiles(routes);
+        let (s50, s95) = percentiles(retrievals);
+        println!(
+            "per question over the {} routing-suite questions: route p50 {r50:.0} us, p95 {r95:.0} us; \
+             retrieve (forced search) p50 {s50:.0} us, p95 {s95:.0} us",
+            questions.len()
+        );
+        c.bench_function("route one question", |b| {
+            b.iter(|| {
+                pollster::block_on(route(
+                    &index,
+                    &embedder,
+                    black_box(&questions[0]),
+                    &scope,
+                    &RouteSettings::default(),
+                ))
+            })
+        });
+        c.bench_function("build the index in memory", |b| b.iter(build));
+    }
+
+    criterion_group! {
+        name = benches;
+        config = Criterion::default()
+            .sample_size(10)
+            .warm_up_time(std::time::Duration::from_millis(300))
+            .measurement_time(std::time::Duration::from_secs(2));
+        targets = bench
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+criterion::criterion_main!(native::benches);
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}
