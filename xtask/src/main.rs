@@ -57,11 +57,22 @@ fn serve(project: &Project, release: bool) -> Result<(), Failure> {
 
 /// The benchmarks print their numbers; none of them passes or fails on time.
 fn bench(project: &Project) -> Result<(), Failure> {
-    println!("\n==> plan path, native (criterion)");
+    println!("\n==> plan path and schema index, native (criterion)");
     project
-        .command("cargo", &["bench", "-p", "nl2sql-tests", "--bench", "plan"])
+        .command(
+            "cargo",
+            &[
+                "bench",
+                "-p",
+                "nl2sql-tests",
+                "--bench",
+                "plan",
+                "--bench",
+                "index",
+            ],
+        )
         .run("cargo bench")?;
-    println!("\n==> plan path, wasm in headless Chromium (release build)");
+    println!("\n==> plan path and schema index, wasm in headless Chromium (release build)");
     project
         .command(
             "cargo",
@@ -74,6 +85,8 @@ fn bench(project: &Project) -> Result<(), Failure> {
                 "--release",
                 "--test",
                 "browser_bench",
+                "--test",
+                "browser_routing",
                 "--",
                 "--include-ignored",
                 "--nocapture",

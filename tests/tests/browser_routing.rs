@@ -1,0 +1,132 @@
+//! Routing and retrieval in headless Chromium on sql.js: the same suites as natively, and
+//! (ignored, run by `cargo xtask bench`) the index build and routing latency in the page.
+#![cfg(target_arch = "wasm32")]
+
+use nl2sql_core::index::{route, BuiltinEmbedder, RouteSettings};
+use nl2sql_core::policy::Policies;
+use nl2sql_core::Datasource;
+use nl2sql_tests::bench::percentiles;
+use nl2sql_tests::gold::REFERENCE_SUITE;
+use nl2sql_tests::routing::{demo_index, recall, routing_score, OWN_ROUTING, ROUTING_SUITE};
+use nl2sql_wasm::SqlJs;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const SQLJS_SOURCE: &str = include_str!("../../node_modules/sql.js/dist/sql-wasm.js");
+const SQLJS_WASM: &[u8] = include_bytes!("../../node_modules/sql.js/dist/sql-wasm.wasm");
+const CHINOOK: &[u8] = include_bytes!("../../data/chinook.sqlite");
+const SUPPORT: &[u8] = include_bytes!("../../data/support.sqlite");
+const WEBANALYTICS: &[u8] = include_bytes!("../../data/webanalytics.sqlite");
+
+async fn sqljs() -> SqlJs {
+    SqlJs::from_source(SQLJS_SOURCE, SQLJS_WASM)
+        .await
+        .unwrap_or_else(|e| panic!("starting sql.js: {e}"))
+}
+
+fn opener(sql: &SqlJs) -> impl Fn(&str) -> Box<dyn Datasource> + '_ {
+    move |id| {
+        let bytes = match id {
+            "chinook" => CHINOOK,
+            "support" => SUPPORT,
+            _ => WEBANALYTICS,
+        };
+        Box::new(
+            sql.open(id, bytes)
+                .unwrap_or_else(|e| panic!("opening {id}: {e}")),
+        )
+    }
+}
+
+#[wasm_bindgen_test]
+async fn routing_and_recall_in_the_browser_match_the_native_scores() {
+    let sql = sqljs().await;
+    let embedder = BuiltinEmbedder::default();
+    let index = demo_index(&opener(&sql), &embedder).await;
+    let reference = routing_score(&index, &embedder, ROUTING_SUITE).await;
+    assert!(
+        reference.passed >= 77,
+        "{}/{}",
+        reference.passed,
+        reference.total
+    );
+    let own = routing_score(&index, &embedder, OWN_ROUTING).await;
+    assert_eq!(own.passed, own.total, "{}", own.failures.join("\n"));
+    let r = recall(&index, &embedder, REFERENCE_SUITE).await;
+    assert!(
+        r.tables >= 0.999 && r.columns >= 0.95,
+        "{} {}",
+        r.tables,
+        r.columns
+    );
+}
+
+#[wasm_bindgen_test]
+#[ignore = "a benchmark: run it with `cargo xtask bench`"]
+async fn index_build_and_routing_in_the_browser() {
+    let sql = sqljs().await;
+    let embedder = BuiltinEmbedder::default();
+    let t = js_sys::Date::now();
+    let index = demo_index(&opener(&sql), &embedder).await;
+    let build_ms = js_sys::Date::now() - t;
+    // The in-memory part alone: embedding every entry and building the value lookups, from
+    // schemas and values already read.
+    let mut inputs = Vec::new();
+    let open = opener(&sql);
+    for d in &nl2sql_core::demo::DEMO_DATABASES {
+        let ds = open(d.id);
+        let schema = ds.introspect().await.unwrap_or_else(|e| panic!("{e}"));
+        let values = nl2sql_core::index::ValueIndex::read(
+            ds.as_ref(),
+            &schema,
+            nl2sql_tests::routing::VALUE_CAP,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+        inputs.push((nl2sql_core::demo::demo_profile(d), schema, values));
+    }
+    let t = js_sys::Date::now();
+    let rounds = 5;
+    for _ in 0..rounds {
+        let mut values = nl2sql_core::index::ValueIndex::default();
+        let mut profiles = Vec::new();
+        for (p, s, v) in &inputs {
+            values.add(&p.id, v.clone());
+            profiles.push((p.clone(), s.clone()));
+        }
+        std::hint::black_box(
+            nl2sql_core::index::SchemaIndex::build(&profiles, values, &embedder)
+                .await
+                .ok(),
+        );
+    }
+    let in_memory_ms = (js_sys::Date::now() - t) / f64::from(rounds);
+    let policies = Policies::demo();
+    let scope = policies.scope(&[]);
+    let questions: Vec<String> = ROUTING_SUITE
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("question: "))
+        .map(String::from)
+        .collect();
+    // Batches of 20 routes per question: the page's clock ticks in milliseconds.
+    let mut per_question = Vec::new();
+    for q in &questions {
+        let t = js_sys::Date::now();
+        for _ in 0..20 {
+            std::hint::black_box(
+                route(&index, &embedder, q, &scope, &RouteSettings::default())
+                    .await
+                    .ok(),
+            );
+        }
+        per_question.push((js_sys::Date::now() - t) * 1000.0 / 20.0);
+    }
+    let (p50, p95) = percentiles(per_question);
+    console_log!(
+        "index in headless Chromium: built in {in_memory_ms:.0} ms in memory ({build_ms:.0} ms with \
+         introspection and value reads on sql.js); route per question over {} questions: p50 \
+         {p50:.0} us, p95 {p95:.0} us",
+        questions.len()
+    );
+}
