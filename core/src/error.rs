@@ -56,6 +56,11 @@ pub enum ErrorCode {
     DbExecutionError,
     /// A warning: the result reached the row cap, so rows may be missing.
     ResultTruncated,
+    /// A datasource's live schema differs from the one the index was built from, and the
+    /// mismatch policy says `fail`.
+    InvalidState,
+    /// A warning: a datasource's live schema differs from the indexed one (policy `warn`).
+    SchemaChanged,
 }
 
 impl ErrorCode {
@@ -74,6 +79,8 @@ impl ErrorCode {
         ErrorCode::ExecutionFailed,
         ErrorCode::DbExecutionError,
         ErrorCode::ResultTruncated,
+        ErrorCode::InvalidState,
+        ErrorCode::SchemaChanged,
     ];
 
     /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
@@ -92,6 +99,8 @@ impl ErrorCode {
             ErrorCode::ExecutionFailed => "EXECUTION_FAILED",
             ErrorCode::DbExecutionError => "DB_EXECUTION_ERROR",
             ErrorCode::ResultTruncated => "RESULT_TRUNCATED",
+            ErrorCode::InvalidState => "INVALID_STATE",
+            ErrorCode::SchemaChanged => "SCHEMA_CHANGED",
         }
     }
 
@@ -99,7 +108,7 @@ impl ErrorCode {
     pub fn is_fatal(self) -> bool {
         matches!(
             self,
-            ErrorCode::SecurityViolation | ErrorCode::DbExecutionError
+            ErrorCode::SecurityViolation | ErrorCode::DbExecutionError | ErrorCode::InvalidState
         )
     }
 
@@ -133,6 +142,8 @@ pub enum Node {
     Generator,
     /// Runs the SQL.
     Executor,
+    /// Picks the datasources a question goes to.
+    DatasourceResolver,
 }
 
 impl fmt::Display for Node {
@@ -142,6 +153,7 @@ impl fmt::Display for Node {
             Node::LogicalValidator => "logical_validator",
             Node::Generator => "generator",
             Node::Executor => "executor",
+            Node::DatasourceResolver => "datasource_resolver",
         })
     }
 }

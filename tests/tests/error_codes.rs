@@ -146,6 +146,31 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
             let failure = DatasourceError::new(DatasourceErrorKind::Unavailable, "disk I/O error");
             vec![execution_error(&failure).error_code]
         }
+        ErrorCode::InvalidState | ErrorCode::SchemaChanged => {
+            use nl2sql_core::index::{BuiltinEmbedder, MismatchPolicy, SchemaIndex, ValueIndex};
+            // An index built from an older Chinook (one table fewer), checked against today's.
+            let mut old = env.schema.clone();
+            old.tables.pop();
+            let old = nl2sql_core::SchemaSnapshot::new("chinook", old.dialect, old.tables);
+            let profile = nl2sql_core::demo::demo_profile(
+                nl2sql_core::demo::demo_database("chinook").expect("chinook is a demo"),
+            );
+            let index = pollster::block_on(SchemaIndex::build(
+                &[(profile, old)],
+                ValueIndex::default(),
+                &BuiltinEmbedder::default(),
+            ))
+            .expect("builds");
+            let policy = if code == ErrorCode::InvalidState {
+                MismatchPolicy::Fail
+            } else {
+                MismatchPolicy::Warn
+            };
+            match index.check_schema(&env.schema, policy) {
+                Err(e) => vec![e.error_code],
+                Ok(w) => w.into_iter().map(|w| w.code).collect(),
+            }
+        }
         ErrorCode::ResultTruncated => {
             let mut capped = ValidatorSettings::default();
             capped.lower.row_cap = 3;

@@ -52,6 +52,19 @@ pub struct DatasourceProfile {
     pub examples: Vec<String>,
 }
 
+/// What to do when a datasource's live schema differs from the one the index was built from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MismatchPolicy {
+    /// Refuse the question (INVALID_STATE): rebuild the index first.
+    Fail,
+    /// Go on with a SCHEMA_CHANGED warning.
+    #[default]
+    Warn,
+    /// Go on silently.
+    Ignore,
+}
+
 /// The index over every datasource.
 #[derive(Debug, Clone)]
 pub struct SchemaIndex {
@@ -172,6 +185,45 @@ impl SchemaIndex {
     /// The schema snapshots the index was built from.
     pub fn schemas(&self) -> &[SchemaSnapshot] {
         &self.schemas
+    }
+
+    /// Compares a datasource's live schema with the indexed one, by fingerprint: `Ok(None)`
+    /// when they agree (or the policy ignores a difference), a warning or an error otherwise.
+    pub fn check_schema(
+        &self,
+        live: &SchemaSnapshot,
+        policy: MismatchPolicy,
+    ) -> Result<Option<crate::error::RunWarning>, crate::error::PipelineError> {
+        use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
+        let indexed = self.schema(&live.datasource_id);
+        let same = indexed.is_some_and(|s| s.fingerprint == live.fingerprint);
+        if same || policy == MismatchPolicy::Ignore {
+            return Ok(None);
+        }
+        let message = match indexed {
+            Some(s) => format!(
+                "Datasource {} changed since it was indexed (schema {} then, {} now); \
+                 rebuild the index.",
+                live.datasource_id, s.version, live.version
+            ),
+            None => format!(
+                "Datasource {} is not in the index; rebuild it.",
+                live.datasource_id
+            ),
+        };
+        match policy {
+            MismatchPolicy::Fail => Err(PipelineError::new(
+                Node::DatasourceResolver,
+                ErrorCode::InvalidState,
+                Severity::Error,
+                message,
+            )),
+            _ => Ok(Some(RunWarning::new(
+                Node::DatasourceResolver,
+                ErrorCode::SchemaChanged,
+                message,
+            ))),
+        }
     }
 
     /// The schema of one datasource.

@@ -140,3 +140,29 @@ fn the_breaker_opens_after_five_failures_and_retries_after_thirty_seconds() {
     breaker.record(true, 31_000);
     assert!(breaker.allows(31_001));
 }
+
+#[test]
+fn a_changed_schema_fails_warns_or_passes_as_the_policy_says() {
+    let (index, _) = index();
+    let same = schema();
+    assert_eq!(index.check_schema(&same, MismatchPolicy::Fail), Ok(None));
+    let mut tables = same.tables.clone();
+    tables.pop();
+    let changed = crate::schema::SchemaSnapshot::new("chinook", same.dialect, tables);
+    let err = index
+        .check_schema(&changed, MismatchPolicy::Fail)
+        .expect_err("fails");
+    assert_eq!(err.error_code, crate::error::ErrorCode::InvalidState);
+    assert!(!err.is_retryable());
+    let warning = index
+        .check_schema(&changed, MismatchPolicy::Warn)
+        .expect("warns");
+    assert_eq!(
+        warning.map(|w| w.code),
+        Some(crate::error::ErrorCode::SchemaChanged)
+    );
+    assert_eq!(
+        index.check_schema(&changed, MismatchPolicy::Ignore),
+        Ok(None)
+    );
+}
