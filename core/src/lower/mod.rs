@@ -940,18 +940,7 @@ fn constant_query() -> Query {
         value_table_mode: None,
         flavor: SelectFlavor::Standard,
     };
-    Query {
-        with: None,
-        body: Box::new(SetExpr::Select(Box::new(select))),
-        order_by: None,
-        limit_clause: None,
-        fetch: None,
-        locks: vec![],
-        for_clause: None,
-        settings: None,
-        format_clause: None,
-        pipe_operators: vec![],
-    }
+    bare_query(SetExpr::Select(Box::new(select)))
 }
 
 #[cfg(test)]
