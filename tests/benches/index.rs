@@ -119,6 +119,7 @@ mod native {
              retrieve (forced search) p50 {s50:.0} us, p95 {s95:.0} us",
             questions.len()
         );
+        compare_hnsw(&index, &embedder, &questions);
         c.bench_function("route one question", |b| {
             b.iter(|| {
                 pollster::block_on(route(
@@ -131,6 +132,63 @@ mod native {
             })
         });
         c.bench_function("build the index in memory", |b| b.iter(build));
+    }
+
+    /// One vector as an `instant-distance` point: cosine distance of unit vectors.
+    #[derive(Clone)]
+    struct Unit(Vec<f32>);
+
+    impl instant_distance::Point for Unit {
+        fn distance(&self, other: &Self) -> f32 {
+            1.0 - nl2sql_core::index::similarity(&self.0, &other.0)
+        }
+    }
+
+    /// The nearest 20 entries by exact scan and by an HNSW graph, at the demo's size and at
+    /// larger ones (the demo's vectors repeated with a little noise): where a graph starts
+    /// to pay.
+    fn compare_hnsw(index: &SchemaIndex, embedder: &BuiltinEmbedder, questions: &[String]) {
+        let queries: Vec<Vec<f32>> = questions.iter().map(|q| embedder.vector(q)).collect();
+        for copies in [1usize, 10] {
+            let mut points = Vec::new();
+            for c in 0..copies {
+                for (i, v) in index.vectors().iter().enumerate() {
+                    let mut v = v.clone();
+                    // A deterministic nudge, so copies are distinct points.
+                    if c > 0 {
+                        let at = (i * 7 + c) % v.len();
+                        v[at] += 0.01;
+                    }
+                    points.push(Unit(v));
+                }
+            }
+            let n = points.len();
+            let t = Instant::now();
+            let map = instant_distance::Builder::default()
+                .build(points.clone(), (0..n).collect::<Vec<_>>());
+            let build_ms = t.elapsed().as_secs_f64() * 1e3;
+            let mut search = instant_distance::Search::default();
+            let t = Instant::now();
+            for q in &queries {
+                black_box(map.search(&Unit(q.clone()), &mut search).take(20).count());
+            }
+            let hnsw_us = t.elapsed().as_secs_f64() * 1e6 / queries.len() as f64;
+            let t = Instant::now();
+            for q in &queries {
+                let mut sims: Vec<f32> = points
+                    .iter()
+                    .map(|p| nl2sql_core::index::similarity(q, &p.0))
+                    .collect();
+                sims.sort_by(|a, b| b.total_cmp(a));
+                sims.truncate(20);
+                black_box(sims);
+            }
+            let exact_us = t.elapsed().as_secs_f64() * 1e6 / queries.len() as f64;
+            println!(
+                "nearest 20 of {n} entries: exact scan {exact_us:.0} us, HNSW {hnsw_us:.0} us \
+                 (graph built in {build_ms:.0} ms)"
+            );
+        }
     }
 
     criterion_group! {
