@@ -146,15 +146,13 @@ pub fn stem(word: &str) -> String {
 
 /// `shopp` → `shop`, `bounc` stays.
 fn undouble(base: String) -> String {
-    let b = base.as_bytes();
-    if b.len() >= 3
-        && b[b.len() - 1] == b[b.len() - 2]
-        && !matches!(b[b.len() - 1], b'l' | b's' | b'z')
-    {
-        base[..base.len() - 1].to_string()
-    } else {
-        base
+    let mut chars: Vec<char> = base.chars().collect();
+    let n = chars.len();
+    if n >= 3 && chars[n - 1] == chars[n - 2] && !matches!(chars[n - 1], 'l' | 's' | 'z') {
+        chars.pop();
+        return chars.into_iter().collect();
     }
+    base
 }
 
 /// The terms of a text: words, split and stemmed, stopwords dropped.
