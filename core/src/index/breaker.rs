@@ -19,6 +19,9 @@ pub struct CircuitBreaker {
     reset_ms: u64,
     failures: Cell<u32>,
     opened_at: Cell<Option<u64>>,
+    /// After the rest, one trial call is let through; until its outcome is recorded the
+    /// breaker stays open for everyone else.
+    trial: Cell<bool>,
 }
 
 impl CircuitBreaker {
@@ -34,19 +37,26 @@ impl CircuitBreaker {
             reset_ms,
             failures: Cell::new(0),
             opened_at: Cell::new(None),
+            trial: Cell::new(false),
         }
     }
 
-    /// May a call go ahead now?
+    /// May a call go ahead now? After the rest, the first caller gets the one trial call.
     pub fn allows(&self, now_ms: u64) -> bool {
         match self.opened_at.get() {
             None => true,
-            Some(at) => now_ms.saturating_sub(at) >= self.reset_ms,
+            Some(_) if self.trial.get() => false,
+            Some(at) if now_ms.saturating_sub(at) >= self.reset_ms => {
+                self.trial.set(true);
+                true
+            }
+            Some(_) => false,
         }
     }
 
     /// Records a call's outcome.
     pub fn record(&self, ok: bool, now_ms: u64) {
+        let was_trial = self.trial.replace(false);
         if ok {
             self.failures.set(0);
             self.opened_at.set(None);
@@ -54,14 +64,17 @@ impl CircuitBreaker {
         }
         let failures = self.failures.get().saturating_add(1);
         self.failures.set(failures);
-        if failures >= self.fail_max {
+        if failures >= self.fail_max || was_trial {
             self.opened_at.set(Some(now_ms));
         }
     }
 
-    /// True while calls are refused.
+    /// True while calls are refused (a pure look: it takes no trial).
     pub fn is_open(&self, now_ms: u64) -> bool {
-        !self.allows(now_ms)
+        match self.opened_at.get() {
+            None => false,
+            Some(at) => self.trial.get() || now_ms.saturating_sub(at) < self.reset_ms,
+        }
     }
 }
 

@@ -198,64 +198,57 @@ pub async fn retrieve(
 }
 
 /// Tables on the shortest foreign-key path between chosen tables, so a join is always
-/// possible: breadth-first over the (readable) key graph from each chosen table.
+/// possible: one breadth-first search over the readable key graph from each chosen table.
 fn bridges(schema: &SchemaSnapshot, chosen: &[String], scope: &Scope<'_>) -> Vec<String> {
-    let readable: Vec<&str> = schema
-        .tables
+    let names: Vec<&str> = schema.tables.iter().map(|t| t.name.as_str()).collect();
+    let index_of = |name: &str| names.iter().position(|n| n.eq_ignore_ascii_case(name));
+    let readable: Vec<bool> = names
         .iter()
-        .map(|t| t.name.as_str())
-        .filter(|t| scope.can_read(&schema.datasource_id, t))
+        .map(|t| scope.can_read(&schema.datasource_id, t))
         .collect();
-    let neighbours = |t: &str| -> Vec<&str> {
-        let mut out = Vec::new();
-        for table in &schema.tables {
-            for fk in &table.foreign_keys {
-                if table.name == t {
-                    out.push(fk.referenced_table.as_str());
-                } else if fk.referenced_table == t {
-                    out.push(table.name.as_str());
+    // The key graph, both directions, readable tables only; built once.
+    let mut adjacent: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+    for (i, table) in schema.tables.iter().enumerate() {
+        for fk in &table.foreign_keys {
+            if let Some(j) = index_of(&fk.referenced_table) {
+                if readable[i] && readable[j] && i != j {
+                    adjacent[i].push(j);
+                    adjacent[j].push(i);
                 }
             }
         }
-        out.retain(|n| readable.contains(n));
-        out
-    };
-    let mut extra: Vec<String> = Vec::new();
-    for (i, from) in chosen.iter().enumerate() {
-        for to in &chosen[i + 1..] {
-            // Breadth-first search for the shortest path from `from` to `to`.
-            let mut previous: Vec<(&str, Option<&str>)> = vec![(from.as_str(), None)];
-            let mut frontier = vec![from.as_str()];
-            let mut reached = false;
-            while !frontier.is_empty() && !reached {
-                let mut next = Vec::new();
-                for t in frontier {
-                    for n in neighbours(t) {
-                        if previous.iter().any(|(p, _)| *p == n) {
-                            continue;
-                        }
-                        previous.push((n, Some(t)));
-                        if n == to {
-                            reached = true;
-                        }
+    }
+    let targets: Vec<usize> = chosen.iter().filter_map(|c| index_of(c)).collect();
+    let mut extra: Vec<usize> = Vec::new();
+    for (k, &from) in targets.iter().enumerate() {
+        let mut previous: Vec<Option<usize>> = vec![None; names.len()];
+        let mut seen = vec![false; names.len()];
+        seen[from] = true;
+        let mut frontier = vec![from];
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for t in frontier {
+                for &n in &adjacent[t] {
+                    if !seen[n] {
+                        seen[n] = true;
+                        previous[n] = Some(t);
                         next.push(n);
                     }
                 }
-                frontier = next;
             }
-            if !reached {
-                continue;
-            }
-            let mut at = to.as_str();
-            while let Some((_, Some(p))) = previous.iter().find(|(t, _)| *t == at) {
-                if *p != from && !chosen.iter().any(|c| c == p) && !extra.iter().any(|e| e == p) {
-                    extra.push(p.to_string());
+            frontier = next;
+        }
+        for &to in &targets[k + 1..] {
+            let mut at = to;
+            while let Some(p) = previous[at] {
+                if p != from && !targets.contains(&p) && !extra.contains(&p) {
+                    extra.push(p);
                 }
                 at = p;
             }
         }
     }
-    extra
+    extra.into_iter().map(|i| names[i].to_string()).collect()
 }
 
 /// The schema as the planner's prompt shows it: one line per table with columns and types,

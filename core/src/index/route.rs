@@ -181,8 +181,9 @@ pub async fn route(
             (d.clone(), score)
         })
         .collect();
-    // Best score first; ties go to the smaller id (the list is sorted by id already).
-    fused.sort_by(|a, b| b.1.total_cmp(&a.1));
+    // Best score first; ties go to the smaller id. Scores are compared rounded, so sums of
+    // equal ranks taken in another order (which differ in the last bit) still tie.
+    fused.sort_by(|a, b| round(b.1).total_cmp(&round(a.1)).then(a.0.cmp(&b.0)));
 
     let top = best
         .iter()
@@ -203,7 +204,7 @@ pub async fn route(
                 id: d.clone(),
                 reason: "limit".to_string(),
             });
-        } else if similarity < settings.floor_ratio * top && !named_by_value {
+        } else if top > 0.0 && similarity < settings.floor_ratio * top && !named_by_value {
             dropped.push(Dropped {
                 id: d.clone(),
                 reason: "floor".to_string(),
@@ -225,10 +226,14 @@ fn round(x: f32) -> f32 {
     (x * 10_000.0).round() / 10_000.0
 }
 
+/// How the trace names an entry: tables and columns by name; a datasource's description and
+/// examples by what they are (their text may speak of tables the role may not read).
 fn describe(e: &super::store::Entry) -> String {
-    match (&e.table, &e.column) {
-        (Some(t), Some(c)) => format!("column {t}.{c}"),
-        (Some(t), None) => format!("table {t}"),
-        _ => e.text.clone(),
+    match (&e.table, &e.column, e.kind) {
+        (Some(t), Some(c), _) => format!("column {t}.{c}"),
+        (Some(t), None, _) => format!("table {t}"),
+        (None, _, EntryKind::Datasource) => format!("description of {}", e.datasource),
+        (None, _, EntryKind::Example) => format!("example question of {}", e.datasource),
+        (None, _, _) => format!("entry of {}", e.datasource),
     }
 }

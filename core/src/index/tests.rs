@@ -136,9 +136,15 @@ fn the_breaker_opens_after_five_failures_and_retries_after_thirty_seconds() {
     breaker.record(false, 1_000);
     assert!(breaker.is_open(1_000));
     assert!(breaker.is_open(30_999));
+    // One trial call after the rest; others wait for its outcome.
     assert!(breaker.allows(31_000));
-    breaker.record(true, 31_000);
-    assert!(breaker.allows(31_001));
+    assert!(!breaker.allows(31_000));
+    // A failed trial opens it again at once.
+    breaker.record(false, 31_000);
+    assert!(breaker.is_open(31_001));
+    assert!(breaker.allows(61_000));
+    breaker.record(true, 61_000);
+    assert!(breaker.allows(61_001) && breaker.allows(61_002));
 }
 
 #[test]

@@ -119,17 +119,22 @@ impl ValueIndex {
 
     /// Adds one datasource's columns (as [`ValueIndex::read`] returns them).
     pub fn add(&mut self, datasource: &str, columns: Vec<(String, String, Vec<String>)>) {
-        for (table, column, values) in columns {
+        for (table, column, mut values) in columns {
+            values.retain(|v| v.chars().count() <= LONGEST_VALUE);
             let ci = self.columns.len();
+            let mut counts = Vec::with_capacity(values.len());
             for (vi, v) in values.iter().enumerate() {
                 self.exact
                     .entry(v.to_lowercase())
                     .or_default()
                     .push((ci, vi));
-                for g in trigrams(v) {
+                let grams = trigrams(v);
+                counts.push(u32::try_from(grams.len()).unwrap_or(u32::MAX));
+                for g in grams {
                     self.grams.entry(g).or_default().push((ci, vi));
                 }
             }
+            self.gram_counts.push(counts);
             self.columns.push(ValueColumn {
                 datasource: datasource.to_string(),
                 table,
@@ -181,6 +186,8 @@ impl ValueIndex {
                 c.is_whitespace() || matches!(c, ',' | '?' | '!' | ';' | '"' | '(' | ')')
             })
             .filter(|w| !w.is_empty())
+            // A question is a sentence; past this, text is not a question to link.
+            .take(64)
             .collect();
         // Asked once per column, not once per candidate value.
         let allowed: Vec<bool> = self
@@ -193,6 +200,7 @@ impl ValueIndex {
             .collect();
         let visible = |ci: usize| allowed.get(ci).copied().unwrap_or(false);
         let mut hints: Vec<ValueHint> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         let mut covered = vec![false; words.len()];
         // Exact matches first over the whole question, then fuzzy ones over what is left, so
         // a near miss never hides an exact name; longer spans first in each pass.
@@ -218,10 +226,13 @@ impl ValueIndex {
                         continue;
                     }
                     for h in found {
-                        let known = hints.iter().any(|x| {
-                            x.table == h.table && x.column == h.column && x.value == h.value
-                        });
-                        if !known {
+                        let key = (
+                            h.datasource.clone(),
+                            h.table.clone(),
+                            h.column.clone(),
+                            h.value.clone(),
+                        );
+                        if seen.insert(key) {
                             hints.push(h);
                         }
                     }
@@ -257,6 +268,9 @@ impl ValueIndex {
     }
 
     fn exact(&self, span: &str, visible: &dyn Fn(usize) -> bool) -> Vec<ValueHint> {
+        if span.chars().count() > LONGEST_VALUE {
+            return vec![];
+        }
         let Some(found) = self.exact.get(&span.to_lowercase()) else {
             return vec![];
         };
@@ -295,11 +309,18 @@ impl ValueIndex {
         let mut counts: HashMap<(usize, usize), usize> = HashMap::new();
         for g in &mine {
             if let Some(list) = self.grams.get(g) {
+                // Only values the caller may see count, in the cutoff too: what hidden tables
+                // hold must not change what a role is told.
+                let seen: Vec<(usize, usize)> = list
+                    .iter()
+                    .copied()
+                    .filter(|(ci, _)| visible(*ci))
+                    .collect();
                 // A trigram shared by very many values says little and costs much.
-                if list.len() > 500 {
+                if seen.len() > 500 {
                     continue;
                 }
-                for &pos in list {
+                for pos in seen {
                     *counts.entry(pos).or_default() += 1;
                 }
             }
