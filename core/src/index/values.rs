@@ -199,13 +199,16 @@ impl ValueIndex {
             })
             .collect();
         let visible = |ci: usize| allowed.get(ci).copied().unwrap_or(false);
+        let all_visible = allowed.iter().all(|a| *a);
         let mut hints: Vec<ValueHint> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut covered = vec![false; words.len()];
         // Exact matches first over the whole question, then fuzzy ones over what is left, so
         // a near miss never hides an exact name; longer spans first in each pass.
         for fuzzy in [false, true] {
-            for len in (1..=5usize.min(words.len())).rev() {
+            // Names run to five words; a misspelt one is looked for in up to three.
+            let longest = if fuzzy { 3 } else { 5 };
+            for len in (1..=longest.min(words.len())).rev() {
                 for start in 0..=words.len() - len {
                     if covered[start..start + len].iter().any(|c| *c) {
                         continue;
@@ -218,7 +221,7 @@ impl ValueIndex {
                         continue;
                     }
                     let found = if fuzzy {
-                        self.fuzzy(&span, &visible)
+                        self.fuzzy(&span, &visible, all_visible)
                     } else {
                         self.exact(&span, &visible)
                     };
@@ -295,7 +298,12 @@ impl ValueIndex {
             .collect()
     }
 
-    fn fuzzy(&self, span: &str, visible: &dyn Fn(usize) -> bool) -> Vec<ValueHint> {
+    fn fuzzy(
+        &self,
+        span: &str,
+        visible: &dyn Fn(usize) -> bool,
+        all_visible: bool,
+    ) -> Vec<ValueHint> {
         // Only spans long enough that a near miss is not simply a different word, and that
         // hold a word with content (not "of the").
         let length = span.chars().count();
@@ -311,17 +319,19 @@ impl ValueIndex {
             if let Some(list) = self.grams.get(g) {
                 // Only values the caller may see count, in the cutoff too: what hidden tables
                 // hold must not change what a role is told.
-                let seen: Vec<(usize, usize)> = list
-                    .iter()
-                    .copied()
-                    .filter(|(ci, _)| visible(*ci))
-                    .collect();
-                // A trigram shared by very many values says little and costs much.
-                if seen.len() > 500 {
+                let mut seen = list.iter().filter(|(ci, _)| visible(*ci));
+                // A trigram shared by very many values says little and costs much. (Counting
+                // the visible ones is needed only when some are hidden.)
+                let many = if all_visible {
+                    list.len() > 500
+                } else {
+                    seen.clone().nth(500).is_some()
+                };
+                if many {
                     continue;
                 }
-                for pos in seen {
-                    *counts.entry(pos).or_default() += 1;
+                for pos in seen.by_ref() {
+                    *counts.entry(*pos).or_default() += 1;
                 }
             }
         }
