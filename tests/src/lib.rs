@@ -10,6 +10,8 @@ pub mod compare;
 pub mod contract;
 pub mod gold;
 pub mod routing;
+#[cfg(target_arch = "wasm32")]
+pub mod sqljs;
 
 /// Calls `$harness!(check, check, …)` with every check of the contract suite.
 #[macro_export]

@@ -6,14 +6,10 @@
 use nl2sql_core::policy::Policies;
 use nl2sql_core::Datasource;
 use nl2sql_tests::bench::{gold_plan_json, percentiles, plan_to_sql};
-use nl2sql_wasm::SqlJs;
+use nl2sql_tests::sqljs::{open_demo, sqljs};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-const SQLJS_SOURCE: &str = include_str!("../../node_modules/sql.js/dist/sql-wasm.js");
-const SQLJS_WASM: &[u8] = include_bytes!("../../node_modules/sql.js/dist/sql-wasm.wasm");
-const CHINOOK: &[u8] = include_bytes!("../../data/chinook.sqlite");
 
 fn now_ms() -> f64 {
     js_sys::Date::now()
@@ -22,12 +18,7 @@ fn now_ms() -> f64 {
 #[wasm_bindgen_test]
 #[ignore = "a benchmark: run it with `cargo xtask bench`"]
 async fn plan_path_in_the_browser() {
-    let sql = SqlJs::from_source(SQLJS_SOURCE, SQLJS_WASM)
-        .await
-        .unwrap_or_else(|e| panic!("starting sql.js: {e}"));
-    let db = sql
-        .open("chinook", CHINOOK)
-        .unwrap_or_else(|e| panic!("opening chinook: {e}"));
+    let db = open_demo(&sqljs().await, "chinook");
     let schema = db.introspect().await.unwrap_or_else(|e| panic!("{e}"));
     let policies = Policies::demo();
     let plans = gold_plan_json();

@@ -4,24 +4,14 @@
 #![cfg(target_arch = "wasm32")]
 
 use nl2sql_tests::gold::{run_own_suite, run_reference_suite};
-use nl2sql_wasm::{SqlJs, SqlJsDatabase};
+use nl2sql_tests::sqljs::{open_demo, sqljs};
+use nl2sql_wasm::SqlJsDatabase;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const SQLJS_SOURCE: &str = include_str!("../../node_modules/sql.js/dist/sql-wasm.js");
-const SQLJS_WASM: &[u8] = include_bytes!("../../node_modules/sql.js/dist/sql-wasm.wasm");
-const CHINOOK: &[u8] = include_bytes!("../../data/chinook.sqlite");
-
 async fn chinook() -> SqlJsDatabase {
-    let sql = match SqlJs::from_source(SQLJS_SOURCE, SQLJS_WASM).await {
-        Ok(s) => s,
-        Err(e) => panic!("starting sql.js: {e}"),
-    };
-    match sql.open("chinook", CHINOOK) {
-        Ok(db) => db,
-        Err(e) => panic!("opening chinook: {e}"),
-    }
+    open_demo(&sqljs().await, "chinook")
 }
 
 #[wasm_bindgen_test]

@@ -4,40 +4,13 @@
 
 use nl2sql_core::index::{route, BuiltinEmbedder, RouteSettings};
 use nl2sql_core::policy::Policies;
-use nl2sql_core::Datasource;
 use nl2sql_tests::bench::percentiles;
 use nl2sql_tests::gold::REFERENCE_SUITE;
 use nl2sql_tests::routing::{demo_index, recall, routing_score, OWN_ROUTING, ROUTING_SUITE};
-use nl2sql_wasm::SqlJs;
+use nl2sql_tests::sqljs::{opener, sqljs};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-const SQLJS_SOURCE: &str = include_str!("../../node_modules/sql.js/dist/sql-wasm.js");
-const SQLJS_WASM: &[u8] = include_bytes!("../../node_modules/sql.js/dist/sql-wasm.wasm");
-const CHINOOK: &[u8] = include_bytes!("../../data/chinook.sqlite");
-const SUPPORT: &[u8] = include_bytes!("../../data/support.sqlite");
-const WEBANALYTICS: &[u8] = include_bytes!("../../data/webanalytics.sqlite");
-
-async fn sqljs() -> SqlJs {
-    SqlJs::from_source(SQLJS_SOURCE, SQLJS_WASM)
-        .await
-        .unwrap_or_else(|e| panic!("starting sql.js: {e}"))
-}
-
-fn opener(sql: &SqlJs) -> impl Fn(&str) -> Box<dyn Datasource> + '_ {
-    move |id| {
-        let bytes = match id {
-            "chinook" => CHINOOK,
-            "support" => SUPPORT,
-            _ => WEBANALYTICS,
-        };
-        Box::new(
-            sql.open(id, bytes)
-                .unwrap_or_else(|e| panic!("opening {id}: {e}")),
-        )
-    }
-}
 
 #[wasm_bindgen_test]
 async fn routing_and_recall_in_the_browser_match_the_native_scores() {
