@@ -6,7 +6,7 @@ use nl2sql_cli::SqliteFile;
 use nl2sql_core::demo::{demo_profile, DEMO_DATABASES};
 use nl2sql_core::index::{
     render, retrieve, route, BuiltinEmbedder, EntryKind, RetrieveSettings, RouteSettings,
-    SchemaIndex, ValueIndex,
+    SchemaIndex,
 };
 use nl2sql_core::policy::Policies;
 use nl2sql_core::Datasource;
@@ -79,20 +79,18 @@ fn parse(args: &[String], command: Command) -> Result<Options, Failure> {
 }
 
 fn build(data: &std::path::Path, embedder: &BuiltinEmbedder) -> Result<SchemaIndex, Failure> {
-    let runtime = |e: nl2sql_core::DatasourceError| Failure::Runtime(e.to_string());
-    let mut profiles = Vec::new();
-    let mut values = ValueIndex::default();
+    let mut opened = Vec::with_capacity(DEMO_DATABASES.len());
     for d in &DEMO_DATABASES {
         let (id, path) = demo_path(d.id, data)?;
-        let db = SqliteFile::open(id, &path).map_err(runtime)?;
-        let schema = pollster::block_on(db.introspect()).map_err(runtime)?;
-        let columns =
-            pollster::block_on(ValueIndex::read(&db, &schema, VALUE_CAP)).map_err(runtime)?;
-        values.add(d.id, columns);
-        profiles.push((demo_profile(d), schema));
+        opened.push(SqliteFile::open(id, &path).map_err(|e| Failure::Runtime(e.to_string()))?);
     }
-    pollster::block_on(SchemaIndex::build(&profiles, values, embedder))
-        .map_err(|e| Failure::Runtime(e.to_string()))
+    let sources: Vec<(_, &dyn Datasource)> = DEMO_DATABASES
+        .iter()
+        .zip(&opened)
+        .map(|(d, db)| (demo_profile(d), db as &dyn Datasource))
+        .collect();
+    pollster::block_on(SchemaIndex::read_and_build(&sources, VALUE_CAP, embedder))
+        .map_err(Failure::Runtime)
 }
 
 /// Runs one of the commands.

@@ -4,7 +4,7 @@
 
 use nl2sql_core::demo::{demo_profile, DEMO_DATABASES};
 use nl2sql_core::index::{
-    retrieve, route, BuiltinEmbedder, RetrieveSettings, RouteSettings, SchemaIndex, ValueIndex,
+    retrieve, route, BuiltinEmbedder, RetrieveSettings, RouteSettings, SchemaIndex,
 };
 use nl2sql_core::policy::Policies;
 use nl2sql_core::Datasource;
@@ -51,23 +51,15 @@ pub async fn demo_index(
     open: &dyn Fn(&str) -> Box<dyn Datasource>,
     embedder: &BuiltinEmbedder,
 ) -> SchemaIndex {
-    let mut profiles = Vec::new();
-    let mut values = ValueIndex::default();
-    for d in &DEMO_DATABASES {
-        let ds = open(d.id);
-        let schema = match ds.introspect().await {
-            Ok(s) => s,
-            Err(e) => panic!("{}: {e}", d.id),
-        };
-        match ValueIndex::read(ds.as_ref(), &schema, VALUE_CAP).await {
-            Ok(columns) => values.add(d.id, columns),
-            Err(e) => panic!("{}: reading values: {e}", d.id),
-        }
-        profiles.push((demo_profile(d), schema));
-    }
-    match SchemaIndex::build(&profiles, values, embedder).await {
+    let opened: Vec<Box<dyn Datasource>> = DEMO_DATABASES.iter().map(|d| open(d.id)).collect();
+    let sources: Vec<_> = DEMO_DATABASES
+        .iter()
+        .zip(&opened)
+        .map(|(d, ds)| (demo_profile(d), ds.as_ref()))
+        .collect();
+    match SchemaIndex::read_and_build(&sources, VALUE_CAP, embedder).await {
         Ok(index) => index,
-        Err(e) => panic!("building the index: {e}"),
+        Err(e) => panic!("{e}"),
     }
 }
 

@@ -173,6 +173,31 @@ impl SchemaIndex {
         })
     }
 
+    /// Reads each datasource's schema and text values (up to `value_cap` per column) and
+    /// builds the index: what every front end does with its datasources.
+    pub async fn read_and_build(
+        sources: &[(DatasourceProfile, &dyn crate::datasource::Datasource)],
+        value_cap: usize,
+        embedder: &dyn Embedder,
+    ) -> Result<SchemaIndex, String> {
+        let mut profiles = Vec::with_capacity(sources.len());
+        let mut values = ValueIndex::default();
+        for (profile, ds) in sources {
+            let schema = ds
+                .introspect()
+                .await
+                .map_err(|e| format!("{}: {e}", profile.id))?;
+            let columns = ValueIndex::read(*ds, &schema, value_cap)
+                .await
+                .map_err(|e| format!("{}: reading values: {e}", profile.id))?;
+            values.add(&profile.id, columns);
+            profiles.push((profile.clone(), schema));
+        }
+        SchemaIndex::build(&profiles, values, embedder)
+            .await
+            .map_err(|e| format!("building the index: {e}"))
+    }
+
     /// The embedder that built the index.
     pub fn embedder(&self) -> &str {
         &self.embedder
