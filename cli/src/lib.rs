@@ -1,5 +1,7 @@
 //! The native side of nl2sql: SQLite files through rusqlite, and the `nl2sql` command line.
 
+pub mod http;
 pub mod sqlite_file;
 
+pub use http::BlockingTransport;
 pub use sqlite_file::SqliteFile;

@@ -71,5 +71,6 @@ pub fn demo_profile(d: &DemoDatabase) -> crate::index::DatasourceProfile {
         id: d.id.to_string(),
         description: d.description.to_string(),
         examples: d.examples.iter().map(|q| q.to_string()).collect(),
+        verified: Vec::new(),
     }
 }

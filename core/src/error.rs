@@ -61,6 +61,22 @@ pub enum ErrorCode {
     InvalidState,
     /// A warning: a datasource's live schema differs from the indexed one (policy `warn`).
     SchemaChanged,
+    /// The schema index could not be searched (an embedder failed, or the breaker is open).
+    SchemaRetrievalFailed,
+    /// The model provider refused the key (HTTP 401 or 403).
+    ProviderAuthFailed,
+    /// The model provider is limiting the rate of requests (HTTP 429).
+    ProviderRateLimited,
+    /// The account's quota or credit is used up (HTTP 429, `insufficient_quota`).
+    ProviderQuotaExceeded,
+    /// The model provider did not answer in time (HTTP 408, or the call's timeout).
+    ProviderTimeout,
+    /// The model provider could not be reached or failed (HTTP 5xx, connection errors).
+    ProviderUnavailable,
+    /// The model provider does not offer the model to this key (HTTP 404, `model_not_found`).
+    ProviderModelUnavailable,
+    /// The caller cancelled the run.
+    Cancelled,
 }
 
 impl ErrorCode {
@@ -81,6 +97,14 @@ impl ErrorCode {
         ErrorCode::ResultTruncated,
         ErrorCode::InvalidState,
         ErrorCode::SchemaChanged,
+        ErrorCode::SchemaRetrievalFailed,
+        ErrorCode::ProviderAuthFailed,
+        ErrorCode::ProviderRateLimited,
+        ErrorCode::ProviderQuotaExceeded,
+        ErrorCode::ProviderTimeout,
+        ErrorCode::ProviderUnavailable,
+        ErrorCode::ProviderModelUnavailable,
+        ErrorCode::Cancelled,
     ];
 
     /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
@@ -101,14 +125,32 @@ impl ErrorCode {
             ErrorCode::ResultTruncated => "RESULT_TRUNCATED",
             ErrorCode::InvalidState => "INVALID_STATE",
             ErrorCode::SchemaChanged => "SCHEMA_CHANGED",
+            ErrorCode::SchemaRetrievalFailed => "SCHEMA_RETRIEVAL_FAILED",
+            ErrorCode::ProviderAuthFailed => "PROVIDER_AUTH_FAILED",
+            ErrorCode::ProviderRateLimited => "PROVIDER_RATE_LIMITED",
+            ErrorCode::ProviderQuotaExceeded => "PROVIDER_QUOTA_EXCEEDED",
+            ErrorCode::ProviderTimeout => "PROVIDER_TIMEOUT",
+            ErrorCode::ProviderUnavailable => "PROVIDER_UNAVAILABLE",
+            ErrorCode::ProviderModelUnavailable => "PROVIDER_MODEL_UNAVAILABLE",
+            ErrorCode::Cancelled => "CANCELLED",
         }
     }
 
-    /// Codes no retry can fix, whatever their severity.
+    /// Codes no retry can fix, whatever their severity. Every provider failure is fatal: a
+    /// retry would make the same call to the same provider with the same key (a rate limit
+    /// is waited out by the call itself, not by a new plan).
     pub fn is_fatal(self) -> bool {
         matches!(
             self,
-            ErrorCode::SecurityViolation | ErrorCode::DbExecutionError | ErrorCode::InvalidState
+            ErrorCode::SecurityViolation
+                | ErrorCode::DbExecutionError
+                | ErrorCode::InvalidState
+                | ErrorCode::ProviderAuthFailed
+                | ErrorCode::ProviderRateLimited
+                | ErrorCode::ProviderQuotaExceeded
+                | ErrorCode::ProviderTimeout
+                | ErrorCode::ProviderUnavailable
+                | ErrorCode::ProviderModelUnavailable
         )
     }
 
@@ -144,6 +186,8 @@ pub enum Node {
     Executor,
     /// Picks the datasources a question goes to.
     DatasourceResolver,
+    /// Picks the tables, columns and values the planner sees.
+    SchemaRetriever,
 }
 
 impl fmt::Display for Node {
@@ -154,6 +198,7 @@ impl fmt::Display for Node {
             Node::Generator => "generator",
             Node::Executor => "executor",
             Node::DatasourceResolver => "datasource_resolver",
+            Node::SchemaRetriever => "schema_retriever",
         })
     }
 }

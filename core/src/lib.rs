@@ -1,7 +1,6 @@
 //! nl2sql-core: the engine, free of I/O.
 //!
-//! Everything outside the engine (databases now; later the model provider, the clock and
-//! randomness) reaches it through small traits, so the same code runs in the browser, in the
+//! Everything outside the engine (databases, the model provider's HTTP, the clock) reaches it through small traits, so the same code runs in the browser, in the
 //! native command line and in tests. This crate never spawns threads, never blocks, and never
 //! touches the network or the file system.
 
@@ -9,11 +8,13 @@ pub mod datasource;
 pub mod demo;
 pub mod error;
 pub mod guard;
+pub mod http;
 pub mod import;
 pub mod index;
 pub mod lower;
 pub mod plan;
 pub mod policy;
+pub mod provider;
 pub mod run;
 pub mod schema;
 pub mod sqlite;

@@ -9,6 +9,8 @@ pub mod bench;
 pub mod compare;
 pub mod contract;
 pub mod gold;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod mock;
 pub mod routing;
 #[cfg(target_arch = "wasm32")]
 pub mod sqljs;

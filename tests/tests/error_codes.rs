@@ -171,11 +171,54 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
                 Ok(w) => w.into_iter().map(|w| w.code).collect(),
             }
         }
+        ErrorCode::ProviderAuthFailed
+        | ErrorCode::ProviderRateLimited
+        | ErrorCode::ProviderQuotaExceeded
+        | ErrorCode::ProviderTimeout
+        | ErrorCode::ProviderUnavailable
+        | ErrorCode::ProviderModelUnavailable
+        | ErrorCode::Cancelled
+        | ErrorCode::SchemaRetrievalFailed => provider_failure(code),
         ErrorCode::ResultTruncated => {
             let mut capped = ValidatorSettings::default();
             capped.lower.row_cap = 3;
             codes(&run(env, &track(name), "admin", &capped))
         }
+    }
+}
+
+/// Provider codes come from a provider embedder talking to the mock provider over HTTP.
+fn provider_failure(code: ErrorCode) -> Vec<ErrorCode> {
+    use nl2sql_cli::BlockingTransport;
+    use nl2sql_core::error::Node;
+    use nl2sql_core::index::Embedder;
+    use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let mock = nl2sql_tests::mock::MockProvider::start().expect("the mock provider starts");
+    let mut transport = BlockingTransport::default();
+    let (model, timeout) = match code {
+        ErrorCode::ProviderAuthFailed => ("fault-401", 5_000),
+        ErrorCode::ProviderRateLimited => ("fault-429-rate", 5_000),
+        ErrorCode::ProviderQuotaExceeded => ("fault-429-quota", 5_000),
+        ErrorCode::ProviderTimeout => ("fault-hang", 200),
+        ErrorCode::ProviderUnavailable => ("fault-500", 5_000),
+        ErrorCode::ProviderModelUnavailable => ("fault-404", 5_000),
+        ErrorCode::Cancelled => {
+            transport = BlockingTransport::cancelled_by(Arc::new(AtomicBool::new(true)));
+            ("m", 5_000)
+        }
+        _ => ("fault-malformed", 5_000),
+    };
+    let provider = Provider::new(
+        Wire::OpenAi,
+        &mock.base_url(),
+        ApiKey::new("sk-test-key-0000"),
+    );
+    let embedder = ProviderEmbedder::new(&transport, provider, model).with_timeout_ms(timeout);
+    match pollster::block_on(embedder.embed(&["tracks".to_string()])) {
+        Ok(_) => vec![],
+        Err(e) => vec![e.into_error(Node::SchemaRetriever).error_code],
     }
 }
 

@@ -1,5 +1,8 @@
-//! The browser side of nl2sql: SQLite databases through sql.js.
+//! The browser side of nl2sql: SQLite databases through sql.js, and model providers
+//! through `fetch`.
 
+mod fetch;
 mod sqljs;
 
+pub use fetch::FetchTransport;
 pub use sqljs::{js_message, SqlJs, SqlJsDatabase};

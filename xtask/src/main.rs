@@ -7,6 +7,7 @@
 //!   a release build and the end-to-end tests against it
 //! - `dist`   set-up, then a release `dist/` and its sizes
 //! - `bench`  set-up, then the benchmarks, natively (criterion) and in headless Chromium
+//! - `mock`   the mock model provider in the foreground, for trying a client against it
 
 mod data;
 mod run;
@@ -17,7 +18,8 @@ use run::{Failure, Project};
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: cargo xtask <setup | data | serve [--release] | test | dist | bench>";
+const USAGE: &str =
+    "usage: cargo xtask <setup | data | serve [--release] | test | dist | bench | mock>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
         Some("test") => test(&project),
         Some("dist") => setup::ensure(&project).and_then(|()| dist(&project)),
         Some("bench") => setup::ensure(&project).and_then(|()| bench(&project)),
+        Some("mock") => mock(),
         _ => Err(Failure(USAGE.to_string())),
     };
     match outcome {
@@ -43,6 +46,17 @@ fn main() -> ExitCode {
 fn fail(e: &Failure) -> ExitCode {
     eprintln!("\nxtask: {}", e.0);
     ExitCode::FAILURE
+}
+
+fn mock() -> Result<(), Failure> {
+    let mock = start_mock()?;
+    println!(
+        "The mock model provider answers on {} (Ctrl+C stops)",
+        mock.base_url()
+    );
+    loop {
+        std::thread::park();
+    }
 }
 
 fn serve(project: &Project, release: bool) -> Result<(), Failure> {
@@ -163,6 +177,7 @@ const TEST_STEPS: &[Step] = &[
     Step {
         name: "browser tests in headless Chromium (wasm-bindgen-test)",
         run: |p| {
+            let mock = start_mock()?;
             p.cargo(&[
                 "test",
                 "-p",
@@ -170,6 +185,7 @@ const TEST_STEPS: &[Step] = &[
                 "--target",
                 "wasm32-unknown-unknown",
             ])
+            .env(MOCK_URL_VAR, &mock.base_url())
             .run("browser tests")
         },
     },
@@ -185,6 +201,19 @@ const TEST_STEPS: &[Step] = &[
         },
     },
 ];
+
+/// The browser tests read the mock provider's address at compile time (a page has no
+/// environment), from this variable.
+const MOCK_URL_VAR: &str = "NL2SQL_MOCK_URL";
+
+/// Starts the mock model provider in this process, on a fixed port when it is free (so the
+/// browser tests, which bake the address in, are not rebuilt on every run).
+fn start_mock() -> Result<nl2sql_tests::mock::MockProvider, Failure> {
+    use nl2sql_tests::mock::MockProvider;
+    MockProvider::start_on(47_611)
+        .or_else(|_| MockProvider::start())
+        .map_err(|e| Failure(format!("the mock model provider could not start: {e}")))
+}
 
 fn test(project: &Project) -> Result<(), Failure> {
     let started = Instant::now();

@@ -102,6 +102,12 @@ pub struct Cmd {
 }
 
 impl Cmd {
+    /// Sets an environment variable for the child.
+    pub fn env(mut self, name: &str, value: &str) -> Cmd {
+        self.command.env(name, value);
+        self
+    }
+
     /// Runs with output streaming to the terminal; a non-zero exit is a failure named `what`.
     pub fn run(mut self, what: &str) -> Result<(), Failure> {
         let status = self

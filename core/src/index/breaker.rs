@@ -107,11 +107,11 @@ impl Embedder for GuardedEmbedder<'_> {
     ) -> LocalBoxFuture<'b, Result<Vec<Vector>, EmbedError>> {
         Box::pin(async move {
             if !self.breaker.allows(self.clock.now_ms()) {
-                return Err(EmbedError {
-                    message: "the embedding service failed repeatedly; it is given a rest \
+                return Err(EmbedError::new(
+                    "the embedding service failed repeatedly; it is given a rest \
                               before the next try"
                         .to_string(),
-                });
+                ));
             }
             let result = self.inner.embed(texts).await;
             self.breaker.record(result.is_ok(), self.clock.now_ms());

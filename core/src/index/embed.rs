@@ -3,6 +3,8 @@
 
 use super::text::{terms, Synonyms};
 use crate::datasource::LocalBoxFuture;
+use crate::error::{ErrorCode, Node, PipelineError, Severity};
+use crate::provider::ProviderFailure;
 use std::fmt;
 
 /// A unit-length vector.
@@ -13,6 +15,41 @@ pub type Vector = Vec<f32>;
 pub struct EmbedError {
     /// What went wrong.
     pub message: String,
+    /// The provider's failure, when a provider's embeddings failed.
+    pub failure: Option<ProviderFailure>,
+}
+
+impl EmbedError {
+    /// A failure of the index itself, not of a provider.
+    pub fn new(message: impl Into<String>) -> EmbedError {
+        EmbedError {
+            message: message.into(),
+            failure: None,
+        }
+    }
+
+    /// The error `node` reports: the provider's code when a provider failed, otherwise
+    /// SCHEMA_RETRIEVAL_FAILED.
+    pub fn into_error(self, node: Node) -> PipelineError {
+        match self.failure {
+            Some(failure) => failure.into_error(node),
+            None => PipelineError::new(
+                node,
+                ErrorCode::SchemaRetrievalFailed,
+                Severity::Error,
+                format!("The schema index could not be searched: {}.", self.message),
+            ),
+        }
+    }
+}
+
+impl From<ProviderFailure> for EmbedError {
+    fn from(failure: ProviderFailure) -> Self {
+        EmbedError {
+            message: failure.message.clone(),
+            failure: Some(failure),
+        }
+    }
 }
 
 impl fmt::Display for EmbedError {

@@ -19,7 +19,10 @@ pub use breaker::{CircuitBreaker, Clock, GuardedEmbedder};
 pub use embed::{similarity, BuiltinEmbedder, EmbedError, Embedder, Vector};
 pub use retrieve::{render, retrieve, Retrieval, RetrieveSettings};
 pub use route::{route, Dropped, PoolEntry, RouteSettings, Routing, SignalRecord};
-pub use store::{DatasourceProfile, Entry, EntryKind, Hit, MismatchPolicy, SchemaIndex};
+pub use store::{
+    BuildError, DatasourceProfile, Entry, EntryKind, Hit, MismatchPolicy, SchemaIndex,
+    VerifiedPhrase,
+};
 pub use values::{MatchKind, ValueHint, ValueIndex};
 
 #[cfg(test)]

@@ -38,6 +38,13 @@ pub struct Entry {
     pub table: Option<String>,
     /// Its column, for column entries.
     pub column: Option<String>,
+    /// The verified query it phrases, for verified entries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verified_query: Option<String>,
+    /// The tables a verified query reads: the entry is visible only to callers who may
+    /// read them all.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<String>,
     /// The text that was embedded.
     pub text: String,
 }
@@ -51,6 +58,19 @@ pub struct DatasourceProfile {
     pub description: String,
     /// Questions it answers, for the examples signal.
     pub examples: Vec<String>,
+    /// Its verified queries' descriptions and phrasings, for the verified signal.
+    pub verified: Vec<VerifiedPhrase>,
+}
+
+/// One description or phrasing of a verified query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedPhrase {
+    /// The verified query's id.
+    pub query_id: String,
+    /// The tables its SQL reads.
+    pub reads: Vec<String>,
+    /// The description or phrasing (`{param}` placeholders kept as words).
+    pub text: String,
 }
 
 /// What to do when a datasource's live schema differs from the one the index was built from.
@@ -65,6 +85,26 @@ pub enum MismatchPolicy {
     /// Go on silently.
     Ignore,
 }
+
+/// Why an index could not be built from its datasources.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    /// A datasource's schema or values could not be read.
+    Read(String),
+    /// The entries could not be embedded.
+    Embed(EmbedError),
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::Read(why) => f.write_str(why),
+            BuildError::Embed(e) => write!(f, "building the index: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
 
 /// The index over every datasource.
 #[derive(Debug, Clone)]
@@ -130,6 +170,8 @@ impl SchemaIndex {
                 datasource: ds.clone(),
                 table: table.map(str::to_string),
                 column: column.map(str::to_string),
+                verified_query: None,
+                reads: Vec::new(),
                 text,
             };
             entries.push(entry(
@@ -140,6 +182,13 @@ impl SchemaIndex {
             ));
             for q in &profile.examples {
                 entries.push(entry(EntryKind::Example, None, None, q.clone()));
+            }
+            for v in &profile.verified {
+                entries.push(Entry {
+                    verified_query: Some(v.query_id.clone()),
+                    reads: v.reads.clone(),
+                    ..entry(EntryKind::Verified, None, None, v.text.clone())
+                });
             }
             for t in &schema.tables {
                 entries.push(entry(EntryKind::Table, Some(&t.name), None, table_text(t)));
@@ -156,13 +205,11 @@ impl SchemaIndex {
         let texts: Vec<String> = entries.iter().map(|e| e.text.clone()).collect();
         let vectors = embedder.embed(&texts).await?;
         if vectors.len() != entries.len() {
-            return Err(EmbedError {
-                message: format!(
-                    "the embedder returned {} vectors for {} texts",
-                    vectors.len(),
-                    entries.len()
-                ),
-            });
+            return Err(EmbedError::new(format!(
+                "the embedder returned {} vectors for {} texts",
+                vectors.len(),
+                entries.len()
+            )));
         }
         Ok(SchemaIndex {
             embedder: embedder.id(),
@@ -179,23 +226,23 @@ impl SchemaIndex {
         sources: &[(DatasourceProfile, &dyn crate::datasource::Datasource)],
         value_cap: usize,
         embedder: &dyn Embedder,
-    ) -> Result<SchemaIndex, String> {
+    ) -> Result<SchemaIndex, BuildError> {
         let mut profiles = Vec::with_capacity(sources.len());
         let mut values = ValueIndex::default();
         for (profile, ds) in sources {
             let schema = ds
                 .introspect()
                 .await
-                .map_err(|e| format!("{}: {e}", profile.id))?;
+                .map_err(|e| BuildError::Read(format!("{}: {e}", profile.id)))?;
             let columns = ValueIndex::read(*ds, &schema, value_cap)
                 .await
-                .map_err(|e| format!("{}: reading values: {e}", profile.id))?;
+                .map_err(|e| BuildError::Read(format!("{}: reading values: {e}", profile.id)))?;
             values.add(&profile.id, columns);
             profiles.push((profile.clone(), schema));
         }
         SchemaIndex::build(&profiles, values, embedder)
             .await
-            .map_err(|e| format!("building the index: {e}"))
+            .map_err(BuildError::Embed)
     }
 
     /// The embedder that built the index.
@@ -282,19 +329,16 @@ impl SchemaIndex {
         text: &str,
     ) -> Result<Vector, EmbedError> {
         if embedder.id() != self.embedder {
-            return Err(EmbedError {
-                message: format!(
-                    "the index was built by {} and cannot be searched with vectors from {}",
-                    self.embedder,
-                    embedder.id()
-                ),
-            });
+            return Err(EmbedError::new(format!(
+                "the index was built by {} and cannot be searched with vectors from {}",
+                self.embedder,
+                embedder.id()
+            )));
         }
         let texts = [text.to_string()];
         let mut v = embedder.embed(&texts).await?;
-        v.pop().ok_or_else(|| EmbedError {
-            message: "the embedder returned no vector".to_string(),
-        })
+        v.pop()
+            .ok_or_else(|| EmbedError::new("the embedder returned no vector".to_string()))
     }
 
     /// Which entries the scope lets the caller see, one flag per entry: asked once per
@@ -351,6 +395,9 @@ impl SchemaIndex {
 pub fn visible(e: &Entry, scope: &Scope<'_>) -> bool {
     match &e.table {
         Some(t) => scope.can_read(&e.datasource, t),
-        None => scope.can_reach(&e.datasource),
+        None => {
+            scope.can_reach(&e.datasource)
+                && e.reads.iter().all(|t| scope.can_read(&e.datasource, t))
+        }
     }
 }

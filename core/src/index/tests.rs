@@ -9,6 +9,11 @@ fn index() -> (SchemaIndex, BuiltinEmbedder) {
         description: "A music store: artists, albums, tracks, customers, invoices and staff."
             .into(),
         examples: vec!["Which artist has the most albums?".into()],
+        verified: vec![VerifiedPhrase {
+            query_id: "top_reps".into(),
+            reads: vec!["Employee".into(), "Customer".into()],
+            text: "Which sales support agents look after the most customers?".into(),
+        }],
     };
     let mut values = ValueIndex::default();
     values.add(
@@ -37,6 +42,7 @@ fn the_index_holds_every_kind_of_entry_and_refuses_another_embedder() {
     let count = |k| index.entries().iter().filter(|e| e.kind == k).count();
     assert_eq!(count(EntryKind::Datasource), 1);
     assert_eq!(count(EntryKind::Example), 1);
+    assert_eq!(count(EntryKind::Verified), 1);
     assert_eq!(count(EntryKind::Table), 6);
     assert!(count(EntryKind::Column) > 20);
     assert_eq!(index.embedder(), embedder.id());
@@ -82,6 +88,70 @@ fn values_link_exactly_fuzzily_and_only_where_the_role_may_read() {
             .len(),
         1
     );
+}
+
+#[test]
+fn verified_phrasings_vote_only_for_callers_who_may_read_their_tables() {
+    let (index, embedder) = index();
+    let policies = Policies::demo();
+    let q = "Which support agents look after the most customers?";
+    let signals = |role: &str| {
+        let scope = policies.scope(&[role.to_string()]);
+        let r = pollster::block_on(route(
+            &index,
+            &embedder,
+            q,
+            &scope,
+            &RouteSettings::default(),
+        ))
+        .expect("routes");
+        r.signals.into_iter().map(|s| s.name).collect::<Vec<_>>()
+    };
+    assert!(signals("admin").contains(&"verified".to_string()));
+    // The analyst may not read Employee, which the verified query reads.
+    assert!(!signals("analyst").contains(&"verified".to_string()));
+    let e = index
+        .entries()
+        .iter()
+        .find(|e| e.kind == EntryKind::Verified)
+        .expect("a verified entry");
+    assert_eq!(e.verified_query.as_deref(), Some("top_reps"));
+}
+
+#[test]
+fn a_word_of_a_short_category_label_is_a_mention_of_it() {
+    let mut values = ValueIndex::default();
+    let column = |name: &str, vals: &[&str]| {
+        (
+            "tickets".to_string(),
+            name.to_string(),
+            vals.iter().map(|v| v.to_string()).collect::<Vec<_>>(),
+        )
+    };
+    values.add(
+        "support",
+        vec![
+            column(
+                "category",
+                &["Refund request", "Feature request", "Billing"],
+            ),
+            column("note", &["Please refund the duplicate order soon"]),
+            column(
+                "tag",
+                &["plan basic", "plan family", "plan student", "plan pro"],
+            ),
+        ],
+    );
+    let policies = Policies::demo();
+    let admin = policies.scope(&["admin".to_string()]);
+    let hints = values.link("Who complained about refunds?", None, &admin, 5);
+    let rendered: Vec<String> = hints.iter().map(ValueHint::render).collect();
+    // Not the sentence that also says "refund".
+    assert_eq!(rendered, ["tickets.category = 'Refund request'"]);
+    assert_eq!(hints[0].matched, MatchKind::Word);
+    assert_eq!(hints[0].span, "refunds");
+    // A word in more than three labels of a column picks none of them.
+    assert!(values.link("which plans sell", None, &admin, 5).is_empty());
 }
 
 #[test]

@@ -73,6 +73,17 @@ pub const GENERAL_SYNONYMS: &[&[&str]] = &[
         "daily",
         "time",
         "when",
+        "january",
+        "february",
+        "march",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
     ],
     &["quantity", "sold", "sell", "unit", "number"],
     &["name", "title", "called", "named", "who"],
@@ -190,13 +201,21 @@ impl Synonyms {
         self.groups.push((name, words));
     }
 
-    /// The concepts a stemmed term belongs to.
+    /// The concepts a stemmed term belongs to. A year (1900 to 2099) is a date.
     pub fn concepts<'a>(&'a self, term: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        let year = is_year(term).then_some("date");
         self.groups
             .iter()
             .filter(move |(_, words)| words.iter().any(|w| w == term))
             .map(|(name, _)| name.as_str())
+            .chain(year)
     }
+}
+
+fn is_year(term: &str) -> bool {
+    term.len() == 4
+        && term.bytes().all(|b| b.is_ascii_digit())
+        && (term.starts_with("19") || term.starts_with("20"))
 }
 
 #[cfg(test)]
@@ -227,5 +246,7 @@ mod tests {
         assert!(s.concepts("song").any(|c| c == "track"));
         assert!(s.concepts(&stem("clients")).any(|c| c == "customer"));
         assert_eq!(s.concepts("zebra").count(), 0);
+        assert_eq!(s.concepts("2012").collect::<Vec<_>>(), ["date"]);
+        assert_eq!(s.concepts("1234").count(), 0);
     }
 }

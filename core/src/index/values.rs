@@ -31,6 +31,9 @@ pub enum MatchKind {
     CaseInsensitive,
     /// Closely (character trigrams), e.g. a misspelling.
     Fuzzy,
+    /// One content word of the question is a word of a category ("refunds" for the
+    /// category "Refund request"); categorical columns only.
+    Word,
 }
 
 /// A value the question names.
@@ -74,7 +77,15 @@ pub struct ValueIndex {
     grams: HashMap<[char; 3], Vec<(usize, usize)>>,
     /// How many distinct trigrams each value has, per column.
     gram_counts: Vec<Vec<u32>>,
+    /// Stemmed content word → (column, value) positions, for categorical columns only.
+    words: HashMap<String, Vec<(usize, usize)>>,
 }
+
+/// Words shorter than this say too little to name a category ("app", "new").
+const SHORTEST_CATEGORY_WORD: usize = 4;
+
+/// Values of more words than this are not category labels.
+const CATEGORY_WORDS: usize = 3;
 
 fn trigrams(text: &str) -> Vec<[char; 3]> {
     let padded: Vec<char> = format!("  {} ", text.to_lowercase()).chars().collect();
@@ -135,6 +146,24 @@ impl ValueIndex {
                 }
             }
             self.gram_counts.push(counts);
+            if values.len() <= crate::schema::SAMPLE_ALL_MAX as usize {
+                // Category labels are short; longer values are subjects and sentences,
+                // whose every word would otherwise claim a mention.
+                let labels = values
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| v.split_whitespace().count() <= CATEGORY_WORDS);
+                for (vi, v) in labels {
+                    let mut terms = super::text::terms(v);
+                    terms.sort();
+                    terms.dedup();
+                    for t in terms {
+                        if t.chars().count() >= SHORTEST_CATEGORY_WORD {
+                            self.words.entry(t).or_default().push((ci, vi));
+                        }
+                    }
+                }
+            }
             self.columns.push(ValueColumn {
                 datasource: datasource.to_string(),
                 table,
@@ -245,6 +274,23 @@ impl ValueIndex {
                 }
             }
         }
+        // Last, single content words that are words of a category, over what is left.
+        for (i, word) in words.iter().enumerate() {
+            if covered[i] {
+                continue;
+            }
+            for h in self.by_word(word, &visible) {
+                let key = (
+                    h.datasource.clone(),
+                    h.table.clone(),
+                    h.column.clone(),
+                    h.value.clone(),
+                );
+                if seen.insert(key) {
+                    hints.push(h);
+                }
+            }
+        }
         hints.sort_by(|a, b| {
             a.matched
                 .cmp(&b.matched)
@@ -294,6 +340,33 @@ impl ValueIndex {
                 let categorical = column.values.len() <= crate::schema::SAMPLE_ALL_MAX as usize;
                 (kind == MatchKind::Exact || !one_word || categorical)
                     .then(|| self.hint(ci, vi, span, kind, 1.0))
+            })
+            .collect()
+    }
+
+    /// Categories having `word` (stemmed) as one of their words: at most three per word,
+    /// and none when the word is in more than three values of a column (then it is no
+    /// mention of one of them).
+    fn by_word(&self, word: &str, visible: &dyn Fn(usize) -> bool) -> Vec<ValueHint> {
+        let terms = super::text::terms(word);
+        let [term] = terms.as_slice() else {
+            return vec![];
+        };
+        let Some(found) = self.words.get(term) else {
+            return vec![];
+        };
+        let mut per_column: HashMap<usize, usize> = HashMap::new();
+        for (ci, _) in found {
+            *per_column.entry(*ci).or_default() += 1;
+        }
+        let span = word.trim_matches(|c: char| !c.is_alphanumeric());
+        found
+            .iter()
+            .filter(|(ci, _)| visible(*ci) && per_column.get(ci).is_some_and(|n| *n <= 3))
+            .take(3)
+            .map(|&(ci, vi)| {
+                let words = self.columns[ci].values[vi].split_whitespace().count();
+                self.hint(ci, vi, span, MatchKind::Word, 1.0 / words.max(1) as f32)
             })
             .collect()
     }

@@ -1,0 +1,86 @@
+//! The HTTP contract: how the engine reaches a model provider without doing I/O itself.
+//!
+//! Core builds requests and reads responses; an [`HttpTransport`] outside core sends them
+//! (`fetch` with an `AbortController` in the browser, a blocking client in the command line,
+//! the same clients against a local mock provider in tests). Every provider call is a JSON
+//! `POST`, so that is all the contract offers.
+
+use crate::datasource::LocalBoxFuture;
+use std::fmt;
+
+/// One JSON `POST`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    /// The full URL.
+    pub url: String,
+    /// Headers besides `content-type: application/json`, which transports always send.
+    /// Values may hold secrets (an API key), so `Debug` prints only the names.
+    pub headers: Vec<(String, String)>,
+    /// The JSON body.
+    pub body: String,
+    /// Give up after this many milliseconds (the whole exchange, not just the connect).
+    pub timeout_ms: u64,
+}
+
+impl fmt::Debug for HttpRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("HttpRequest")
+            .field("url", &self.url)
+            .field("headers", &names)
+            .field("body_bytes", &self.body.len())
+            .field("timeout_ms", &self.timeout_ms)
+            .finish()
+    }
+}
+
+/// What came back: any status, the body read whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpResponse {
+    /// The HTTP status code.
+    pub status: u16,
+    /// Response headers, names in lower case.
+    pub headers: Vec<(String, String)>,
+    /// The body as text.
+    pub body: String,
+}
+
+impl HttpResponse {
+    /// The first header with this (lower-case) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Why no response arrived.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HttpFailure {
+    /// The exchange took longer than the request's timeout.
+    Timeout,
+    /// The server could not be reached, or the connection broke; the transport's words.
+    Unreachable(String),
+    /// The caller cancelled the run while the request was in flight.
+    Cancelled,
+}
+
+impl fmt::Display for HttpFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HttpFailure::Timeout => f.write_str("the request timed out"),
+            HttpFailure::Unreachable(why) => write!(f, "the server could not be reached: {why}"),
+            HttpFailure::Cancelled => f.write_str("the request was cancelled"),
+        }
+    }
+}
+
+/// Sends JSON `POST`s. The futures need not be `Send`: the browser has one thread.
+pub trait HttpTransport {
+    /// Sends `request` and reads the whole response, whatever its status.
+    fn post<'a>(
+        &'a self,
+        request: &'a HttpRequest,
+    ) -> LocalBoxFuture<'a, Result<HttpResponse, HttpFailure>>;
+}

@@ -1,0 +1,136 @@
+//! Provider embeddings in headless Chromium: `fetch` to the local mock provider (started by
+//! `cargo xtask test`, which bakes its address in as `NL2SQL_MOCK_URL`), the same routing as
+//! the built-in embedder, faults with no key in sight, timeouts and cancellation.
+#![cfg(target_arch = "wasm32")]
+
+use nl2sql_core::error::{ErrorCode, Node, PipelineError};
+use nl2sql_core::index::{BuiltinEmbedder, Embedder};
+use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
+use nl2sql_tests::routing::{demo_index, routing_score, ROUTING_SUITE};
+use nl2sql_tests::sqljs::{opener, sqljs};
+use nl2sql_wasm::FetchTransport;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const KEY: &str = "sk-mock-0123456789abcdefghijKLMN";
+
+fn provider() -> Provider {
+    let Some(url) = option_env!("NL2SQL_MOCK_URL") else {
+        panic!("NL2SQL_MOCK_URL is not set: run the browser tests with `cargo xtask test`, which starts the mock provider");
+    };
+    Provider::new(Wire::OpenAi, url, ApiKey::new(KEY))
+}
+
+async fn failure(embedder: &ProviderEmbedder<'_>) -> PipelineError {
+    match embedder.embed(&["tracks".to_string()]).await {
+        Ok(_) => panic!("the call succeeded"),
+        Err(e) => e.into_error(Node::SchemaRetriever),
+    }
+}
+
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let set_timeout = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("setTimeout"))
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        if let Some(f) = set_timeout {
+            let _ = f.call2(&JsValue::NULL, &resolve, &JsValue::from(ms));
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+#[wasm_bindgen_test]
+async fn provider_embeddings_over_fetch_route_like_the_builtin_embedder() {
+    let sql = sqljs().await;
+    let transport = FetchTransport::default();
+    let embedder = ProviderEmbedder::new(&transport, provider(), "mock-embed").with_batch_size(64);
+    let index = demo_index(&opener(&sql), &embedder).await;
+    assert!(embedder.requests() >= 2, "{} requests", embedder.requests());
+    let over_fetch = routing_score(&index, &embedder, ROUTING_SUITE).await;
+    let builtin = BuiltinEmbedder::default();
+    let local_index = demo_index(&opener(&sql), &builtin).await;
+    let local = routing_score(&local_index, &builtin, ROUTING_SUITE).await;
+    assert_eq!(over_fetch.failures, local.failures);
+    assert_eq!(over_fetch.passed, local.passed);
+}
+
+#[wasm_bindgen_test]
+async fn faults_map_to_codes_without_the_key() {
+    let transport = FetchTransport::default();
+    for (model, code) in [
+        ("fault-401", ErrorCode::ProviderAuthFailed),
+        ("fault-404", ErrorCode::ProviderModelUnavailable),
+        ("fault-429-quota", ErrorCode::ProviderQuotaExceeded),
+        ("fault-429-rate", ErrorCode::ProviderRateLimited),
+        ("fault-503", ErrorCode::ProviderUnavailable),
+    ] {
+        let e = failure(&ProviderEmbedder::new(&transport, provider(), model)).await;
+        assert_eq!(e.error_code, code, "{model}");
+        let json = serde_json::to_string(&e).unwrap_or_default();
+        assert!(
+            !json.contains("0123456789") && !json.contains("KLMN"),
+            "{json}"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_slow_provider_times_out_and_a_cancel_aborts_at_once() {
+    let transport = FetchTransport::default();
+    let slow = ProviderEmbedder::new(&transport, provider(), "fault-hang").with_timeout_ms(300);
+    assert_eq!(failure(&slow).await.error_code, ErrorCode::ProviderTimeout);
+
+    let transport = FetchTransport::default();
+    let hanging =
+        ProviderEmbedder::new(&transport, provider(), "fault-hang").with_timeout_ms(9_000);
+    let started = js_sys::Date::now();
+    let cancel = async {
+        sleep(50).await;
+        transport.cancel();
+    };
+    let (e, ()) = futures_join(failure(&hanging), cancel).await;
+    let waited = js_sys::Date::now() - started;
+    assert_eq!(e.error_code, ErrorCode::Cancelled);
+    assert!(
+        waited < 3_000.0,
+        "the cancel took {waited} ms against a 9 s timeout"
+    );
+    // A cancelled transport sends nothing more.
+    assert_eq!(failure(&hanging).await.error_code, ErrorCode::Cancelled);
+}
+
+/// Polls two futures together on the page's single thread.
+async fn futures_join<A: std::future::Future, B: std::future::Future>(
+    a: A,
+    b: B,
+) -> (A::Output, B::Output) {
+    use std::pin::pin;
+    use std::task::Poll;
+    let mut a = pin!(a);
+    let mut b = pin!(b);
+    let (mut ra, mut rb) = (None, None);
+    std::future::poll_fn(move |cx| {
+        if ra.is_none() {
+            if let Poll::Ready(v) = a.as_mut().poll(cx) {
+                ra = Some(v);
+            }
+        }
+        if rb.is_none() {
+            if let Poll::Ready(v) = b.as_mut().poll(cx) {
+                rb = Some(v);
+            }
+        }
+        match (ra.take(), rb.take()) {
+            (Some(x), Some(y)) => Poll::Ready((x, y)),
+            (x, y) => {
+                ra = x;
+                rb = y;
+                Poll::Pending
+            }
+        }
+    })
+    .await
+}

@@ -1,0 +1,119 @@
+//! The browser's HTTP transport: `fetch`, with an `AbortController` per transport so a run
+//! can be cancelled at once, and `AbortSignal.timeout` for each request's time limit.
+
+use js_sys::{Array, Function, Promise, Reflect};
+use nl2sql_core::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport};
+use nl2sql_core::LocalBoxFuture;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, AbortSignal, DomException, Headers, RequestInit, Response};
+
+/// Sends requests with the page's (or worker's) `fetch`. [`FetchTransport::cancel`] aborts
+/// every request in flight and refuses new ones: make one transport per run.
+pub struct FetchTransport {
+    controller: Option<AbortController>,
+}
+
+impl Default for FetchTransport {
+    fn default() -> Self {
+        FetchTransport {
+            controller: AbortController::new().ok(),
+        }
+    }
+}
+
+impl FetchTransport {
+    /// Aborts what is in flight; later requests fail as cancelled without being sent.
+    pub fn cancel(&self) {
+        if let Some(c) = &self.controller {
+            c.abort();
+        }
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.controller
+            .as_ref()
+            .is_some_and(|c| c.signal().aborted())
+    }
+
+    async fn send(&self, request: &HttpRequest) -> Result<HttpResponse, HttpFailure> {
+        if self.is_cancelled() {
+            return Err(HttpFailure::Cancelled);
+        }
+        let unreachable = |e: JsValue| HttpFailure::Unreachable(crate::js_message(e));
+        let headers = Headers::new().map_err(unreachable)?;
+        headers
+            .set("content-type", "application/json")
+            .map_err(unreachable)?;
+        for (name, value) in &request.headers {
+            headers.set(name, value).map_err(unreachable)?;
+        }
+        let timeout = AbortSignal::timeout_with_f64(request.timeout_ms as f64);
+        let signals = Array::of1(&timeout);
+        if let Some(c) = &self.controller {
+            signals.push(&c.signal());
+        }
+        let init = RequestInit::new();
+        init.set_method("POST");
+        init.set_headers(&headers);
+        init.set_body(&JsValue::from_str(&request.body));
+        init.set_signal(Some(&AbortSignal::any(&signals)));
+        let fetch: Function = Reflect::get(&js_sys::global(), &JsValue::from_str("fetch"))
+            .and_then(|f| f.dyn_into())
+            .map_err(|_| HttpFailure::Unreachable("this environment has no fetch".into()))?;
+        let failure = |e: JsValue| self.failure(&timeout, e);
+        let promise: Promise = fetch
+            .call2(&JsValue::NULL, &JsValue::from_str(&request.url), &init)
+            .and_then(|p| p.dyn_into())
+            .map_err(failure)?;
+        let response: Response = JsFuture::from(promise)
+            .await
+            .and_then(|r| r.dyn_into())
+            .map_err(failure)?;
+        let status = response.status();
+        let headers = header_pairs(&response.headers());
+        let text = response.text().map_err(failure)?;
+        let body = JsFuture::from(text).await.map_err(failure)?;
+        Ok(HttpResponse {
+            status,
+            headers,
+            body: body.as_string().unwrap_or_default(),
+        })
+    }
+
+    /// A rejected fetch: our timeout, our cancel, or the network.
+    fn failure(&self, timeout: &AbortSignal, e: JsValue) -> HttpFailure {
+        if timeout.aborted() {
+            HttpFailure::Timeout
+        } else if self.is_cancelled() {
+            HttpFailure::Cancelled
+        } else if let Some(d) = e.dyn_ref::<DomException>() {
+            HttpFailure::Unreachable(format!("{}: {}", d.name(), d.message()))
+        } else {
+            HttpFailure::Unreachable(crate::js_message(e))
+        }
+    }
+}
+
+fn header_pairs(headers: &Headers) -> Vec<(String, String)> {
+    let Ok(Some(entries)) = js_sys::try_iter(headers) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|pair| {
+            let pair: Array = pair.dyn_into().ok()?;
+            let name = pair.get(0).as_string()?.to_ascii_lowercase();
+            Some((name, pair.get(1).as_string()?))
+        })
+        .collect()
+}
+
+impl HttpTransport for FetchTransport {
+    fn post<'a>(
+        &'a self,
+        request: &'a HttpRequest,
+    ) -> LocalBoxFuture<'a, Result<HttpResponse, HttpFailure>> {
+        Box::pin(self.send(request))
+    }
+}
