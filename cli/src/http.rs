@@ -1,8 +1,9 @@
 //! The command line's HTTP transport: a blocking client (ureq, TLS by rustls). The command
 //! line runs one question at a time, so blocking inside the future costs nothing.
 
-use nl2sql_core::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport};
+use nl2sql_core::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport, Utf8Chunks};
 use nl2sql_core::LocalBoxFuture;
+use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,7 +40,12 @@ impl BlockingTransport {
         }
     }
 
-    fn send(&self, request: &HttpRequest) -> Result<HttpResponse, HttpFailure> {
+    /// Sends `request`; with `on_chunk`, a successful body is handed over as it arrives.
+    fn send(
+        &self,
+        request: &HttpRequest,
+        on_chunk: Option<&mut dyn FnMut(&str)>,
+    ) -> Result<HttpResponse, HttpFailure> {
         if self.cancelled.load(Ordering::SeqCst) {
             return Err(HttpFailure::Cancelled);
         }
@@ -65,12 +71,41 @@ impl BlockingTransport {
                 )
             })
             .collect();
-        let body = response
-            .body_mut()
-            .with_config()
-            .limit(MAX_BODY)
-            .read_to_string()
-            .map_err(failure)?;
+        let streaming = on_chunk.filter(|_| (200..300).contains(&status));
+        let body = match streaming {
+            Some(on_chunk) => {
+                let mut reader = response.body_mut().with_config().limit(MAX_BODY).reader();
+                let mut text = Utf8Chunks::default();
+                let mut buffer = [0u8; 4096];
+                loop {
+                    if self.cancelled.load(Ordering::SeqCst) {
+                        return Err(HttpFailure::Cancelled);
+                    }
+                    let n = reader.read(&mut buffer).map_err(|e| match e.kind() {
+                        std::io::ErrorKind::TimedOut => HttpFailure::Timeout,
+                        _ => HttpFailure::Unreachable(e.to_string()),
+                    })?;
+                    if n == 0 {
+                        break;
+                    }
+                    let piece = text.push(&buffer[..n]);
+                    if !piece.is_empty() {
+                        on_chunk(&piece);
+                    }
+                }
+                let rest = text.finish();
+                if !rest.is_empty() {
+                    on_chunk(&rest);
+                }
+                String::new()
+            }
+            None => response
+                .body_mut()
+                .with_config()
+                .limit(MAX_BODY)
+                .read_to_string()
+                .map_err(failure)?,
+        };
         Ok(HttpResponse {
             status,
             headers,
@@ -92,6 +127,14 @@ impl HttpTransport for BlockingTransport {
         &'a self,
         request: &'a HttpRequest,
     ) -> LocalBoxFuture<'a, Result<HttpResponse, HttpFailure>> {
-        Box::pin(async move { self.send(request) })
+        Box::pin(async move { self.send(request, None) })
+    }
+
+    fn post_streaming<'a>(
+        &'a self,
+        request: &'a HttpRequest,
+        on_chunk: &'a mut dyn FnMut(&str),
+    ) -> LocalBoxFuture<'a, Result<HttpResponse, HttpFailure>> {
+        Box::pin(async move { self.send(request, Some(on_chunk)) })
     }
 }

@@ -83,4 +83,72 @@ pub trait HttpTransport {
         &'a self,
         request: &'a HttpRequest,
     ) -> LocalBoxFuture<'a, Result<HttpResponse, HttpFailure>>;
+
+    /// Sends `request` and, when the status is a success, hands the body to `on_chunk` piece
+    /// by piece as it arrives (each piece whole UTF-8); the response returned then has an
+    /// empty body. Any other status comes back with its body whole, unstreamed.
+    ///
+    /// The default reads the whole body first: right, but with no early pieces.
+    fn post_streaming<'a>(
+        &'a self,
+        request: &'a HttpRequest,
+        on_chunk: &'a mut dyn FnMut(&str),
+    ) -> LocalBoxFuture<'a, Result<HttpResponse, HttpFailure>> {
+        Box::pin(async move {
+            let mut response = self.post(request).await?;
+            if (200..300).contains(&response.status) {
+                on_chunk(&std::mem::take(&mut response.body));
+            }
+            Ok(response)
+        })
+    }
+}
+
+/// Turns bytes arriving in arbitrary pieces into whole UTF-8 text: a character split
+/// between two pieces waits for the rest. Invalid bytes become U+FFFD.
+#[derive(Debug, Default)]
+pub struct Utf8Chunks {
+    pending: Vec<u8>,
+}
+
+impl Utf8Chunks {
+    /// The text completed by `bytes` (possibly empty).
+    pub fn push(&mut self, bytes: &[u8]) -> String {
+        self.pending.extend_from_slice(bytes);
+        let valid = match std::str::from_utf8(&self.pending) {
+            Ok(_) => self.pending.len(),
+            // A character cut at the end waits; an invalid one in the middle does not.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => self.pending.len(),
+        };
+        let rest = self.pending.split_off(valid);
+        let text = String::from_utf8_lossy(&self.pending).into_owned();
+        self.pending = rest;
+        text
+    }
+
+    /// Whatever is left when the stream ends.
+    pub fn finish(self) -> String {
+        String::from_utf8_lossy(&self.pending).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn characters_split_across_pieces_wait_for_their_rest() {
+        let text = "naïve € 🎵";
+        let bytes = text.as_bytes();
+        let mut chunks = Utf8Chunks::default();
+        let mut out = String::new();
+        for b in bytes {
+            out.push_str(&chunks.push(std::slice::from_ref(b)));
+        }
+        out.push_str(&chunks.finish());
+        assert_eq!(out, text);
+        let mut bad = Utf8Chunks::default();
+        assert_eq!(bad.push(b"a\xffb"), "a\u{fffd}b");
+    }
 }

@@ -1,11 +1,16 @@
 //! Provider embeddings in headless Chromium: `fetch` to the local mock provider (started by
 //! `cargo xtask test`, which bakes its address in as `NL2SQL_MOCK_URL`), the same routing as
-//! the built-in embedder, faults with no key in sight, timeouts and cancellation.
+//! the built-in embedder, faults with no key in sight, timeouts and cancellation; chat calls
+//! on both wires, streamed piece by piece through `fetch`'s body reader.
 #![cfg(target_arch = "wasm32")]
 
 use nl2sql_core::error::{ErrorCode, Node, PipelineError};
+use nl2sql_core::http::{HttpRequest, HttpTransport};
 use nl2sql_core::index::{BuiltinEmbedder, Embedder};
-use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
+use nl2sql_core::provider::chat::call;
+use nl2sql_core::provider::{
+    ApiKey, ChatRequest, Message, Output, Provider, ProviderEmbedder, Role, StructuredMethod, Wire,
+};
 use nl2sql_tests::routing::{demo_index, routing_score, ROUTING_SUITE};
 use nl2sql_tests::sqljs::{opener, sqljs};
 use nl2sql_wasm::FetchTransport;
@@ -16,11 +21,15 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 const KEY: &str = "sk-mock-0123456789abcdefghijKLMN";
 
-fn provider() -> Provider {
+fn mock_url() -> &'static str {
     let Some(url) = option_env!("NL2SQL_MOCK_URL") else {
         panic!("NL2SQL_MOCK_URL is not set: run the browser tests with `cargo xtask test`, which starts the mock provider");
     };
-    Provider::new(Wire::OpenAi, url, ApiKey::new(KEY))
+    url
+}
+
+fn provider() -> Provider {
+    Provider::new(Wire::OpenAi, mock_url(), ApiKey::new(KEY))
 }
 
 async fn failure(embedder: &ProviderEmbedder<'_>) -> PipelineError {
@@ -133,4 +142,67 @@ async fn futures_join<A: std::future::Future, B: std::future::Future>(
         }
     })
     .await
+}
+
+#[wasm_bindgen_test]
+async fn chat_answers_stream_through_fetch_on_both_wires() {
+    let transport = FetchTransport::default();
+    let plan = r#"{"tables": [{"name": "Genre", "alias": "g"}], "select_items": [{"expr": {"kind": "column", "alias": "g", "column_name": "Name"}}]}"#;
+    let question = "List the genres, from the browser.";
+    let fixtures = serde_json::json!([
+        {"name": "plan", "question": question, "answer": plan},
+        {"name": "text", "question": question, "answer": "There are 25 genres, from Rock to Opera — «all» of them listed above."},
+    ]);
+    let added = transport
+        .post(&HttpRequest {
+            url: format!("{}/mock/fixtures", mock_url().trim_end_matches("/v1")),
+            headers: vec![],
+            body: fixtures.to_string(),
+            timeout_ms: 5_000,
+        })
+        .await;
+    assert_eq!(added.map(|r| r.status).ok(), Some(200));
+    for wire in [Wire::OpenAi, Wire::Anthropic] {
+        let p = Provider::new(wire, mock_url(), ApiKey::new(KEY));
+        for output in [
+            Output::Structured {
+                name: "plan".into(),
+                description: "A query plan.".into(),
+                schema: nl2sql_core::plan::plan_json_schema(),
+                method: StructuredMethod::ToolCalling,
+            },
+            Output::Text,
+        ] {
+            let request = ChatRequest {
+                model: "m".into(),
+                system: "You answer questions about a music store.".into(),
+                messages: vec![Message {
+                    role: Role::User,
+                    content: format!("Question: {question}"),
+                }],
+                temperature: None,
+                max_tokens: 1_000,
+                output: output.clone(),
+                stream: true,
+                timeout_ms: 5_000,
+            };
+            let mut pieces = Vec::new();
+            let answer = call(&transport, &p, &request, &mut |d| {
+                pieces.push(d.to_string())
+            })
+            .await
+            .unwrap_or_else(|e| panic!("{wire:?}: {e}"));
+            assert!(pieces.len() > 1, "{wire:?}: streamed in pieces");
+            assert_eq!(pieces.concat(), answer.content);
+            match output {
+                Output::Text => assert!(answer.content.contains("«all»"), "{}", answer.content),
+                Output::Structured { .. } => {
+                    let got: serde_json::Value =
+                        serde_json::from_str(&answer.content).unwrap_or_default();
+                    let want: serde_json::Value = serde_json::from_str(plan).unwrap_or_default();
+                    assert_eq!(got, want);
+                }
+            }
+        }
+    }
 }

@@ -1,8 +1,8 @@
 //! The browser's HTTP transport: `fetch`, with an `AbortController` per transport so a run
 //! can be cancelled at once, and `AbortSignal.timeout` for each request's time limit.
 
-use js_sys::{Array, Function, Promise, Reflect};
-use nl2sql_core::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport};
+use js_sys::{Array, Function, Promise, Reflect, Uint8Array};
+use nl2sql_core::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport, Utf8Chunks};
 use nl2sql_core::LocalBoxFuture;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -36,7 +36,12 @@ impl FetchTransport {
             .is_some_and(|c| c.signal().aborted())
     }
 
-    async fn send(&self, request: &HttpRequest) -> Result<HttpResponse, HttpFailure> {
+    /// Sends `request`; with `on_chunk`, a successful body is handed over as it arrives.
+    async fn send(
+        &self,
+        request: &HttpRequest,
+        on_chunk: Option<&mut dyn FnMut(&str)>,
+    ) -> Result<HttpResponse, HttpFailure> {
         if self.is_cancelled() {
             return Err(HttpFailure::Cancelled);
         }
@@ -72,13 +77,60 @@ impl FetchTransport {
             .map_err(failure)?;
         let status = response.status();
         let headers = header_pairs(&response.headers());
-        let text = response.text().map_err(failure)?;
-        let body = JsFuture::from(text).await.map_err(failure)?;
+        let streaming = on_chunk.filter(|_| (200..300).contains(&status));
+        let body = match (streaming, response.body()) {
+            (Some(on_chunk), Some(stream)) => {
+                self.stream(&stream, on_chunk, &failure).await?;
+                String::new()
+            }
+            _ => {
+                let text = response.text().map_err(failure)?;
+                let body = JsFuture::from(text).await.map_err(failure)?;
+                body.as_string().unwrap_or_default()
+            }
+        };
         Ok(HttpResponse {
             status,
             headers,
-            body: body.as_string().unwrap_or_default(),
+            body,
         })
+    }
+
+    /// Reads a body stream piece by piece (`getReader().read()` until `done`).
+    async fn stream(
+        &self,
+        stream: &web_sys::ReadableStream,
+        on_chunk: &mut dyn FnMut(&str),
+        failure: &dyn Fn(JsValue) -> HttpFailure,
+    ) -> Result<(), HttpFailure> {
+        let reader = stream.get_reader();
+        let read: Function = Reflect::get(&reader, &JsValue::from_str("read"))
+            .and_then(|f| f.dyn_into())
+            .map_err(|_| HttpFailure::Unreachable("the body stream cannot be read".into()))?;
+        let mut text = Utf8Chunks::default();
+        loop {
+            let promise: Promise = read
+                .call0(&reader)
+                .and_then(|p| p.dyn_into())
+                .map_err(failure)?;
+            let step = JsFuture::from(promise).await.map_err(failure)?;
+            let done = Reflect::get(&step, &JsValue::from_str("done"))
+                .map(|d| d.is_truthy())
+                .unwrap_or(true);
+            if done {
+                break;
+            }
+            let value = Reflect::get(&step, &JsValue::from_str("value")).map_err(failure)?;
+            let piece = text.push(&Uint8Array::new(&value).to_vec());
+            if !piece.is_empty() {
+                on_chunk(&piece);
+            }
+        }
+        let rest = text.finish();
+        if !rest.is_empty() {
+            on_chunk(&rest);
+        }
+        Ok(())
     }
 
     /// A rejected fetch: our timeout, our cancel, or the network.
@@ -114,6 +166,14 @@ impl HttpTransport for FetchTransport {
         &'a self,
         request: &'a HttpRequest,
     ) -> LocalBoxFuture<'a, Result<HttpResponse, HttpFailure>> {
-        Box::pin(self.send(request))
+        Box::pin(self.send(request, None))
+    }
+
+    fn post_streaming<'a>(
+        &'a self,
+        request: &'a HttpRequest,
+        on_chunk: &'a mut dyn FnMut(&str),
+    ) -> LocalBoxFuture<'a, Result<HttpResponse, HttpFailure>> {
+        Box::pin(self.send(request, Some(on_chunk)))
     }
 }

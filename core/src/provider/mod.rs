@@ -3,9 +3,13 @@
 //! Pure request building and response reading; the bytes travel through an
 //! [`crate::http::HttpTransport`]. The key lives in an [`ApiKey`], which never prints.
 
+pub mod chat;
 mod embeddings;
 mod failure;
 
+pub use chat::{
+    ChatAnswer, ChatError, ChatRequest, Message, Output, Role, StructuredMethod, Usage,
+};
 pub use embeddings::ProviderEmbedder;
 pub use failure::{classify, from_transport, redact_keys, ProviderFailure};
 

@@ -2,19 +2,31 @@
 //! providers' real wire formats, for tests natively and (started by `cargo xtask test`) for
 //! the browser tests.
 //!
-//! Embeddings (`POST /v1/embeddings`, OpenAI's format) come from the built-in embedder, so a
-//! router fed the mock's vectors must route exactly as the built-in one does; the data list
-//! comes back in reverse order, as a provider may send it. Faults are chosen by the model's
-//! name, which any client can set: `fault-401`, `fault-403`, `fault-404`, `fault-429-rate`,
-//! `fault-429-quota`, `fault-500`, `fault-503`, `fault-malformed`, `fault-truncated` (the
-//! connection closes mid-body), `fault-hang` (no answer for 10 s) and `fault-dims` (each
-//! request gets vectors of another length). Error bodies echo the caller's key half-masked,
-//! as OpenAI's do, so redaction is exercised for real. Every response allows any origin.
+//! - `POST /v1/embeddings` (OpenAI's format): vectors from the built-in embedder (see
+//!   [`embeddings`]).
+//! - `POST /v1/chat/completions` (OpenAI) and `POST /v1/messages` (Anthropic), whole or
+//!   streamed, structured (tool calls, JSON schema, JSON mode) or text: answers come from
+//!   [`Fixture`]s keyed by the structured output's name and the question (see [`chat`]),
+//!   added with [`MockProvider::add`] or, from a browser, `POST /mock/fixtures` with a list
+//!   of `{name, question, answer}`.
+//!
+//! Faults are chosen by the model's name, which any client can set: `fault-401`,
+//! `fault-403`, `fault-404`, `fault-429-rate`, `fault-429-quota`, `fault-500`, `fault-503`,
+//! `fault-malformed`, `fault-truncated` (the connection closes mid-body), `fault-hang` (no
+//! answer for 10 s), `fault-dims` (embeddings of another length per request),
+//! `fault-cut-stream` (a stream without its end), `fault-wrapped` (Anthropic tool arguments
+//! wrapped one level deep) and `fault-slow-<ms>`. Error bodies echo the caller's key
+//! half-masked, as OpenAI's do, so redaction is exercised for real. Every response allows
+//! any origin.
 
-use nl2sql_core::index::BuiltinEmbedder;
+pub mod chat;
+pub mod embeddings;
+
+pub use chat::Fixture;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
@@ -30,10 +42,20 @@ pub struct Received {
     pub body: String,
 }
 
+/// What every connection shares.
+#[derive(Default)]
+struct State {
+    received: Mutex<Vec<Received>>,
+    fixtures: Mutex<Vec<Fixture>>,
+    batches: AtomicU32,
+    /// System prompts seen, for reporting prompt-cache hits.
+    systems: Mutex<Vec<String>>,
+}
+
 /// A running mock; it serves until the process ends.
 pub struct MockProvider {
     port: u16,
-    received: Arc<Mutex<Vec<Received>>>,
+    state: Arc<State>,
 }
 
 impl MockProvider {
@@ -46,17 +68,22 @@ impl MockProvider {
     pub fn start_on(port: u16) -> std::io::Result<MockProvider> {
         let listener = TcpListener::bind(("127.0.0.1", port))?;
         let port = listener.local_addr()?.port();
-        let received = Arc::new(Mutex::new(Vec::new()));
-        let log = Arc::clone(&received);
-        let batches = Arc::new(AtomicU32::new(0));
+        let state = Arc::new(State::default());
+        let shared = Arc::clone(&state);
         thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let log = Arc::clone(&log);
-                let batches = Arc::clone(&batches);
-                thread::spawn(move || serve(stream, &log, &batches));
+                let state = Arc::clone(&shared);
+                thread::spawn(move || serve(stream, &state));
             }
         });
-        Ok(MockProvider { port, received })
+        Ok(MockProvider { port, state })
+    }
+
+    /// Adds answers for chat calls.
+    pub fn add(&self, fixtures: impl IntoIterator<Item = Fixture>) {
+        if let Ok(mut f) = self.state.fixtures.lock() {
+            f.extend(fixtures);
+        }
     }
 
     /// The OpenAI-style API base, e.g. `http://127.0.0.1:41234/v1`.
@@ -66,11 +93,15 @@ impl MockProvider {
 
     /// Every request received so far, oldest first.
     pub fn received(&self) -> Vec<Received> {
-        self.received.lock().map(|r| r.clone()).unwrap_or_default()
+        self.state
+            .received
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_default()
     }
 }
 
-fn serve(mut stream: TcpStream, log: &Mutex<Vec<Received>>, batches: &AtomicU32) {
+fn serve(mut stream: TcpStream, state: &State) {
     let Some(request) = read_request(&stream) else {
         return;
     };
@@ -78,7 +109,7 @@ fn serve(mut stream: TcpStream, log: &Mutex<Vec<Received>>, batches: &AtomicU32)
         let _ = write_response(&mut stream, 204, "");
         return;
     }
-    if let Ok(mut log) = log.lock() {
+    if let Ok(mut log) = state.received.lock() {
         log.push(request.received.clone());
     }
     let json: serde_json::Value =
@@ -102,20 +133,81 @@ fn serve(mut stream: TcpStream, log: &Mutex<Vec<Received>>, batches: &AtomicU32)
             let _ = stream.shutdown(Shutdown::Both);
             return;
         }
-        (_, fault) if fault.starts_with("fault-") && fault != "fault-dims" => {
+        (_, fault) if fault.starts_with("fault-slow-") => {
+            let ms = fault["fault-slow-".len()..].parse().unwrap_or(0);
+            thread::sleep(Duration::from_millis(ms));
+            answer(&mut stream, &request.received.path, &json, state);
+            return;
+        }
+        (_, fault) if fault.starts_with("fault-") && !ANSWERING_FAULTS.contains(&fault) => {
             fault_response(fault, &key)
         }
-        ("/v1/embeddings", _) => embeddings(&json, &model, batches),
-        (path, _) => (
+        (path, _) => {
+            answer(&mut stream, path, &json, state);
+            return;
+        }
+    };
+    let _ = write_response(&mut stream, outcome.0, &outcome.1);
+}
+
+/// Faults that still answer, wrongly.
+const ANSWERING_FAULTS: &[&str] = &["fault-dims", "fault-cut-stream", "fault-wrapped"];
+
+fn answer(stream: &mut TcpStream, path: &str, json: &serde_json::Value, state: &State) {
+    let model = json["model"].as_str().unwrap_or_default();
+    let outcome = match path {
+        // Tests running elsewhere (in the browser) add their fixtures over HTTP.
+        "/mock/fixtures" => {
+            let added: Vec<Fixture> = json
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|f| {
+                    let field = |k: &str| f[k].as_str().unwrap_or_default();
+                    Fixture::new(field("name"), field("question"), field("answer"))
+                })
+                .collect();
+            let n = added.len();
+            if let Ok(mut f) = state.fixtures.lock() {
+                f.extend(added);
+            }
+            (200, serde_json::json!({ "added": n }).to_string())
+        }
+        "/v1/embeddings" => embeddings::answer(json, model, &state.batches),
+        "/v1/chat/completions" | "/v1/messages" => {
+            let fixtures = state.fixtures.lock().map(|f| f.clone()).unwrap_or_default();
+            let seen = chat::seen_before(&state.systems, path, json);
+            match chat::answer(path, json, &fixtures, seen) {
+                chat::Reply::Whole(status, body) => (status, body),
+                chat::Reply::Stream(events) => {
+                    let _ = write_stream(stream, &events);
+                    return;
+                }
+            }
+        }
+        other => (
             404,
             openai_error(
                 "invalid_request_error",
                 "unknown_url",
-                &format!("Unknown request URL: POST {path}."),
+                &format!("Unknown request URL: POST {other}."),
             ),
         ),
     };
-    let _ = write_response(&mut stream, outcome.0, &outcome.1);
+    let _ = write_response(stream, outcome.0, &outcome.1);
+}
+
+/// Writes server-sent events, one flush per event, then closes.
+fn write_stream(stream: &mut TcpStream, events: &[String]) -> std::io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n{CORS}connection: close\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes())?;
+    for e in events {
+        stream.write_all(e.as_bytes())?;
+        stream.flush()?;
+    }
+    stream.shutdown(Shutdown::Both)
 }
 
 /// Browsers never let `*` stand for `authorization`, so the headers are named.
@@ -187,11 +279,12 @@ fn write_response(stream: &mut TcpStream, status: u16, body: &str) -> std::io::R
     stream.flush()
 }
 
+/// The caller's key, from either wire's header.
 fn bearer(headers: &[(String, String)]) -> String {
-    headers
-        .iter()
-        .find(|(n, _)| n == "authorization")
-        .and_then(|(_, v)| v.strip_prefix("Bearer "))
+    let header = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+    header("authorization")
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .or_else(|| header("x-api-key").map(String::as_str))
         .unwrap_or_default()
         .to_string()
 }
@@ -207,7 +300,7 @@ fn half_masked(key: &str) -> String {
     format!("{head}{}{tail}", "*".repeat(chars.len() - 12))
 }
 
-fn openai_error(kind: &str, code: &str, message: &str) -> String {
+pub(crate) fn openai_error(kind: &str, code: &str, message: &str) -> String {
     serde_json::json!({"error": {"message": message, "type": kind, "param": null, "code": code}})
         .to_string()
 }
@@ -242,48 +335,4 @@ fn fault_response(fault: &str, key: &str) -> (u16, String) {
         "fault-503" => (503, "<html>upstream connect error</html>".to_string()),
         _ => (200, "{\"object\": \"list\", \"data\": [".to_string()),
     }
-}
-
-fn embeddings(json: &serde_json::Value, model: &str, batches: &AtomicU32) -> (u16, String) {
-    let inputs: Vec<String> = match &json["input"] {
-        serde_json::Value::String(s) => vec![s.clone()],
-        serde_json::Value::Array(items) => items
-            .iter()
-            .map(|i| i.as_str().unwrap_or_default().to_string())
-            .collect(),
-        _ => Vec::new(),
-    };
-    if inputs.is_empty() || inputs.iter().any(|i| i.is_empty()) {
-        return (
-            400,
-            openai_error(
-                "invalid_request_error",
-                "invalid_input",
-                "'$.input' is invalid: empty strings are not accepted.",
-            ),
-        );
-    }
-    let embedder = BuiltinEmbedder::default();
-    let batch = batches.fetch_add(1, Ordering::SeqCst);
-    let mut tokens = 0;
-    let mut data: Vec<serde_json::Value> = inputs
-        .iter()
-        .enumerate()
-        .map(|(index, text)| {
-            tokens += text.split_whitespace().count();
-            let mut v = embedder.vector(text);
-            if model == "fault-dims" {
-                v.truncate(v.len() - (batch as usize % 2) * 8);
-            }
-            serde_json::json!({"object": "embedding", "index": index, "embedding": v})
-        })
-        .collect();
-    data.reverse();
-    let body = serde_json::json!({
-        "object": "list",
-        "data": data,
-        "model": model,
-        "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
-    });
-    (200, body.to_string())
 }
