@@ -1,5 +1,6 @@
 //! `nl2sql`: the native command line.
 
+mod ask;
 mod query;
 mod routing;
 
@@ -16,6 +17,8 @@ usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON
        nl2sql route    [--role R] [--data DIR] [--json] \"question\"
        nl2sql retrieve --datasource ID [--role R] [--force-search] [--data DIR] [--json] \"question\"
        nl2sql index    [--data DIR] [--json]
+       nl2sql ask      [--role R] [--datasource D] [--plan-only] [--provider P] [--model M]
+                       [--base-url URL] [--trace FILE] [--json] [--data DIR] \"question\"
 
   plan, sql options
     --datasource ID     chinook (default), support or webanalytics
@@ -34,6 +37,11 @@ usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON
   retrieve   the schema the planner gets for a question; --force-search skips the
              small-schema shortcut (every table sent), for measuring recall
   index      what the schema index holds, its embedder and build time
+  ask        the whole pipeline: route, check answerability while planning, validate, run,
+             answer. --provider openai (default; key OPENAI_API_KEY), anthropic
+             (ANTHROPIC_API_KEY) or compatible (any OpenAI-compatible --base-url, e.g.
+             Ollama; NL2SQL_API_KEY if it needs one); NL2SQL_API_KEY overrides either.
+             --trace FILE writes the whole result with every node's record as JSON.
 
   schema   print a datasource's tables, columns, keys and statistics
     --datasource        a demo database: chinook (default), support or webanalytics
@@ -80,6 +88,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
         "route" => routing::run(rest, routing::Command::Route),
         "retrieve" => routing::run(rest, routing::Command::Retrieve),
         "index" => routing::run(rest, routing::Command::Index),
+        "ask" => ask::run(rest),
         "--help" | "-h" | "help" => {
             println!("{USAGE}");
             Ok(())

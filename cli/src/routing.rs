@@ -120,6 +120,13 @@ fn embed_failure(e: EmbedError) -> Failure {
     Failure::Runtime(text)
 }
 
+/// A build failure's text for the terminal.
+pub(crate) fn embed_failure_text(e: Failure) -> String {
+    match e {
+        Failure::Usage(t) | Failure::Runtime(t) => t,
+    }
+}
+
 fn parse(args: &[String], command: Command) -> Result<Options, Failure> {
     let mut o = Options {
         role: None,
@@ -164,7 +171,11 @@ fn parse(args: &[String], command: Command) -> Result<Options, Failure> {
     Ok(o)
 }
 
-fn build(data: &std::path::Path, embedder: &dyn Embedder) -> Result<SchemaIndex, Failure> {
+/// The index over the demo databases in `data`.
+pub(crate) fn build_index(
+    data: &std::path::Path,
+    embedder: &dyn Embedder,
+) -> Result<SchemaIndex, Failure> {
     let mut opened = Vec::with_capacity(DEMO_DATABASES.len());
     for d in &DEMO_DATABASES {
         let (id, path) = demo_path(d.id, data)?;
@@ -197,7 +208,7 @@ pub fn run(args: &[String], command: Command) -> Result<(), Failure> {
         None => &builtin,
     };
     let started = Instant::now();
-    let index = build(&o.data, embedder)?;
+    let index = build_index(&o.data, embedder)?;
     let build_ms = started.elapsed().as_secs_f64() * 1e3;
     let policies = Policies::demo();
     let roles: Vec<String> = o.role.iter().cloned().collect();

@@ -77,6 +77,12 @@ pub enum ErrorCode {
     ProviderModelUnavailable,
     /// The caller cancelled the run.
     Cancelled,
+    /// A model's structured answer still did not parse after the parse retries.
+    ModelOutputInvalid,
+    /// No datasource the caller may read can answer the question.
+    QuestionNotAnswerable,
+    /// The run reached `max_llm_calls` (or its cost limit).
+    RunLimitReached,
 }
 
 impl ErrorCode {
@@ -105,6 +111,9 @@ impl ErrorCode {
         ErrorCode::ProviderUnavailable,
         ErrorCode::ProviderModelUnavailable,
         ErrorCode::Cancelled,
+        ErrorCode::ModelOutputInvalid,
+        ErrorCode::QuestionNotAnswerable,
+        ErrorCode::RunLimitReached,
     ];
 
     /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
@@ -133,6 +142,9 @@ impl ErrorCode {
             ErrorCode::ProviderUnavailable => "PROVIDER_UNAVAILABLE",
             ErrorCode::ProviderModelUnavailable => "PROVIDER_MODEL_UNAVAILABLE",
             ErrorCode::Cancelled => "CANCELLED",
+            ErrorCode::ModelOutputInvalid => "MODEL_OUTPUT_INVALID",
+            ErrorCode::QuestionNotAnswerable => "QUESTION_NOT_ANSWERABLE",
+            ErrorCode::RunLimitReached => "RUN_LIMIT_REACHED",
         }
     }
 
@@ -151,6 +163,7 @@ impl ErrorCode {
                 | ErrorCode::ProviderTimeout
                 | ErrorCode::ProviderUnavailable
                 | ErrorCode::ProviderModelUnavailable
+                | ErrorCode::RunLimitReached
         )
     }
 
@@ -188,6 +201,10 @@ pub enum Node {
     DatasourceResolver,
     /// Picks the tables, columns and values the planner sees.
     SchemaRetriever,
+    /// Asks the model for a plan.
+    AstPlanner,
+    /// Writes the answer.
+    AnswerSynthesizer,
 }
 
 impl fmt::Display for Node {
@@ -199,6 +216,8 @@ impl fmt::Display for Node {
             Node::Executor => "executor",
             Node::DatasourceResolver => "datasource_resolver",
             Node::SchemaRetriever => "schema_retriever",
+            Node::AstPlanner => "ast_planner",
+            Node::AnswerSynthesizer => "answer_synthesizer",
         })
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod datasource;
 pub mod demo;
+pub mod engine;
 pub mod error;
 pub mod guard;
 pub mod http;

@@ -24,6 +24,9 @@ pub struct Suite {
 pub struct Case {
     /// `chinook_001`, `own_001`, …
     pub id: String,
+    /// The question.
+    #[serde(default)]
+    pub question: String,
     /// The gold plan (reference suite only), as YAML.
     pub plan: Option<Yaml>,
     /// The expected outcome per role (reference suite only).

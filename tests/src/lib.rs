@@ -11,6 +11,7 @@ pub mod contract;
 pub mod gold;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod mock;
+pub mod pipeline;
 pub mod routing;
 #[cfg(target_arch = "wasm32")]
 pub mod sqljs;

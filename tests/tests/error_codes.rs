@@ -179,6 +179,9 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         | ErrorCode::ProviderModelUnavailable
         | ErrorCode::Cancelled
         | ErrorCode::SchemaRetrievalFailed => provider_failure(code),
+        ErrorCode::ModelOutputInvalid
+        | ErrorCode::QuestionNotAnswerable
+        | ErrorCode::RunLimitReached => pipeline_failure(env, code),
         ErrorCode::ResultTruncated => {
             let mut capped = ValidatorSettings::default();
             capped.lower.row_cap = 3;
@@ -220,6 +223,66 @@ fn provider_failure(code: ErrorCode) -> Vec<ErrorCode> {
         Ok(_) => vec![],
         Err(e) => vec![e.into_error(Node::SchemaRetriever).error_code],
     }
+}
+
+/// Pipeline codes come from `Engine::ask` with the mock provider over HTTP.
+fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
+    use nl2sql_cli::BlockingTransport;
+    use nl2sql_core::engine::{Agent, AskOptions, Engine, EngineSettings, Parts};
+    use nl2sql_core::index::{BuiltinEmbedder, Clock, SchemaIndex, ValueIndex};
+    use nl2sql_core::provider::{ApiKey, Provider, Wire};
+    use nl2sql_tests::mock::{Fixture, MockProvider};
+    struct Zero;
+    impl Clock for Zero {
+        fn now_ms(&self) -> u64 {
+            0
+        }
+    }
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let q = "How many albums are there?";
+    let verdict = if code == ErrorCode::QuestionNotAnswerable {
+        r#"{"datasources": [], "reason": "no"}"#
+    } else {
+        r#"{"datasources": ["chinook"], "reason": "albums"}"#
+    };
+    mock.add([
+        Fixture::new("answerability", q, verdict),
+        Fixture::new("plan", q, r#"{"tables": 3}"#),
+        Fixture::new("plan", "not a valid plan", r#"{"tables": 4}"#),
+    ]);
+    let embedder = BuiltinEmbedder::default();
+    let profile = nl2sql_core::demo::demo_profile(
+        nl2sql_core::demo::demo_database("chinook").expect("chinook is a demo"),
+    );
+    let index = pollster::block_on(SchemaIndex::build(
+        &[(profile, env.schema.clone())],
+        ValueIndex::default(),
+        &embedder,
+    ))
+    .expect("builds");
+    let transport = BlockingTransport::default();
+    let provider = Provider::new(
+        Wire::OpenAi,
+        &mock.base_url(),
+        ApiKey::new("sk-test-key-0000"),
+    );
+    let mut settings = EngineSettings::new(Agent::new(provider, "m"));
+    if code == ErrorCode::RunLimitReached {
+        settings.max_llm_calls = 1;
+    }
+    let engine = Engine::new(
+        Parts {
+            datasources: vec![&env.db],
+            index: &index,
+            embedder: &embedder,
+            policies: &env.policies,
+            transport: &transport,
+            clock: &Zero,
+        },
+        settings,
+    );
+    let r = pollster::block_on(engine.ask(q, &AskOptions::default()));
+    r.errors.iter().map(|e| e.error_code).collect()
 }
 
 #[test]

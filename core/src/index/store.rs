@@ -245,6 +245,14 @@ impl SchemaIndex {
             .map_err(BuildError::Embed)
     }
 
+    /// A datasource's description, as its profile gave it.
+    pub fn description(&self, datasource: &str) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|e| e.kind == EntryKind::Datasource && e.datasource == datasource)
+            .map(|e| e.text.as_str())
+    }
+
     /// The embedder that built the index.
     pub fn embedder(&self) -> &str {
         &self.embedder

@@ -1,7 +1,7 @@
 //! Chat calls on both wires: OpenAI's `/v1/chat/completions` and Anthropic's
 //! `/v1/messages`, whole or streamed. The answer is the first [`Fixture`] whose name is the
 //! call's structured-output name (`text` for a plain call) and whose question appears in
-//! the last user message; with none, a 400 that says what was asked, so a missing fixture
+//! the last user message (the longest such question); with none, a 400 that says what was asked, so a missing fixture
 //! is obvious. Usage is counted at about four characters a token, and a system prompt seen
 //! before is reported as read from the prompt cache.
 
@@ -119,9 +119,12 @@ pub fn seen_before(systems: &Mutex<Vec<String>>, path: &str, body: &Value) -> bo
 pub fn answer(path: &str, body: &Value, fixtures: &[Fixture], cached: bool) -> Reply {
     let name = output_name(path, body);
     let question = last_user_message(body);
+    // The longest question contained wins, so "How many customers?" never answers
+    // "How many customers per country?".
     let Some(fixture) = fixtures
         .iter()
-        .find(|f| f.name == name && question.contains(&f.question))
+        .filter(|f| f.name == name && question.contains(&f.question))
+        .max_by_key(|f| f.question.len())
     else {
         let message = format!("mock: no fixture named {name:?} for the message {question:?}");
         return Reply::Whole(

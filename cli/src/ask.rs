@@ -1,0 +1,225 @@
+//! `nl2sql ask`: the whole pipeline on the demo databases, with a real model provider (or
+//! any OpenAI-compatible endpoint). The key comes from the environment only.
+
+use crate::routing::{build_index, embed_failure_text};
+use crate::Failure;
+use nl2sql_cli::{BlockingTransport, SqliteFile};
+use nl2sql_core::demo::DEMO_DATABASES;
+use nl2sql_core::engine::{Agent, AskOptions, Engine, EngineSettings, Parts, Status};
+use nl2sql_core::index::{BuiltinEmbedder, Clock};
+use nl2sql_core::policy::Policies;
+use nl2sql_core::provider::{ApiKey, Provider, Wire};
+use nl2sql_core::Datasource;
+use std::path::PathBuf;
+use std::time::Instant;
+
+struct Options {
+    question: Option<String>,
+    roles: Vec<String>,
+    datasource: Option<String>,
+    plan_only: bool,
+    provider: String,
+    model: Option<String>,
+    base_url: Option<String>,
+    trace: Option<PathBuf>,
+    json: bool,
+    data: PathBuf,
+}
+
+fn parse(args: &[String]) -> Result<Options, Failure> {
+    let mut o = Options {
+        question: None,
+        roles: vec![],
+        datasource: None,
+        plan_only: false,
+        provider: "openai".into(),
+        model: None,
+        base_url: None,
+        trace: None,
+        json: false,
+        data: PathBuf::from("data"),
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |what: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| Failure::Usage(format!("{arg} needs {what}")))
+        };
+        match arg.as_str() {
+            "--role" => o.roles.push(value("a role")?),
+            "--datasource" => o.datasource = Some(value("an id")?),
+            "--plan-only" => o.plan_only = true,
+            "--provider" => o.provider = value("openai, anthropic or compatible")?,
+            "--model" => o.model = Some(value("a model")?),
+            "--base-url" => o.base_url = Some(value("a URL")?),
+            "--trace" => o.trace = Some(value("a file")?.into()),
+            "--json" => o.json = true,
+            "--data" => o.data = value("a folder")?.into(),
+            other if other.starts_with("--") => {
+                return Err(Failure::Usage(format!("unknown option {other:?}")))
+            }
+            q if o.question.is_none() => o.question = Some(q.to_string()),
+            _ => return Err(Failure::Usage("give one question, in quotes".into())),
+        }
+    }
+    Ok(o)
+}
+
+fn env_key(names: &[&str]) -> ApiKey {
+    names
+        .iter()
+        .find_map(|n| std::env::var(n).ok().filter(|k| !k.trim().is_empty()))
+        .map(ApiKey::new)
+        .unwrap_or_default()
+}
+
+/// The provider and model the options name.
+fn agent(o: &Options) -> Result<Agent, Failure> {
+    let url = |default: &str| o.base_url.clone().unwrap_or_else(|| default.to_string());
+    let (provider, model) = match o.provider.as_str() {
+        "openai" => (
+            Provider::new(
+                Wire::OpenAi,
+                &url("https://api.openai.com/v1"),
+                env_key(&["NL2SQL_API_KEY", "OPENAI_API_KEY"]),
+            ),
+            o.model.clone().unwrap_or_else(|| "gpt-5.4".into()),
+        ),
+        "anthropic" => (
+            Provider::new(
+                Wire::Anthropic,
+                &url("https://api.anthropic.com/v1"),
+                env_key(&["NL2SQL_API_KEY", "ANTHROPIC_API_KEY"]),
+            ),
+            o.model.clone().unwrap_or_else(|| "claude-opus-5".into()),
+        ),
+        "compatible" => {
+            let (Some(base), Some(model)) = (&o.base_url, &o.model) else {
+                return Err(Failure::Usage(
+                    "--provider compatible needs --base-url and --model".into(),
+                ));
+            };
+            (
+                Provider::new(Wire::OpenAi, base, env_key(&["NL2SQL_API_KEY"])),
+                model.clone(),
+            )
+        }
+        other => {
+            return Err(Failure::Usage(format!(
+                "--provider is openai, anthropic or compatible, not {other:?}"
+            )))
+        }
+    };
+    if provider.key.is_empty() && o.provider != "compatible" {
+        return Err(Failure::Usage(format!(
+            "no key: set NL2SQL_API_KEY or {}",
+            if o.provider == "anthropic" {
+                "ANTHROPIC_API_KEY"
+            } else {
+                "OPENAI_API_KEY"
+            }
+        )));
+    }
+    Ok(Agent::new(provider, &model))
+}
+
+struct Wall(Instant);
+
+impl Clock for Wall {
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.0.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+}
+
+/// Runs `nl2sql ask`.
+pub fn run(args: &[String]) -> Result<(), Failure> {
+    let o = parse(args)?;
+    let Some(question) = o.question.clone() else {
+        return Err(Failure::Usage("give a question, in quotes".into()));
+    };
+    let agent = agent(&o)?;
+    let embedder = BuiltinEmbedder::default();
+    let index =
+        build_index(&o.data, &embedder).map_err(|e| Failure::Runtime(embed_failure_text(e)))?;
+    let mut dbs: Vec<SqliteFile> = Vec::new();
+    for d in &DEMO_DATABASES {
+        let (id, path) = crate::demo_path(d.id, &o.data)?;
+        dbs.push(SqliteFile::open(id, &path).map_err(|e| Failure::Runtime(e.to_string()))?);
+    }
+    let policies = Policies::demo();
+    let transport = BlockingTransport::default();
+    let clock = Wall(Instant::now());
+    let engine = Engine::new(
+        Parts {
+            datasources: dbs.iter().map(|d| d as &dyn Datasource).collect(),
+            index: &index,
+            embedder: &embedder,
+            policies: &policies,
+            transport: &transport,
+            clock: &clock,
+        },
+        EngineSettings::new(agent),
+    );
+    let options = AskOptions {
+        roles: o.roles.clone(),
+        datasource: o.datasource.clone(),
+        plan_only: o.plan_only,
+    };
+    let result = pollster::block_on(engine.ask(&question, &options));
+    let json =
+        serde_json::to_string_pretty(&result).map_err(|e| Failure::Runtime(e.to_string()))?;
+    if let Some(path) = &o.trace {
+        std::fs::write(path, &json)
+            .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if o.json {
+        println!("{json}");
+        return Ok(());
+    }
+    for q in &result.sub_queries {
+        if let Some(sql) = &q.sql {
+            println!("-- {}\n{sql}\n", q.datasource_id);
+        }
+        if result.status == Status::Success {
+            println!("{}", q.columns.join(" | "));
+            for row in q.rows.iter().take(20) {
+                let cells: Vec<String> = row.iter().map(ToString::to_string).collect();
+                println!("{}", cells.join(" | "));
+            }
+            if q.rows.len() > 20 {
+                println!("… {} rows in all", q.rows.len());
+            }
+            println!();
+        }
+    }
+    if let Some(answer) = &result.final_answer {
+        println!("{}", answer.text);
+    }
+    for e in &result.errors {
+        let words = e
+            .provider_response
+            .as_deref()
+            .map(|w| format!(" ({w})"))
+            .unwrap_or_default();
+        println!("{}: {}{words}", e.error_code, e.message);
+    }
+    for w in &result.warnings {
+        println!("warning {}: {}", w.code, w.message);
+    }
+    println!(
+        "\n{} model calls ({} in sequence), {} input / {} output tokens, {} ms",
+        result.usage.calls,
+        result.sequential_llm_calls,
+        result
+            .usage
+            .input_tokens
+            .map_or("?".into(), |n| n.to_string()),
+        result
+            .usage
+            .output_tokens
+            .map_or("?".into(), |n| n.to_string()),
+        result.duration_ms
+    );
+    Ok(())
+}

@@ -1,0 +1,171 @@
+//! One structured model call as a node makes it: the request, the answer parsed into its
+//! type, the parse retry that sends the answer back with its errors, and the record the
+//! trace and the usage totals read.
+
+use super::settings::Agent;
+use crate::error::{ErrorCode, Node, PipelineError, Severity};
+use crate::http::HttpTransport;
+use crate::provider::chat::{call, ChatError};
+use crate::provider::{ChatRequest, Message, Output, Role, Usage};
+use serde::Serialize;
+use std::cell::Cell;
+
+/// One model call, as the trace keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LlmCall {
+    /// The node that made it.
+    pub node: Node,
+    /// The model.
+    pub model: String,
+    /// The system prompt's hash (FNV-1a, hex): equal hashes, equal stable prefix.
+    pub system_hash: String,
+    /// The system prompt.
+    pub system: String,
+    /// The conversation sent.
+    pub messages: Vec<Message>,
+    /// The model's answer as it came, when one came.
+    pub response: Option<String>,
+    /// Why the answer was not used, if it was not.
+    pub error: Option<String>,
+    /// Tokens as reported.
+    pub usage: Usage,
+    /// Milliseconds from sending to the whole answer.
+    pub latency_ms: u64,
+}
+
+/// Milliseconds now, from the engine's clock.
+pub type Now<'a> = &'a dyn Fn() -> u64;
+
+/// What a structured call needs besides the agent.
+pub struct Structured<'a> {
+    /// The node asking.
+    pub node: Node,
+    /// The structured output's name, e.g. `plan`.
+    pub name: &'a str,
+    /// What it is, for the model.
+    pub description: &'a str,
+    /// Its JSON Schema.
+    pub schema: serde_json::Value,
+    /// The stable instructions.
+    pub system: String,
+    /// The conversation so far, the question last.
+    pub messages: Vec<Message>,
+}
+
+/// Asks for a structured answer and parses it with `parse`, sending an answer that does
+/// not parse back with its errors up to `agent.parse_retries` times. Every call is pushed to
+/// `calls`, successful or not; `budget` (shared by calls made at the same time) loses one
+/// per call and stops the asking at 0.
+pub async fn structured<T>(
+    transport: &dyn HttpTransport,
+    agent: &Agent,
+    ask: Structured<'_>,
+    parse: &dyn Fn(&str) -> Result<T, String>,
+    calls: &mut Vec<LlmCall>,
+    budget: &Cell<u32>,
+    now: Now<'_>,
+) -> Result<T, PipelineError> {
+    let mut messages = ask.messages;
+    let mut last_error = String::new();
+    for _ in 0..=agent.parse_retries {
+        if budget.get() == 0 {
+            return Err(PipelineError::new(
+                ask.node,
+                ErrorCode::RunLimitReached,
+                Severity::Error,
+                "The run reached its limit of model calls (max_llm_calls) before it could answer.",
+            ));
+        }
+        budget.set(budget.get() - 1);
+        let request = ChatRequest {
+            model: agent.model.clone(),
+            system: ask.system.clone(),
+            messages: messages.clone(),
+            temperature: agent.temperature,
+            max_tokens: agent.max_tokens,
+            output: Output::Structured {
+                name: ask.name.to_string(),
+                description: ask.description.to_string(),
+                schema: ask.schema.clone(),
+                method: agent.method,
+            },
+            stream: false,
+            timeout_ms: agent.timeout_ms,
+        };
+        let started = now();
+        let answer = call(transport, &agent.provider, &request, &mut |_| {}).await;
+        let mut record = LlmCall {
+            node: ask.node,
+            model: agent.model.clone(),
+            system_hash: hash(&ask.system),
+            system: ask.system.clone(),
+            messages: messages.clone(),
+            response: None,
+            error: None,
+            usage: Usage::default(),
+            latency_ms: now().saturating_sub(started),
+        };
+        let answer = match answer {
+            Ok(a) => a,
+            Err(ChatError::Provider(failure)) => {
+                record.error = Some(failure.message.clone());
+                calls.push(record);
+                return Err(failure.into_error(ask.node));
+            }
+            Err(other) => {
+                // A request the provider refused or an answer that could not be read: the
+                // call is spent; the model may do better on the next try.
+                record.error = Some(other.to_string());
+                calls.push(record);
+                last_error = other.to_string();
+                continue;
+            }
+        };
+        record.usage = answer.usage;
+        record.response = Some(answer.content.clone());
+        match parse(&answer.content) {
+            Ok(value) => {
+                calls.push(record);
+                return Ok(value);
+            }
+            Err(why) => {
+                record.error = Some(why.clone());
+                calls.push(record);
+                messages.push(Message {
+                    role: Role::Assistant,
+                    content: answer.content,
+                });
+                messages.push(Message {
+                    role: Role::User,
+                    content: format!(
+                        "That answer is not a valid {}: {why}\nAnswer again with the whole corrected object.",
+                        ask.name
+                    ),
+                });
+                last_error = why;
+            }
+        }
+    }
+    Err(PipelineError::new(
+        ask.node,
+        ErrorCode::ModelOutputInvalid,
+        Severity::Error,
+        format!(
+            "The {} agent's answer did not match {} after {} attempts. Set another structured_output for it (tool_calling, json_schema or json_mode), or use a stronger model.",
+            ask.node,
+            ask.name,
+            agent.parse_retries + 1
+        ),
+    )
+    .with_details(serde_json::json!({ "last_error": last_error })))
+}
+
+/// FNV-1a of a text, as 16 hex digits.
+pub fn hash(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}

@@ -1,0 +1,746 @@
+//! The pipeline: a question in, a [`QueryResult`] out, every node traced.
+//!
+//! ```text
+//! resolver ─┬─ answerability check ───────────────┐ (a refusal drops the planning)
+//!           └─ retriever ─► planner ─► validator ─► generator ─► executor ─► answer
+//!                              ▲                                     │
+//!                              └──── rejected: the messages, direct ─┘
+//! ```
+//!
+//! One datasource per question for now (the top-ranked one the verdict accepts); the
+//! decomposer and aggregator for cross-database questions are still to come.
+//! [`Engine::ask`] never fails and never panics: every problem is an error value in the
+//! result.
+
+mod answer;
+mod join;
+pub mod llm;
+pub mod prompts;
+mod result;
+mod settings;
+
+pub use result::{FinalAnswer, NodeRecord, QueryResult, Status, SubQuery, UsageTotals};
+pub use settings::{Agent, AnswerMode, EngineSettings};
+
+use crate::datasource::Datasource;
+use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
+use crate::http::HttpTransport;
+use crate::index::{retrieve, route, Clock, Embedder, Retrieval, SchemaIndex};
+use crate::lower::to_sql;
+use crate::plan::{plan_json_schema, Plan};
+use crate::policy::{Policies, Scope};
+use crate::provider::chat::PriceTable;
+use crate::provider::{Message, Role};
+use crate::run::run_plan;
+use crate::validate::validate;
+use llm::{structured, LlmCall, Structured};
+use serde_json::json;
+use std::cell::Cell;
+
+/// How to ask.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AskOptions {
+    /// The caller's roles (none: the policy's default role).
+    pub roles: Vec<String>,
+    /// Use this datasource, no routing.
+    pub datasource: Option<String>,
+    /// Validate and render, but do not run.
+    pub plan_only: bool,
+}
+
+/// The engine: datasources, their index, the policy, and the outside world's traits.
+pub struct Engine<'a> {
+    datasources: Vec<&'a dyn Datasource>,
+    index: &'a SchemaIndex,
+    embedder: &'a dyn Embedder,
+    policies: &'a Policies,
+    transport: &'a dyn HttpTransport,
+    clock: &'a dyn Clock,
+    settings: EngineSettings,
+    prices: PriceTable,
+}
+
+/// What an engine is built from: the datasources, their index and its embedder, the
+/// policy, and the outside world (HTTP, the clock).
+pub struct Parts<'a> {
+    /// The open datasources, each indexed in `index`.
+    pub datasources: Vec<&'a dyn Datasource>,
+    /// Their index.
+    pub index: &'a SchemaIndex,
+    /// The embedder that built the index.
+    pub embedder: &'a dyn Embedder,
+    /// Who may read what.
+    pub policies: &'a Policies,
+    /// HTTP to the model providers.
+    pub transport: &'a dyn HttpTransport,
+    /// Milliseconds, for timings.
+    pub clock: &'a dyn Clock,
+}
+
+/// The parts of a run that accumulate as it goes.
+struct Run<'c> {
+    clock: &'c dyn Clock,
+    started: u64,
+    trace: Vec<NodeRecord>,
+    /// Model calls left (`max_llm_calls`), shared by calls made at the same time.
+    budget: Cell<u32>,
+}
+
+impl Run<'_> {
+    fn now(&self) -> u64 {
+        self.clock.now_ms()
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        node: Node,
+        attempt: u32,
+        started: u64,
+        outputs: serde_json::Value,
+        errors: Vec<PipelineError>,
+        llm_calls: Vec<LlmCall>,
+    ) {
+        let status = if errors.iter().any(|e| e.severity.is_blocking()) {
+            "error"
+        } else {
+            "ok"
+        };
+        let seq = u32::try_from(self.trace.len() + 1).unwrap_or(u32::MAX);
+        self.trace.push(NodeRecord {
+            seq,
+            node,
+            attempt,
+            status: status.to_string(),
+            started_ms: started.saturating_sub(self.started),
+            duration_ms: self.now().saturating_sub(started),
+            outputs,
+            errors,
+            llm_calls,
+        });
+    }
+}
+
+/// The verdict of the answerability check.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Verdict {
+    datasources: Vec<String>,
+    #[serde(default)]
+    reason: String,
+}
+
+impl<'a> Engine<'a> {
+    /// An engine over `parts` with `settings`.
+    pub fn new(parts: Parts<'a>, settings: EngineSettings) -> Engine<'a> {
+        Engine {
+            datasources: parts.datasources,
+            index: parts.index,
+            embedder: parts.embedder,
+            policies: parts.policies,
+            transport: parts.transport,
+            clock: parts.clock,
+            settings,
+            prices: PriceTable::published(),
+        }
+    }
+
+    /// Uses `prices` for costs instead of the published table.
+    pub fn with_prices(mut self, prices: PriceTable) -> Self {
+        self.prices = prices;
+        self
+    }
+
+    /// Answers `question`. Never fails: what went wrong is in the result.
+    pub async fn ask(&self, question: &str, options: &AskOptions) -> QueryResult {
+        let mut run = Run {
+            clock: self.clock,
+            started: self.clock.now_ms(),
+            trace: Vec::new(),
+            budget: Cell::new(self.settings.max_llm_calls),
+        };
+        let mut result = QueryResult {
+            status: Status::Error,
+            question: question.to_string(),
+            sub_queries: Vec::new(),
+            final_answer: None,
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            usage: UsageTotals::default(),
+            usage_by_node: Vec::new(),
+            sequential_llm_calls: 0,
+            routing: None,
+            retrieval: None,
+            duration_ms: 0,
+            trace: Vec::new(),
+        };
+        if let Err(e) = self.run(question, options, &mut run, &mut result).await {
+            if e.error_code == ErrorCode::RunLimitReached {
+                result.status = Status::Stopped;
+            }
+            result.errors.push(e.for_client());
+        }
+        result.duration_ms = run.now().saturating_sub(run.started);
+        result.trace = run.trace;
+        result.total_usage(&self.prices);
+        result
+    }
+
+    async fn run(
+        &self,
+        question: &str,
+        options: &AskOptions,
+        run: &mut Run<'_>,
+        result: &mut QueryResult,
+    ) -> Result<(), PipelineError> {
+        let scope = self.policies.scope(&options.roles);
+        let candidates = self
+            .candidates(question, options, &scope, run, result)
+            .await?;
+        let Some(first) = candidates.first().cloned() else {
+            return Err(not_answerable("No datasource can answer this question."));
+        };
+
+        // The check lists every datasource the caller may reach (only the chosen one when
+        // the caller chose), so its prompt is byte-identical across questions for a role
+        // and a provider can cache it; routing only orders what the verdict accepts.
+        let listed: Vec<String> = match &options.datasource {
+            Some(_) => candidates.clone(),
+            None => {
+                let mut all: Vec<String> = self
+                    .datasources
+                    .iter()
+                    .map(|d| d.id().to_string())
+                    .filter(|d| scope.can_reach(d))
+                    .collect();
+                all.sort();
+                all
+            }
+        };
+        // The answerability check and the planning of the best candidate run together;
+        // a refusal returns at once and the planning is dropped.
+        let check = self.answerability(question, &listed, &scope);
+        let mut calls_check = Vec::new();
+        let mut calls_plan = Vec::new();
+        let started = run.now();
+        let (verdict, planned) = {
+            let check = async {
+                let started = self.clock.now_ms();
+                let v = structured(
+                    self.transport,
+                    &self.settings.resolver,
+                    check,
+                    &parse_verdict,
+                    &mut calls_check,
+                    &run.budget,
+                    &|| self.clock.now_ms(),
+                )
+                .await;
+                (v, started)
+            };
+            let plan =
+                self.retrieve_and_plan(question, &first, &scope, &mut calls_plan, &run.budget);
+            // A refusal, or a failed check (a provider failure is fatal), ends the run.
+            join::join_unless(check, plan, |(v, _)| {
+                v.as_ref()
+                    .map_or(true, |v: &Verdict| v.datasources.is_empty())
+            })
+            .await
+        };
+        let (verdict, check_started) = verdict;
+        let verdict_outputs = match &verdict {
+            Ok(v) => json!({"datasources": v.datasources, "reason": v.reason}),
+            Err(_) => json!(null),
+        };
+        // What the verdict names among the listed, routing's order first.
+        let accepted: Vec<String> = match &verdict {
+            Ok(v) => candidates
+                .iter()
+                .chain(listed.iter().filter(|d| !candidates.contains(d)))
+                .filter(|c| v.datasources.contains(c))
+                .cloned()
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let verdict_errors: Vec<PipelineError> = match &verdict {
+            Err(e) => vec![e.clone()],
+            Ok(v) if accepted.is_empty() => {
+                let reason = v.reason.trim().trim_end_matches('.');
+                let because = if reason.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {reason}")
+                };
+                vec![not_answerable(&format!(
+                    "None of the datasources you may read can answer this question{because}."
+                ))]
+            }
+            Ok(_) => vec![],
+        };
+        run.record(
+            Node::DatasourceResolver,
+            0,
+            check_started.min(started),
+            json!({"candidates": candidates, "verdict": verdict_outputs, "accepted": accepted}),
+            verdict_errors.clone(),
+            calls_check,
+        );
+        result.sequential_llm_calls = 1;
+        if let Some(e) = verdict_errors.into_iter().next() {
+            // Planning may have spent calls too; they are recorded, not used.
+            if !calls_plan.is_empty() {
+                run.record(
+                    Node::AstPlanner,
+                    0,
+                    started,
+                    json!({"dropped": "the question was refused"}),
+                    vec![],
+                    calls_plan,
+                );
+            }
+            return Err(e);
+        }
+
+        let chosen = accepted.first().cloned().unwrap_or(first.clone());
+        let (retrieval, first_plan) = match planned {
+            Some(p) if chosen == first => p,
+            // The verdict ruled the planned candidate out: plan on the one it chose.
+            _ => {
+                if !calls_plan.is_empty() {
+                    run.record(
+                        Node::AstPlanner,
+                        0,
+                        started,
+                        json!({"dropped": format!("planned for {first}, which the verdict did not choose")}),
+                        vec![],
+                        std::mem::take(&mut calls_plan),
+                    );
+                }
+                let p = self
+                    .retrieve_and_plan(question, &chosen, &scope, &mut calls_plan, &run.budget)
+                    .await;
+                result.sequential_llm_calls += 1;
+                p
+            }
+        };
+        run.record(
+            Node::SchemaRetriever,
+            0,
+            started,
+            json!({"datasource": chosen, "tables": retrieval.tables, "columns": retrieval.columns,
+                   "values": retrieval.values.iter().map(|v| v.render()).collect::<Vec<_>>(),
+                   "full_snapshot": retrieval.full_snapshot}),
+            vec![],
+            vec![],
+        );
+        result.retrieval = Some(retrieval.clone());
+        self.plan_and_run(
+            question, &chosen, &retrieval, &scope, first_plan, calls_plan, options, run, result,
+        )
+        .await
+    }
+
+    /// Candidates in order, after the explicit choice, routing and the role check.
+    async fn candidates(
+        &self,
+        question: &str,
+        options: &AskOptions,
+        scope: &Scope<'_>,
+        run: &mut Run<'_>,
+        result: &mut QueryResult,
+    ) -> Result<Vec<String>, PipelineError> {
+        let started = run.now();
+        let resolver = |code, severity, message: String| {
+            PipelineError::new(Node::DatasourceResolver, code, severity, message)
+        };
+        let registered: Vec<&str> = self.datasources.iter().map(|d| d.id()).collect();
+        let outcome = if let Some(id) = &options.datasource {
+            if !registered.contains(&id.as_str()) || self.index.schema(id).is_none() {
+                Err(resolver(
+                    ErrorCode::InvalidState,
+                    Severity::Error,
+                    format!(
+                        "There is no datasource {id:?}; the datasources are {}.",
+                        registered.join(", ")
+                    ),
+                ))
+            } else {
+                Ok(vec![id.clone()])
+            }
+        } else if registered.len() == 1 {
+            Ok(registered.iter().map(|s| s.to_string()).collect())
+        } else {
+            let reachable = registered.iter().any(|d| scope.can_reach(d));
+            if !reachable {
+                Ok(vec![])
+            } else {
+                match route(
+                    self.index,
+                    self.embedder,
+                    question,
+                    scope,
+                    &self.settings.routing,
+                )
+                .await
+                {
+                    Ok(r) => {
+                        let ranked = r.ranked.clone();
+                        result.routing = Some(r);
+                        Ok(ranked)
+                    }
+                    Err(e) => Err(e.into_error(Node::DatasourceResolver)),
+                }
+            }
+        };
+        let outcome = outcome.and_then(|c| {
+            let allowed: Vec<String> = c.into_iter().filter(|d| scope.can_reach(d)).collect();
+            if allowed.is_empty() {
+                Err(resolver(
+                    ErrorCode::SecurityViolation,
+                    Severity::Critical,
+                    crate::validate::REFUSAL_MESSAGE.to_string(),
+                ))
+            } else {
+                Ok(allowed)
+            }
+        });
+        let outputs = match &outcome {
+            Ok(c) => json!({"candidates": c, "explicit": options.datasource}),
+            Err(_) => json!(null),
+        };
+        if let Err(e) = &outcome {
+            run.record(
+                Node::DatasourceResolver,
+                0,
+                started,
+                outputs,
+                vec![e.clone()],
+                vec![],
+            );
+        }
+        outcome
+    }
+
+    fn answerability(
+        &self,
+        question: &str,
+        candidates: &[String],
+        scope: &Scope<'_>,
+    ) -> Structured<'static> {
+        let listed: Vec<(&str, &str, Vec<String>)> = candidates
+            .iter()
+            .filter_map(|id| {
+                let schema = self.index.schema(id)?;
+                let description = self.index.description(id).unwrap_or_default();
+                let tables = schema
+                    .tables
+                    .iter()
+                    .filter(|t| scope.can_read(id, &t.name))
+                    .map(|t| t.name.clone())
+                    .collect();
+                Some((id.as_str(), description, tables))
+            })
+            .collect();
+        Structured {
+            node: Node::DatasourceResolver,
+            name: "answerability",
+            description: "Which datasources could answer the question.",
+            schema: prompts::answerability_schema(),
+            system: prompts::answerability_system(&listed),
+            messages: vec![Message {
+                role: Role::User,
+                content: prompts::answerability_user(question),
+            }],
+        }
+    }
+
+    /// Retrieves the schema for `datasource` and asks for the first plan.
+    async fn retrieve_and_plan(
+        &self,
+        question: &str,
+        datasource: &str,
+        scope: &Scope<'_>,
+        calls: &mut Vec<LlmCall>,
+        budget: &Cell<u32>,
+    ) -> (Retrieval, Result<Plan, PipelineError>) {
+        let retrieval = match retrieve(
+            self.index,
+            self.embedder,
+            datasource,
+            question,
+            scope,
+            &self.settings.retrieval,
+            false,
+        )
+        .await
+        {
+            Ok(r) => r,
+            Err(e) => {
+                let empty = Retrieval {
+                    datasource: datasource.to_string(),
+                    tables: vec![],
+                    columns: vec![],
+                    values: vec![],
+                    full_snapshot: false,
+                };
+                return (empty, Err(e.into_error(Node::SchemaRetriever)));
+            }
+        };
+        let plan = self
+            .ask_planner(question, datasource, &retrieval, Vec::new(), calls, budget)
+            .await;
+        (retrieval, plan)
+    }
+
+    async fn ask_planner(
+        &self,
+        question: &str,
+        datasource: &str,
+        retrieval: &Retrieval,
+        history: Vec<Message>,
+        calls: &mut Vec<LlmCall>,
+        budget: &Cell<u32>,
+    ) -> Result<Plan, PipelineError> {
+        let Some(schema) = self.index.schema(datasource) else {
+            return Err(PipelineError::new(
+                Node::AstPlanner,
+                ErrorCode::InvalidState,
+                Severity::Error,
+                format!("The datasource {datasource} is not in the index."),
+            ));
+        };
+        let today = self.settings.validator.lower.today.as_deref();
+        let mut messages = vec![Message {
+            role: Role::User,
+            content: prompts::planner_user(today, schema, retrieval, question),
+        }];
+        messages.extend(history);
+        structured(
+            self.transport,
+            &self.settings.planner,
+            Structured {
+                node: Node::AstPlanner,
+                name: "plan",
+                description: "The query plan that answers the question.",
+                schema: plan_json_schema(),
+                system: prompts::PLANNER_SYSTEM.to_string(),
+                messages,
+            },
+            &|text| serde_json::from_str::<Plan>(text).map_err(|e| e.to_string()),
+            calls,
+            budget,
+            &|| self.clock.now_ms(),
+        )
+        .await
+    }
+
+    /// Validates, renders and runs plans until one succeeds, a rejection is fatal, or the
+    /// retries run out; then writes the answer.
+    #[allow(clippy::too_many_arguments)]
+    async fn plan_and_run(
+        &self,
+        question: &str,
+        datasource: &str,
+        retrieval: &Retrieval,
+        scope: &Scope<'_>,
+        first_plan: Result<Plan, PipelineError>,
+        first_calls: Vec<LlmCall>,
+        options: &AskOptions,
+        run: &mut Run<'_>,
+        result: &mut QueryResult,
+    ) -> Result<(), PipelineError> {
+        let Some(db) = self.datasources.iter().find(|d| d.id() == datasource) else {
+            return Err(PipelineError::new(
+                Node::Executor,
+                ErrorCode::InvalidState,
+                Severity::Error,
+                format!("The datasource {datasource} is not open."),
+            ));
+        };
+        let Some(schema) = self.index.schema(datasource) else {
+            return Err(PipelineError::new(
+                Node::Executor,
+                ErrorCode::InvalidState,
+                Severity::Error,
+                format!("The datasource {datasource} is not in the index."),
+            ));
+        };
+        let mut sub = SubQuery {
+            id: "q1".to_string(),
+            datasource_id: datasource.to_string(),
+            plan: None,
+            sql: None,
+            validation: vec![],
+            columns: vec![],
+            rows: vec![],
+            truncated: false,
+            retry_count: 0,
+        };
+        let mut planned = first_plan;
+        let mut calls = first_calls;
+        let mut history: Vec<Message> = Vec::new();
+        let mut attempt = 0;
+        loop {
+            let started = run.now();
+            let plan = match planned {
+                Ok(p) => p,
+                Err(e) => {
+                    run.record(
+                        Node::AstPlanner,
+                        attempt,
+                        started,
+                        json!(null),
+                        vec![e.clone()],
+                        calls,
+                    );
+                    result.sub_queries.push(sub);
+                    return Err(e);
+                }
+            };
+            run.record(
+                Node::AstPlanner,
+                attempt,
+                started,
+                json!({"plan": plan.to_string()}),
+                vec![],
+                std::mem::take(&mut calls),
+            );
+            sub.plan = Some(plan.clone());
+            let started = run.now();
+            let rejections = if options.plan_only {
+                let v = validate(Some(&plan), schema, scope, &self.settings.validator);
+                sub.validation = v.checks.clone();
+                result.warnings.extend(v.warnings.iter().cloned());
+                if v.passed() {
+                    sub.sql = to_sql(
+                        &plan,
+                        schema,
+                        schema.dialect,
+                        &self.settings.validator.lower,
+                    )
+                    .ok();
+                }
+                run.record(
+                    Node::LogicalValidator,
+                    attempt,
+                    started,
+                    json!({"checks": v.checks}),
+                    v.errors.clone(),
+                    vec![],
+                );
+                if v.passed() {
+                    result.status = Status::PlanOnly;
+                    result.sub_queries.push(sub);
+                    return Ok(());
+                }
+                v.errors
+            } else {
+                let r = run_plan(&plan, *db, schema, scope, &self.settings.validator).await;
+                sub.validation = r.validation.checks.clone();
+                sub.sql = r.sql.clone();
+                run.record(
+                    Node::Executor,
+                    attempt,
+                    started,
+                    json!({"sql": r.sql, "rows": r.frame.as_ref().map(|f| f.row_count())}),
+                    r.errors.clone(),
+                    vec![],
+                );
+                if r.succeeded() {
+                    if let Some(frame) = r.frame {
+                        sub.columns = frame.columns;
+                        sub.rows = frame.rows;
+                        sub.truncated = frame.truncated;
+                    }
+                    result.warnings.extend(r.warnings);
+                    break;
+                }
+                r.errors
+            };
+            let blocking: Vec<&PipelineError> = rejections
+                .iter()
+                .filter(|e| e.severity.is_blocking())
+                .collect();
+            let retryable = !blocking.is_empty() && blocking.iter().all(|e| e.is_retryable());
+            if !retryable || attempt >= self.settings.retries_max {
+                result.sub_queries.push(sub);
+                return Err(rejections
+                    .into_iter()
+                    .find(|e| e.severity.is_blocking())
+                    .unwrap_or_else(|| {
+                        PipelineError::new(
+                            Node::LogicalValidator,
+                            ErrorCode::InvalidPlanStructure,
+                            Severity::Error,
+                            "The plan was rejected.",
+                        )
+                    }));
+            }
+            // Direct feedback: the rejection's own messages go back to the planner, with
+            // no refiner call and no sleep (the rejection was deterministic).
+            attempt += 1;
+            sub.retry_count = attempt;
+            history.push(Message {
+                role: Role::Assistant,
+                content: serde_json::to_string(&plan).unwrap_or_default(),
+            });
+            history.push(Message {
+                role: Role::User,
+                content: prompts::planner_feedback(
+                    &blocking
+                        .iter()
+                        .map(|e| e.message.clone())
+                        .collect::<Vec<_>>(),
+                ),
+            });
+            result.sequential_llm_calls += 1;
+            planned = self
+                .ask_planner(
+                    question,
+                    datasource,
+                    retrieval,
+                    history.clone(),
+                    &mut calls,
+                    &run.budget,
+                )
+                .await;
+        }
+        let started = run.now();
+        let text = answer::template(&sub.columns, &sub.rows, sub.truncated);
+        run.record(
+            Node::AnswerSynthesizer,
+            0,
+            started,
+            json!({"text": text}),
+            vec![],
+            vec![],
+        );
+        result.final_answer = Some(FinalAnswer {
+            text,
+            written_by: "template".to_string(),
+        });
+        if sub.truncated {
+            result.warnings.push(RunWarning::new(
+                Node::Executor,
+                ErrorCode::ResultTruncated,
+                "The result reached the row cap, so rows may be missing.",
+            ));
+        }
+        result.sub_queries.push(sub);
+        result.status = Status::Success;
+        Ok(())
+    }
+}
+
+fn parse_verdict(text: &str) -> Result<Verdict, String> {
+    serde_json::from_str::<Verdict>(text).map_err(|e| e.to_string())
+}
+
+fn not_answerable(message: &str) -> PipelineError {
+    PipelineError::new(
+        Node::DatasourceResolver,
+        ErrorCode::QuestionNotAnswerable,
+        Severity::Error,
+        message,
+    )
+}

@@ -1,0 +1,107 @@
+//! The prompts. Each keeps its stable part (instructions, datasource list) in the system
+//! message, byte-identical across questions so providers can cache it, and everything
+//! about this question in the last user message.
+
+use crate::index::{render, Retrieval, ValueHint};
+use crate::schema::SchemaSnapshot;
+use serde_json::json;
+
+/// The planner's instructions; the plan's JSON Schema travels as the tool's parameters.
+pub const PLANNER_SYSTEM: &str = "You turn a question about a database into a query plan: a JSON object the engine checks and renders as SQL itself. Never write SQL.
+
+How to write the plan:
+- `tables` lists every table the query reads, each with a short alias; `joins` connect them by their key columns, as the schema's arrows show.
+- Every expression is an object with a `kind`: `column` (alias and column_name), `literal` (value), `func` (func_name, args, is_aggregate for COUNT, SUM, AVG, MIN and MAX), `binary` (op, left, right), or the others the schema defines (case, subqueries, windows, casts).
+- `select_items` give each output a readable `alias`. Put grouped columns in `group_by`, filters on aggregates in `having`, ordering in `order_by`, and a `limit` when the question asks for a number of rows (\"top 5\").
+- Use only the tables and columns shown. Match text values exactly as the hints spell them.
+- For dates, use the portable date functions the schema lists, and today's date as given.
+- Write a one-sentence `reasoning` saying what the plan computes.";
+
+/// The planner's question message: today, the datasource's schema as retrieved, the values
+/// the question names, the question itself, exactly as the user wrote it.
+pub fn planner_user(
+    today: Option<&str>,
+    schema: &SchemaSnapshot,
+    retrieval: &Retrieval,
+    question: &str,
+) -> String {
+    let mut text = String::new();
+    if let Some(day) = today {
+        text.push_str(&format!("Today: {day}\n"));
+    }
+    text.push_str(&format!(
+        "Datasource: {} ({})\nSchema (one line per table; PK primary key, -> foreign key, e.g. sample values, [min .. max]):\n",
+        schema.datasource_id, schema.dialect
+    ));
+    text.push_str(&render(schema, retrieval));
+    if !retrieval.values.is_empty() {
+        text.push_str("Values the question names:\n");
+        for v in &retrieval.values {
+            text.push_str(&format!("- {}\n", hint(v)));
+        }
+    }
+    text.push_str(&format!("Question: {question}"));
+    text
+}
+
+fn hint(v: &ValueHint) -> String {
+    format!("{} (from \"{}\")", v.render(), v.span)
+}
+
+/// The message that sends a rejected plan's problems back to the planner.
+pub fn planner_feedback(errors: &[String]) -> String {
+    let mut text = String::from("The engine rejected that plan:\n");
+    for e in errors {
+        text.push_str(&format!("- {e}\n"));
+    }
+    text.push_str("Write the whole corrected plan.");
+    text
+}
+
+/// The answerability check's instructions and the datasources it may name (sorted by id;
+/// each with its description and sorted table names, never columns or data).
+pub fn answerability_system(datasources: &[(&str, &str, Vec<String>)]) -> String {
+    let mut sorted: Vec<&(&str, &str, Vec<String>)> = datasources.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    let list: Vec<serde_json::Value> = sorted
+        .iter()
+        .map(|(id, description, tables)| {
+            let mut tables = tables.clone();
+            tables.sort();
+            json!({"id": id, "description": description, "tables": tables})
+        })
+        .collect();
+    format!(
+        "Before any query is planned, decide which of the datasources below could answer the question. You see each one's description and table names, not its data.
+
+Rules:
+1. Name every datasource that could hold data the question needs, even in part; a question that needs several names them all.
+2. When in doubt, name it: refusing an answerable question is worse than running one that finds nothing.
+3. Name none only when the question is plainly about something no datasource holds (the weather, general knowledge, small talk).
+4. Use only the ids listed.
+5. Give the reason in one short sentence.
+
+Datasources:
+{}",
+        serde_json::to_string(&list).unwrap_or_default()
+    )
+}
+
+/// The answerability check's question message.
+pub fn answerability_user(question: &str) -> String {
+    format!("Question: {question}")
+}
+
+/// The answerability verdict's JSON Schema.
+pub fn answerability_schema() -> serde_json::Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "datasources": {"type": "array", "items": {"type": "string"},
+                "description": "The ids of the datasources that could answer; empty when none can."},
+            "reason": {"type": "string"}
+        },
+        "required": ["datasources", "reason"],
+        "additionalProperties": false
+    })
+}

@@ -1,0 +1,169 @@
+//! What a run returns: the result a caller shows and the trace a person debugs with.
+
+use super::llm::LlmCall;
+use crate::error::{Node, PipelineError, RunWarning};
+use crate::index::{Retrieval, Routing};
+use crate::plan::Plan;
+use crate::provider::chat::PriceTable;
+use crate::provider::Usage;
+use crate::validate::ValidationCheck;
+use crate::value::Value;
+use serde::Serialize;
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Rows and an answer.
+    Success,
+    /// A validated plan and its SQL, not run (plan-only mode).
+    PlanOnly,
+    /// No answer: `errors` says why.
+    Error,
+    /// A run limit stopped it.
+    Stopped,
+}
+
+/// One query the run planned (one per datasource; one for now).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SubQuery {
+    /// Stable id, `q1`.
+    pub id: String,
+    /// Where it ran.
+    pub datasource_id: String,
+    /// The last plan the planner wrote, when it wrote one that parsed.
+    pub plan: Option<Plan>,
+    /// The SQL the engine rendered for it.
+    pub sql: Option<String>,
+    /// The validator's named checks on the last plan.
+    pub validation: Vec<ValidationCheck>,
+    /// Result columns.
+    pub columns: Vec<String>,
+    /// Result rows, typed.
+    pub rows: Vec<Vec<Value>>,
+    /// True when the row cap cut the result.
+    pub truncated: bool,
+    /// Planner retries after a rejection.
+    pub retry_count: u32,
+}
+
+/// The written answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FinalAnswer {
+    /// The answer in a sentence or two.
+    pub text: String,
+    /// Written by `template` (no model) or `llm`.
+    pub written_by: String,
+}
+
+/// Token and call totals for a node or a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct UsageTotals {
+    /// Model calls.
+    pub calls: u32,
+    /// Input tokens, `None` when some call did not report them.
+    pub input_tokens: Option<u64>,
+    /// Input tokens read from a prompt cache.
+    pub cached_input_tokens: Option<u64>,
+    /// Output tokens.
+    pub output_tokens: Option<u64>,
+    /// US dollars, `None` when a call's model has no price or did not report usage.
+    pub cost_usd: Option<f64>,
+}
+
+impl UsageTotals {
+    /// Adds one call.
+    pub fn add(&mut self, usage: &Usage, cost: Option<f64>) {
+        let sum = |total: Option<u64>, one: Option<u64>, first: bool| match (total, one) {
+            (Some(t), Some(o)) => Some(t + o),
+            (None, Some(o)) if first => Some(o),
+            _ => None,
+        };
+        let first = self.calls == 0;
+        self.input_tokens = sum(self.input_tokens, usage.input, first);
+        self.cached_input_tokens = sum(self.cached_input_tokens, usage.cached.or(Some(0)), first);
+        self.output_tokens = sum(self.output_tokens, usage.output, first);
+        self.cost_usd = match (self.cost_usd, cost) {
+            (Some(t), Some(c)) => Some(t + c),
+            (None, Some(c)) if first => Some(c),
+            _ => None,
+        };
+        self.calls += 1;
+    }
+}
+
+/// One node's execution, as the trace records it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeRecord {
+    /// Order in the run, from 1.
+    pub seq: u32,
+    /// The node.
+    pub node: Node,
+    /// Which try (planner retries count up from 0).
+    pub attempt: u32,
+    /// `ok`, `error` or `skipped`.
+    pub status: String,
+    /// Milliseconds from the run's start.
+    pub started_ms: u64,
+    /// How long it took.
+    pub duration_ms: u64,
+    /// What it decided, as JSON.
+    pub outputs: serde_json::Value,
+    /// Its errors.
+    pub errors: Vec<PipelineError>,
+    /// Its model calls.
+    pub llm_calls: Vec<LlmCall>,
+}
+
+/// Everything a run produced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QueryResult {
+    /// How it ended.
+    pub status: Status,
+    /// The question as asked.
+    pub question: String,
+    /// The queries.
+    pub sub_queries: Vec<SubQuery>,
+    /// The answer, on success.
+    pub final_answer: Option<FinalAnswer>,
+    /// What went wrong, as callers may see it (safe messages, no details).
+    pub errors: Vec<PipelineError>,
+    /// What the answer should mention.
+    pub warnings: Vec<RunWarning>,
+    /// Totals for the run.
+    pub usage: UsageTotals,
+    /// Totals per node.
+    pub usage_by_node: Vec<(Node, UsageTotals)>,
+    /// Model calls on the longest chain of calls that waited for each other.
+    pub sequential_llm_calls: u32,
+    /// The routing decision, when routing ran.
+    pub routing: Option<Routing>,
+    /// The schema the planner saw.
+    pub retrieval: Option<Retrieval>,
+    /// Milliseconds the whole run took.
+    pub duration_ms: u64,
+    /// Every node's execution, in order.
+    pub trace: Vec<NodeRecord>,
+}
+
+impl QueryResult {
+    /// Usage totals, per node and for the run, priced with `prices`.
+    pub(crate) fn total_usage(&mut self, prices: &PriceTable) {
+        let mut total = UsageTotals::default();
+        let mut by_node: Vec<(Node, UsageTotals)> = Vec::new();
+        for call in self.trace.iter().flat_map(|n| &n.llm_calls) {
+            let cost = prices.cost(&call.model, &call.usage);
+            total.add(&call.usage, cost);
+            match by_node.iter_mut().find(|(n, _)| *n == call.node) {
+                Some((_, t)) => t.add(&call.usage, cost),
+                None => {
+                    let mut t = UsageTotals::default();
+                    t.add(&call.usage, cost);
+                    by_node.push((call.node, t));
+                }
+            }
+        }
+        self.usage = total;
+        self.usage_by_node = by_node;
+    }
+}

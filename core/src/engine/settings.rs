@@ -1,0 +1,90 @@
+//! What a run may do: which model each node asks, retries, limits.
+
+use crate::index::{RetrieveSettings, RouteSettings};
+use crate::provider::{Provider, StructuredMethod};
+use crate::validate::ValidatorSettings;
+
+/// One node's model: where it is, how it is asked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Agent {
+    /// Where calls go.
+    pub provider: Provider,
+    /// The model's name at the provider.
+    pub model: String,
+    /// Sent only when set.
+    pub temperature: Option<f32>,
+    /// The most output tokens.
+    pub max_tokens: u32,
+    /// Per call.
+    pub timeout_ms: u64,
+    /// How structured answers are asked for.
+    pub method: StructuredMethod,
+    /// Times an answer that does not parse is sent back with its errors (default 1).
+    pub parse_retries: u32,
+}
+
+impl Agent {
+    /// An agent with the defaults: no temperature, 4,000 output tokens, 60 s, tool calling,
+    /// one parse retry.
+    pub fn new(provider: Provider, model: &str) -> Agent {
+        Agent {
+            provider,
+            model: model.to_string(),
+            temperature: None,
+            max_tokens: 4_000,
+            timeout_ms: 60_000,
+            method: StructuredMethod::ToolCalling,
+            parse_retries: 1,
+        }
+    }
+}
+
+/// How the final answer is written.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnswerMode {
+    /// A deterministic sentence from the rows: no model call.
+    Template,
+    /// A short answer the model writes, streamed.
+    Llm(Agent),
+}
+
+/// Everything a run needs besides the question.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineSettings {
+    /// The answerability check's model.
+    pub resolver: Agent,
+    /// The planner's model.
+    pub planner: Agent,
+    /// How the answer is written.
+    pub answer: AnswerMode,
+    /// Planner retries after a retryable rejection (validator or executor), at most.
+    pub retries_max: u32,
+    /// Model calls per question, parse retries included.
+    pub max_llm_calls: u32,
+    /// Routing.
+    pub routing: RouteSettings,
+    /// Schema retrieval.
+    pub retrieval: RetrieveSettings,
+    /// The validator's settings (`lower.row_cap` caps every query's rows; `lower.today`
+    /// pins the run date).
+    pub validator: ValidatorSettings,
+}
+
+impl EngineSettings {
+    /// The defaults, every node on `agent`, template answers.
+    pub fn new(agent: Agent) -> EngineSettings {
+        EngineSettings {
+            resolver: Agent {
+                max_tokens: 500,
+                ..agent.clone()
+            },
+            planner: agent,
+            answer: AnswerMode::Template,
+            retries_max: 3,
+            max_llm_calls: 60,
+            routing: RouteSettings::default(),
+            retrieval: RetrieveSettings::default(),
+            validator: ValidatorSettings::default(),
+        }
+    }
+}

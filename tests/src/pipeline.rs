@@ -1,0 +1,100 @@
+//! The reference Chinook suite through the whole pipeline (`Engine::ask`) over real HTTP:
+//! the mock provider serves each case's gold plan as the planner's answer and a verdict as
+//! the answerability check's, so what is tested is everything else — routing by explicit
+//! datasource, retrieval, prompts, the wire, parsing, validation, policy, SQL, execution and
+//! the answer — on any datasource (rusqlite natively, sql.js in the browser).
+
+use crate::gold::{suite, Outcome, REFERENCE_SUITE};
+use nl2sql_core::engine::{AskOptions, Engine, Status};
+use nl2sql_core::error::{ErrorCode, Node};
+use nl2sql_core::validate::REFUSAL_MESSAGE;
+
+/// One canned model answer: the structured output's name, the question, the answer.
+pub type Canned = (String, String, String);
+
+/// The answers the mock needs for the reference suite: every case's verdict (Chinook, or
+/// none for the unanswerable ones) and every gold plan, as JSON.
+pub fn reference_fixtures() -> Vec<Canned> {
+    let mut out = Vec::new();
+    for case in suite(REFERENCE_SUITE).cases {
+        let unanswerable = case.outcome.values().all(|o| o == "unanswerable");
+        let verdict = if unanswerable {
+            r#"{"datasources": [], "reason": "No datasource holds this."}"#
+        } else {
+            r#"{"datasources": ["chinook"], "reason": "The music store holds this."}"#
+        };
+        out.push((
+            "answerability".into(),
+            case.question.clone(),
+            verdict.into(),
+        ));
+        if let Some(plan) = case.parsed_plan() {
+            let json = serde_json::to_string(&plan).unwrap_or_default();
+            out.push(("plan".into(), case.question.clone(), json));
+        }
+    }
+    out
+}
+
+/// Asks every case for every role and scores the outcome as the reference does: rows that
+/// match the gold rows, the refusal, or QUESTION_NOT_ANSWERABLE with no planner call.
+pub async fn run_reference_pipeline(engine: &Engine<'_>) -> Outcome {
+    let mut out = Outcome {
+        failures: vec![],
+        runs: 0,
+    };
+    for case in suite(REFERENCE_SUITE).cases {
+        let want = case.gold_rows();
+        for (role, expected) in &case.outcome {
+            out.runs += 1;
+            let options = AskOptions {
+                roles: vec![role.clone()],
+                datasource: Some("chinook".into()),
+                plan_only: false,
+            };
+            let r = engine.ask(&case.question, &options).await;
+            let codes: Vec<ErrorCode> = r.errors.iter().map(|e| e.error_code).collect();
+            let sql = r
+                .sub_queries
+                .first()
+                .and_then(|q| q.sql.clone())
+                .unwrap_or_default();
+            let failure = match expected.as_str() {
+                "allowed" => match r.sub_queries.first() {
+                    Some(q) if r.status == Status::Success => {
+                        crate::compare::compare(&q.rows, &want, case.order_matters)
+                            .err()
+                            .map(|why| format!("{why}\n  {sql}"))
+                    }
+                    _ => Some(format!("{:?} {:?}", r.status, r.errors)),
+                },
+                "refused" => {
+                    let refused = r.status == Status::Error
+                        && r.errors.iter().any(|e| {
+                            e.error_code == ErrorCode::SecurityViolation
+                                && e.message == REFUSAL_MESSAGE
+                        })
+                        && r.sub_queries.iter().all(|q| q.rows.is_empty());
+                    (!refused).then(|| format!("not refused: {:?}", r.errors))
+                }
+                "unanswerable" => {
+                    let planner_calls = r
+                        .trace
+                        .iter()
+                        .filter(|n| n.node == Node::AstPlanner)
+                        .flat_map(|n| &n.llm_calls)
+                        .count();
+                    let ok = codes == [ErrorCode::QuestionNotAnswerable]
+                        && planner_calls == 0
+                        && r.final_answer.is_none();
+                    (!ok).then(|| format!("{codes:?}, {planner_calls} planner calls"))
+                }
+                other => Some(format!("unknown outcome {other}")),
+            };
+            if let Some(f) = failure {
+                out.failures.push(format!("{} {role}: {f}", case.id));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,78 @@
+//! The whole pipeline in headless Chromium: sql.js datasources, the built-in index, and the
+//! mock model provider over `fetch` (started by `cargo xtask test`, address baked in as
+//! `NL2SQL_MOCK_URL`): the reference suite's 141 role runs, as natively.
+#![cfg(target_arch = "wasm32")]
+
+use nl2sql_core::engine::{Agent, Engine, EngineSettings, Parts};
+use nl2sql_core::http::{HttpRequest, HttpTransport};
+use nl2sql_core::index::{BuiltinEmbedder, Clock};
+use nl2sql_core::policy::Policies;
+use nl2sql_core::provider::{ApiKey, Provider, Wire};
+use nl2sql_core::Datasource;
+use nl2sql_tests::pipeline::{reference_fixtures, run_reference_pipeline};
+use nl2sql_tests::routing::demo_index;
+use nl2sql_tests::sqljs::{open_demo, opener, sqljs};
+use nl2sql_wasm::FetchTransport;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+struct PageClock;
+
+impl Clock for PageClock {
+    fn now_ms(&self) -> u64 {
+        js_sys::Date::now() as u64
+    }
+}
+
+#[wasm_bindgen_test]
+async fn the_reference_suite_through_the_whole_pipeline_in_the_browser() {
+    let Some(url) = option_env!("NL2SQL_MOCK_URL") else {
+        panic!("NL2SQL_MOCK_URL is not set: run the browser tests with `cargo xtask test`");
+    };
+    let transport = FetchTransport::default();
+    let fixtures: Vec<serde_json::Value> = reference_fixtures()
+        .into_iter()
+        .map(|(name, question, answer)| serde_json::json!({"name": name, "question": question, "answer": answer}))
+        .collect();
+    let added = transport
+        .post(&HttpRequest {
+            url: format!("{}/mock/fixtures", url.trim_end_matches("/v1")),
+            headers: vec![],
+            body: serde_json::Value::Array(fixtures).to_string(),
+            timeout_ms: 10_000,
+        })
+        .await;
+    assert_eq!(added.map(|r| r.status).ok(), Some(200));
+
+    let sql = sqljs().await;
+    let embedder = BuiltinEmbedder::default();
+    let index = demo_index(&opener(&sql), &embedder).await;
+    let dbs: Vec<Box<dyn Datasource>> = ["chinook", "support", "webanalytics"]
+        .iter()
+        .map(|d| Box::new(open_demo(&sql, d)) as Box<dyn Datasource>)
+        .collect();
+    let policies = Policies {
+        refusal_names_tables: false,
+        ..Policies::demo()
+    };
+    let provider = Provider::new(
+        Wire::Anthropic,
+        url,
+        ApiKey::new("sk-ant-mock-0123456789abcdef"),
+    );
+    let engine = Engine::new(
+        Parts {
+            datasources: dbs.iter().map(|d| d.as_ref()).collect(),
+            index: &index,
+            embedder: &embedder,
+            policies: &policies,
+            transport: &transport,
+            clock: &PageClock,
+        },
+        EngineSettings::new(Agent::new(provider, "claude-haiku-4-5")),
+    );
+    let outcome = run_reference_pipeline(&engine).await;
+    assert_eq!(outcome.runs, 141);
+    outcome.assert_passed();
+}

@@ -1,0 +1,271 @@
+//! The whole pipeline natively: rusqlite datasources, the built-in index, the mock model
+//! provider over real HTTP through the command line's transport.
+#![cfg(not(target_arch = "wasm32"))]
+
+use nl2sql_cli::{BlockingTransport, SqliteFile};
+use nl2sql_core::demo::demo_database;
+use nl2sql_core::engine::{Agent, AskOptions, Engine, EngineSettings, Parts, Status};
+use nl2sql_core::error::{ErrorCode, Node};
+use nl2sql_core::index::{BuiltinEmbedder, Clock, SchemaIndex};
+use nl2sql_core::policy::Policies;
+use nl2sql_core::provider::{ApiKey, Provider, Wire};
+use nl2sql_core::Datasource;
+use nl2sql_tests::mock::{Fixture, MockProvider};
+use nl2sql_tests::pipeline::{reference_fixtures, run_reference_pipeline};
+use nl2sql_tests::routing::demo_index;
+use std::path::PathBuf;
+use std::time::Instant;
+
+const KEY: &str = "sk-mock-0123456789abcdefghijKLMN";
+
+fn open(id: &str) -> Box<dyn Datasource> {
+    let demo = demo_database(id).unwrap_or_else(|| panic!("no demo database {id}"));
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../data")
+        .join(demo.file);
+    Box::new(SqliteFile::open(id, path).unwrap_or_else(|e| panic!("{id}: {e}")))
+}
+
+struct Wall(Instant);
+
+impl Clock for Wall {
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.0.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+}
+
+struct World {
+    mock: MockProvider,
+    dbs: Vec<Box<dyn Datasource>>,
+    index: SchemaIndex,
+    embedder: BuiltinEmbedder,
+    policies: Policies,
+    transport: BlockingTransport,
+    clock: Wall,
+}
+
+fn world() -> World {
+    let mock = MockProvider::start().unwrap_or_else(|e| panic!("mock: {e}"));
+    mock.add(
+        reference_fixtures()
+            .into_iter()
+            .map(|(n, q, a)| Fixture::new(&n, &q, &a)),
+    );
+    let embedder = BuiltinEmbedder::default();
+    let index = pollster::block_on(demo_index(&open, &embedder));
+    World {
+        dbs: ["chinook", "support", "webanalytics"]
+            .iter()
+            .map(|d| open(d))
+            .collect(),
+        mock,
+        index,
+        embedder,
+        policies: Policies {
+            refusal_names_tables: false,
+            ..Policies::demo()
+        },
+        transport: BlockingTransport::default(),
+        clock: Wall(Instant::now()),
+    }
+}
+
+fn engine<'a>(w: &'a World, model: &str) -> Engine<'a> {
+    let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    Engine::new(
+        Parts {
+            datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
+            index: &w.index,
+            embedder: &w.embedder,
+            policies: &w.policies,
+            transport: &w.transport,
+            clock: &w.clock,
+        },
+        EngineSettings::new(Agent::new(provider, model)),
+    )
+}
+
+#[test]
+fn the_reference_suite_through_the_whole_pipeline_over_http() {
+    let w = world();
+    let outcome = pollster::block_on(run_reference_pipeline(&engine(&w, "mock")));
+    println!(
+        "reference suite through the pipeline: {} role runs, {} failures",
+        outcome.runs,
+        outcome.failures.len()
+    );
+    assert_eq!(outcome.runs, 141);
+    outcome.assert_passed();
+}
+
+#[test]
+fn a_run_reports_its_nodes_calls_usage_and_answer() {
+    let w = world();
+    let e = engine(&w, "mock");
+    let q = "How many customers do we have, by country?";
+    let r = pollster::block_on(e.ask(q, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    // Routing ran (no explicit datasource), and chose Chinook.
+    assert_eq!(
+        r.routing
+            .as_ref()
+            .and_then(|x| x.ranked.first())
+            .map(String::as_str),
+        Some("chinook")
+    );
+    let nodes: Vec<Node> = r.trace.iter().map(|n| n.node).collect();
+    assert_eq!(
+        nodes,
+        [
+            Node::DatasourceResolver,
+            Node::SchemaRetriever,
+            Node::AstPlanner,
+            Node::Executor,
+            Node::AnswerSynthesizer
+        ]
+    );
+    assert_eq!(r.usage.calls, 2, "the answerability check and the planner");
+    assert_eq!(r.sequential_llm_calls, 1, "they ran together");
+    assert!(r.usage.input_tokens.is_some_and(|n| n > 0));
+    let answer = r
+        .final_answer
+        .as_ref()
+        .map(|a| a.text.clone())
+        .unwrap_or_default();
+    assert!(
+        answer.starts_with("24 rows; the first: USA, 13"),
+        "{answer}"
+    );
+    // The question reaches the planner whole, and the key is nowhere in the result.
+    let planner = &r.trace[2].llm_calls[0];
+    assert!(planner.messages[0]
+        .content
+        .ends_with(&format!("Question: {q}")));
+    let json = serde_json::to_string(&r).unwrap_or_default();
+    assert!(
+        !json.contains("0123456789"),
+        "the key leaked into the result"
+    );
+    // The stable system prompts are byte-identical across questions.
+    let again =
+        pollster::block_on(e.ask("Which genre sells the most tracks?", &AskOptions::default()));
+    assert_eq!(again.trace[2].llm_calls[0].system_hash, planner.system_hash);
+    assert_eq!(
+        again.trace[0].llm_calls[0].system_hash,
+        r.trace[0].llm_calls[0].system_hash
+    );
+}
+
+#[test]
+fn rejected_plans_are_retried_with_the_validator_s_words_and_fatal_ones_never() {
+    let w = world();
+    let q = "Which tracks are the longest, by name?";
+    let bad = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Title"}}]}"#;
+    let good = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Name"}}], "order_by": [{"expr": {"kind": "column", "alias": "t", "column_name": "Milliseconds"}, "direction": "desc"}], "limit": 3}"#;
+    w.mock.add([
+        Fixture::new(
+            "answerability",
+            q,
+            r#"{"datasources": ["chinook"], "reason": "tracks"}"#,
+        ),
+        Fixture::new("plan", q, bad),
+        // The retry's last message is the feedback, which names the bad column.
+        Fixture::new("plan", "Title", good),
+    ]);
+    let r = pollster::block_on(engine(&w, "mock").ask(q, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert_eq!(r.sub_queries[0].retry_count, 1);
+    assert_eq!(r.sub_queries[0].rows.len(), 3);
+    let feedback = r
+        .trace
+        .iter()
+        .filter(|n| n.node == Node::AstPlanner)
+        .flat_map(|n| &n.llm_calls)
+        .last()
+        .and_then(|c| c.messages.last())
+        .map(|m| m.content.clone())
+        .unwrap_or_default();
+    assert!(
+        feedback.contains("Title"),
+        "the validator's message reached the planner: {feedback}"
+    );
+
+    // A refusal is fatal: one planner call, no retry.
+    let secret = "Which employees earn the most, privately?";
+    w.mock.add([
+        Fixture::new("answerability", secret, r#"{"datasources": ["chinook"], "reason": "staff"}"#),
+        Fixture::new("plan", secret, r#"{"tables": [{"name": "Employee", "alias": "e"}], "select_items": [{"expr": {"kind": "column", "alias": "e", "column_name": "LastName"}}]}"#),
+    ]);
+    let options = AskOptions {
+        roles: vec!["analyst".into()],
+        ..AskOptions::default()
+    };
+    let r = pollster::block_on(engine(&w, "mock").ask(secret, &options));
+    assert_eq!(
+        r.errors.iter().map(|e| e.error_code).collect::<Vec<_>>(),
+        [ErrorCode::SecurityViolation]
+    );
+    assert_eq!(r.usage.calls, 2);
+}
+
+#[test]
+fn provider_failures_unanswerable_questions_and_bad_output_end_runs_cleanly() {
+    let w = world();
+    let r = pollster::block_on(
+        engine(&w, "fault-401").ask("How many albums are there?", &AskOptions::default()),
+    );
+    assert_eq!(r.status, Status::Error);
+    assert_eq!(r.errors[0].error_code, ErrorCode::ProviderAuthFailed);
+    assert!(!serde_json::to_string(&r)
+        .unwrap_or_default()
+        .contains("0123456789"));
+
+    let weather = "What will the weather be in Paris tomorrow?";
+    let r = pollster::block_on(engine(&w, "mock").ask(weather, &AskOptions::default()));
+    assert_eq!(r.errors[0].error_code, ErrorCode::QuestionNotAnswerable);
+    assert_eq!(r.usage.calls, 1, "no planner call after a refusal");
+
+    let q = "Show me something the model cannot plan.";
+    w.mock.add([
+        Fixture::new(
+            "answerability",
+            q,
+            r#"{"datasources": ["chinook"], "reason": "maybe"}"#,
+        ),
+        Fixture::new("plan", q, r#"{"tables": "Track"}"#),
+        Fixture::new("plan", "not a valid plan", r#"{"select": "*"}"#),
+    ]);
+    let chinook = AskOptions {
+        datasource: Some("chinook".into()),
+        ..AskOptions::default()
+    };
+    let r = pollster::block_on(engine(&w, "mock").ask(q, &chinook));
+    assert_eq!(
+        r.errors[0].error_code,
+        ErrorCode::ModelOutputInvalid,
+        "{:?}",
+        r.errors
+    );
+    assert_eq!(
+        r.usage.calls, 3,
+        "the verdict, the plan and one parse retry"
+    );
+    // Routed, the question is first planned for the top-ranked datasource; the verdict
+    // names Chinook instead, and the dropped planning stays in the trace and the usage.
+    let r = pollster::block_on(engine(&w, "mock").ask(q, &AskOptions::default()));
+    let top = r.routing.as_ref().and_then(|x| x.ranked.first().cloned());
+    assert_eq!(
+        top.as_deref(),
+        Some("support"),
+        "routing's pick for this vague question"
+    );
+    assert!(
+        r.trace.iter().any(|n| n.outputs["dropped"].is_string()),
+        "{:?}",
+        r.trace
+    );
+    assert_eq!(
+        r.usage.calls, 5,
+        "the verdict, two for support, two for chinook"
+    );
+}
