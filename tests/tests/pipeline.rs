@@ -269,3 +269,138 @@ fn provider_failures_unanswerable_questions_and_bad_output_end_runs_cleanly() {
         "the verdict, two for support, two for chinook"
     );
 }
+
+/// Counts the time spent waiting on the provider, so the engine's own time can be told apart.
+struct Timed<'a> {
+    inner: &'a BlockingTransport,
+    waited: std::cell::Cell<std::time::Duration>,
+}
+
+impl nl2sql_core::http::HttpTransport for Timed<'_> {
+    fn post<'b>(
+        &'b self,
+        request: &'b nl2sql_core::http::HttpRequest,
+    ) -> nl2sql_core::LocalBoxFuture<
+        'b,
+        Result<nl2sql_core::http::HttpResponse, nl2sql_core::http::HttpFailure>,
+    > {
+        Box::pin(async move {
+            let started = Instant::now();
+            let r = self.inner.post(request).await;
+            self.waited.set(self.waited.get() + started.elapsed());
+            r
+        })
+    }
+}
+
+#[test]
+#[ignore = "a benchmark: run it with `cargo xtask bench` (release)"]
+fn pipeline_overhead_and_prompt_tokens() {
+    use nl2sql_tests::bench::percentiles;
+    let w = world();
+    let timed = Timed {
+        inner: &w.transport,
+        waited: std::cell::Cell::new(std::time::Duration::ZERO),
+    };
+    let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    let e = Engine::new(
+        Parts {
+            datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
+            index: &w.index,
+            embedder: &w.embedder,
+            policies: &w.policies,
+            transport: &timed,
+            clock: &w.clock,
+        },
+        EngineSettings::new(Agent::new(provider, "mock")),
+    );
+    let bpe = tiktoken_rs::o200k_base().unwrap_or_else(|e| panic!("o200k_base: {e}"));
+    let schema_tokens = bpe
+        .encode_ordinary(&nl2sql_core::plan::plan_json_schema().to_string())
+        .len();
+    let verdict_schema_tokens = bpe
+        .encode_ordinary(&nl2sql_core::engine::prompts::answerability_schema().to_string())
+        .len();
+    let suite = nl2sql_tests::gold::suite(nl2sql_tests::gold::REFERENCE_SUITE);
+    let (mut overhead, mut wall, mut input, mut planner_in, mut check_in) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    let mut sequential = vec![];
+    let mut by_node: Vec<(Node, u64)> = vec![];
+    for case in suite.cases.iter().filter(|c| c.parsed_plan().is_some()) {
+        timed.waited.set(std::time::Duration::ZERO);
+        let started = Instant::now();
+        let r = pollster::block_on(e.ask(&case.question, &AskOptions::default()));
+        let total = started.elapsed();
+        assert_eq!(r.status, Status::Success, "{}: {:?}", case.id, r.errors);
+        wall.push(total);
+        overhead.push(total.saturating_sub(timed.waited.get()));
+        sequential.push(r.sequential_llm_calls);
+        for n in &r.trace {
+            let llm: u64 = n.llm_calls.iter().map(|c| c.latency_ms).sum();
+            match by_node.iter_mut().find(|(x, _)| *x == n.node) {
+                Some((_, t)) => *t += n.duration_ms.saturating_sub(llm),
+                None => by_node.push((n.node, n.duration_ms.saturating_sub(llm))),
+            }
+        }
+        let mut per_node = [0usize; 2];
+        for call in r.trace.iter().flat_map(|n| &n.llm_calls) {
+            let text: usize = bpe.encode_ordinary(&call.system).len()
+                + call
+                    .messages
+                    .iter()
+                    .map(|m| bpe.encode_ordinary(&m.content).len())
+                    .sum::<usize>();
+            match call.node {
+                Node::AstPlanner => per_node[0] += text + schema_tokens,
+                _ => per_node[1] += text + verdict_schema_tokens,
+            }
+        }
+        planner_in.push(per_node[0]);
+        check_in.push(per_node[1]);
+        input.push(per_node[0] + per_node[1]);
+    }
+    let ms = |v: &[std::time::Duration]| {
+        let us: Vec<f64> = v.iter().map(|d| d.as_secs_f64() * 1e6).collect();
+        let (p50, p95) = percentiles(us);
+        format!("p50 {:.2} ms, p95 {:.2} ms", p50 / 1e3, p95 / 1e3)
+    };
+    let tokens = |v: &[usize]| {
+        let mut s = v.to_vec();
+        s.sort_unstable();
+        format!(
+            "median {}, max {}",
+            s.get(s.len() / 2).copied().unwrap_or(0),
+            s.last().copied().unwrap_or(0)
+        )
+    };
+    println!("pipeline over {} reference questions (admin, routed, zero-latency mock over loopback HTTP):", wall.len());
+    println!(
+        "  non-model overhead (wall minus waiting on the provider): {}",
+        ms(&overhead)
+    );
+    println!("  wall time: {}", ms(&wall));
+    let n = wall.len().max(1) as f64;
+    let spread: Vec<String> = by_node
+        .iter()
+        .map(|(node, total)| format!("{node} {:.2} ms", *total as f64 / n))
+        .collect();
+    println!(
+        "  mean per node, model waits excluded (ms clock): {}",
+        spread.join(", ")
+    );
+    println!("  sequential model calls per question: {:?}", {
+        let mut s = sequential.clone();
+        s.sort_unstable();
+        s.dedup();
+        s
+    });
+    println!(
+        "  input tokens per question (o200k_base, schemas included): {}",
+        tokens(&input)
+    );
+    println!(
+        "    planner: {}; answerability check: {}",
+        tokens(&planner_in),
+        tokens(&check_in)
+    );
+}

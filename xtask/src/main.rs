@@ -86,6 +86,23 @@ fn bench(project: &Project) -> Result<(), Failure> {
             ],
         )
         .run("cargo bench")?;
+    println!("\n==> the pipeline natively: non-model overhead, prompt tokens (release)");
+    project
+        .command(
+            "cargo",
+            &[
+                "test",
+                "-p",
+                "nl2sql-tests",
+                "--release",
+                "--test",
+                "pipeline",
+                "--",
+                "--ignored",
+                "--nocapture",
+            ],
+        )
+        .run("the pipeline benchmark")?;
     println!("\n==> plan path and schema index, wasm in headless Chromium (release build)");
     project
         .command(

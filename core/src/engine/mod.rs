@@ -91,12 +91,11 @@ impl Run<'_> {
         self.clock.now_ms()
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn record(
         &mut self,
         node: Node,
         attempt: u32,
-        started: u64,
+        (started, ended): (u64, u64),
         outputs: serde_json::Value,
         errors: Vec<PipelineError>,
         llm_calls: Vec<LlmCall>,
@@ -113,12 +112,20 @@ impl Run<'_> {
             attempt,
             status: status.to_string(),
             started_ms: started.saturating_sub(self.started),
-            duration_ms: self.now().saturating_sub(started),
+            duration_ms: ended.saturating_sub(started),
             outputs,
             errors,
             llm_calls,
         });
     }
+}
+
+/// The first plan and the schema it was planned on, with when each was made.
+struct Planned {
+    retrieval: Retrieval,
+    retrieved: (u64, u64),
+    plan: Result<Plan, PipelineError>,
+    planned: (u64, u64),
 }
 
 /// The verdict of the answerability check.
@@ -236,7 +243,7 @@ impl<'a> Engine<'a> {
                     &|| self.clock.now_ms(),
                 )
                 .await;
-                (v, started)
+                (v, (started, self.clock.now_ms()))
             };
             let plan =
                 self.retrieve_and_plan(question, &first, &scope, &mut calls_plan, &run.budget);
@@ -247,7 +254,7 @@ impl<'a> Engine<'a> {
             })
             .await
         };
-        let (verdict, check_started) = verdict;
+        let (verdict, check_span) = verdict;
         let verdict_outputs = match &verdict {
             Ok(v) => json!({"datasources": v.datasources, "reason": v.reason}),
             Err(_) => json!(null),
@@ -277,10 +284,11 @@ impl<'a> Engine<'a> {
             }
             Ok(_) => vec![],
         };
+        // The resolver's time runs from the start of the run (routing) to the verdict.
         run.record(
             Node::DatasourceResolver,
             0,
-            check_started.min(started),
+            (run.started, check_span.1),
             json!({"candidates": candidates, "verdict": verdict_outputs, "accepted": accepted}),
             verdict_errors.clone(),
             calls_check,
@@ -292,7 +300,7 @@ impl<'a> Engine<'a> {
                 run.record(
                     Node::AstPlanner,
                     0,
-                    started,
+                    (started, run.now()),
                     json!({"dropped": "the question was refused"}),
                     vec![],
                     calls_plan,
@@ -302,7 +310,7 @@ impl<'a> Engine<'a> {
         }
 
         let chosen = accepted.first().cloned().unwrap_or(first.clone());
-        let (retrieval, first_plan) = match planned {
+        let planned = match planned {
             Some(p) if chosen == first => p,
             // The verdict ruled the planned candidate out: plan on the one it chose.
             _ => {
@@ -310,7 +318,7 @@ impl<'a> Engine<'a> {
                     run.record(
                         Node::AstPlanner,
                         0,
-                        started,
+                        (started, run.now()),
                         json!({"dropped": format!("planned for {first}, which the verdict did not choose")}),
                         vec![],
                         std::mem::take(&mut calls_plan),
@@ -323,10 +331,11 @@ impl<'a> Engine<'a> {
                 p
             }
         };
+        let retrieval = planned.retrieval.clone();
         run.record(
             Node::SchemaRetriever,
             0,
-            started,
+            planned.retrieved,
             json!({"datasource": chosen, "tables": retrieval.tables, "columns": retrieval.columns,
                    "values": retrieval.values.iter().map(|v| v.render()).collect::<Vec<_>>(),
                    "full_snapshot": retrieval.full_snapshot}),
@@ -335,7 +344,7 @@ impl<'a> Engine<'a> {
         );
         result.retrieval = Some(retrieval.clone());
         self.plan_and_run(
-            question, &chosen, &retrieval, &scope, first_plan, calls_plan, options, run, result,
+            question, &chosen, &scope, planned, calls_plan, options, run, result,
         )
         .await
     }
@@ -412,7 +421,7 @@ impl<'a> Engine<'a> {
             run.record(
                 Node::DatasourceResolver,
                 0,
-                started,
+                (started, run.now()),
                 outputs,
                 vec![e.clone()],
                 vec![],
@@ -462,8 +471,9 @@ impl<'a> Engine<'a> {
         scope: &Scope<'_>,
         calls: &mut Vec<LlmCall>,
         budget: &Cell<u32>,
-    ) -> (Retrieval, Result<Plan, PipelineError>) {
-        let retrieval = match retrieve(
+    ) -> Planned {
+        let started = self.clock.now_ms();
+        let retrieved = retrieve(
             self.index,
             self.embedder,
             datasource,
@@ -472,24 +482,34 @@ impl<'a> Engine<'a> {
             &self.settings.retrieval,
             false,
         )
-        .await
-        {
+        .await;
+        let retrieved_at = (started, self.clock.now_ms());
+        let retrieval = match retrieved {
             Ok(r) => r,
             Err(e) => {
-                let empty = Retrieval {
-                    datasource: datasource.to_string(),
-                    tables: vec![],
-                    columns: vec![],
-                    values: vec![],
-                    full_snapshot: false,
+                return Planned {
+                    retrieval: Retrieval {
+                        datasource: datasource.to_string(),
+                        tables: vec![],
+                        columns: vec![],
+                        values: vec![],
+                        full_snapshot: false,
+                    },
+                    retrieved: retrieved_at,
+                    plan: Err(e.into_error(Node::SchemaRetriever)),
+                    planned: (retrieved_at.1, retrieved_at.1),
                 };
-                return (empty, Err(e.into_error(Node::SchemaRetriever)));
             }
         };
         let plan = self
             .ask_planner(question, datasource, &retrieval, Vec::new(), calls, budget)
             .await;
-        (retrieval, plan)
+        Planned {
+            retrieval,
+            retrieved: retrieved_at,
+            plan,
+            planned: (retrieved_at.1, self.clock.now_ms()),
+        }
     }
 
     async fn ask_planner(
@@ -541,9 +561,8 @@ impl<'a> Engine<'a> {
         &self,
         question: &str,
         datasource: &str,
-        retrieval: &Retrieval,
         scope: &Scope<'_>,
-        first_plan: Result<Plan, PipelineError>,
+        first: Planned,
         first_calls: Vec<LlmCall>,
         options: &AskOptions,
         run: &mut Run<'_>,
@@ -576,19 +595,20 @@ impl<'a> Engine<'a> {
             truncated: false,
             retry_count: 0,
         };
-        let mut planned = first_plan;
+        let retrieval = &first.retrieval;
+        let mut planned = first.plan;
+        let mut plan_span = first.planned;
         let mut calls = first_calls;
         let mut history: Vec<Message> = Vec::new();
         let mut attempt = 0;
         loop {
-            let started = run.now();
             let plan = match planned {
                 Ok(p) => p,
                 Err(e) => {
                     run.record(
                         Node::AstPlanner,
                         attempt,
-                        started,
+                        plan_span,
                         json!(null),
                         vec![e.clone()],
                         calls,
@@ -600,7 +620,7 @@ impl<'a> Engine<'a> {
             run.record(
                 Node::AstPlanner,
                 attempt,
-                started,
+                plan_span,
                 json!({"plan": plan.to_string()}),
                 vec![],
                 std::mem::take(&mut calls),
@@ -623,7 +643,7 @@ impl<'a> Engine<'a> {
                 run.record(
                     Node::LogicalValidator,
                     attempt,
-                    started,
+                    (started, run.now()),
                     json!({"checks": v.checks}),
                     v.errors.clone(),
                     vec![],
@@ -641,7 +661,7 @@ impl<'a> Engine<'a> {
                 run.record(
                     Node::Executor,
                     attempt,
-                    started,
+                    (started, run.now()),
                     json!({"sql": r.sql, "rows": r.frame.as_ref().map(|f| f.row_count())}),
                     r.errors.clone(),
                     vec![],
@@ -694,6 +714,7 @@ impl<'a> Engine<'a> {
                 ),
             });
             result.sequential_llm_calls += 1;
+            let asked = run.now();
             planned = self
                 .ask_planner(
                     question,
@@ -704,13 +725,14 @@ impl<'a> Engine<'a> {
                     &run.budget,
                 )
                 .await;
+            plan_span = (asked, run.now());
         }
         let started = run.now();
         let text = answer::template(&sub.columns, &sub.rows, sub.truncated);
         run.record(
             Node::AnswerSynthesizer,
             0,
-            started,
+            (started, run.now()),
             json!({"text": text}),
             vec![],
             vec![],
