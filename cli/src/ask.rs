@@ -165,6 +165,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         roles: o.roles.clone(),
         datasource: o.datasource.clone(),
         plan_only: o.plan_only,
+        ..AskOptions::default()
     };
     let result = pollster::block_on(engine.ask(&question, &options));
     let json =

@@ -83,6 +83,8 @@ pub enum ErrorCode {
     QuestionNotAnswerable,
     /// The run reached `max_llm_calls` (or its cost limit).
     RunLimitReached,
+    /// The run took longer than its time limit (`timeout_s`).
+    PipelineTimeout,
 }
 
 impl ErrorCode {
@@ -114,6 +116,7 @@ impl ErrorCode {
         ErrorCode::ModelOutputInvalid,
         ErrorCode::QuestionNotAnswerable,
         ErrorCode::RunLimitReached,
+        ErrorCode::PipelineTimeout,
     ];
 
     /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
@@ -145,6 +148,7 @@ impl ErrorCode {
             ErrorCode::ModelOutputInvalid => "MODEL_OUTPUT_INVALID",
             ErrorCode::QuestionNotAnswerable => "QUESTION_NOT_ANSWERABLE",
             ErrorCode::RunLimitReached => "RUN_LIMIT_REACHED",
+            ErrorCode::PipelineTimeout => "PIPELINE_TIMEOUT",
         }
     }
 

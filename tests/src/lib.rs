@@ -16,6 +16,54 @@ pub mod routing;
 #[cfg(target_arch = "wasm32")]
 pub mod sqljs;
 
+/// Polls two futures together on one thread, until both are done.
+pub async fn both<A: std::future::Future, B: std::future::Future>(
+    a: A,
+    b: B,
+) -> (A::Output, B::Output) {
+    use std::pin::pin;
+    use std::task::Poll;
+    let mut a = pin!(a);
+    let mut b = pin!(b);
+    let (mut ra, mut rb) = (None, None);
+    std::future::poll_fn(move |cx| {
+        if ra.is_none() {
+            if let Poll::Ready(v) = a.as_mut().poll(cx) {
+                ra = Some(v);
+            }
+        }
+        if rb.is_none() {
+            if let Poll::Ready(v) = b.as_mut().poll(cx) {
+                rb = Some(v);
+            }
+        }
+        match (ra.take(), rb.take()) {
+            (Some(x), Some(y)) => Poll::Ready((x, y)),
+            (x, y) => {
+                ra = x;
+                rb = y;
+                Poll::Pending
+            }
+        }
+    })
+    .await
+}
+
+/// Waits `ms` milliseconds on the page's clock (`setTimeout`).
+#[cfg(target_arch = "wasm32")]
+pub async fn sleep(ms: i32) {
+    use wasm_bindgen::{JsCast, JsValue};
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let set_timeout = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("setTimeout"))
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        if let Some(f) = set_timeout {
+            let _ = f.call2(&JsValue::NULL, &resolve, &JsValue::from(ms));
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
 /// Calls `$harness!(check, check, …)` with every check of the contract suite.
 #[macro_export]
 macro_rules! for_each_contract_check {

@@ -50,7 +50,7 @@ pub async fn run_reference_pipeline(engine: &Engine<'_>) -> Outcome {
             let options = AskOptions {
                 roles: vec![role.clone()],
                 datasource: Some("chinook".into()),
-                plan_only: false,
+                ..AskOptions::default()
             };
             let r = engine.ask(&case.question, &options).await;
             let codes: Vec<ErrorCode> = r.errors.iter().map(|e| e.error_code).collect();

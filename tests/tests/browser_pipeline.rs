@@ -3,7 +3,8 @@
 //! `NL2SQL_MOCK_URL`): the reference suite's 141 role runs, as natively.
 #![cfg(target_arch = "wasm32")]
 
-use nl2sql_core::engine::{Agent, Engine, EngineSettings, Parts};
+use nl2sql_core::engine::{Agent, AskOptions, CancelToken, Engine, EngineSettings, Parts};
+use nl2sql_core::error::ErrorCode;
 use nl2sql_core::http::{HttpRequest, HttpTransport};
 use nl2sql_core::index::{BuiltinEmbedder, Clock};
 use nl2sql_core::policy::Policies;
@@ -12,6 +13,7 @@ use nl2sql_core::Datasource;
 use nl2sql_tests::pipeline::{reference_fixtures, run_reference_pipeline};
 use nl2sql_tests::routing::demo_index;
 use nl2sql_tests::sqljs::{open_demo, opener, sqljs};
+use nl2sql_tests::{both, sleep};
 use nl2sql_wasm::FetchTransport;
 use wasm_bindgen_test::*;
 
@@ -75,4 +77,47 @@ async fn the_reference_suite_through_the_whole_pipeline_in_the_browser() {
     let outcome = run_reference_pipeline(&engine).await;
     assert_eq!(outcome.runs, 141);
     outcome.assert_passed();
+}
+
+#[wasm_bindgen_test]
+async fn a_cancel_aborts_the_model_calls_in_flight_at_once() {
+    let Some(url) = option_env!("NL2SQL_MOCK_URL") else {
+        panic!("NL2SQL_MOCK_URL is not set: run the browser tests with `cargo xtask test`");
+    };
+    let sql = sqljs().await;
+    let embedder = BuiltinEmbedder::default();
+    let index = demo_index(&opener(&sql), &embedder).await;
+    let chinook = open_demo(&sql, "chinook");
+    let policies = Policies::demo();
+    let transport = FetchTransport::default();
+    let token = CancelToken::new();
+    token.on_cancel(transport.canceller());
+    let provider = Provider::new(Wire::OpenAi, url, ApiKey::new("sk-mock-0123456789abcdef"));
+    // The mock never answers this model: both calls hang until the cancel.
+    let engine = Engine::new(
+        Parts {
+            datasources: vec![&chinook],
+            index: &index,
+            embedder: &embedder,
+            policies: &policies,
+            transport: &transport,
+            clock: &PageClock,
+        },
+        EngineSettings::new(Agent::new(provider, "fault-hang")),
+    );
+    let options = AskOptions {
+        cancel: Some(token.clone()),
+        ..AskOptions::default()
+    };
+    let cancel_at = std::cell::Cell::new(0.0);
+    let cancel = async {
+        sleep(100).await;
+        cancel_at.set(js_sys::Date::now());
+        token.cancel();
+    };
+    let (r, ()) = both(engine.ask("How many albums are there?", &options), cancel).await;
+    let after = js_sys::Date::now() - cancel_at.get();
+    let codes: Vec<ErrorCode> = r.errors.iter().map(|e| e.error_code).collect();
+    assert_eq!(codes, [ErrorCode::Cancelled]);
+    assert!(after < 100.0, "the run ended {after} ms after the cancel");
 }

@@ -13,8 +13,8 @@ use nl2sql_core::provider::{
 };
 use nl2sql_tests::routing::{demo_index, routing_score, ROUTING_SUITE};
 use nl2sql_tests::sqljs::{opener, sqljs};
+use nl2sql_tests::{both, sleep};
 use nl2sql_wasm::FetchTransport;
-use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -37,18 +37,6 @@ async fn failure(embedder: &ProviderEmbedder<'_>) -> PipelineError {
         Ok(_) => panic!("the call succeeded"),
         Err(e) => e.into_error(Node::SchemaRetriever),
     }
-}
-
-async fn sleep(ms: i32) {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let set_timeout = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("setTimeout"))
-            .ok()
-            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-        if let Some(f) = set_timeout {
-            let _ = f.call2(&JsValue::NULL, &resolve, &JsValue::from(ms));
-        }
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 #[wasm_bindgen_test]
@@ -100,7 +88,7 @@ async fn a_slow_provider_times_out_and_a_cancel_aborts_at_once() {
         sleep(50).await;
         transport.cancel();
     };
-    let (e, ()) = futures_join(failure(&hanging), cancel).await;
+    let (e, ()) = both(failure(&hanging), cancel).await;
     let waited = js_sys::Date::now() - started;
     assert_eq!(e.error_code, ErrorCode::Cancelled);
     assert!(
@@ -109,39 +97,6 @@ async fn a_slow_provider_times_out_and_a_cancel_aborts_at_once() {
     );
     // A cancelled transport sends nothing more.
     assert_eq!(failure(&hanging).await.error_code, ErrorCode::Cancelled);
-}
-
-/// Polls two futures together on the page's single thread.
-async fn futures_join<A: std::future::Future, B: std::future::Future>(
-    a: A,
-    b: B,
-) -> (A::Output, B::Output) {
-    use std::pin::pin;
-    use std::task::Poll;
-    let mut a = pin!(a);
-    let mut b = pin!(b);
-    let (mut ra, mut rb) = (None, None);
-    std::future::poll_fn(move |cx| {
-        if ra.is_none() {
-            if let Poll::Ready(v) = a.as_mut().poll(cx) {
-                ra = Some(v);
-            }
-        }
-        if rb.is_none() {
-            if let Poll::Ready(v) = b.as_mut().poll(cx) {
-                rb = Some(v);
-            }
-        }
-        match (ra.take(), rb.take()) {
-            (Some(x), Some(y)) => Poll::Ready((x, y)),
-            (x, y) => {
-                ra = x;
-                rb = y;
-                Poll::Pending
-            }
-        }
-    })
-    .await
 }
 
 #[wasm_bindgen_test]

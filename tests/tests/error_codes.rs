@@ -181,7 +181,8 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         | ErrorCode::SchemaRetrievalFailed => provider_failure(code),
         ErrorCode::ModelOutputInvalid
         | ErrorCode::QuestionNotAnswerable
-        | ErrorCode::RunLimitReached => pipeline_failure(env, code),
+        | ErrorCode::RunLimitReached
+        | ErrorCode::PipelineTimeout => pipeline_failure(env, code),
         ErrorCode::ResultTruncated => {
             let mut capped = ValidatorSettings::default();
             capped.lower.row_cap = 3;
@@ -269,6 +270,9 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
     let mut settings = EngineSettings::new(Agent::new(provider, "m"));
     if code == ErrorCode::RunLimitReached {
         settings.max_llm_calls = 1;
+    }
+    if code == ErrorCode::PipelineTimeout {
+        settings.timeout_ms = 0;
     }
     let engine = Engine::new(
         Parts {

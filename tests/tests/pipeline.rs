@@ -404,3 +404,101 @@ fn pipeline_overhead_and_prompt_tokens() {
         tokens(&check_in)
     );
 }
+
+#[test]
+fn a_cancel_at_any_node_ends_the_run_as_cancelled_and_a_timeout_answers_politely() {
+    use nl2sql_core::engine::{CancelToken, Event, Events};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let w = world();
+    let q = "How many customers do we have, by country?";
+    for at in [
+        Node::DatasourceResolver,
+        Node::SchemaRetriever,
+        Node::AstPlanner,
+        Node::Executor,
+        Node::AnswerSynthesizer,
+    ] {
+        let flag = Arc::new(AtomicBool::new(false));
+        let transport = BlockingTransport::cancelled_by(Arc::clone(&flag));
+        let token = CancelToken::new();
+        token.on_cancel(move || flag.store(true, Ordering::SeqCst));
+        let seen: Rc<RefCell<Vec<Event>>> = Rc::default();
+        let log = Rc::clone(&seen);
+        let cancel = token.clone();
+        let events = Events(Rc::new(move |e: &Event| {
+            log.borrow_mut().push(e.clone());
+            if matches!(e, Event::NodeStarted { node, .. } if *node == at) {
+                cancel.cancel();
+            }
+        }));
+        let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+        let e = Engine::new(
+            Parts {
+                datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
+                index: &w.index,
+                embedder: &w.embedder,
+                policies: &w.policies,
+                transport: &transport,
+                clock: &w.clock,
+            },
+            EngineSettings::new(Agent::new(provider, "mock")),
+        );
+        let options = AskOptions {
+            cancel: Some(token),
+            events: Some(events),
+            ..AskOptions::default()
+        };
+        let r = pollster::block_on(e.ask(q, &options));
+        assert_eq!(
+            r.errors.iter().map(|e| e.error_code).collect::<Vec<_>>(),
+            [ErrorCode::Cancelled],
+            "cancel at {at}"
+        );
+        assert!(r.final_answer.is_none(), "cancel at {at}");
+        // Nothing starts after the cancel, except what was already under way with it.
+        let events = seen.borrow();
+        let at_index = events
+            .iter()
+            .position(|e| matches!(e, Event::NodeStarted { node, .. } if *node == at))
+            .unwrap_or(usize::MAX);
+        let later_starts = events
+            .iter()
+            .skip(at_index + 1)
+            .filter(|e| matches!(e, Event::NodeStarted { node, .. } if *node != Node::AstPlanner))
+            .count();
+        assert_eq!(later_starts, 0, "cancel at {at}: {events:?}");
+    }
+
+    let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    let mut settings = EngineSettings::new(Agent::new(provider, "fault-slow-3000"));
+    settings.timeout_ms = 400;
+    let e = Engine::new(
+        Parts {
+            datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
+            index: &w.index,
+            embedder: &w.embedder,
+            policies: &w.policies,
+            transport: &w.transport,
+            clock: &w.clock,
+        },
+        settings,
+    );
+    let started = Instant::now();
+    let r = pollster::block_on(e.ask(q, &AskOptions::default()));
+    assert_eq!(
+        r.errors.iter().map(|e| e.error_code).collect::<Vec<_>>(),
+        [ErrorCode::PipelineTimeout]
+    );
+    assert!(
+        started.elapsed().as_millis() < 2_000,
+        "the model call's timeout was cut to the run's"
+    );
+    let answer = r.final_answer.map(|a| a.text).unwrap_or_default();
+    assert!(
+        answer.starts_with("Sorry, I could not finish within 1 seconds"),
+        "{answer}"
+    );
+}

@@ -30,6 +30,16 @@ impl FetchTransport {
         }
     }
 
+    /// A closure that cancels this transport, for a run's cancel token to hold.
+    pub fn canceller(&self) -> impl Fn() + 'static {
+        let controller = self.controller.clone();
+        move || {
+            if let Some(c) = &controller {
+                c.abort();
+            }
+        }
+    }
+
     fn is_cancelled(&self) -> bool {
         self.controller
             .as_ref()

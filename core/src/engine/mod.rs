@@ -13,12 +13,14 @@
 //! result.
 
 mod answer;
+mod control;
 mod join;
 pub mod llm;
 pub mod prompts;
 mod result;
 mod settings;
 
+pub use control::{CancelToken, Event, Events};
 pub use result::{FinalAnswer, NodeRecord, QueryResult, Status, SubQuery, UsageTotals};
 pub use settings::{Agent, AnswerMode, EngineSettings};
 
@@ -46,6 +48,10 @@ pub struct AskOptions {
     pub datasource: Option<String>,
     /// Validate and render, but do not run.
     pub plan_only: bool,
+    /// Cancels the run.
+    pub cancel: Option<CancelToken>,
+    /// Receives the live events.
+    pub events: Option<Events>,
 }
 
 /// The engine: datasources, their index, the policy, and the outside world's traits.
@@ -81,6 +87,10 @@ pub struct Parts<'a> {
 struct Run<'c> {
     clock: &'c dyn Clock,
     started: u64,
+    /// When the run must have ended, on the clock.
+    deadline: u64,
+    cancel: Option<CancelToken>,
+    events: Option<Events>,
     trace: Vec<NodeRecord>,
     /// Model calls left (`max_llm_calls`), shared by calls made at the same time.
     budget: Cell<u32>,
@@ -89,6 +99,61 @@ struct Run<'c> {
 impl Run<'_> {
     fn now(&self) -> u64 {
         self.clock.now_ms()
+    }
+
+    fn emit(&self, event: Event) {
+        if let Some(events) = &self.events {
+            (events.0)(&event);
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(CancelToken::is_cancelled)
+    }
+
+    /// Stops the run when it was cancelled or is out of time.
+    fn check(&self, node: Node) -> Result<(), PipelineError> {
+        if self.cancelled() {
+            return Err(cancelled(node));
+        }
+        if self.now() >= self.deadline {
+            return Err(timed_out(node));
+        }
+        Ok(())
+    }
+
+    /// A node begins: checked, then announced.
+    fn enter(&self, node: Node, attempt: u32) -> Result<(), PipelineError> {
+        self.check(node)?;
+        self.emit(Event::NodeStarted { node, attempt });
+        Ok(())
+    }
+
+    /// `agent` with its call timeout cut to the time the run has left.
+    fn bounded(&self, agent: &Agent) -> Agent {
+        let left = self.deadline.saturating_sub(self.now()).max(1);
+        Agent {
+            timeout_ms: agent.timeout_ms.min(left),
+            ..agent.clone()
+        }
+    }
+
+    /// What an error means once the run's own state is known: a call that failed because
+    /// the run was cancelled or ran out of time says so.
+    fn explain(&self, e: PipelineError) -> PipelineError {
+        if self.cancelled() && e.error_code != ErrorCode::Cancelled {
+            cancelled(e.node)
+        } else if self.now() >= self.deadline
+            && matches!(
+                e.error_code,
+                ErrorCode::ProviderTimeout | ErrorCode::Cancelled
+            )
+            && !self.cancelled()
+        {
+            timed_out(e.node)
+        } else {
+            e
+        }
     }
 
     fn record(
@@ -106,6 +171,19 @@ impl Run<'_> {
             "ok"
         };
         let seq = u32::try_from(self.trace.len() + 1).unwrap_or(u32::MAX);
+        for call in &llm_calls {
+            self.emit(Event::LlmCall {
+                node,
+                model: call.model.clone(),
+                latency_ms: call.latency_ms,
+            });
+        }
+        self.emit(Event::NodeFinished {
+            node,
+            attempt,
+            status: status.to_string(),
+            duration_ms: ended.saturating_sub(started),
+        });
         self.trace.push(NodeRecord {
             seq,
             node,
@@ -160,9 +238,13 @@ impl<'a> Engine<'a> {
 
     /// Answers `question`. Never fails: what went wrong is in the result.
     pub async fn ask(&self, question: &str, options: &AskOptions) -> QueryResult {
+        let started = self.clock.now_ms();
         let mut run = Run {
             clock: self.clock,
-            started: self.clock.now_ms(),
+            started,
+            deadline: started.saturating_add(self.settings.timeout_ms),
+            cancel: options.cancel.clone(),
+            events: options.events.clone(),
             trace: Vec::new(),
             budget: Cell::new(self.settings.max_llm_calls),
         };
@@ -182,8 +264,19 @@ impl<'a> Engine<'a> {
             trace: Vec::new(),
         };
         if let Err(e) = self.run(question, options, &mut run, &mut result).await {
-            if e.error_code == ErrorCode::RunLimitReached {
-                result.status = Status::Stopped;
+            let e = run.explain(e);
+            match e.error_code {
+                ErrorCode::RunLimitReached => result.status = Status::Stopped,
+                ErrorCode::PipelineTimeout => {
+                    result.final_answer = Some(FinalAnswer {
+                        text: format!(
+                            "Sorry, I could not finish within {} seconds. Try a narrower question, or allow more time.",
+                            self.settings.timeout_ms.div_ceil(1000)
+                        ),
+                        written_by: "template".to_string(),
+                    });
+                }
+                _ => {}
             }
             result.errors.push(e.for_client());
         }
@@ -201,6 +294,7 @@ impl<'a> Engine<'a> {
         result: &mut QueryResult,
     ) -> Result<(), PipelineError> {
         let scope = self.policies.scope(&options.roles);
+        run.enter(Node::DatasourceResolver, 0)?;
         let candidates = self
             .candidates(question, options, &scope, run, result)
             .await?;
@@ -226,7 +320,18 @@ impl<'a> Engine<'a> {
         };
         // The answerability check and the planning of the best candidate run together;
         // a refusal returns at once and the planning is dropped.
+        run.check(Node::DatasourceResolver)?;
         let check = self.answerability(question, &listed, &scope);
+        let resolver = run.bounded(&self.settings.resolver);
+        let planner = run.bounded(&self.settings.planner);
+        run.emit(Event::NodeStarted {
+            node: Node::SchemaRetriever,
+            attempt: 0,
+        });
+        run.emit(Event::NodeStarted {
+            node: Node::AstPlanner,
+            attempt: 0,
+        });
         let mut calls_check = Vec::new();
         let mut calls_plan = Vec::new();
         let started = run.now();
@@ -235,7 +340,7 @@ impl<'a> Engine<'a> {
                 let started = self.clock.now_ms();
                 let v = structured(
                     self.transport,
-                    &self.settings.resolver,
+                    &resolver,
                     check,
                     &parse_verdict,
                     &mut calls_check,
@@ -245,8 +350,14 @@ impl<'a> Engine<'a> {
                 .await;
                 (v, (started, self.clock.now_ms()))
             };
-            let plan =
-                self.retrieve_and_plan(question, &first, &scope, &mut calls_plan, &run.budget);
+            let plan = self.retrieve_and_plan(
+                question,
+                &first,
+                &scope,
+                &planner,
+                &mut calls_plan,
+                &run.budget,
+            );
             // A refusal, or a failed check (a provider failure is fatal), ends the run.
             join::join_unless(check, plan, |(v, _)| {
                 v.as_ref()
@@ -309,6 +420,7 @@ impl<'a> Engine<'a> {
             return Err(e);
         }
 
+        run.check(Node::AstPlanner)?;
         let chosen = accepted.first().cloned().unwrap_or(first.clone());
         let planned = match planned {
             Some(p) if chosen == first => p,
@@ -324,8 +436,17 @@ impl<'a> Engine<'a> {
                         std::mem::take(&mut calls_plan),
                     );
                 }
+                run.enter(Node::AstPlanner, 0)?;
+                let planner = run.bounded(&self.settings.planner);
                 let p = self
-                    .retrieve_and_plan(question, &chosen, &scope, &mut calls_plan, &run.budget)
+                    .retrieve_and_plan(
+                        question,
+                        &chosen,
+                        &scope,
+                        &planner,
+                        &mut calls_plan,
+                        &run.budget,
+                    )
                     .await;
                 result.sequential_llm_calls += 1;
                 p
@@ -469,6 +590,7 @@ impl<'a> Engine<'a> {
         question: &str,
         datasource: &str,
         scope: &Scope<'_>,
+        agent: &Agent,
         calls: &mut Vec<LlmCall>,
         budget: &Cell<u32>,
     ) -> Planned {
@@ -502,7 +624,7 @@ impl<'a> Engine<'a> {
             }
         };
         let plan = self
-            .ask_planner(question, datasource, &retrieval, Vec::new(), calls, budget)
+            .ask_planner(question, &retrieval, agent, Vec::new(), calls, budget)
             .await;
         Planned {
             retrieval,
@@ -512,15 +634,18 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Asks for a plan for `question` on the schema `retrieval` chose (and its
+    /// datasource), after the conversation so far (`history`: rejected plans and why).
     async fn ask_planner(
         &self,
         question: &str,
-        datasource: &str,
         retrieval: &Retrieval,
+        agent: &Agent,
         history: Vec<Message>,
         calls: &mut Vec<LlmCall>,
         budget: &Cell<u32>,
     ) -> Result<Plan, PipelineError> {
+        let datasource = retrieval.datasource.as_str();
         let Some(schema) = self.index.schema(datasource) else {
             return Err(PipelineError::new(
                 Node::AstPlanner,
@@ -537,7 +662,7 @@ impl<'a> Engine<'a> {
         messages.extend(history);
         structured(
             self.transport,
-            &self.settings.planner,
+            agent,
             Structured {
                 node: Node::AstPlanner,
                 name: "plan",
@@ -626,6 +751,15 @@ impl<'a> Engine<'a> {
                 std::mem::take(&mut calls),
             );
             sub.plan = Some(plan.clone());
+            let next = if options.plan_only {
+                Node::LogicalValidator
+            } else {
+                Node::Executor
+            };
+            if let Err(e) = run.enter(next, attempt) {
+                result.sub_queries.push(sub);
+                return Err(e);
+            }
             let started = run.now();
             let rejections = if options.plan_only {
                 let v = validate(Some(&plan), schema, scope, &self.settings.validator);
@@ -714,12 +848,17 @@ impl<'a> Engine<'a> {
                 ),
             });
             result.sequential_llm_calls += 1;
+            if let Err(e) = run.enter(Node::AstPlanner, attempt) {
+                result.sub_queries.push(sub);
+                return Err(e);
+            }
             let asked = run.now();
+            let agent = run.bounded(&self.settings.planner);
             planned = self
                 .ask_planner(
                     question,
-                    datasource,
                     retrieval,
+                    &agent,
                     history.clone(),
                     &mut calls,
                     &run.budget,
@@ -727,8 +866,18 @@ impl<'a> Engine<'a> {
                 .await;
             plan_span = (asked, run.now());
         }
+        if let Err(e) = run.enter(Node::AnswerSynthesizer, 0) {
+            result.sub_queries.push(sub);
+            return Err(e);
+        }
         let started = run.now();
         let text = answer::template(&sub.columns, &sub.rows, sub.truncated);
+        // A cancel that came while the answer was being written still wins: the caller no
+        // longer wants it.
+        if let Err(e) = run.check(Node::AnswerSynthesizer) {
+            result.sub_queries.push(sub);
+            return Err(e);
+        }
         run.record(
             Node::AnswerSynthesizer,
             0,
@@ -764,5 +913,23 @@ fn not_answerable(message: &str) -> PipelineError {
         ErrorCode::QuestionNotAnswerable,
         Severity::Error,
         message,
+    )
+}
+
+fn cancelled(node: Node) -> PipelineError {
+    PipelineError::new(
+        node,
+        ErrorCode::Cancelled,
+        Severity::Error,
+        "The run was cancelled.",
+    )
+}
+
+fn timed_out(node: Node) -> PipelineError {
+    PipelineError::new(
+        node,
+        ErrorCode::PipelineTimeout,
+        Severity::Error,
+        "The run took longer than its time limit.",
     )
 }

@@ -61,6 +61,8 @@ pub struct EngineSettings {
     pub retries_max: u32,
     /// Model calls per question, parse retries included.
     pub max_llm_calls: u32,
+    /// The whole run's time limit; every model call's timeout is cut to what is left.
+    pub timeout_ms: u64,
     /// Routing.
     pub routing: RouteSettings,
     /// Schema retrieval.
@@ -82,6 +84,7 @@ impl EngineSettings {
             answer: AnswerMode::Template,
             retries_max: 3,
             max_llm_calls: 60,
+            timeout_ms: 60_000,
             routing: RouteSettings::default(),
             retrieval: RetrieveSettings::default(),
             validator: ValidatorSettings::default(),
