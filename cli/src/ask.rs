@@ -5,7 +5,9 @@ use crate::routing::{build_index, embed_failure_text};
 use crate::Failure;
 use nl2sql_cli::{BlockingTransport, SqliteFile};
 use nl2sql_core::demo::DEMO_DATABASES;
-use nl2sql_core::engine::{Agent, AskOptions, Engine, EngineSettings, Parts, Status};
+use nl2sql_core::engine::{
+    Agent, AnswerMode, AskOptions, Engine, EngineSettings, Event, Events, Parts,
+};
 use nl2sql_core::index::{BuiltinEmbedder, Clock};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::provider::{ApiKey, Provider, Wire};
@@ -24,6 +26,8 @@ struct Options {
     trace: Option<PathBuf>,
     json: bool,
     data: PathBuf,
+    /// The answer written by the model (`llm`) or by a template.
+    written: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options, Failure> {
@@ -38,6 +42,7 @@ fn parse(args: &[String]) -> Result<Options, Failure> {
         trace: None,
         json: false,
         data: PathBuf::from("data"),
+        written: true,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -55,6 +60,17 @@ fn parse(args: &[String]) -> Result<Options, Failure> {
             "--base-url" => o.base_url = Some(value("a URL")?),
             "--trace" => o.trace = Some(value("a file")?.into()),
             "--json" => o.json = true,
+            "--answer" => {
+                o.written = match value("llm or template")?.as_str() {
+                    "llm" => true,
+                    "template" => false,
+                    other => {
+                        return Err(Failure::Usage(format!(
+                            "--answer is llm or template, not {other:?}"
+                        )))
+                    }
+                }
+            }
             "--data" => o.data = value("a folder")?.into(),
             other if other.starts_with("--") => {
                 return Err(Failure::Usage(format!("unknown option {other:?}")))
@@ -132,6 +148,26 @@ impl Clock for Wall {
     }
 }
 
+fn print_rows(
+    sql: Option<&str>,
+    columns: &[String],
+    rows: &[Vec<nl2sql_core::Value>],
+    row_count: usize,
+) {
+    if let Some(sql) = sql {
+        println!("{sql}\n");
+    }
+    println!("{}", columns.join(" | "));
+    for row in rows.iter().take(20) {
+        let cells: Vec<String> = row.iter().map(ToString::to_string).collect();
+        println!("{}", cells.join(" | "));
+    }
+    if row_count > 20 {
+        println!("… {row_count} rows in all");
+    }
+    println!();
+}
+
 /// Runs `nl2sql ask`.
 pub fn run(args: &[String]) -> Result<(), Failure> {
     let o = parse(args)?;
@@ -139,6 +175,13 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         return Err(Failure::Usage("give a question, in quotes".into()));
     };
     let agent = agent(&o)?;
+    let mut settings = EngineSettings::new(agent.clone());
+    if o.written {
+        settings.answer = AnswerMode::Llm(Agent {
+            max_tokens: 400,
+            ..agent
+        });
+    }
     let embedder = BuiltinEmbedder::default();
     let index =
         build_index(&o.data, &embedder).map_err(|e| Failure::Runtime(embed_failure_text(e)))?;
@@ -159,12 +202,36 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             transport: &transport,
             clock: &clock,
         },
-        EngineSettings::new(agent),
+        settings,
     );
+    // In text mode the SQL and rows print as soon as they exist, then the written answer
+    // as it streams.
+    let shown = std::rc::Rc::new(std::cell::Cell::new(false));
+    let flag = std::rc::Rc::clone(&shown);
+    let events = (!o.json).then(|| {
+        Events(std::rc::Rc::new(move |e: &Event| match e {
+            Event::Rows {
+                sql,
+                columns,
+                preview,
+                row_count,
+                ..
+            } => {
+                flag.set(true);
+                print_rows(sql.as_deref(), columns, preview, *row_count);
+            }
+            Event::AnswerDelta { text } => {
+                print!("{text}");
+                let _ = std::io::Write::flush(&mut std::io::stdout());
+            }
+            _ => {}
+        }))
+    });
     let options = AskOptions {
         roles: o.roles.clone(),
         datasource: o.datasource.clone(),
         plan_only: o.plan_only,
+        events,
         ..AskOptions::default()
     };
     let result = pollster::block_on(engine.ask(&question, &options));
@@ -178,24 +245,20 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         println!("{json}");
         return Ok(());
     }
-    for q in &result.sub_queries {
-        if let Some(sql) = &q.sql {
-            println!("-- {}\n{sql}\n", q.datasource_id);
-        }
-        if result.status == Status::Success {
-            println!("{}", q.columns.join(" | "));
-            for row in q.rows.iter().take(20) {
-                let cells: Vec<String> = row.iter().map(ToString::to_string).collect();
-                println!("{}", cells.join(" | "));
+    if !shown.get() {
+        for q in &result.sub_queries {
+            if let Some(sql) = &q.sql {
+                println!("-- {}\n{sql}\n", q.datasource_id);
             }
-            if q.rows.len() > 20 {
-                println!("… {} rows in all", q.rows.len());
-            }
-            println!();
         }
     }
     if let Some(answer) = &result.final_answer {
-        println!("{}", answer.text);
+        // A streamed answer is already on the screen.
+        if answer.written_by == "llm" {
+            println!();
+        } else {
+            println!("{}", answer.text);
+        }
     }
     for e in &result.errors {
         let words = e

@@ -18,7 +18,8 @@ usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON
        nl2sql retrieve --datasource ID [--role R] [--force-search] [--data DIR] [--json] \"question\"
        nl2sql index    [--data DIR] [--json]
        nl2sql ask      [--role R] [--datasource D] [--plan-only] [--provider P] [--model M]
-                       [--base-url URL] [--trace FILE] [--json] [--data DIR] \"question\"
+                       [--base-url URL] [--answer llm|template] [--trace FILE] [--json]
+                       [--data DIR] \"question\"
 
   plan, sql options
     --datasource ID     chinook (default), support or webanalytics
@@ -41,7 +42,9 @@ usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON
              answer. --provider openai (default; key OPENAI_API_KEY), anthropic
              (ANTHROPIC_API_KEY) or compatible (any OpenAI-compatible --base-url, e.g.
              Ollama; NL2SQL_API_KEY if it needs one); NL2SQL_API_KEY overrides either.
-             --trace FILE writes the whole result with every node's record as JSON.
+             --answer llm (default: a short answer the model writes, streamed, checked
+             against the rows) or template (no model call). --trace FILE writes the
+             whole result with every node's record as JSON.
 
   schema   print a datasource's tables, columns, keys and statistics
     --datasource        a demo database: chinook (default), support or webanalytics

@@ -31,6 +31,7 @@ fn mock() -> MockProvider {
             q,
             r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"alias": "albums", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#,
         ),
+        Fixture::new("text", q, "The store holds 347 albums."),
     ]);
     mock
 }
@@ -54,7 +55,13 @@ fn ask_answers_and_writes_its_trace() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
-    assert!(stdout.contains("albums: 347."), "{stdout}");
+    assert!(stdout.contains("The store holds 347 albums."), "{stdout}");
+    let sql_at = stdout.find("SELECT").unwrap_or(usize::MAX);
+    let answer_at = stdout.find("The store holds").unwrap_or(0);
+    assert!(
+        sql_at < answer_at,
+        "the rows come before the streamed answer: {stdout}"
+    );
     assert!(
         stdout.contains("SELECT COUNT(a.AlbumId) AS albums FROM Album AS a"),
         "{stdout}"

@@ -85,6 +85,8 @@ pub enum ErrorCode {
     RunLimitReached,
     /// The run took longer than its time limit (`timeout_s`).
     PipelineTimeout,
+    /// A warning: the written answer names numbers or names the result does not hold.
+    AnswerNotGrounded,
 }
 
 impl ErrorCode {
@@ -117,6 +119,7 @@ impl ErrorCode {
         ErrorCode::QuestionNotAnswerable,
         ErrorCode::RunLimitReached,
         ErrorCode::PipelineTimeout,
+        ErrorCode::AnswerNotGrounded,
     ];
 
     /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
@@ -149,6 +152,7 @@ impl ErrorCode {
             ErrorCode::QuestionNotAnswerable => "QUESTION_NOT_ANSWERABLE",
             ErrorCode::RunLimitReached => "RUN_LIMIT_REACHED",
             ErrorCode::PipelineTimeout => "PIPELINE_TIMEOUT",
+            ErrorCode::AnswerNotGrounded => "ANSWER_NOT_GROUNDED",
         }
     }
 

@@ -182,7 +182,8 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         ErrorCode::ModelOutputInvalid
         | ErrorCode::QuestionNotAnswerable
         | ErrorCode::RunLimitReached
-        | ErrorCode::PipelineTimeout => pipeline_failure(env, code),
+        | ErrorCode::PipelineTimeout
+        | ErrorCode::AnswerNotGrounded => pipeline_failure(env, code),
         ErrorCode::ResultTruncated => {
             let mut capped = ValidatorSettings::default();
             capped.lower.row_cap = 3;
@@ -251,6 +252,23 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         Fixture::new("plan", q, r#"{"tables": 3}"#),
         Fixture::new("plan", "not a valid plan", r#"{"tables": 4}"#),
     ]);
+    // A good plan whose written answer invents a number.
+    let counted = "Count the albums, please.";
+    let albums = r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"alias": "albums", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#;
+    mock.add([
+        Fixture::new(
+            "answerability",
+            counted,
+            r#"{"datasources": ["chinook"], "reason": "albums"}"#,
+        ),
+        Fixture::new("plan", counted, albums),
+        Fixture::new("text", counted, "There are 9,999 albums."),
+    ]);
+    let q = if code == ErrorCode::AnswerNotGrounded {
+        counted
+    } else {
+        q
+    };
     let embedder = BuiltinEmbedder::default();
     let profile = nl2sql_core::demo::demo_profile(
         nl2sql_core::demo::demo_database("chinook").expect("chinook is a demo"),
@@ -274,6 +292,9 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
     if code == ErrorCode::PipelineTimeout {
         settings.timeout_ms = 0;
     }
+    if code == ErrorCode::AnswerNotGrounded {
+        settings.answer = nl2sql_core::engine::AnswerMode::Llm(settings.planner.clone());
+    }
     let engine = Engine::new(
         Parts {
             datasources: vec![&env.db],
@@ -286,7 +307,11 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         settings,
     );
     let r = pollster::block_on(engine.ask(q, &AskOptions::default()));
-    r.errors.iter().map(|e| e.error_code).collect()
+    r.errors
+        .iter()
+        .map(|e| e.error_code)
+        .chain(r.warnings.iter().map(|w| w.code))
+        .collect()
 }
 
 #[test]

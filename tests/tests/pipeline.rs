@@ -502,3 +502,109 @@ fn a_cancel_at_any_node_ends_the_run_as_cancelled_and_a_timeout_answers_politely
         "{answer}"
     );
 }
+
+#[test]
+fn a_written_answer_streams_after_the_rows_and_is_checked_against_them() {
+    use nl2sql_core::engine::{AnswerMode, Event, Events};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let w = world();
+    let q = "How many customers do we have, by country?";
+    let honest = "The USA has the most customers, 13, ahead of Canada with 8.";
+    let invented = "Germany leads with 40 customers.";
+    let other = "Which genre sells the most tracks?";
+    w.mock.add([
+        Fixture::new("text", q, honest),
+        Fixture::new("text", other, invented),
+    ]);
+    let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    let agent = Agent::new(provider, "mock");
+    let mut settings = EngineSettings::new(agent.clone());
+    settings.answer = AnswerMode::Llm(agent.clone());
+    let e = Engine::new(
+        Parts {
+            datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
+            index: &w.index,
+            embedder: &w.embedder,
+            policies: &w.policies,
+            transport: &w.transport,
+            clock: &w.clock,
+        },
+        settings.clone(),
+    );
+    let seen: Rc<RefCell<Vec<Event>>> = Rc::default();
+    let log = Rc::clone(&seen);
+    let options = AskOptions {
+        events: Some(Events(Rc::new(move |e: &Event| {
+            log.borrow_mut().push(e.clone())
+        }))),
+        ..AskOptions::default()
+    };
+    let r = pollster::block_on(e.ask(q, &options));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    let answer = r
+        .final_answer
+        .clone()
+        .unwrap_or_else(|| panic!("an answer"));
+    assert_eq!(
+        (answer.text.as_str(), answer.written_by.as_str()),
+        (honest, "llm")
+    );
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert_eq!(
+        r.sequential_llm_calls, 2,
+        "planning with the check, then the answer"
+    );
+    let events = seen.borrow();
+    let rows_at = events.iter().position(|e| matches!(e, Event::Rows { .. }));
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::AnswerDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let first_delta = events
+        .iter()
+        .position(|e| matches!(e, Event::AnswerDelta { .. }));
+    assert!(deltas.len() > 1 && deltas.concat() == honest, "{deltas:?}");
+    assert!(
+        rows_at.is_some() && rows_at < first_delta,
+        "rows before the answer"
+    );
+    drop(events);
+
+    let r = pollster::block_on(e.ask(other, &AskOptions::default()));
+    let codes: Vec<ErrorCode> = r.warnings.iter().map(|w| w.code).collect();
+    assert_eq!(codes, [ErrorCode::AnswerNotGrounded]);
+    assert!(
+        r.warnings[0].message.contains("40") && r.warnings[0].message.contains("Germany"),
+        "{}",
+        r.warnings[0].message
+    );
+
+    // A writer that fails leaves the template answer and a warning; the rows still count.
+    let broken = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    settings.answer = AnswerMode::Llm(Agent::new(broken, "fault-500"));
+    let e = Engine::new(
+        Parts {
+            datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
+            index: &w.index,
+            embedder: &w.embedder,
+            policies: &w.policies,
+            transport: &w.transport,
+            clock: &w.clock,
+        },
+        settings,
+    );
+    let r = pollster::block_on(e.ask(q, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success);
+    assert_eq!(
+        r.final_answer.map(|a| a.written_by),
+        Some("template".to_string())
+    );
+    assert_eq!(
+        r.warnings.iter().map(|w| w.code).collect::<Vec<_>>(),
+        [ErrorCode::ProviderUnavailable]
+    );
+}

@@ -95,6 +95,19 @@ pub enum Event {
         /// How long it took.
         latency_ms: u64,
     },
+    /// The rows are ready (before the answer is written).
+    Rows {
+        /// The sub-query.
+        sub_query_id: String,
+        /// The SQL that produced them.
+        sql: Option<String>,
+        /// Result columns.
+        columns: Vec<String>,
+        /// The first rows (at most 50).
+        preview: Vec<Vec<crate::value::Value>>,
+        /// How many rows in all.
+        row_count: usize,
+    },
     /// More of the written answer.
     AnswerDelta {
         /// The new text.

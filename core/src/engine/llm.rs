@@ -169,3 +169,77 @@ pub fn hash(text: &str) -> String {
     }
     format!("{h:016x}")
 }
+
+/// Asks for streamed text (the written answer), handing each piece to `on_delta`; the call
+/// is pushed to `calls` whatever its outcome.
+#[allow(clippy::too_many_arguments)]
+pub async fn text(
+    transport: &dyn HttpTransport,
+    agent: &Agent,
+    node: Node,
+    system: &str,
+    user: String,
+    on_delta: &mut dyn FnMut(&str),
+    calls: &mut Vec<LlmCall>,
+    budget: &Cell<u32>,
+    now: Now<'_>,
+) -> Result<String, PipelineError> {
+    if budget.get() == 0 {
+        return Err(PipelineError::new(
+            node,
+            ErrorCode::RunLimitReached,
+            Severity::Error,
+            "The run reached its limit of model calls (max_llm_calls) before it could answer.",
+        ));
+    }
+    budget.set(budget.get() - 1);
+    let messages = vec![Message {
+        role: Role::User,
+        content: user,
+    }];
+    let request = ChatRequest {
+        model: agent.model.clone(),
+        system: system.to_string(),
+        messages: messages.clone(),
+        temperature: agent.temperature,
+        max_tokens: agent.max_tokens,
+        output: Output::Text,
+        stream: true,
+        timeout_ms: agent.timeout_ms,
+    };
+    let started = now();
+    let answer = call(transport, &agent.provider, &request, on_delta).await;
+    let mut record = LlmCall {
+        node,
+        model: agent.model.clone(),
+        system_hash: hash(system),
+        system: system.to_string(),
+        messages,
+        response: None,
+        error: None,
+        usage: Usage::default(),
+        latency_ms: now().saturating_sub(started),
+    };
+    let outcome = match answer {
+        Ok(a) => {
+            record.usage = a.usage;
+            record.response = Some(a.content.clone());
+            Ok(a.content)
+        }
+        Err(ChatError::Provider(failure)) => {
+            record.error = Some(failure.message.clone());
+            Err(failure.into_error(node))
+        }
+        Err(other) => {
+            record.error = Some(other.to_string());
+            Err(PipelineError::new(
+                node,
+                ErrorCode::ModelOutputInvalid,
+                Severity::Error,
+                format!("The written answer could not be read: {other}."),
+            ))
+        }
+    };
+    calls.push(record);
+    outcome
+}

@@ -870,11 +870,109 @@ impl<'a> Engine<'a> {
             result.sub_queries.push(sub);
             return Err(e);
         }
+        run.emit(Event::Rows {
+            sub_query_id: sub.id.clone(),
+            sql: sub.sql.clone(),
+            columns: sub.columns.clone(),
+            preview: sub.rows.iter().take(50).cloned().collect(),
+            row_count: sub.rows.len(),
+        });
         let started = run.now();
-        let text = answer::template(&sub.columns, &sub.rows, sub.truncated);
+        let mut calls = Vec::new();
+        let mut errors = Vec::new();
+        let (text, written_by) = match &self.settings.answer {
+            AnswerMode::Template => (
+                answer::template(&sub.columns, &sub.rows, sub.truncated),
+                "template",
+            ),
+            AnswerMode::Llm(agent) => {
+                let agent = run.bounded(agent);
+                let user = answer::writer_user(question, &sub.columns, &sub.rows, sub.truncated);
+                let events = run.events.clone();
+                let mut on_delta = |piece: &str| {
+                    if let Some(e) = &events {
+                        (e.0)(&Event::AnswerDelta {
+                            text: piece.to_string(),
+                        });
+                    }
+                };
+                result.sequential_llm_calls += 1;
+                let written = llm::text(
+                    self.transport,
+                    &agent,
+                    Node::AnswerSynthesizer,
+                    answer::WRITER_SYSTEM,
+                    user,
+                    &mut on_delta,
+                    &mut calls,
+                    &run.budget,
+                    &|| self.clock.now_ms(),
+                )
+                .await;
+                match written {
+                    Ok(text) => {
+                        let made_up = answer::ungrounded(&text, question, &sub.columns, &sub.rows);
+                        if !made_up.is_empty() {
+                            result.warnings.push(RunWarning {
+                                detail: Some(json!({ "not_in_result": made_up })),
+                                ..RunWarning::new(
+                                    Node::AnswerSynthesizer,
+                                    ErrorCode::AnswerNotGrounded,
+                                    format!(
+                                        "The written answer mentions {} which the result does not hold; check it against the rows.",
+                                        made_up.join(", ")
+                                    ),
+                                )
+                            });
+                        }
+                        (text, "llm")
+                    }
+                    // The rows are there: a failed write-up falls back to the template,
+                    // and says so (unless the run itself was cancelled or timed out).
+                    Err(e) => {
+                        let e = run.explain(e);
+                        if matches!(
+                            e.error_code,
+                            ErrorCode::Cancelled | ErrorCode::PipelineTimeout
+                        ) {
+                            run.record(
+                                Node::AnswerSynthesizer,
+                                0,
+                                (started, run.now()),
+                                json!(null),
+                                vec![e.clone()],
+                                calls,
+                            );
+                            result.sub_queries.push(sub);
+                            return Err(e);
+                        }
+                        result.warnings.push(RunWarning::from(PipelineError {
+                            severity: Severity::Warning,
+                            ..e.clone()
+                        }));
+                        errors.push(PipelineError {
+                            severity: Severity::Warning,
+                            ..e
+                        });
+                        (
+                            answer::template(&sub.columns, &sub.rows, sub.truncated),
+                            "template",
+                        )
+                    }
+                }
+            }
+        };
         // A cancel that came while the answer was being written still wins: the caller no
         // longer wants it.
         if let Err(e) = run.check(Node::AnswerSynthesizer) {
+            run.record(
+                Node::AnswerSynthesizer,
+                0,
+                (started, run.now()),
+                json!(null),
+                vec![e.clone()],
+                calls,
+            );
             result.sub_queries.push(sub);
             return Err(e);
         }
@@ -882,13 +980,13 @@ impl<'a> Engine<'a> {
             Node::AnswerSynthesizer,
             0,
             (started, run.now()),
-            json!({"text": text}),
-            vec![],
-            vec![],
+            json!({"text": text, "written_by": written_by}),
+            errors,
+            calls,
         );
         result.final_answer = Some(FinalAnswer {
             text,
-            written_by: "template".to_string(),
+            written_by: written_by.to_string(),
         });
         if sub.truncated {
             result.warnings.push(RunWarning::new(
