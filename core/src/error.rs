@@ -87,6 +87,11 @@ pub enum ErrorCode {
     PipelineTimeout,
     /// A warning: the written answer names numbers or names the result does not hold.
     AnswerNotGrounded,
+    /// An empty result whose filter names a value its column does not hold: an error (the
+    /// planner is asked once more, with the closest values) or, with none close, a warning.
+    ValueNotFound,
+    /// A warning: a result column is NULL in every row.
+    AllNullColumn,
 }
 
 impl ErrorCode {
@@ -120,6 +125,8 @@ impl ErrorCode {
         ErrorCode::RunLimitReached,
         ErrorCode::PipelineTimeout,
         ErrorCode::AnswerNotGrounded,
+        ErrorCode::ValueNotFound,
+        ErrorCode::AllNullColumn,
     ];
 
     /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
@@ -153,6 +160,8 @@ impl ErrorCode {
             ErrorCode::RunLimitReached => "RUN_LIMIT_REACHED",
             ErrorCode::PipelineTimeout => "PIPELINE_TIMEOUT",
             ErrorCode::AnswerNotGrounded => "ANSWER_NOT_GROUNDED",
+            ErrorCode::ValueNotFound => "VALUE_NOT_FOUND",
+            ErrorCode::AllNullColumn => "ALL_NULL_COLUMN",
         }
     }
 

@@ -183,7 +183,9 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         | ErrorCode::QuestionNotAnswerable
         | ErrorCode::RunLimitReached
         | ErrorCode::PipelineTimeout
-        | ErrorCode::AnswerNotGrounded => pipeline_failure(env, code),
+        | ErrorCode::AnswerNotGrounded
+        | ErrorCode::ValueNotFound
+        | ErrorCode::AllNullColumn => pipeline_failure(env, code),
         ErrorCode::ResultTruncated => {
             let mut capped = ValidatorSettings::default();
             capped.lower.row_cap = 3;
@@ -264,10 +266,20 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         Fixture::new("plan", counted, albums),
         Fixture::new("text", counted, "There are 9,999 albums."),
     ]);
-    let q = if code == ErrorCode::AnswerNotGrounded {
-        counted
-    } else {
-        q
+    // Results the sanity checks flag: a genre no track has, a column that is all NULL.
+    let missing = "Tracks of the Zzyzx genre?";
+    let nulls = "Companies of customers without one?";
+    mock.add([
+        Fixture::new("answerability", missing, r#"{"datasources": ["chinook"], "reason": "tracks"}"#),
+        Fixture::new("plan", missing, r#"{"tables": [{"name": "Genre", "alias": "g"}], "select_items": [{"expr": {"kind": "column", "alias": "g", "column_name": "GenreId"}}], "where": {"kind": "binary", "op": "=", "left": {"kind": "column", "alias": "g", "column_name": "Name"}, "right": {"kind": "literal", "value": "Zzyzx"}}}"#),
+        Fixture::new("answerability", nulls, r#"{"datasources": ["chinook"], "reason": "customers"}"#),
+        Fixture::new("plan", nulls, r#"{"tables": [{"name": "Customer", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "Company"}}], "where": {"kind": "binary", "op": "IS", "left": {"kind": "column", "alias": "c", "column_name": "Company"}, "right": {"kind": "literal", "is_null": true}}}"#),
+    ]);
+    let q = match code {
+        ErrorCode::AnswerNotGrounded => counted,
+        ErrorCode::ValueNotFound => missing,
+        ErrorCode::AllNullColumn => nulls,
+        _ => q,
     };
     let embedder = BuiltinEmbedder::default();
     let profile = nl2sql_core::demo::demo_profile(

@@ -608,3 +608,90 @@ fn a_written_answer_streams_after_the_rows_and_is_checked_against_them() {
         [ErrorCode::ProviderUnavailable]
     );
 }
+
+#[test]
+fn an_empty_result_for_a_missing_value_is_retried_with_the_closest_values() {
+    let w = world();
+    let plan = |genre: &str| {
+        format!(
+            r#"{{"tables": [{{"name": "Track", "alias": "t"}}, {{"name": "Genre", "alias": "g"}}],
+                "joins": [{{"left_alias": "t", "right_alias": "g", "join_type": "inner",
+                    "condition": {{"kind": "binary", "op": "=", "left": {{"kind": "column", "alias": "t", "column_name": "GenreId"}}, "right": {{"kind": "column", "alias": "g", "column_name": "GenreId"}}}}}}],
+                "select_items": [{{"alias": "tracks", "expr": {{"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{{"kind": "column", "alias": "t", "column_name": "TrackId"}}]}}}}],
+                "where": {{"kind": "binary", "op": "=", "left": {{"kind": "column", "alias": "g", "column_name": "Name"}}, "right": {{"kind": "literal", "value": "{genre}"}}}},
+                "group_by": [{{"expr": {{"kind": "column", "alias": "g", "column_name": "Name"}}}}]}}"#
+        )
+    };
+    let q = "How many tracks are in the Jaz genre?";
+    let nothing = "How many tracks are in the Zzyzx genre?";
+    w.mock.add([
+        Fixture::new(
+            "answerability",
+            q,
+            r#"{"datasources": ["chinook"], "reason": "tracks"}"#,
+        ),
+        Fixture::new("plan", q, &plan("Jaz")),
+        Fixture::new("plan", "'Jazz'", &plan("Jazz")),
+        Fixture::new(
+            "answerability",
+            nothing,
+            r#"{"datasources": ["chinook"], "reason": "tracks"}"#,
+        ),
+        Fixture::new("plan", nothing, &plan("Zzyzx")),
+    ]);
+    let e = engine(&w, "mock");
+    let r = pollster::block_on(e.ask(q, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert_eq!(r.sub_queries[0].retry_count, 1);
+    assert_eq!(
+        r.sub_queries[0].rows,
+        vec![vec![nl2sql_core::Value::Integer(130)]]
+    );
+    let first_run = r
+        .trace
+        .iter()
+        .find(|n| n.node == Node::Executor)
+        .map(|n| n.errors.clone())
+        .unwrap_or_default();
+    assert_eq!(
+        first_run.iter().map(|e| e.error_code).collect::<Vec<_>>(),
+        [ErrorCode::ValueNotFound]
+    );
+    assert!(
+        first_run[0].message.contains("'Jazz'"),
+        "{}",
+        first_run[0].message
+    );
+
+    // Nothing close: the empty result stands, with a warning the answer can report.
+    let r = pollster::block_on(e.ask(nothing, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert_eq!(r.sub_queries[0].retry_count, 0);
+    assert_eq!(
+        r.warnings.iter().map(|w| w.code).collect::<Vec<_>>(),
+        [ErrorCode::ValueNotFound]
+    );
+    assert!(
+        r.warnings[0].message.contains("none is close"),
+        "{}",
+        r.warnings[0].message
+    );
+
+    // A result column that is NULL in every row is flagged.
+    let companies = "Which of our customers in Brazil have no company?";
+    w.mock.add([
+        Fixture::new("answerability", companies, r#"{"datasources": ["chinook"], "reason": "customers"}"#),
+        Fixture::new(
+            "plan",
+            companies,
+            r#"{"tables": [{"name": "Customer", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "LastName"}}, {"expr": {"kind": "column", "alias": "c", "column_name": "Company"}}], "where": {"kind": "binary", "op": "AND", "left": {"kind": "binary", "op": "=", "left": {"kind": "column", "alias": "c", "column_name": "Country"}, "right": {"kind": "literal", "value": "Brazil"}}, "right": {"kind": "binary", "op": "IS", "left": {"kind": "column", "alias": "c", "column_name": "Company"}, "right": {"kind": "literal", "is_null": true}}}}"#,
+        ),
+    ]);
+    let r = pollster::block_on(e.ask(companies, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert!(!r.sub_queries[0].rows.is_empty());
+    assert_eq!(
+        r.warnings.iter().map(|w| w.code).collect::<Vec<_>>(),
+        [ErrorCode::AllNullColumn]
+    );
+}

@@ -18,6 +18,7 @@ mod join;
 pub mod llm;
 pub mod prompts;
 mod result;
+mod sanity;
 mod settings;
 
 pub use control::{CancelToken, Event, Events};
@@ -679,6 +680,54 @@ impl<'a> Engine<'a> {
         .await
     }
 
+    /// The sanity checks on a result that ran: an empty result whose filter names a value
+    /// its column lacks becomes an error (once, when close values exist, so the planner
+    /// retries with them) or a warning; an all-NULL result column, a warning.
+    #[allow(clippy::too_many_arguments)]
+    async fn sanity(
+        &self,
+        plan: &Plan,
+        schema: &crate::schema::SchemaSnapshot,
+        db: &dyn Datasource,
+        frame: &crate::datasource::ResultFrame,
+        value_retried: &mut bool,
+        errors: &mut Vec<PipelineError>,
+        warnings: &mut Vec<RunWarning>,
+    ) {
+        if frame.rows.is_empty() {
+            let missing = sanity::missing_values(plan, schema, db, self.index.values()).await;
+            let retry = !*value_retried && missing.iter().any(|m| !m.closest.is_empty());
+            for m in &missing {
+                let detail = json!({"table": m.table, "column": m.column, "value": m.value, "closest": m.closest});
+                if retry {
+                    errors.push(
+                        PipelineError::new(
+                            Node::Executor,
+                            ErrorCode::ValueNotFound,
+                            Severity::Error,
+                            m.sentence(),
+                        )
+                        .with_details(detail),
+                    );
+                } else {
+                    warnings.push(RunWarning {
+                        detail: Some(detail),
+                        ..RunWarning::new(Node::Executor, ErrorCode::ValueNotFound, m.sentence())
+                    });
+                }
+            }
+            *value_retried |= retry;
+        } else {
+            for column in sanity::all_null_columns(&frame.columns, &frame.rows) {
+                warnings.push(RunWarning::new(
+                    Node::Executor,
+                    ErrorCode::AllNullColumn,
+                    format!("The result column {column} is empty (NULL) in every row."),
+                ));
+            }
+        }
+    }
+
     /// Validates, renders and runs plans until one succeeds, a rejection is fatal, or the
     /// retries run out; then writes the answer.
     #[allow(clippy::too_many_arguments)]
@@ -726,6 +775,8 @@ impl<'a> Engine<'a> {
         let mut calls = first_calls;
         let mut history: Vec<Message> = Vec::new();
         let mut attempt = 0;
+        // VALUE_NOT_FOUND sends the planner back once; after that it is a warning.
+        let mut value_retried = false;
         loop {
             let plan = match planned {
                 Ok(p) => p,
@@ -792,24 +843,39 @@ impl<'a> Engine<'a> {
                 let r = run_plan(&plan, *db, schema, scope, &self.settings.validator).await;
                 sub.validation = r.validation.checks.clone();
                 sub.sql = r.sql.clone();
+                let mut errors = r.errors.clone();
+                let mut warnings = r.warnings.clone();
+                if let (true, true, Some(frame)) =
+                    (r.succeeded(), self.settings.sanity_checks, r.frame.as_ref())
+                {
+                    self.sanity(
+                        &plan,
+                        schema,
+                        *db,
+                        frame,
+                        &mut value_retried,
+                        &mut errors,
+                        &mut warnings,
+                    )
+                    .await;
+                }
                 run.record(
                     Node::Executor,
                     attempt,
                     (started, run.now()),
                     json!({"sql": r.sql, "rows": r.frame.as_ref().map(|f| f.row_count())}),
-                    r.errors.clone(),
+                    errors.clone(),
                     vec![],
                 );
-                if r.succeeded() {
-                    if let Some(frame) = r.frame {
-                        sub.columns = frame.columns;
-                        sub.rows = frame.rows;
-                        sub.truncated = frame.truncated;
-                    }
-                    result.warnings.extend(r.warnings);
+                let blocked = errors.iter().any(|e| e.severity.is_blocking());
+                if let (false, Some(frame)) = (blocked, r.frame) {
+                    sub.columns = frame.columns;
+                    sub.rows = frame.rows;
+                    sub.truncated = frame.truncated;
+                    result.warnings.extend(warnings);
                     break;
                 }
-                r.errors
+                errors
             };
             let blocking: Vec<&PipelineError> = rejections
                 .iter()

@@ -63,6 +63,8 @@ pub struct EngineSettings {
     pub max_llm_calls: u32,
     /// The whole run's time limit; every model call's timeout is cut to what is left.
     pub timeout_ms: u64,
+    /// Check results that ran (VALUE_NOT_FOUND, ALL_NULL_COLUMN).
+    pub sanity_checks: bool,
     /// Routing.
     pub routing: RouteSettings,
     /// Schema retrieval.
@@ -85,6 +87,7 @@ impl EngineSettings {
             retries_max: 3,
             max_llm_calls: 60,
             timeout_ms: 60_000,
+            sanity_checks: true,
             routing: RouteSettings::default(),
             retrieval: RetrieveSettings::default(),
             validator: ValidatorSettings::default(),

@@ -195,6 +195,44 @@ impl ValueIndex {
         values + exact + grams
     }
 
+    /// The `k` values of one column closest to `text` (character trigrams; at least a
+    /// third alike), best first: what a filter that matched nothing probably meant.
+    pub fn closest(
+        &self,
+        datasource: &str,
+        table: &str,
+        column: &str,
+        text: &str,
+        k: usize,
+    ) -> Vec<String> {
+        let Some(ci) = self.columns.iter().position(|c| {
+            c.datasource == datasource
+                && c.table.eq_ignore_ascii_case(table)
+                && c.column.eq_ignore_ascii_case(column)
+        }) else {
+            return Vec::new();
+        };
+        let mine = trigrams(text);
+        let mut scored: Vec<(f32, &String)> = self.columns[ci]
+            .values
+            .iter()
+            .map(|v| {
+                let theirs = trigrams(v);
+                let shared = mine
+                    .iter()
+                    .filter(|g| theirs.binary_search(g).is_ok())
+                    .count();
+                (
+                    2.0 * shared as f32 / (mine.len() + theirs.len()).max(1) as f32,
+                    v,
+                )
+            })
+            .filter(|(score, _)| *score >= 0.34)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        scored.into_iter().take(k).map(|(_, v)| v.clone()).collect()
+    }
+
     /// True when it holds no value.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
