@@ -6,7 +6,7 @@ use crate::Failure;
 use nl2sql_cli::{BlockingTransport, SqliteFile};
 use nl2sql_core::demo::DEMO_DATABASES;
 use nl2sql_core::engine::{
-    Agent, AnswerMode, AskOptions, Engine, EngineSettings, Event, Events, Parts,
+    Agent, AnswerMode, AskOptions, Engine, EngineSettings, Event, Events, Parts, Replay,
 };
 use nl2sql_core::index::{BuiltinEmbedder, Clock};
 use nl2sql_core::policy::Policies;
@@ -182,6 +182,77 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             ..agent
         });
     }
+    let transport = BlockingTransport::default();
+    let request = Request {
+        question,
+        roles: o.roles.clone(),
+        datasource: o.datasource.clone(),
+        plan_only: o.plan_only,
+    };
+    execute(&o, settings, &transport, None, &request)
+}
+
+/// Runs `nl2sql replay FILE`: the recorded run's question, asked again with every model
+/// answer taken from the recording; no request leaves the machine.
+pub fn replay(args: &[String]) -> Result<(), Failure> {
+    let mut o = parse(args)?;
+    let Some(file) = o.question.take() else {
+        return Err(Failure::Usage(
+            "give the file a run was recorded to (ask --trace FILE)".into(),
+        ));
+    };
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| Failure::Runtime(format!("cannot read {file}: {e}")))?;
+    let replay = Replay::from_result_json(&text).map_err(Failure::Runtime)?;
+    let recorded: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| Failure::Runtime(e.to_string()))?;
+    let strings = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect()
+    };
+    let request = Request {
+        question: recorded["question"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        roles: strings(&recorded["roles"]),
+        datasource: recorded["datasource"].as_str().map(str::to_string),
+        plan_only: recorded["plan_only"].as_bool().unwrap_or(false),
+    };
+    // The model is never asked; the agent only names what the recording answers for.
+    let agent = Agent::new(
+        Provider::new(Wire::OpenAi, "http://replay.invalid/v1", ApiKey::default()),
+        "replay",
+    );
+    let mut settings = EngineSettings::new(agent.clone());
+    let written = recorded["final_answer"]["written_by"] == "llm";
+    if written {
+        settings.answer = AnswerMode::Llm(agent);
+    }
+    let offline = BlockingTransport::cancelled_by(std::sync::Arc::new(
+        std::sync::atomic::AtomicBool::new(true),
+    ));
+    execute(&o, settings, &offline, Some(&replay), &request)
+}
+
+/// What was asked.
+struct Request {
+    question: String,
+    roles: Vec<String>,
+    datasource: Option<String>,
+    plan_only: bool,
+}
+
+fn execute(
+    o: &Options,
+    settings: EngineSettings,
+    transport: &BlockingTransport,
+    replay: Option<&Replay>,
+    request: &Request,
+) -> Result<(), Failure> {
     let embedder = BuiltinEmbedder::default();
     let index =
         build_index(&o.data, &embedder).map_err(|e| Failure::Runtime(embed_failure_text(e)))?;
@@ -191,19 +262,21 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         dbs.push(SqliteFile::open(id, &path).map_err(|e| Failure::Runtime(e.to_string()))?);
     }
     let policies = Policies::demo();
-    let transport = BlockingTransport::default();
     let clock = Wall(Instant::now());
-    let engine = Engine::new(
+    let mut engine = Engine::new(
         Parts {
             datasources: dbs.iter().map(|d| d as &dyn Datasource).collect(),
             index: &index,
             embedder: &embedder,
             policies: &policies,
-            transport: &transport,
+            transport,
             clock: &clock,
         },
         settings,
     );
+    if let Some(r) = replay {
+        engine = engine.replaying(r);
+    }
     // In text mode the SQL and rows print as soon as they exist, then the written answer
     // as it streams.
     let shown = std::rc::Rc::new(std::cell::Cell::new(false));
@@ -228,13 +301,13 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         }))
     });
     let options = AskOptions {
-        roles: o.roles.clone(),
-        datasource: o.datasource.clone(),
-        plan_only: o.plan_only,
+        roles: request.roles.clone(),
+        datasource: request.datasource.clone(),
+        plan_only: request.plan_only,
         events,
         ..AskOptions::default()
     };
-    let result = pollster::block_on(engine.ask(&question, &options));
+    let result = pollster::block_on(engine.ask(&request.question, &options));
     let json =
         serde_json::to_string_pretty(&result).map_err(|e| Failure::Runtime(e.to_string()))?;
     if let Some(path) = &o.trace {
@@ -270,6 +343,17 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     }
     for w in &result.warnings {
         println!("warning {}: {}", w.code, w.message);
+    }
+    if replay.is_some() {
+        if result.replay_divergences.is_empty() {
+            println!("\nreplayed: every prompt matched the recording");
+        }
+        for d in &result.replay_divergences {
+            println!(
+                "\nreplay: {} call {} differs from the recording ({})",
+                d.node, d.call, d.what
+            );
+        }
     }
     println!(
         "\n{} model calls ({} in sequence), {} input / {} output tokens, {} ms",

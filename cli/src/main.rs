@@ -20,6 +20,7 @@ usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON
        nl2sql ask      [--role R] [--datasource D] [--plan-only] [--provider P] [--model M]
                        [--base-url URL] [--answer llm|template] [--trace FILE] [--json]
                        [--data DIR] \"question\"
+       nl2sql replay   [--json] [--data DIR] FILE
 
   plan, sql options
     --datasource ID     chinook (default), support or webanalytics
@@ -45,6 +46,9 @@ usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON
              --answer llm (default: a short answer the model writes, streamed, checked
              against the rows) or template (no model call). --trace FILE writes the
              whole result with every node's record as JSON.
+  replay     ask a recorded run's question again (FILE from ask --trace), every model
+             answer taken from the recording, nothing sent anywhere; prints the result
+             and where the prompts differed from the recording.
 
   schema   print a datasource's tables, columns, keys and statistics
     --datasource        a demo database: chinook (default), support or webanalytics
@@ -92,6 +96,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
         "retrieve" => routing::run(rest, routing::Command::Retrieve),
         "index" => routing::run(rest, routing::Command::Index),
         "ask" => ask::run(rest),
+        "replay" => ask::replay(rest),
         "--help" | "-h" | "help" => {
             println!("{USAGE}");
             Ok(())

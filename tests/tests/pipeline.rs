@@ -695,3 +695,72 @@ fn an_empty_result_for_a_missing_value_is_retried_with_the_closest_values() {
         [ErrorCode::AllNullColumn]
     );
 }
+
+#[test]
+fn a_recorded_run_replays_without_a_provider_and_reports_changed_prompts() {
+    use nl2sql_core::engine::{AnswerMode, Replay};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let w = world();
+    let q = "How many customers do we have, by country?";
+    w.mock
+        .add([Fixture::new("text", q, "The USA leads with 13 customers.")]);
+    let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    let agent = Agent::new(provider, "mock");
+    let mut settings = EngineSettings::new(agent.clone());
+    settings.answer = AnswerMode::Llm(agent);
+    fn parts<'a>(w: &'a World, transport: &'a BlockingTransport) -> Parts<'a> {
+        Parts {
+            datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
+            index: &w.index,
+            embedder: &w.embedder,
+            policies: &w.policies,
+            transport,
+            clock: &w.clock,
+        }
+    }
+    let recorded = pollster::block_on(
+        Engine::new(parts(&w, &w.transport), settings.clone()).ask(q, &AskOptions::default()),
+    );
+    assert_eq!(recorded.status, Status::Success);
+    let json = serde_json::to_string(&recorded).unwrap_or_default();
+
+    // No provider at all: every request would be refused.
+    let offline = BlockingTransport::cancelled_by(Arc::new(AtomicBool::new(true)));
+    let replay = Replay::from_result_json(&json).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(replay.len(), 3);
+    let again = pollster::block_on(
+        Engine::new(parts(&w, &offline), settings.clone())
+            .replaying(&replay)
+            .ask(q, &AskOptions::default()),
+    );
+    assert_eq!(again.status, Status::Success, "{:?}", again.errors);
+    assert_eq!(again.sub_queries, recorded.sub_queries);
+    assert_eq!(again.final_answer, recorded.final_answer);
+    assert!(
+        again.replay_divergences.is_empty(),
+        "{:?}",
+        again.replay_divergences
+    );
+
+    // Asked as the analyst, the planner sees another schema: the replay still answers,
+    // and says where the prompt changed.
+    let replay = Replay::from_result_json(&json).unwrap_or_else(|e| panic!("{e}"));
+    let analyst = AskOptions {
+        roles: vec!["analyst".into()],
+        ..AskOptions::default()
+    };
+    let changed = pollster::block_on(
+        Engine::new(parts(&w, &offline), settings)
+            .replaying(&replay)
+            .ask(q, &analyst),
+    );
+    assert_eq!(changed.status, Status::Success, "{:?}", changed.errors);
+    let planner: Vec<_> = changed
+        .replay_divergences
+        .iter()
+        .filter(|d| d.node == Node::AstPlanner)
+        .collect();
+    assert_eq!(planner.len(), 1, "{:?}", changed.replay_divergences);
+    assert_eq!(planner[0].what, "message 0");
+}

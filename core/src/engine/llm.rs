@@ -2,6 +2,7 @@
 //! type, the parse retry that sends the answer back with its errors, and the record the
 //! trace and the usage totals read.
 
+use super::replay::Replay;
 use super::settings::Agent;
 use crate::error::{ErrorCode, Node, PipelineError, Severity};
 use crate::http::HttpTransport;
@@ -10,8 +11,8 @@ use crate::provider::{ChatRequest, Message, Output, Role, Usage};
 use serde::Serialize;
 use std::cell::Cell;
 
-/// One model call, as the trace keeps it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One model call, as the trace keeps it (and replay reads it back).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct LlmCall {
     /// The node that made it.
     pub node: Node,
@@ -27,6 +28,9 @@ pub struct LlmCall {
     pub response: Option<String>,
     /// Why the answer was not used, if it was not.
     pub error: Option<String>,
+    /// The provider failure's code, when the call failed that way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<ErrorCode>,
     /// Tokens as reported.
     pub usage: Usage,
     /// Milliseconds from sending to the whole answer.
@@ -35,6 +39,37 @@ pub struct LlmCall {
 
 /// Milliseconds now, from the engine's clock.
 pub type Now<'a> = &'a dyn Fn() -> u64;
+
+/// How calls are made: through the transport, or answered from a recording.
+pub struct Caller<'a> {
+    /// HTTP to the provider.
+    pub transport: &'a dyn HttpTransport,
+    /// A recorded run's answers, used instead of the transport when set.
+    pub replay: Option<&'a Replay>,
+    /// The clock.
+    pub now: Now<'a>,
+}
+
+impl Caller<'_> {
+    async fn chat(
+        &self,
+        agent: &Agent,
+        node: Node,
+        request: &ChatRequest,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<crate::provider::ChatAnswer, ChatError> {
+        match self.replay {
+            Some(replay) => {
+                let answer = replay.answer(node, &request.system, &request.messages);
+                if let Ok(a) = &answer {
+                    on_delta(&a.content);
+                }
+                answer
+            }
+            None => call(self.transport, &agent.provider, request, on_delta).await,
+        }
+    }
+}
 
 /// What a structured call needs besides the agent.
 pub struct Structured<'a> {
@@ -57,14 +92,14 @@ pub struct Structured<'a> {
 /// `calls`, successful or not; `budget` (shared by calls made at the same time) loses one
 /// per call and stops the asking at 0.
 pub async fn structured<T>(
-    transport: &dyn HttpTransport,
+    caller: &Caller<'_>,
     agent: &Agent,
     ask: Structured<'_>,
     parse: &dyn Fn(&str) -> Result<T, String>,
     calls: &mut Vec<LlmCall>,
     budget: &Cell<u32>,
-    now: Now<'_>,
 ) -> Result<T, PipelineError> {
+    let now = caller.now;
     let mut messages = ask.messages;
     let mut last_error = String::new();
     for _ in 0..=agent.parse_retries {
@@ -93,7 +128,7 @@ pub async fn structured<T>(
             timeout_ms: agent.timeout_ms,
         };
         let started = now();
-        let answer = call(transport, &agent.provider, &request, &mut |_| {}).await;
+        let answer = caller.chat(agent, ask.node, &request, &mut |_| {}).await;
         let mut record = LlmCall {
             node: ask.node,
             model: agent.model.clone(),
@@ -102,6 +137,7 @@ pub async fn structured<T>(
             messages: messages.clone(),
             response: None,
             error: None,
+            error_code: None,
             usage: Usage::default(),
             latency_ms: now().saturating_sub(started),
         };
@@ -109,6 +145,7 @@ pub async fn structured<T>(
             Ok(a) => a,
             Err(ChatError::Provider(failure)) => {
                 record.error = Some(failure.message.clone());
+                record.error_code = Some(failure.code);
                 calls.push(record);
                 return Err(failure.into_error(ask.node));
             }
@@ -174,7 +211,7 @@ pub fn hash(text: &str) -> String {
 /// is pushed to `calls` whatever its outcome.
 #[allow(clippy::too_many_arguments)]
 pub async fn text(
-    transport: &dyn HttpTransport,
+    caller: &Caller<'_>,
     agent: &Agent,
     node: Node,
     system: &str,
@@ -182,8 +219,8 @@ pub async fn text(
     on_delta: &mut dyn FnMut(&str),
     calls: &mut Vec<LlmCall>,
     budget: &Cell<u32>,
-    now: Now<'_>,
 ) -> Result<String, PipelineError> {
+    let now = caller.now;
     if budget.get() == 0 {
         return Err(PipelineError::new(
             node,
@@ -208,7 +245,7 @@ pub async fn text(
         timeout_ms: agent.timeout_ms,
     };
     let started = now();
-    let answer = call(transport, &agent.provider, &request, on_delta).await;
+    let answer = caller.chat(agent, node, &request, on_delta).await;
     let mut record = LlmCall {
         node,
         model: agent.model.clone(),
@@ -217,6 +254,7 @@ pub async fn text(
         messages,
         response: None,
         error: None,
+        error_code: None,
         usage: Usage::default(),
         latency_ms: now().saturating_sub(started),
     };
@@ -228,6 +266,7 @@ pub async fn text(
         }
         Err(ChatError::Provider(failure)) => {
             record.error = Some(failure.message.clone());
+            record.error_code = Some(failure.code);
             Err(failure.into_error(node))
         }
         Err(other) => {

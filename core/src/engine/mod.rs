@@ -17,11 +17,13 @@ mod control;
 mod join;
 pub mod llm;
 pub mod prompts;
+mod replay;
 mod result;
 mod sanity;
 mod settings;
 
 pub use control::{CancelToken, Event, Events};
+pub use replay::{Divergence, Replay};
 pub use result::{FinalAnswer, NodeRecord, QueryResult, Status, SubQuery, UsageTotals};
 pub use settings::{Agent, AnswerMode, EngineSettings};
 
@@ -36,7 +38,7 @@ use crate::provider::chat::PriceTable;
 use crate::provider::{Message, Role};
 use crate::run::run_plan;
 use crate::validate::validate;
-use llm::{structured, LlmCall, Structured};
+use llm::{structured, Caller, LlmCall, Structured};
 use serde_json::json;
 use std::cell::Cell;
 
@@ -65,6 +67,7 @@ pub struct Engine<'a> {
     clock: &'a dyn Clock,
     settings: EngineSettings,
     prices: PriceTable,
+    replay: Option<&'a Replay>,
 }
 
 /// What an engine is built from: the datasources, their index and its embedder, the
@@ -228,6 +231,21 @@ impl<'a> Engine<'a> {
             clock: parts.clock,
             settings,
             prices: PriceTable::published(),
+            replay: None,
+        }
+    }
+
+    /// Answers every model call from `replay` instead of the provider.
+    pub fn replaying(mut self, replay: &'a Replay) -> Self {
+        self.replay = Some(replay);
+        self
+    }
+
+    fn caller<'c>(&'c self, now: llm::Now<'c>) -> Caller<'c> {
+        Caller {
+            transport: self.transport,
+            replay: self.replay,
+            now,
         }
     }
 
@@ -252,6 +270,9 @@ impl<'a> Engine<'a> {
         let mut result = QueryResult {
             status: Status::Error,
             question: question.to_string(),
+            roles: options.roles.clone(),
+            datasource: options.datasource.clone(),
+            plan_only: options.plan_only,
             sub_queries: Vec::new(),
             final_answer: None,
             errors: Vec::new(),
@@ -263,6 +284,7 @@ impl<'a> Engine<'a> {
             retrieval: None,
             duration_ms: 0,
             trace: Vec::new(),
+            replay_divergences: Vec::new(),
         };
         if let Err(e) = self.run(question, options, &mut run, &mut result).await {
             let e = run.explain(e);
@@ -284,6 +306,9 @@ impl<'a> Engine<'a> {
         result.duration_ms = run.now().saturating_sub(run.started);
         result.trace = run.trace;
         result.total_usage(&self.prices);
+        if let Some(replay) = self.replay {
+            result.replay_divergences = replay.divergences();
+        }
         result
     }
 
@@ -339,14 +364,14 @@ impl<'a> Engine<'a> {
         let (verdict, planned) = {
             let check = async {
                 let started = self.clock.now_ms();
+                let now = || self.clock.now_ms();
                 let v = structured(
-                    self.transport,
+                    &self.caller(&now),
                     &resolver,
                     check,
                     &parse_verdict,
                     &mut calls_check,
                     &run.budget,
-                    &|| self.clock.now_ms(),
                 )
                 .await;
                 (v, (started, self.clock.now_ms()))
@@ -661,8 +686,9 @@ impl<'a> Engine<'a> {
             content: prompts::planner_user(today, schema, retrieval, question),
         }];
         messages.extend(history);
+        let now = || self.clock.now_ms();
         structured(
-            self.transport,
+            &self.caller(&now),
             agent,
             Structured {
                 node: Node::AstPlanner,
@@ -675,7 +701,6 @@ impl<'a> Engine<'a> {
             &|text| serde_json::from_str::<Plan>(text).map_err(|e| e.to_string()),
             calls,
             budget,
-            &|| self.clock.now_ms(),
         )
         .await
     }
@@ -963,8 +988,9 @@ impl<'a> Engine<'a> {
                     }
                 };
                 result.sequential_llm_calls += 1;
+                let now = || self.clock.now_ms();
                 let written = llm::text(
-                    self.transport,
+                    &self.caller(&now),
                     &agent,
                     Node::AnswerSynthesizer,
                     answer::WRITER_SYSTEM,
@@ -972,7 +998,6 @@ impl<'a> Engine<'a> {
                     &mut on_delta,
                     &mut calls,
                     &run.budget,
-                    &|| self.clock.now_ms(),
                 )
                 .await;
                 match written {

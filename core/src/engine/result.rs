@@ -122,6 +122,12 @@ pub struct QueryResult {
     pub status: Status,
     /// The question as asked.
     pub question: String,
+    /// The roles it was asked with.
+    pub roles: Vec<String>,
+    /// The datasource it was asked of, when the caller chose one.
+    pub datasource: Option<String>,
+    /// True in plan-only mode.
+    pub plan_only: bool,
     /// The queries.
     pub sub_queries: Vec<SubQuery>,
     /// The answer, on success.
@@ -144,6 +150,8 @@ pub struct QueryResult {
     pub duration_ms: u64,
     /// Every node's execution, in order.
     pub trace: Vec<NodeRecord>,
+    /// When replayed: where the prompts differed from the recording (empty: nowhere).
+    pub replay_divergences: Vec<super::replay::Divergence>,
 }
 
 impl QueryResult {
