@@ -71,8 +71,14 @@ fn ask_answers_and_writes_its_trace() {
     let replayed = nl2sql(&["replay", trace.to_str().unwrap_or_default()], None);
     let replayed_out = String::from_utf8_lossy(&replayed.stdout);
     assert_eq!(replayed.status.code(), Some(0), "{replayed_out}");
-    assert!(replayed_out.contains("The store holds 347 albums."), "{replayed_out}");
-    assert!(replayed_out.contains("every prompt matched the recording"), "{replayed_out}");
+    assert!(
+        replayed_out.contains("The store holds 347 albums."),
+        "{replayed_out}"
+    );
+    assert!(
+        replayed_out.contains("every prompt matched the recording"),
+        "{replayed_out}"
+    );
     let _ = std::fs::remove_file(&trace);
     let json: serde_json::Value = serde_json::from_str(&written).unwrap_or_default();
     assert_eq!(json["status"], "success");

@@ -72,16 +72,28 @@ fn world() -> World {
 
 fn engine<'a>(w: &'a World, model: &str) -> Engine<'a> {
     let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    engine_with(
+        w,
+        &w.transport,
+        EngineSettings::new(Agent::new(provider, model)),
+    )
+}
+
+fn engine_with<'a>(
+    w: &'a World,
+    transport: &'a dyn nl2sql_core::http::HttpTransport,
+    settings: EngineSettings,
+) -> Engine<'a> {
     Engine::new(
         Parts {
             datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
             index: &w.index,
             embedder: &w.embedder,
             policies: &w.policies,
-            transport: &w.transport,
+            transport,
             clock: &w.clock,
         },
-        EngineSettings::new(Agent::new(provider, model)),
+        settings,
     )
 }
 
@@ -303,15 +315,9 @@ fn pipeline_overhead_and_prompt_tokens() {
         waited: std::cell::Cell::new(std::time::Duration::ZERO),
     };
     let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
-    let e = Engine::new(
-        Parts {
-            datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
-            index: &w.index,
-            embedder: &w.embedder,
-            policies: &w.policies,
-            transport: &timed,
-            clock: &w.clock,
-        },
+    let e = engine_with(
+        &w,
+        &timed,
         EngineSettings::new(Agent::new(provider, "mock")),
     );
     let bpe = tiktoken_rs::o200k_base().unwrap_or_else(|e| panic!("o200k_base: {e}"));
@@ -435,15 +441,9 @@ fn a_cancel_at_any_node_ends_the_run_as_cancelled_and_a_timeout_answers_politely
             }
         }));
         let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
-        let e = Engine::new(
-            Parts {
-                datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
-                index: &w.index,
-                embedder: &w.embedder,
-                policies: &w.policies,
-                transport: &transport,
-                clock: &w.clock,
-            },
+        let e = engine_with(
+            &w,
+            &transport,
             EngineSettings::new(Agent::new(provider, "mock")),
         );
         let options = AskOptions {
@@ -475,17 +475,7 @@ fn a_cancel_at_any_node_ends_the_run_as_cancelled_and_a_timeout_answers_politely
     let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
     let mut settings = EngineSettings::new(Agent::new(provider, "fault-slow-3000"));
     settings.timeout_ms = 400;
-    let e = Engine::new(
-        Parts {
-            datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
-            index: &w.index,
-            embedder: &w.embedder,
-            policies: &w.policies,
-            transport: &w.transport,
-            clock: &w.clock,
-        },
-        settings,
-    );
+    let e = engine_with(&w, &w.transport, settings);
     let started = Instant::now();
     let r = pollster::block_on(e.ask(q, &AskOptions::default()));
     assert_eq!(
@@ -521,17 +511,7 @@ fn a_written_answer_streams_after_the_rows_and_is_checked_against_them() {
     let agent = Agent::new(provider, "mock");
     let mut settings = EngineSettings::new(agent.clone());
     settings.answer = AnswerMode::Llm(agent.clone());
-    let e = Engine::new(
-        Parts {
-            datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
-            index: &w.index,
-            embedder: &w.embedder,
-            policies: &w.policies,
-            transport: &w.transport,
-            clock: &w.clock,
-        },
-        settings.clone(),
-    );
+    let e = engine_with(&w, &w.transport, settings.clone());
     let seen: Rc<RefCell<Vec<Event>>> = Rc::default();
     let log = Rc::clone(&seen);
     let options = AskOptions {
@@ -586,17 +566,7 @@ fn a_written_answer_streams_after_the_rows_and_is_checked_against_them() {
     // A writer that fails leaves the template answer and a warning; the rows still count.
     let broken = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
     settings.answer = AnswerMode::Llm(Agent::new(broken, "fault-500"));
-    let e = Engine::new(
-        Parts {
-            datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
-            index: &w.index,
-            embedder: &w.embedder,
-            policies: &w.policies,
-            transport: &w.transport,
-            clock: &w.clock,
-        },
-        settings,
-    );
+    let e = engine_with(&w, &w.transport, settings);
     let r = pollster::block_on(e.ask(q, &AskOptions::default()));
     assert_eq!(r.status, Status::Success);
     assert_eq!(
@@ -709,18 +679,8 @@ fn a_recorded_run_replays_without_a_provider_and_reports_changed_prompts() {
     let agent = Agent::new(provider, "mock");
     let mut settings = EngineSettings::new(agent.clone());
     settings.answer = AnswerMode::Llm(agent);
-    fn parts<'a>(w: &'a World, transport: &'a BlockingTransport) -> Parts<'a> {
-        Parts {
-            datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
-            index: &w.index,
-            embedder: &w.embedder,
-            policies: &w.policies,
-            transport,
-            clock: &w.clock,
-        }
-    }
     let recorded = pollster::block_on(
-        Engine::new(parts(&w, &w.transport), settings.clone()).ask(q, &AskOptions::default()),
+        engine_with(&w, &w.transport, settings.clone()).ask(q, &AskOptions::default()),
     );
     assert_eq!(recorded.status, Status::Success);
     let json = serde_json::to_string(&recorded).unwrap_or_default();
@@ -730,7 +690,7 @@ fn a_recorded_run_replays_without_a_provider_and_reports_changed_prompts() {
     let replay = Replay::from_result_json(&json).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(replay.len(), 3);
     let again = pollster::block_on(
-        Engine::new(parts(&w, &offline), settings.clone())
+        engine_with(&w, &offline, settings.clone())
             .replaying(&replay)
             .ask(q, &AskOptions::default()),
     );
@@ -751,7 +711,7 @@ fn a_recorded_run_replays_without_a_provider_and_reports_changed_prompts() {
         ..AskOptions::default()
     };
     let changed = pollster::block_on(
-        Engine::new(parts(&w, &offline), settings)
+        engine_with(&w, &offline, settings)
             .replaying(&replay)
             .ask(q, &analyst),
     );
