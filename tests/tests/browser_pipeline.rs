@@ -119,5 +119,8 @@ async fn a_cancel_aborts_the_model_calls_in_flight_at_once() {
     let after = js_sys::Date::now() - cancel_at.get();
     let codes: Vec<ErrorCode> = r.errors.iter().map(|e| e.error_code).collect();
     assert_eq!(codes, [ErrorCode::Cancelled]);
-    assert!(after < 100.0, "the run ended {after} ms after the cancel");
+    // The calls hang for 10 s and their timeout is 60 s: ending at all this soon means the
+    // cancel aborted them. (The measured time is printed, not held to a tight bound.)
+    console_log!("the run ended {after} ms after the cancel");
+    assert!(after < 5_000.0, "the run ended {after} ms after the cancel");
 }
