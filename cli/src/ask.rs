@@ -263,7 +263,7 @@ fn execute(
     }
     let policies = Policies::demo();
     let clock = Wall(Instant::now());
-    let mut engine = Engine::new(
+    let engine = Engine::new(
         Parts {
             datasources: dbs.iter().map(|d| d as &dyn Datasource).collect(),
             index: &index,
@@ -274,9 +274,10 @@ fn execute(
         },
         settings,
     );
-    if let Some(r) = replay {
-        engine = engine.replaying(r);
-    }
+    engine = match replay {
+        Some(r) => engine.replaying(r),
+        None => engine.waiting_with(&nl2sql_cli::ThreadSleep),
+    };
     // In text mode the SQL and rows print as soon as they exist, then the written answer
     // as it streams.
     let shown = std::rc::Rc::new(std::cell::Cell::new(false));

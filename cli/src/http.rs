@@ -138,3 +138,12 @@ impl HttpTransport for BlockingTransport {
         Box::pin(async move { self.send(request, Some(on_chunk)) })
     }
 }
+
+/// Waits by sleeping the thread: the command line runs one question at a time.
+pub struct ThreadSleep;
+
+impl nl2sql_core::engine::Sleep for ThreadSleep {
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'_, ()> {
+        Box::pin(async move { std::thread::sleep(Duration::from_millis(ms)) })
+    }
+}

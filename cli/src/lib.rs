@@ -3,5 +3,5 @@
 pub mod http;
 pub mod sqlite_file;
 
-pub use http::BlockingTransport;
+pub use http::{BlockingTransport, ThreadSleep};
 pub use sqlite_file::SqliteFile;

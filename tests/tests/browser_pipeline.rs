@@ -14,7 +14,7 @@ use nl2sql_tests::pipeline::{reference_fixtures, run_reference_pipeline};
 use nl2sql_tests::routing::demo_index;
 use nl2sql_tests::sqljs::{open_demo, opener, sqljs};
 use nl2sql_tests::{both, sleep};
-use nl2sql_wasm::FetchTransport;
+use nl2sql_wasm::{FetchTransport, TimeoutSleep};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -123,4 +123,56 @@ async fn a_cancel_aborts_the_model_calls_in_flight_at_once() {
     // cancel aborted them. (The measured time is printed, not held to a tight bound.)
     console_log!("the run ended {after} ms after the cancel");
     assert!(after < 5_000.0, "the run ended {after} ms after the cancel");
+}
+
+#[wasm_bindgen_test]
+async fn a_rate_limited_call_waits_with_set_timeout_and_tries_again() {
+    let Some(url) = option_env!("NL2SQL_MOCK_URL") else {
+        panic!("NL2SQL_MOCK_URL is not set: run the browser tests with `cargo xtask test`");
+    };
+    let transport = FetchTransport::default();
+    let q = "How many albums are there, asked patiently?";
+    let fixtures = serde_json::json!([
+        {"name": "answerability", "question": q, "answer": r#"{"datasources": ["chinook"], "reason": "albums"}"#},
+        {"name": "plan", "question": q, "answer": r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#},
+    ]);
+    let added = transport
+        .post(&HttpRequest {
+            url: format!("{}/mock/fixtures", url.trim_end_matches("/v1")),
+            headers: vec![],
+            body: fixtures.to_string(),
+            timeout_ms: 10_000,
+        })
+        .await;
+    assert_eq!(added.map(|r| r.status).ok(), Some(200));
+    let sql = sqljs().await;
+    let embedder = BuiltinEmbedder::default();
+    let index = demo_index(&opener(&sql), &embedder).await;
+    let chinook = open_demo(&sql, "chinook");
+    let policies = Policies::demo();
+    // The mock rate-limits every other call to this model.
+    let provider = Provider::new(Wire::OpenAi, url, ApiKey::new("sk-mock-0123456789abcdef"));
+    let engine = Engine::new(
+        Parts {
+            datasources: vec![&chinook],
+            index: &index,
+            embedder: &embedder,
+            policies: &policies,
+            transport: &transport,
+            clock: &PageClock,
+        },
+        EngineSettings::new(Agent::new(provider, "fault-flaky")),
+    )
+    .waiting_with(&TimeoutSleep);
+    let r = engine.ask(q, &AskOptions::default()).await;
+    assert_eq!(
+        r.status,
+        nl2sql_core::engine::Status::Success,
+        "{:?}",
+        r.errors
+    );
+    assert_eq!(
+        r.sub_queries[0].rows,
+        vec![vec![nl2sql_core::Value::Integer(347)]]
+    );
 }

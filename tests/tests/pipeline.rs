@@ -724,3 +724,30 @@ fn a_recorded_run_replays_without_a_provider_and_reports_changed_prompts() {
     assert_eq!(planner.len(), 1, "{:?}", changed.replay_divergences);
     assert_eq!(planner[0].what, "message 0");
 }
+
+#[test]
+fn a_rate_limited_call_waits_and_tries_again_only_when_the_engine_may_wait() {
+    let w = world();
+    let q = "How many customers do we have, by country?";
+    // The mock refuses every other call to this model: the check's first try, then the
+    // planner's first try.
+    let e = engine(&w, "fault-flaky").waiting_with(&nl2sql_cli::ThreadSleep);
+    let r = pollster::block_on(e.ask(q, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert_eq!(
+        w.mock.received().len(),
+        4,
+        "each of the two calls was refused once, then answered"
+    );
+    assert_eq!(
+        r.usage.calls, 2,
+        "a retried request is still one model call"
+    );
+    let r = pollster::block_on(engine(&w, "fault-flaky").ask(q, &AskOptions::default()));
+    assert_eq!(
+        r.errors.iter().map(|e| e.error_code).collect::<Vec<_>>(),
+        [ErrorCode::ProviderRateLimited],
+        "without a way to wait, no second try"
+    );
+    assert_eq!(w.mock.received().len(), 5);
+}

@@ -2,7 +2,9 @@
 //! through `fetch`.
 
 mod fetch;
+mod sleep;
 mod sqljs;
 
 pub use fetch::FetchTransport;
+pub use sleep::TimeoutSleep;
 pub use sqljs::{js_message, SqlJs, SqlJsDatabase};

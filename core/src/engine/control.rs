@@ -64,6 +64,31 @@ impl PartialEq for CancelToken {
 
 impl Eq for CancelToken {}
 
+/// Waits. The engine waits only before calling a provider again after it said it is
+/// rate-limited or unavailable; the browser waits with `setTimeout`, natively a thread
+/// sleeps, and without one the engine does not wait (nor retry).
+pub trait Sleep {
+    /// Resolves after `ms` milliseconds.
+    fn sleep(&self, ms: u64) -> crate::datasource::LocalBoxFuture<'_, ()>;
+}
+
+/// How long to wait before try `attempt` (from 1) after a rate limit or an outage: what the
+/// provider asked for, else 1 s doubling to at most 10 s; plus up to 0.5 s of jitter drawn
+/// from `seed`, so runs that failed together do not retry together (and a run's waits are
+/// reproducible).
+pub fn backoff_ms(attempt: u32, retry_after_ms: Option<u64>, seed: u64) -> u64 {
+    let base = retry_after_ms.unwrap_or_else(|| {
+        1_000u64
+            .saturating_mul(1 << attempt.saturating_sub(1).min(10))
+            .min(10_000)
+    });
+    let mut x = seed ^ u64::from(attempt).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    base + x % 500
+}
+
 /// What a run reports as it goes.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -132,3 +157,23 @@ impl PartialEq for Events {
 }
 
 impl Eq for Events {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_to_a_cap_honours_retry_after_and_jitters_reproducibly() {
+        let base = |attempt| backoff_ms(attempt, None, 7) / 1_000 * 1_000;
+        assert_eq!(
+            [base(1), base(2), base(3), base(5)],
+            [1_000, 2_000, 4_000, 10_000]
+        );
+        assert!((3_000..3_500).contains(&backoff_ms(1, Some(3_000), 7)));
+        assert_eq!(backoff_ms(2, None, 42), backoff_ms(2, None, 42));
+        assert_ne!(
+            backoff_ms(2, None, 42) % 1_000,
+            backoff_ms(2, None, 43) % 1_000
+        );
+    }
+}

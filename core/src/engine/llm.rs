@@ -2,6 +2,7 @@
 //! type, the parse retry that sends the answer back with its errors, and the record the
 //! trace and the usage totals read.
 
+use super::control::{backoff_ms, Sleep};
 use super::replay::Replay;
 use super::settings::Agent;
 use crate::error::{ErrorCode, Node, PipelineError, Severity};
@@ -48,6 +49,10 @@ pub struct Caller<'a> {
     pub replay: Option<&'a Replay>,
     /// The clock.
     pub now: Now<'a>,
+    /// Waits between tries after a rate limit or an outage; `None`: no second try.
+    pub sleep: Option<&'a dyn Sleep>,
+    /// Tries after the first, at most.
+    pub retries: u32,
 }
 
 impl Caller<'_> {
@@ -66,7 +71,32 @@ impl Caller<'_> {
                 }
                 answer
             }
-            None => call(self.transport, &agent.provider, request, on_delta).await,
+            None => {
+                let mut attempt = 0;
+                loop {
+                    let answer = call(self.transport, &agent.provider, request, on_delta).await;
+                    let wait = match (&answer, self.sleep) {
+                        (Err(ChatError::Provider(f)), Some(sleep))
+                            if attempt < self.retries
+                                && matches!(
+                                    f.code,
+                                    ErrorCode::ProviderRateLimited | ErrorCode::ProviderUnavailable
+                                ) =>
+                        {
+                            attempt += 1;
+                            let seed =
+                                u64::from_str_radix(&hash(&request.system), 16).unwrap_or_default();
+                            Some((sleep, backoff_ms(attempt, f.retry_after_ms, seed)))
+                        }
+                        _ => None,
+                    };
+                    match wait {
+                        // Waiting longer than the call may take is pointless.
+                        Some((sleep, ms)) if ms < agent.timeout_ms => sleep.sleep(ms).await,
+                        _ => return answer,
+                    }
+                }
+            }
         }
     }
 }

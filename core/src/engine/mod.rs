@@ -22,7 +22,7 @@ mod result;
 mod sanity;
 mod settings;
 
-pub use control::{CancelToken, Event, Events};
+pub use control::{backoff_ms, CancelToken, Event, Events, Sleep};
 pub use replay::{Divergence, Replay};
 pub use result::{FinalAnswer, NodeRecord, QueryResult, Status, SubQuery, UsageTotals};
 pub use settings::{Agent, AnswerMode, EngineSettings};
@@ -68,6 +68,7 @@ pub struct Engine<'a> {
     settings: EngineSettings,
     prices: PriceTable,
     replay: Option<&'a Replay>,
+    sleep: Option<&'a dyn Sleep>,
 }
 
 /// What an engine is built from: the datasources, their index and its embedder, the
@@ -232,7 +233,15 @@ impl<'a> Engine<'a> {
             settings,
             prices: PriceTable::published(),
             replay: None,
+            sleep: None,
         }
+    }
+
+    /// Lets calls wait and try again (up to `retries_max` times, with backoff and jitter)
+    /// when a provider is rate-limiting or unavailable.
+    pub fn waiting_with(mut self, sleep: &'a dyn Sleep) -> Self {
+        self.sleep = Some(sleep);
+        self
     }
 
     /// Answers every model call from `replay` instead of the provider.
@@ -246,6 +255,8 @@ impl<'a> Engine<'a> {
             transport: self.transport,
             replay: self.replay,
             now,
+            sleep: self.sleep,
+            retries: self.settings.retries_max,
         }
     }
 

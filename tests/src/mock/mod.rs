@@ -15,7 +15,8 @@
 //! `fault-malformed`, `fault-truncated` (the connection closes mid-body), `fault-hang` (no
 //! answer for 10 s), `fault-dims` (embeddings of another length per request),
 //! `fault-cut-stream` (a stream without its end), `fault-wrapped` (Anthropic tool arguments
-//! wrapped one level deep) and `fault-slow-<ms>`. Error bodies echo the caller's key
+//! wrapped one level deep), `fault-flaky` (every other chat call is rate-limited) and
+//! `fault-slow-<ms>`. Error bodies echo the caller's key
 //! half-masked, as OpenAI's do, so redaction is exercised for real. Every response allows
 //! any origin.
 
@@ -48,6 +49,8 @@ struct State {
     received: Mutex<Vec<Received>>,
     fixtures: Mutex<Vec<Fixture>>,
     batches: AtomicU32,
+    /// Requests for `fault-flaky` so far: every odd one is refused.
+    flaky: AtomicU32,
     /// System prompts seen, for reporting prompt-cache hits.
     systems: Mutex<Vec<String>>,
 }
@@ -133,6 +136,15 @@ fn serve(mut stream: TcpStream, state: &State) {
             let _ = stream.shutdown(Shutdown::Both);
             return;
         }
+        ("/v1/chat/completions" | "/v1/messages", "fault-flaky")
+            if state
+                .flaky
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+                % 2
+                == 0 =>
+        {
+            fault_response("fault-429-rate", &key)
+        }
         (_, fault) if fault.starts_with("fault-slow-") => {
             let ms = fault["fault-slow-".len()..].parse().unwrap_or(0);
             thread::sleep(Duration::from_millis(ms));
@@ -151,7 +163,12 @@ fn serve(mut stream: TcpStream, state: &State) {
 }
 
 /// Faults that still answer, wrongly.
-const ANSWERING_FAULTS: &[&str] = &["fault-dims", "fault-cut-stream", "fault-wrapped"];
+const ANSWERING_FAULTS: &[&str] = &[
+    "fault-dims",
+    "fault-cut-stream",
+    "fault-wrapped",
+    "fault-flaky",
+];
 
 fn answer(stream: &mut TcpStream, path: &str, json: &serde_json::Value, state: &State) {
     let model = json["model"].as_str().unwrap_or_default();
