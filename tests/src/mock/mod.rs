@@ -140,8 +140,7 @@ fn serve(mut stream: TcpStream, state: &State) {
             if state
                 .flaky
                 .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
-                % 2
-                == 0 =>
+                .is_multiple_of(2) =>
         {
             fault_response("fault-429-rate", &key)
         }
