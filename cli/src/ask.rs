@@ -274,7 +274,7 @@ fn execute(
         },
         settings,
     );
-    engine = match replay {
+    let engine = match replay {
         Some(r) => engine.replaying(r),
         None => engine.waiting_with(&nl2sql_cli::ThreadSleep),
     };
