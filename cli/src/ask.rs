@@ -28,6 +28,8 @@ struct Options {
     data: PathBuf,
     /// The answer written by the model (`llm`) or by a template.
     written: bool,
+    /// Dollars the run may spend.
+    max_cost: Option<f64>,
 }
 
 fn parse(args: &[String]) -> Result<Options, Failure> {
@@ -43,6 +45,7 @@ fn parse(args: &[String]) -> Result<Options, Failure> {
         json: false,
         data: PathBuf::from("data"),
         written: true,
+        max_cost: None,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -60,6 +63,19 @@ fn parse(args: &[String]) -> Result<Options, Failure> {
             "--base-url" => o.base_url = Some(value("a URL")?),
             "--trace" => o.trace = Some(value("a file")?.into()),
             "--json" => o.json = true,
+            "--max-cost" => {
+                let text = value("a number of US dollars")?;
+                let usd = text
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite() && *v >= 0.0);
+                let Some(usd) = usd else {
+                    return Err(Failure::Usage(format!(
+                        "--max-cost is a number of US dollars, not {text:?}"
+                    )));
+                };
+                o.max_cost = Some(usd);
+            }
             "--answer" => {
                 o.written = match value("llm or template")?.as_str() {
                     "llm" => true,
@@ -176,6 +192,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     };
     let agent = agent(&o)?;
     let mut settings = EngineSettings::new(agent.clone());
+    settings.max_cost_usd = o.max_cost;
     if o.written {
         settings.answer = AnswerMode::Llm(Agent {
             max_tokens: 400,

@@ -18,7 +18,8 @@ usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON
        nl2sql retrieve --datasource ID [--role R] [--force-search] [--data DIR] [--json] \"question\"
        nl2sql index    [--data DIR] [--json]
        nl2sql ask      [--role R] [--datasource D] [--plan-only] [--provider P] [--model M]
-                       [--base-url URL] [--answer llm|template] [--trace FILE] [--json]
+                       [--base-url URL] [--answer llm|template] [--max-cost USD]
+                       [--trace FILE] [--json]
                        [--data DIR] \"question\"
        nl2sql replay   [--json] [--data DIR] FILE
 
@@ -44,7 +45,8 @@ usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON
              (ANTHROPIC_API_KEY) or compatible (any OpenAI-compatible --base-url, e.g.
              Ollama; NL2SQL_API_KEY if it needs one); NL2SQL_API_KEY overrides either.
              --answer llm (default: a short answer the model writes, streamed, checked
-             against the rows) or template (no model call). --trace FILE writes the
+             against the rows) or template (no model call). --max-cost stops the run
+             (RUN_LIMIT_REACHED) once its priced calls cost that much. --trace FILE writes the
              whole result with every node's record as JSON.
   replay     ask a recorded run's question again (FILE from ask --trace), every model
              answer taken from the recording, nothing sent anywhere; prints the result

@@ -751,3 +751,36 @@ fn a_rate_limited_call_waits_and_tries_again_only_when_the_engine_may_wait() {
     );
     assert_eq!(w.mock.received().len(), 5);
 }
+
+#[test]
+fn a_run_stops_at_its_spending_limit() {
+    let w = world();
+    let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    // gpt-5.4 is priced; the answerability check alone costs more than this.
+    let mut settings = EngineSettings::new(Agent::new(provider, "gpt-5.4"));
+    settings.max_cost_usd = Some(0.000_001);
+    let e = engine_with(&w, &w.transport, settings.clone());
+    let r = pollster::block_on(e.ask(
+        "How many customers do we have, by country?",
+        &AskOptions::default(),
+    ));
+    assert_eq!(r.status, Status::Stopped);
+    assert_eq!(
+        r.errors.iter().map(|e| e.error_code).collect::<Vec<_>>(),
+        [ErrorCode::RunLimitReached]
+    );
+    assert!(
+        r.errors[0].message.contains("max_cost_usd"),
+        "{}",
+        r.errors[0].message
+    );
+    assert_eq!(r.usage.calls, 1);
+    assert!(r.usage.cost_usd.is_some_and(|c| c > 0.000_001));
+    // With room to spend, the same run succeeds.
+    settings.max_cost_usd = Some(1.0);
+    let r = pollster::block_on(engine_with(&w, &w.transport, settings).ask(
+        "How many customers do we have, by country?",
+        &AskOptions::default(),
+    ));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+}

@@ -7,6 +7,7 @@ use super::replay::Replay;
 use super::settings::Agent;
 use crate::error::{ErrorCode, Node, PipelineError, Severity};
 use crate::http::HttpTransport;
+use crate::provider::chat::PriceTable;
 use crate::provider::chat::{call, ChatError};
 use crate::provider::{ChatRequest, Message, Output, Role, Usage};
 use serde::Serialize;
@@ -36,6 +37,59 @@ pub struct LlmCall {
     pub usage: Usage,
     /// Milliseconds from sending to the whole answer.
     pub latency_ms: u64,
+}
+
+/// What a run may still spend: model calls (`max_llm_calls`) and dollars (`max_cost_usd`,
+/// priced with the engine's table; calls of unpriced models cost nothing here). Shared by
+/// the calls a run makes at the same time.
+#[derive(Debug)]
+pub struct Budget {
+    calls_left: Cell<u32>,
+    max_cost_usd: Option<f64>,
+    spent_usd: Cell<f64>,
+    prices: PriceTable,
+}
+
+impl Budget {
+    /// A run's budget.
+    pub fn new(max_calls: u32, max_cost_usd: Option<f64>, prices: PriceTable) -> Budget {
+        Budget {
+            calls_left: Cell::new(max_calls),
+            max_cost_usd,
+            spent_usd: Cell::new(0.0),
+            prices,
+        }
+    }
+
+    /// Takes one call, or says which limit the run reached.
+    fn take(&self, node: Node) -> Result<(), PipelineError> {
+        let limit = |what: &str| {
+            Err(PipelineError::new(
+                node,
+                ErrorCode::RunLimitReached,
+                Severity::Error,
+                format!("The run reached its limit of {what} before it could answer."),
+            ))
+        };
+        if self.calls_left.get() == 0 {
+            return limit("model calls (max_llm_calls)");
+        }
+        if self
+            .max_cost_usd
+            .is_some_and(|max| self.spent_usd.get() >= max)
+        {
+            return limit("spending (max_cost_usd)");
+        }
+        self.calls_left.set(self.calls_left.get() - 1);
+        Ok(())
+    }
+
+    /// Records what a call cost.
+    fn spend(&self, model: &str, usage: &Usage) {
+        if let Some(cost) = self.prices.cost(model, usage) {
+            self.spent_usd.set(self.spent_usd.get() + cost);
+        }
+    }
 }
 
 /// Milliseconds now, from the engine's clock.
@@ -119,29 +173,21 @@ pub struct Structured<'a> {
 
 /// Asks for a structured answer and parses it with `parse`, sending an answer that does
 /// not parse back with its errors up to `agent.parse_retries` times. Every call is pushed to
-/// `calls`, successful or not; `budget` (shared by calls made at the same time) loses one
-/// per call and stops the asking at 0.
+/// `calls`, successful or not; each call is taken from `budget`, which stops the asking
+/// at a limit.
 pub async fn structured<T>(
     caller: &Caller<'_>,
     agent: &Agent,
     ask: Structured<'_>,
     parse: &dyn Fn(&str) -> Result<T, String>,
     calls: &mut Vec<LlmCall>,
-    budget: &Cell<u32>,
+    budget: &Budget,
 ) -> Result<T, PipelineError> {
     let now = caller.now;
     let mut messages = ask.messages;
     let mut last_error = String::new();
     for _ in 0..=agent.parse_retries {
-        if budget.get() == 0 {
-            return Err(PipelineError::new(
-                ask.node,
-                ErrorCode::RunLimitReached,
-                Severity::Error,
-                "The run reached its limit of model calls (max_llm_calls) before it could answer.",
-            ));
-        }
-        budget.set(budget.get() - 1);
+        budget.take(ask.node)?;
         let request = ChatRequest {
             model: agent.model.clone(),
             system: ask.system.clone(),
@@ -189,6 +235,7 @@ pub async fn structured<T>(
             }
         };
         record.usage = answer.usage;
+        budget.spend(&agent.model, &answer.usage);
         record.response = Some(answer.content.clone());
         match parse(&answer.content) {
             Ok(value) => {
@@ -248,18 +295,10 @@ pub async fn text(
     user: String,
     on_delta: &mut dyn FnMut(&str),
     calls: &mut Vec<LlmCall>,
-    budget: &Cell<u32>,
+    budget: &Budget,
 ) -> Result<String, PipelineError> {
     let now = caller.now;
-    if budget.get() == 0 {
-        return Err(PipelineError::new(
-            node,
-            ErrorCode::RunLimitReached,
-            Severity::Error,
-            "The run reached its limit of model calls (max_llm_calls) before it could answer.",
-        ));
-    }
-    budget.set(budget.get() - 1);
+    budget.take(node)?;
     let messages = vec![Message {
         role: Role::User,
         content: user,
@@ -291,6 +330,7 @@ pub async fn text(
     let outcome = match answer {
         Ok(a) => {
             record.usage = a.usage;
+            budget.spend(&agent.model, &a.usage);
             record.response = Some(a.content.clone());
             Ok(a.content)
         }

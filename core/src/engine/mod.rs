@@ -38,9 +38,8 @@ use crate::provider::chat::PriceTable;
 use crate::provider::{Message, Role};
 use crate::run::run_plan;
 use crate::validate::validate;
-use llm::{structured, Caller, LlmCall, Structured};
+use llm::{structured, Budget, Caller, LlmCall, Structured};
 use serde_json::json;
-use std::cell::Cell;
 
 /// How to ask.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -97,8 +96,8 @@ struct Run<'c> {
     cancel: Option<CancelToken>,
     events: Option<Events>,
     trace: Vec<NodeRecord>,
-    /// Model calls left (`max_llm_calls`), shared by calls made at the same time.
-    budget: Cell<u32>,
+    /// Model calls and dollars left, shared by calls made at the same time.
+    budget: Budget,
 }
 
 impl Run<'_> {
@@ -276,7 +275,11 @@ impl<'a> Engine<'a> {
             cancel: options.cancel.clone(),
             events: options.events.clone(),
             trace: Vec::new(),
-            budget: Cell::new(self.settings.max_llm_calls),
+            budget: Budget::new(
+                self.settings.max_llm_calls,
+                self.settings.max_cost_usd,
+                self.prices.clone(),
+            ),
         };
         let mut result = QueryResult {
             status: Status::Error,
@@ -629,7 +632,7 @@ impl<'a> Engine<'a> {
         scope: &Scope<'_>,
         agent: &Agent,
         calls: &mut Vec<LlmCall>,
-        budget: &Cell<u32>,
+        budget: &Budget,
     ) -> Planned {
         let started = self.clock.now_ms();
         let retrieved = retrieve(
@@ -680,7 +683,7 @@ impl<'a> Engine<'a> {
         agent: &Agent,
         history: Vec<Message>,
         calls: &mut Vec<LlmCall>,
-        budget: &Cell<u32>,
+        budget: &Budget,
     ) -> Result<Plan, PipelineError> {
         let datasource = retrieval.datasource.as_str();
         let Some(schema) = self.index.schema(datasource) else {

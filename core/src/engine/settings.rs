@@ -61,6 +61,8 @@ pub struct EngineSettings {
     pub retries_max: u32,
     /// Model calls per question, parse retries included.
     pub max_llm_calls: u32,
+    /// Dollars per question (priced with the engine's price table); `None`: no limit.
+    pub max_cost_usd: Option<f64>,
     /// The whole run's time limit; every model call's timeout is cut to what is left.
     pub timeout_ms: u64,
     /// Check results that ran (VALUE_NOT_FOUND, ALL_NULL_COLUMN).
@@ -86,6 +88,7 @@ impl EngineSettings {
             answer: AnswerMode::Template,
             retries_max: 3,
             max_llm_calls: 60,
+            max_cost_usd: None,
             timeout_ms: 60_000,
             sanity_checks: true,
             routing: RouteSettings::default(),
