@@ -808,301 +808,292 @@ impl<'a> Engine<'a> {
             truncated: false,
             retry_count: 0,
         };
-        let retrieval = &first.retrieval;
-        let mut planned = first.plan;
-        let mut plan_span = first.planned;
-        let mut calls = first_calls;
-        let mut history: Vec<Message> = Vec::new();
-        let mut attempt = 0;
-        // VALUE_NOT_FOUND sends the planner back once; after that it is a warning.
-        let mut value_retried = false;
-        loop {
-            let plan = match planned {
-                Ok(p) => p,
-                Err(e) => {
-                    run.record(
-                        Node::AstPlanner,
-                        attempt,
-                        plan_span,
-                        json!(null),
-                        vec![e.clone()],
-                        calls,
-                    );
-                    result.sub_queries.push(sub);
-                    return Err(e);
-                }
-            };
-            run.record(
-                Node::AstPlanner,
-                attempt,
-                plan_span,
-                json!({"plan": plan.to_string()}),
-                vec![],
-                std::mem::take(&mut calls),
-            );
-            sub.plan = Some(plan.clone());
-            let next = if options.plan_only {
-                Node::LogicalValidator
-            } else {
-                Node::Executor
-            };
-            if let Err(e) = run.enter(next, attempt) {
-                result.sub_queries.push(sub);
-                return Err(e);
-            }
-            let started = run.now();
-            let rejections = if options.plan_only {
-                let v = validate(Some(&plan), schema, scope, &self.settings.validator);
-                sub.validation = v.checks.clone();
-                result.warnings.extend(v.warnings.iter().cloned());
-                if v.passed() {
-                    sub.sql = to_sql(
-                        &plan,
-                        schema,
-                        schema.dialect,
-                        &self.settings.validator.lower,
-                    )
-                    .ok();
-                }
-                run.record(
-                    Node::LogicalValidator,
-                    attempt,
-                    (started, run.now()),
-                    json!({"checks": v.checks}),
-                    v.errors.clone(),
-                    vec![],
-                );
-                if v.passed() {
-                    result.status = Status::PlanOnly;
-                    result.sub_queries.push(sub);
-                    return Ok(());
-                }
-                v.errors
-            } else {
-                let r = run_plan(&plan, *db, schema, scope, &self.settings.validator).await;
-                sub.validation = r.validation.checks.clone();
-                sub.sql = r.sql.clone();
-                let mut errors = r.errors.clone();
-                let mut warnings = r.warnings.clone();
-                if let (true, true, Some(frame)) =
-                    (r.succeeded(), self.settings.sanity_checks, r.frame.as_ref())
-                {
-                    self.sanity(
-                        &plan,
-                        schema,
-                        *db,
-                        frame,
-                        &mut value_retried,
-                        &mut errors,
-                        &mut warnings,
-                    )
-                    .await;
-                }
-                run.record(
-                    Node::Executor,
-                    attempt,
-                    (started, run.now()),
-                    json!({"sql": r.sql, "rows": r.frame.as_ref().map(|f| f.row_count())}),
-                    errors.clone(),
-                    vec![],
-                );
-                let blocked = errors.iter().any(|e| e.severity.is_blocking());
-                if let (false, Some(frame)) = (blocked, r.frame) {
-                    sub.columns = frame.columns;
-                    sub.rows = frame.rows;
-                    sub.truncated = frame.truncated;
-                    result.warnings.extend(warnings);
-                    break;
-                }
-                errors
-            };
-            let blocking: Vec<&PipelineError> = rejections
-                .iter()
-                .filter(|e| e.severity.is_blocking())
-                .collect();
-            let retryable = !blocking.is_empty() && blocking.iter().all(|e| e.is_retryable());
-            if !retryable || attempt >= self.settings.retries_max {
-                result.sub_queries.push(sub);
-                return Err(rejections
-                    .into_iter()
-                    .find(|e| e.severity.is_blocking())
-                    .unwrap_or_else(|| {
-                        PipelineError::new(
-                            Node::LogicalValidator,
-                            ErrorCode::InvalidPlanStructure,
-                            Severity::Error,
-                            "The plan was rejected.",
-                        )
-                    }));
-            }
-            // Direct feedback: the rejection's own messages go back to the planner, with
-            // no refiner call and no sleep (the rejection was deterministic).
-            attempt += 1;
-            sub.retry_count = attempt;
-            history.push(Message {
-                role: Role::Assistant,
-                content: serde_json::to_string(&plan).unwrap_or_default(),
-            });
-            history.push(Message {
-                role: Role::User,
-                content: prompts::planner_feedback(
-                    &blocking
-                        .iter()
-                        .map(|e| e.message.clone())
-                        .collect::<Vec<_>>(),
-                ),
-            });
-            result.sequential_llm_calls += 1;
-            if let Err(e) = run.enter(Node::AstPlanner, attempt) {
-                result.sub_queries.push(sub);
-                return Err(e);
-            }
-            let asked = run.now();
-            let agent = run.bounded(&self.settings.planner);
-            planned = self
-                .ask_planner(
-                    question,
-                    retrieval,
-                    &agent,
-                    history.clone(),
-                    &mut calls,
-                    &run.budget,
-                )
-                .await;
-            plan_span = (asked, run.now());
-        }
-        if let Err(e) = run.enter(Node::AnswerSynthesizer, 0) {
-            result.sub_queries.push(sub);
-            return Err(e);
-        }
-        run.emit(Event::Rows {
-            sub_query_id: sub.id.clone(),
-            sql: sub.sql.clone(),
-            columns: sub.columns.clone(),
-            preview: sub.rows.iter().take(50).cloned().collect(),
-            row_count: sub.rows.len(),
-        });
-        let started = run.now();
-        let mut calls = Vec::new();
-        let mut errors = Vec::new();
-        let (text, written_by) = match &self.settings.answer {
-            AnswerMode::Template => (
-                answer::template(&sub.columns, &sub.rows, sub.truncated),
-                "template",
-            ),
-            AnswerMode::Llm(agent) => {
-                let agent = run.bounded(agent);
-                let user = answer::writer_user(question, &sub.columns, &sub.rows, sub.truncated);
-                let events = run.events.clone();
-                let mut on_delta = |piece: &str| {
-                    if let Some(e) = &events {
-                        (e.0)(&Event::AnswerDelta {
-                            text: piece.to_string(),
-                        });
+        // However its attempts end, the sub-query stays in the result.
+        let outcome = async {
+            let retrieval = &first.retrieval;
+            let mut planned = first.plan;
+            let mut plan_span = first.planned;
+            let mut calls = first_calls;
+            let mut history: Vec<Message> = Vec::new();
+            let mut attempt = 0;
+            // VALUE_NOT_FOUND sends the planner back once; after that it is a warning.
+            let mut value_retried = false;
+            loop {
+                let plan = match planned {
+                    Ok(p) => p,
+                    Err(e) => {
+                        run.record(
+                            Node::AstPlanner,
+                            attempt,
+                            plan_span,
+                            json!(null),
+                            vec![e.clone()],
+                            calls,
+                        );
+                        return Err(e);
                     }
                 };
+                run.record(
+                    Node::AstPlanner,
+                    attempt,
+                    plan_span,
+                    json!({"plan": plan.to_string()}),
+                    vec![],
+                    std::mem::take(&mut calls),
+                );
+                sub.plan = Some(plan.clone());
+                let next = if options.plan_only {
+                    Node::LogicalValidator
+                } else {
+                    Node::Executor
+                };
+                run.enter(next, attempt)?;
+                let started = run.now();
+                let rejections = if options.plan_only {
+                    let v = validate(Some(&plan), schema, scope, &self.settings.validator);
+                    sub.validation = v.checks.clone();
+                    result.warnings.extend(v.warnings.iter().cloned());
+                    if v.passed() {
+                        sub.sql = to_sql(
+                            &plan,
+                            schema,
+                            schema.dialect,
+                            &self.settings.validator.lower,
+                        )
+                        .ok();
+                    }
+                    run.record(
+                        Node::LogicalValidator,
+                        attempt,
+                        (started, run.now()),
+                        json!({"checks": v.checks}),
+                        v.errors.clone(),
+                        vec![],
+                    );
+                    if v.passed() {
+                        result.status = Status::PlanOnly;
+                        return Ok(());
+                    }
+                    v.errors
+                } else {
+                    let r = run_plan(&plan, *db, schema, scope, &self.settings.validator).await;
+                    sub.validation = r.validation.checks.clone();
+                    sub.sql = r.sql.clone();
+                    let mut errors = r.errors.clone();
+                    let mut warnings = r.warnings.clone();
+                    if let (true, true, Some(frame)) =
+                        (r.succeeded(), self.settings.sanity_checks, r.frame.as_ref())
+                    {
+                        self.sanity(
+                            &plan,
+                            schema,
+                            *db,
+                            frame,
+                            &mut value_retried,
+                            &mut errors,
+                            &mut warnings,
+                        )
+                        .await;
+                    }
+                    run.record(
+                        Node::Executor,
+                        attempt,
+                        (started, run.now()),
+                        json!({"sql": r.sql, "rows": r.frame.as_ref().map(|f| f.row_count())}),
+                        errors.clone(),
+                        vec![],
+                    );
+                    let blocked = errors.iter().any(|e| e.severity.is_blocking());
+                    if let (false, Some(frame)) = (blocked, r.frame) {
+                        sub.columns = frame.columns;
+                        sub.rows = frame.rows;
+                        sub.truncated = frame.truncated;
+                        result.warnings.extend(warnings);
+                        break;
+                    }
+                    errors
+                };
+                let blocking: Vec<&PipelineError> = rejections
+                    .iter()
+                    .filter(|e| e.severity.is_blocking())
+                    .collect();
+                let retryable = !blocking.is_empty() && blocking.iter().all(|e| e.is_retryable());
+                if !retryable || attempt >= self.settings.retries_max {
+                    return Err(rejections
+                        .into_iter()
+                        .find(|e| e.severity.is_blocking())
+                        .unwrap_or_else(|| {
+                            PipelineError::new(
+                                Node::LogicalValidator,
+                                ErrorCode::InvalidPlanStructure,
+                                Severity::Error,
+                                "The plan was rejected.",
+                            )
+                        }));
+                }
+                // Direct feedback: the rejection's own messages go back to the planner, with
+                // no refiner call and no sleep (the rejection was deterministic).
+                attempt += 1;
+                sub.retry_count = attempt;
+                history.push(Message {
+                    role: Role::Assistant,
+                    content: serde_json::to_string(&plan).unwrap_or_default(),
+                });
+                history.push(Message {
+                    role: Role::User,
+                    content: prompts::planner_feedback(
+                        &blocking
+                            .iter()
+                            .map(|e| e.message.clone())
+                            .collect::<Vec<_>>(),
+                    ),
+                });
                 result.sequential_llm_calls += 1;
-                let now = || self.clock.now_ms();
-                let written = llm::text(
-                    &self.caller(&now),
-                    &agent,
-                    Node::AnswerSynthesizer,
-                    answer::WRITER_SYSTEM,
-                    user,
-                    &mut on_delta,
-                    &mut calls,
-                    &run.budget,
-                )
-                .await;
-                match written {
-                    Ok(text) => {
-                        let made_up = answer::ungrounded(&text, question, &sub.columns, &sub.rows);
-                        if !made_up.is_empty() {
-                            result.warnings.push(RunWarning {
-                                detail: Some(json!({ "not_in_result": made_up })),
-                                ..RunWarning::new(
-                                    Node::AnswerSynthesizer,
-                                    ErrorCode::AnswerNotGrounded,
-                                    format!(
-                                        "The written answer mentions {} which the result does not hold; check it against the rows.",
-                                        made_up.join(", ")
-                                    ),
-                                )
+                run.enter(Node::AstPlanner, attempt)?;
+                let asked = run.now();
+                let agent = run.bounded(&self.settings.planner);
+                planned = self
+                    .ask_planner(
+                        question,
+                        retrieval,
+                        &agent,
+                        history.clone(),
+                        &mut calls,
+                        &run.budget,
+                    )
+                    .await;
+                plan_span = (asked, run.now());
+            }
+            run.enter(Node::AnswerSynthesizer, 0)?;
+            run.emit(Event::Rows {
+                sub_query_id: sub.id.clone(),
+                sql: sub.sql.clone(),
+                columns: sub.columns.clone(),
+                preview: sub.rows.iter().take(50).cloned().collect(),
+                row_count: sub.rows.len(),
+            });
+            let started = run.now();
+            let mut calls = Vec::new();
+            let mut errors = Vec::new();
+            let (text, written_by) = match &self.settings.answer {
+                AnswerMode::Template => (
+                    answer::template(&sub.columns, &sub.rows, sub.truncated),
+                    "template",
+                ),
+                AnswerMode::Llm(agent) => {
+                    let agent = run.bounded(agent);
+                    let user = answer::writer_user(question, &sub.columns, &sub.rows, sub.truncated);
+                    let events = run.events.clone();
+                    let mut on_delta = |piece: &str| {
+                        if let Some(e) = &events {
+                            (e.0)(&Event::AnswerDelta {
+                                text: piece.to_string(),
                             });
                         }
-                        (text, "llm")
-                    }
-                    // The rows are there: a failed write-up falls back to the template,
-                    // and says so (unless the run itself was cancelled or timed out).
-                    Err(e) => {
-                        let e = run.explain(e);
-                        if matches!(
-                            e.error_code,
-                            ErrorCode::Cancelled | ErrorCode::PipelineTimeout
-                        ) {
-                            run.record(
-                                Node::AnswerSynthesizer,
-                                0,
-                                (started, run.now()),
-                                json!(null),
-                                vec![e.clone()],
-                                calls,
-                            );
-                            result.sub_queries.push(sub);
-                            return Err(e);
+                    };
+                    result.sequential_llm_calls += 1;
+                    let now = || self.clock.now_ms();
+                    let written = llm::text(
+                        &self.caller(&now),
+                        &agent,
+                        Node::AnswerSynthesizer,
+                        answer::WRITER_SYSTEM,
+                        user,
+                        &mut on_delta,
+                        &mut calls,
+                        &run.budget,
+                    )
+                    .await;
+                    match written {
+                        Ok(text) => {
+                            let made_up = answer::ungrounded(&text, question, &sub.columns, &sub.rows);
+                            if !made_up.is_empty() {
+                                result.warnings.push(RunWarning {
+                                    detail: Some(json!({ "not_in_result": made_up })),
+                                    ..RunWarning::new(
+                                        Node::AnswerSynthesizer,
+                                        ErrorCode::AnswerNotGrounded,
+                                        format!(
+                                            "The written answer mentions {} which the result does not hold; check it against the rows.",
+                                            made_up.join(", ")
+                                        ),
+                                    )
+                                });
+                            }
+                            (text, "llm")
                         }
-                        result.warnings.push(RunWarning::from(PipelineError {
-                            severity: Severity::Warning,
-                            ..e.clone()
-                        }));
-                        errors.push(PipelineError {
-                            severity: Severity::Warning,
-                            ..e
-                        });
-                        (
-                            answer::template(&sub.columns, &sub.rows, sub.truncated),
-                            "template",
-                        )
+                        // The rows are there: a failed write-up falls back to the template,
+                        // and says so (unless the run itself was cancelled or timed out).
+                        Err(e) => {
+                            let e = run.explain(e);
+                            if matches!(
+                                e.error_code,
+                                ErrorCode::Cancelled | ErrorCode::PipelineTimeout
+                            ) {
+                                run.record(
+                                    Node::AnswerSynthesizer,
+                                    0,
+                                    (started, run.now()),
+                                    json!(null),
+                                    vec![e.clone()],
+                                    calls,
+                                );
+                                return Err(e);
+                            }
+                            result.warnings.push(RunWarning::from(PipelineError {
+                                severity: Severity::Warning,
+                                ..e.clone()
+                            }));
+                            errors.push(PipelineError {
+                                severity: Severity::Warning,
+                                ..e
+                            });
+                            (
+                                answer::template(&sub.columns, &sub.rows, sub.truncated),
+                                "template",
+                            )
+                        }
                     }
                 }
+            };
+            // A cancel that came while the answer was being written still wins: the caller no
+            // longer wants it.
+            if let Err(e) = run.check(Node::AnswerSynthesizer) {
+                run.record(
+                    Node::AnswerSynthesizer,
+                    0,
+                    (started, run.now()),
+                    json!(null),
+                    vec![e.clone()],
+                    calls,
+                );
+                return Err(e);
             }
-        };
-        // A cancel that came while the answer was being written still wins: the caller no
-        // longer wants it.
-        if let Err(e) = run.check(Node::AnswerSynthesizer) {
             run.record(
                 Node::AnswerSynthesizer,
                 0,
                 (started, run.now()),
-                json!(null),
-                vec![e.clone()],
+                json!({"text": text, "written_by": written_by}),
+                errors,
                 calls,
             );
-            result.sub_queries.push(sub);
-            return Err(e);
+            result.final_answer = Some(FinalAnswer {
+                text,
+                written_by: written_by.to_string(),
+            });
+            if sub.truncated {
+                result.warnings.push(RunWarning::new(
+                    Node::Executor,
+                    ErrorCode::ResultTruncated,
+                    "The result reached the row cap, so rows may be missing.",
+                ));
+            }
+            result.status = Status::Success;
+            Ok(())
         }
-        run.record(
-            Node::AnswerSynthesizer,
-            0,
-            (started, run.now()),
-            json!({"text": text, "written_by": written_by}),
-            errors,
-            calls,
-        );
-        result.final_answer = Some(FinalAnswer {
-            text,
-            written_by: written_by.to_string(),
-        });
-        if sub.truncated {
-            result.warnings.push(RunWarning::new(
-                Node::Executor,
-                ErrorCode::ResultTruncated,
-                "The result reached the row cap, so rows may be missing.",
-            ));
-        }
+        .await;
         result.sub_queries.push(sub);
-        result.status = Status::Success;
-        Ok(())
+        outcome
     }
 }
 
