@@ -64,6 +64,45 @@ pub async fn sleep(ms: i32) {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
+/// The mock provider's API base, baked in by `cargo xtask test` (a page has no environment).
+#[cfg(target_arch = "wasm32")]
+pub fn mock_url() -> &'static str {
+    match option_env!("NL2SQL_MOCK_URL") {
+        Some(url) => url,
+        None => panic!(
+            "NL2SQL_MOCK_URL is not set: run the browser tests with `cargo xtask test`, which starts the mock provider"
+        ),
+    }
+}
+
+/// Adds `(name, question, answer)` fixtures to the mock provider over HTTP
+/// (`POST /mock/fixtures`), for tests running where the mock's process is out of reach.
+#[cfg(target_arch = "wasm32")]
+pub async fn add_mock_fixtures(
+    transport: &dyn nl2sql_core::http::HttpTransport,
+    fixtures: &[(&str, &str, &str)],
+) {
+    let list: Vec<serde_json::Value> = fixtures
+        .iter()
+        .map(|(name, question, answer)| {
+            serde_json::json!({"name": name, "question": question, "answer": answer})
+        })
+        .collect();
+    let added = transport
+        .post(&nl2sql_core::http::HttpRequest {
+            url: format!("{}/mock/fixtures", mock_url().trim_end_matches("/v1")),
+            headers: vec![],
+            body: serde_json::Value::Array(list).to_string(),
+            timeout_ms: 10_000,
+        })
+        .await;
+    assert_eq!(
+        added.map(|r| r.status).ok(),
+        Some(200),
+        "the mock takes the fixtures"
+    );
+}
+
 /// Calls `$harness!(check, check, …)` with every check of the contract suite.
 #[macro_export]
 macro_rules! for_each_contract_check {

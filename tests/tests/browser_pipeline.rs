@@ -5,7 +5,6 @@
 
 use nl2sql_core::engine::{Agent, AskOptions, CancelToken, Engine, EngineSettings, Parts};
 use nl2sql_core::error::ErrorCode;
-use nl2sql_core::http::{HttpRequest, HttpTransport};
 use nl2sql_core::index::{BuiltinEmbedder, Clock};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::provider::{ApiKey, Provider, Wire};
@@ -13,7 +12,7 @@ use nl2sql_core::Datasource;
 use nl2sql_tests::pipeline::{reference_fixtures, run_reference_pipeline};
 use nl2sql_tests::routing::demo_index;
 use nl2sql_tests::sqljs::{open_demo, opener, sqljs};
-use nl2sql_tests::{both, sleep};
+use nl2sql_tests::{add_mock_fixtures, both, mock_url, sleep};
 use nl2sql_wasm::{FetchTransport, TimeoutSleep};
 use wasm_bindgen_test::*;
 
@@ -29,23 +28,14 @@ impl Clock for PageClock {
 
 #[wasm_bindgen_test]
 async fn the_reference_suite_through_the_whole_pipeline_in_the_browser() {
-    let Some(url) = option_env!("NL2SQL_MOCK_URL") else {
-        panic!("NL2SQL_MOCK_URL is not set: run the browser tests with `cargo xtask test`");
-    };
+    let url = mock_url();
     let transport = FetchTransport::default();
-    let fixtures: Vec<serde_json::Value> = reference_fixtures()
-        .into_iter()
-        .map(|(name, question, answer)| serde_json::json!({"name": name, "question": question, "answer": answer}))
+    let canned = reference_fixtures();
+    let fixtures: Vec<(&str, &str, &str)> = canned
+        .iter()
+        .map(|(n, q, a)| (n.as_str(), q.as_str(), a.as_str()))
         .collect();
-    let added = transport
-        .post(&HttpRequest {
-            url: format!("{}/mock/fixtures", url.trim_end_matches("/v1")),
-            headers: vec![],
-            body: serde_json::Value::Array(fixtures).to_string(),
-            timeout_ms: 10_000,
-        })
-        .await;
-    assert_eq!(added.map(|r| r.status).ok(), Some(200));
+    add_mock_fixtures(&transport, &fixtures).await;
 
     let sql = sqljs().await;
     let embedder = BuiltinEmbedder::default();
@@ -81,9 +71,7 @@ async fn the_reference_suite_through_the_whole_pipeline_in_the_browser() {
 
 #[wasm_bindgen_test]
 async fn a_cancel_aborts_the_model_calls_in_flight_at_once() {
-    let Some(url) = option_env!("NL2SQL_MOCK_URL") else {
-        panic!("NL2SQL_MOCK_URL is not set: run the browser tests with `cargo xtask test`");
-    };
+    let url = mock_url();
     let sql = sqljs().await;
     let embedder = BuiltinEmbedder::default();
     let index = demo_index(&opener(&sql), &embedder).await;
@@ -127,24 +115,17 @@ async fn a_cancel_aborts_the_model_calls_in_flight_at_once() {
 
 #[wasm_bindgen_test]
 async fn a_rate_limited_call_waits_with_set_timeout_and_tries_again() {
-    let Some(url) = option_env!("NL2SQL_MOCK_URL") else {
-        panic!("NL2SQL_MOCK_URL is not set: run the browser tests with `cargo xtask test`");
-    };
+    let url = mock_url();
     let transport = FetchTransport::default();
     let q = "How many albums are there, asked patiently?";
-    let fixtures = serde_json::json!([
-        {"name": "answerability", "question": q, "answer": r#"{"datasources": ["chinook"], "reason": "albums"}"#},
-        {"name": "plan", "question": q, "answer": r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#},
-    ]);
-    let added = transport
-        .post(&HttpRequest {
-            url: format!("{}/mock/fixtures", url.trim_end_matches("/v1")),
-            headers: vec![],
-            body: fixtures.to_string(),
-            timeout_ms: 10_000,
-        })
-        .await;
-    assert_eq!(added.map(|r| r.status).ok(), Some(200));
+    add_mock_fixtures(
+        &transport,
+        &[
+            ("answerability", q, r#"{"datasources": ["chinook"], "reason": "albums"}"#),
+            ("plan", q, r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#),
+        ],
+    )
+    .await;
     let sql = sqljs().await;
     let embedder = BuiltinEmbedder::default();
     let index = demo_index(&opener(&sql), &embedder).await;

@@ -5,7 +5,6 @@
 #![cfg(target_arch = "wasm32")]
 
 use nl2sql_core::error::{ErrorCode, Node, PipelineError};
-use nl2sql_core::http::{HttpRequest, HttpTransport};
 use nl2sql_core::index::{BuiltinEmbedder, Embedder};
 use nl2sql_core::provider::chat::call;
 use nl2sql_core::provider::{
@@ -13,20 +12,13 @@ use nl2sql_core::provider::{
 };
 use nl2sql_tests::routing::{demo_index, routing_score, ROUTING_SUITE};
 use nl2sql_tests::sqljs::{opener, sqljs};
-use nl2sql_tests::{both, sleep};
+use nl2sql_tests::{add_mock_fixtures, both, mock_url, sleep};
 use nl2sql_wasm::FetchTransport;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 const KEY: &str = "sk-mock-0123456789abcdefghijKLMN";
-
-fn mock_url() -> &'static str {
-    let Some(url) = option_env!("NL2SQL_MOCK_URL") else {
-        panic!("NL2SQL_MOCK_URL is not set: run the browser tests with `cargo xtask test`, which starts the mock provider");
-    };
-    url
-}
 
 fn provider() -> Provider {
     Provider::new(Wire::OpenAi, mock_url(), ApiKey::new(KEY))
@@ -104,19 +96,18 @@ async fn chat_answers_stream_through_fetch_on_both_wires() {
     let transport = FetchTransport::default();
     let plan = r#"{"tables": [{"name": "Genre", "alias": "g"}], "select_items": [{"expr": {"kind": "column", "alias": "g", "column_name": "Name"}}]}"#;
     let question = "List the genres, from the browser.";
-    let fixtures = serde_json::json!([
-        {"name": "plan", "question": question, "answer": plan},
-        {"name": "text", "question": question, "answer": "There are 25 genres, from Rock to Opera — «all» of them listed above."},
-    ]);
-    let added = transport
-        .post(&HttpRequest {
-            url: format!("{}/mock/fixtures", mock_url().trim_end_matches("/v1")),
-            headers: vec![],
-            body: fixtures.to_string(),
-            timeout_ms: 5_000,
-        })
-        .await;
-    assert_eq!(added.map(|r| r.status).ok(), Some(200));
+    add_mock_fixtures(
+        &transport,
+        &[
+            ("plan", question, plan),
+            (
+                "text",
+                question,
+                "There are 25 genres, from Rock to Opera — «all» of them listed above.",
+            ),
+        ],
+    )
+    .await;
     for wire in [Wire::OpenAi, Wire::Anthropic] {
         let p = Provider::new(wire, mock_url(), ApiKey::new(KEY));
         for output in [
