@@ -10,7 +10,7 @@ pub mod compare;
 pub mod contract;
 pub mod gold;
 #[cfg(not(target_arch = "wasm32"))]
-pub mod mock;
+pub use nl2sql_mock as mock;
 pub mod pipeline;
 pub mod routing;
 #[cfg(target_arch = "wasm32")]

@@ -225,8 +225,8 @@ const MOCK_URL_VAR: &str = "NL2SQL_MOCK_URL";
 
 /// Starts the mock model provider in this process, on a fixed port when it is free (so the
 /// browser tests, which bake the address in, are not rebuilt on every run).
-fn start_mock() -> Result<nl2sql_tests::mock::MockProvider, Failure> {
-    use nl2sql_tests::mock::MockProvider;
+fn start_mock() -> Result<nl2sql_mock::MockProvider, Failure> {
+    use nl2sql_mock::MockProvider;
     MockProvider::start_on(47_611)
         .or_else(|_| MockProvider::start())
         .map_err(|e| Failure(format!("the mock model provider could not start: {e}")))
