@@ -290,7 +290,8 @@ fn execute(
             clock: &clock,
         },
         settings,
-    );
+    )
+    .combining_with(&nl2sql_cli::MemoryScratch);
     let engine = match replay {
         Some(r) => engine.replaying(r),
         None => engine.waiting_with(&nl2sql_cli::ThreadSleep),

@@ -24,12 +24,21 @@ impl SqliteFile {
     pub fn open(id: impl Into<String>, path: impl AsRef<Path>) -> Result<Self, DatasourceError> {
         let path = path.as_ref();
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let mut conn = Connection::open_with_flags(path, flags).map_err(|e| {
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| {
             DatasourceError::new(
                 DatasourceErrorKind::Unavailable,
                 format!("cannot open {}: {e}", path.display()),
             )
         })?;
+        Self::lock(id, conn)
+    }
+
+    /// `conn` behind the locks every datasource here keeps: query-only, no attaching, an
+    /// authorizer that allows reading alone.
+    pub(crate) fn lock(
+        id: impl Into<String>,
+        mut conn: Connection,
+    ) -> Result<Self, DatasourceError> {
         conn.pragma_update(None, "query_only", true)
             .map_err(to_error)?;
         conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)
@@ -45,7 +54,11 @@ impl SqliteFile {
         })
     }
 
-    fn run(&self, sql: &str, limits: ExecLimits) -> Result<ResultFrame, DatasourceError> {
+    pub(crate) fn run(
+        &self,
+        sql: &str,
+        limits: ExecLimits,
+    ) -> Result<ResultFrame, DatasourceError> {
         check_read_only(sql)?;
         self.run_behind_guard(sql, limits)
     }

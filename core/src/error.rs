@@ -92,6 +92,14 @@ pub enum ErrorCode {
     ValueNotFound,
     /// A warning: a result column is NULL in every row.
     AllNullColumn,
+    /// The question needs more sub-queries than `max_sub_queries` allows.
+    QuestionTooBroad,
+    /// Join keys from two datasources hold values that cannot be made comparable (a text
+    /// key that is not a number, joined to a numeric key).
+    JoinKeyUnconverted,
+    /// A join repeats the rows an aggregate reads, so COUNT, SUM or AVG over-counts: an
+    /// error under COUNT (the planner is asked once more), a warning under SUM and AVG.
+    JoinFanOut,
 }
 
 impl ErrorCode {
@@ -127,6 +135,9 @@ impl ErrorCode {
         ErrorCode::AnswerNotGrounded,
         ErrorCode::ValueNotFound,
         ErrorCode::AllNullColumn,
+        ErrorCode::QuestionTooBroad,
+        ErrorCode::JoinKeyUnconverted,
+        ErrorCode::JoinFanOut,
     ];
 
     /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
@@ -162,6 +173,9 @@ impl ErrorCode {
             ErrorCode::AnswerNotGrounded => "ANSWER_NOT_GROUNDED",
             ErrorCode::ValueNotFound => "VALUE_NOT_FOUND",
             ErrorCode::AllNullColumn => "ALL_NULL_COLUMN",
+            ErrorCode::QuestionTooBroad => "QUESTION_TOO_BROAD",
+            ErrorCode::JoinKeyUnconverted => "JOIN_KEY_UNCONVERTED",
+            ErrorCode::JoinFanOut => "JOIN_FAN_OUT",
         }
     }
 
@@ -181,6 +195,7 @@ impl ErrorCode {
                 | ErrorCode::ProviderUnavailable
                 | ErrorCode::ProviderModelUnavailable
                 | ErrorCode::RunLimitReached
+                | ErrorCode::QuestionTooBroad
         )
     }
 
@@ -220,6 +235,12 @@ pub enum Node {
     SchemaRetriever,
     /// Asks the model for a plan.
     AstPlanner,
+    /// Splits a question that needs several datasources into sub-queries.
+    Decomposer,
+    /// Combines the sub-queries' results.
+    Aggregator,
+    /// Turns a rejection into advice for the planner (`feedback = refiner`).
+    Refiner,
     /// Writes the answer.
     AnswerSynthesizer,
 }
@@ -234,6 +255,9 @@ impl fmt::Display for Node {
             Node::DatasourceResolver => "datasource_resolver",
             Node::SchemaRetriever => "schema_retriever",
             Node::AstPlanner => "ast_planner",
+            Node::Decomposer => "decomposer",
+            Node::Aggregator => "aggregator",
+            Node::Refiner => "refiner",
             Node::AnswerSynthesizer => "answer_synthesizer",
         })
     }

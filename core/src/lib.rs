@@ -18,6 +18,7 @@ pub mod policy;
 pub mod provider;
 pub mod run;
 pub mod schema;
+pub mod scratch;
 pub mod sqlite;
 pub mod validate;
 pub mod value;

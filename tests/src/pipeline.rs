@@ -98,3 +98,64 @@ pub async fn run_reference_pipeline(engine: &Engine<'_>) -> Outcome {
     }
     out
 }
+
+/// The cross-database question of the pipeline tests: support tickets and Chinook spend.
+pub const CROSS_QUESTION: &str =
+    "Which customers have an open support ticket, and how much have they spent?";
+
+/// The answers the mock needs for [`CROSS_QUESTION`]: a verdict that needs both
+/// datasources together, the decomposition (a join on the customer's email, ordered by the
+/// spend), and each part's plan.
+pub fn cross_fixtures() -> Vec<Canned> {
+    let col = |alias: &str, name: &str| serde_json::json!({"kind": "column", "alias": alias, "column_name": name});
+    let eq = |l: serde_json::Value, r: serde_json::Value| serde_json::json!({"kind": "binary", "op": "=", "left": l, "right": r});
+    let open = serde_json::json!({
+        "distinct": true,
+        "tables": [{"name": "tickets", "alias": "t"}, {"name": "customers", "alias": "c"}],
+        "joins": [{"left_alias": "t", "right_alias": "c", "condition": eq(col("t", "customer_id"), col("c", "customer_id"))}],
+        "select_items": [
+            {"expr": col("c", "customer_email"), "alias": "email"},
+            {"expr": col("c", "first_name"), "alias": "first_name"},
+            {"expr": col("c", "last_name"), "alias": "last_name"}
+        ],
+        "where": eq(col("t", "status"), serde_json::json!({"kind": "literal", "value": "open"}))
+    });
+    let spend = serde_json::json!({
+        "tables": [{"name": "Customer", "alias": "c"}, {"name": "Invoice", "alias": "i"}],
+        "joins": [{"left_alias": "c", "right_alias": "i", "condition": eq(col("c", "CustomerId"), col("i", "CustomerId"))}],
+        "select_items": [
+            {"expr": col("c", "Email"), "alias": "email"},
+            {"expr": {"kind": "func", "func_name": "ROUND", "args": [
+                {"kind": "func", "func_name": "SUM", "is_aggregate": true, "args": [col("i", "Total")]},
+                {"kind": "literal", "value": 2}]}, "alias": "total_spent"}
+        ],
+        "group_by": [{"expr": col("c", "Email")}]
+    });
+    let decomposition = serde_json::json!({
+        "sub_queries": [
+            {"id": "q1", "datasource": "support", "question": "Which customers (email, first and last name) have a ticket whose status is open?",
+             "columns": ["email", "first_name", "last_name"], "key": "email"},
+            {"id": "q2", "datasource": "chinook", "question": "What is the total amount each customer (by email) has spent on invoices?",
+             "columns": ["email", "total_spent"], "key": "email"}
+        ],
+        "combine": "join",
+        "order_by": [{"column": "total_spent", "descending": true}],
+        "limit": null
+    });
+    let part = |i: usize| {
+        decomposition["sub_queries"][i]["question"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    vec![
+        (
+            "answerability".into(),
+            CROSS_QUESTION.into(),
+            r#"{"datasources": ["chinook", "support"], "combine": true, "reason": "Tickets are in support, spend in chinook."}"#.into(),
+        ),
+        ("decomposition".into(), CROSS_QUESTION.into(), decomposition.to_string()),
+        ("plan".into(), part(0), open.to_string()),
+        ("plan".into(), part(1), spend.to_string()),
+    ]
+}

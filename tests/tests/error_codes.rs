@@ -185,7 +185,9 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         | ErrorCode::PipelineTimeout
         | ErrorCode::AnswerNotGrounded
         | ErrorCode::ValueNotFound
-        | ErrorCode::AllNullColumn => pipeline_failure(env, code),
+        | ErrorCode::AllNullColumn
+        | ErrorCode::JoinFanOut => pipeline_failure(env, code),
+        ErrorCode::QuestionTooBroad | ErrorCode::JoinKeyUnconverted => cross_failure(code),
         ErrorCode::ResultTruncated => {
             let mut capped = ValidatorSettings::default();
             capped.lower.row_cap = 3;
@@ -275,7 +277,14 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         Fixture::new("answerability", nulls, r#"{"datasources": ["chinook"], "reason": "customers"}"#),
         Fixture::new("plan", nulls, r#"{"tables": [{"name": "Customer", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "Company"}}], "where": {"kind": "binary", "op": "IS", "left": {"kind": "column", "alias": "c", "column_name": "Company"}, "right": {"kind": "literal", "is_null": true}}}"#),
     ]);
+    // SUM over invoices joined to their lines adds each invoice's total once per line.
+    let fanned = "Total invoiced, counting lines?";
+    mock.add([
+        Fixture::new("answerability", fanned, r#"{"datasources": ["chinook"], "reason": "invoices"}"#),
+        Fixture::new("plan", fanned, r#"{"tables": [{"name": "Invoice", "alias": "i"}, {"name": "InvoiceLine", "alias": "l"}], "joins": [{"left_alias": "i", "right_alias": "l", "condition": {"kind": "binary", "op": "=", "left": {"kind": "column", "alias": "i", "column_name": "InvoiceId"}, "right": {"kind": "column", "alias": "l", "column_name": "InvoiceId"}}}], "select_items": [{"alias": "total", "expr": {"kind": "func", "func_name": "SUM", "is_aggregate": true, "args": [{"kind": "column", "alias": "i", "column_name": "Total"}]}}]}"#),
+    ]);
     let q = match code {
+        ErrorCode::JoinFanOut => fanned,
         ErrorCode::AnswerNotGrounded => counted,
         ErrorCode::ValueNotFound => missing,
         ErrorCode::AllNullColumn => nulls,
@@ -324,6 +333,94 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         .map(|e| e.error_code)
         .chain(r.warnings.iter().map(|w| w.code))
         .collect()
+}
+
+/// Codes of questions across datasources come from `Engine::ask` over Chinook and the
+/// support database, combining in a scratch SQLite.
+fn cross_failure(code: ErrorCode) -> Vec<ErrorCode> {
+    use nl2sql_cli::{BlockingTransport, MemoryScratch};
+    use nl2sql_core::engine::{Agent, AskOptions, Engine, EngineSettings, Parts};
+    use nl2sql_core::index::{BuiltinEmbedder, Clock};
+    use nl2sql_core::provider::{ApiKey, Provider, Wire};
+    use nl2sql_tests::mock::{Fixture, MockProvider};
+    struct Zero;
+    impl Clock for Zero {
+        fn now_ms(&self) -> u64 {
+            0
+        }
+    }
+    let open = |id: &str| -> Box<dyn Datasource> {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../data")
+            .join(format!("{id}.sqlite"));
+        Box::new(SqliteFile::open(id, path).expect("opens"))
+    };
+    let embedder = BuiltinEmbedder::default();
+    let index = pollster::block_on(nl2sql_tests::routing::demo_index(&open, &embedder));
+    let dbs: Vec<Box<dyn Datasource>> = ["chinook", "support"].iter().map(|d| open(d)).collect();
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let q = "Support customer ids beside Chinook emails?";
+    let (decomposition, plans) = if code == ErrorCode::QuestionTooBroad {
+        let parts: Vec<serde_json::Value> = (1..=7)
+            .map(|i| serde_json::json!({"id": format!("q{i}"), "datasource": "chinook", "question": format!("part {i}"), "columns": ["n"], "key": null}))
+            .collect();
+        (
+            serde_json::json!({"sub_queries": parts, "combine": "union", "order_by": [], "limit": null}),
+            vec![],
+        )
+    } else {
+        (
+            serde_json::json!({"sub_queries": [
+                {"id": "q1", "datasource": "support", "question": "support ids", "columns": ["id"], "key": "id"},
+                {"id": "q2", "datasource": "chinook", "question": "chinook emails", "columns": ["id"], "key": "id"}
+            ], "combine": "join", "order_by": [], "limit": null}),
+            vec![
+                Fixture::new(
+                    "plan",
+                    "support ids",
+                    r#"{"tables": [{"name": "customers", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "customer_id"}}]}"#,
+                ),
+                Fixture::new(
+                    "plan",
+                    "chinook emails",
+                    r#"{"tables": [{"name": "Customer", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "Email"}}]}"#,
+                ),
+            ],
+        )
+    };
+    mock.add(
+        [
+            Fixture::new(
+                "answerability",
+                q,
+                r#"{"datasources": ["chinook", "support"], "combine": true, "reason": "both"}"#,
+            ),
+            Fixture::new("decomposition", q, &decomposition.to_string()),
+        ]
+        .into_iter()
+        .chain(plans),
+    );
+    let provider = Provider::new(
+        Wire::OpenAi,
+        &mock.base_url(),
+        ApiKey::new("sk-test-key-0000"),
+    );
+    let transport = BlockingTransport::default();
+    let policies = Policies::demo();
+    let engine = Engine::new(
+        Parts {
+            datasources: dbs.iter().map(|d| d.as_ref()).collect(),
+            index: &index,
+            embedder: &embedder,
+            policies: &policies,
+            transport: &transport,
+            clock: &Zero,
+        },
+        EngineSettings::new(Agent::new(provider, "m")),
+    )
+    .combining_with(&MemoryScratch);
+    let r = pollster::block_on(engine.ask(q, &AskOptions::default()));
+    r.errors.iter().map(|e| e.error_code).collect()
 }
 
 #[test]

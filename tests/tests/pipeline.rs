@@ -2,7 +2,7 @@
 //! provider over real HTTP through the command line's transport.
 #![cfg(not(target_arch = "wasm32"))]
 
-use nl2sql_cli::{BlockingTransport, SqliteFile};
+use nl2sql_cli::{BlockingTransport, MemoryScratch, SqliteFile};
 use nl2sql_core::demo::demo_database;
 use nl2sql_core::engine::{Agent, AskOptions, Engine, EngineSettings, Parts, Status};
 use nl2sql_core::error::{ErrorCode, Node};
@@ -11,7 +11,9 @@ use nl2sql_core::policy::Policies;
 use nl2sql_core::provider::{ApiKey, Provider, Wire};
 use nl2sql_core::Datasource;
 use nl2sql_tests::mock::{Fixture, MockProvider};
-use nl2sql_tests::pipeline::{reference_fixtures, run_reference_pipeline};
+use nl2sql_tests::pipeline::{
+    cross_fixtures, reference_fixtures, run_reference_pipeline, CROSS_QUESTION,
+};
 use nl2sql_tests::routing::demo_index;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -49,6 +51,7 @@ fn world() -> World {
     mock.add(
         reference_fixtures()
             .into_iter()
+            .chain(cross_fixtures())
             .map(|(n, q, a)| Fixture::new(&n, &q, &a)),
     );
     let embedder = BuiltinEmbedder::default();
@@ -95,6 +98,7 @@ fn engine_with<'a>(
         },
         settings,
     )
+    .combining_with(&MemoryScratch)
 }
 
 #[test]
@@ -783,4 +787,110 @@ fn a_run_stops_at_its_spending_limit() {
         &AskOptions::default(),
     ));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+}
+
+#[test]
+fn a_question_across_two_databases_is_split_run_and_combined() {
+    let w = world();
+    let e = engine(&w, "mock");
+    let r = pollster::block_on(e.ask(CROSS_QUESTION, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    let d = r.decomposition.as_ref().expect("decomposed");
+    assert_eq!(d.sub_queries.len(), 2);
+    let ids: Vec<(&str, &str)> = r
+        .sub_queries
+        .iter()
+        .map(|q| (q.id.as_str(), q.datasource_id.as_str()))
+        .collect();
+    assert_eq!(ids, [("q1", "support"), ("q2", "chinook")]);
+    let combined = r.combined.as_ref().expect("combined");
+    assert_eq!(
+        combined.columns,
+        ["email", "first_name", "last_name", "total_spent"]
+    );
+    // Every customer with an open ticket is a Chinook customer: 30 of them, each with the
+    // spend Chinook itself reports for that email.
+    assert_eq!(combined.rows.len(), 30);
+    let chinook = &w.dbs[0];
+    let spend = pollster::block_on(chinook.execute(
+        "SELECT lower(c.Email), round(sum(i.Total), 2) FROM Customer c JOIN Invoice i ON i.CustomerId = c.CustomerId GROUP BY c.Email",
+        nl2sql_core::ExecLimits { max_rows: 1000 },
+    ))
+    .expect("runs");
+    for row in &combined.rows {
+        let email = row[0].to_string().to_lowercase();
+        let want = spend.rows.iter().find(|s| s[0].to_string() == email);
+        assert_eq!(want.map(|s| &s[1]), Some(&row[3]), "{email}");
+    }
+    let totals: Vec<f64> = combined
+        .rows
+        .iter()
+        .map(|row| row[3].to_string().parse().expect("a number"))
+        .collect();
+    assert!(totals.windows(2).all(|p| p[0] >= p[1]), "ordered by spend");
+    // check, decomposer, the two planners side by side: three calls one after another.
+    assert_eq!(r.sequential_llm_calls, 3);
+    let nodes: Vec<Node> = r.trace.iter().map(|n| n.node).collect();
+    for node in [Node::Decomposer, Node::Aggregator, Node::AnswerSynthesizer] {
+        assert!(nodes.contains(&node), "{node} missing from {nodes:?}");
+    }
+    let parts: Vec<Option<&str>> = r
+        .trace
+        .iter()
+        .filter(|n| n.node == Node::Executor)
+        .map(|n| n.sub_query_id.as_deref())
+        .collect();
+    assert_eq!(parts.len(), 2);
+    assert!(parts.contains(&Some("q1")) && parts.contains(&Some("q2")));
+    // The one-datasource planning started beside the check was dropped, not used.
+    let json = serde_json::to_string(&r).expect("serializes");
+    assert!(json.contains("the question needs several datasources"));
+}
+
+#[test]
+fn a_decomposition_that_cannot_be_combined_stops_with_its_code() {
+    let w = world();
+    let e = engine(&w, "mock");
+    let verdict = r#"{"datasources": ["chinook", "support"], "combine": true, "reason": "both"}"#;
+    let part = |i: usize, ds: &str, key: &str| {
+        serde_json::json!({"id": format!("q{i}"), "datasource": ds, "question": format!("part {i} of it"),
+                           "columns": [key, "n"], "key": key})
+    };
+    let broad = "Seven things about customers at once, please?";
+    let parts: Vec<serde_json::Value> = (1..=7).map(|i| part(i, "chinook", "email")).collect();
+    let unconverted = "Customer ids from support next to Chinook emails?";
+    w.mock.add([
+        Fixture::new("answerability", broad, verdict),
+        Fixture::new(
+            "decomposition",
+            broad,
+            &serde_json::json!({"sub_queries": parts, "combine": "union", "order_by": [], "limit": null}).to_string(),
+        ),
+        Fixture::new("answerability", unconverted, verdict),
+        Fixture::new(
+            "decomposition",
+            unconverted,
+            &serde_json::json!({"sub_queries": [
+                {"id": "q1", "datasource": "support", "question": "support customer ids and names", "columns": ["id", "name"], "key": "id"},
+                {"id": "q2", "datasource": "chinook", "question": "chinook customer emails and names", "columns": ["id", "name"], "key": "id"}
+            ], "combine": "join", "order_by": [], "limit": null}).to_string(),
+        ),
+        Fixture::new(
+            "plan",
+            "support customer ids and names",
+            r#"{"tables": [{"name": "customers", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "customer_id"}}, {"expr": {"kind": "column", "alias": "c", "column_name": "first_name"}}]}"#,
+        ),
+        Fixture::new(
+            "plan",
+            "chinook customer emails and names",
+            r#"{"tables": [{"name": "Customer", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "Email"}}, {"expr": {"kind": "column", "alias": "c", "column_name": "FirstName"}}]}"#,
+        ),
+    ]);
+    let codes = |q: &str| {
+        let r = pollster::block_on(e.ask(q, &AskOptions::default()));
+        assert_eq!(r.status, Status::Error);
+        r.errors.iter().map(|e| e.error_code).collect::<Vec<_>>()
+    };
+    assert_eq!(codes(broad), [ErrorCode::QuestionTooBroad]);
+    assert_eq!(codes(unconverted), [ErrorCode::JoinKeyUnconverted]);
 }

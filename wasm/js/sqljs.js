@@ -74,3 +74,27 @@ export function query(db, sql, maxRows) {
 export function closeDatabase(db) {
   db.close();
 }
+
+// The aggregator's scratch database: a fresh in-memory database holding `tables`
+// ({create, insert, rows}, every value bound as a parameter), switched to query-only, then
+// `sql` through `query` above, then closed.
+export function scratchQuery(SQL, tables, sql, maxRows) {
+  const db = new SQL.Database();
+  try {
+    db.run("BEGIN");
+    for (const table of tables) {
+      db.run(table.create);
+      const insert = db.prepare(table.insert);
+      try {
+        for (const row of table.rows) insert.run(row);
+      } finally {
+        insert.free();
+      }
+    }
+    db.run("COMMIT");
+    db.run("PRAGMA query_only = ON");
+    return query(db, sql, maxRows);
+  } finally {
+    db.close();
+  }
+}

@@ -7,4 +7,4 @@ mod sqljs;
 
 pub use fetch::FetchTransport;
 pub use sleep::TimeoutSleep;
-pub use sqljs::{js_message, SqlJs, SqlJsDatabase};
+pub use sqljs::{js_message, SqlJs, SqlJsDatabase, SqlJsScratch};

@@ -2,6 +2,7 @@
 
 use js_sys::{Array, BigInt, Reflect, Uint8Array};
 use nl2sql_core::guard::check_read_only;
+use nl2sql_core::scratch::{create_statement, insert_statement, Scratch, ScratchTable};
 use nl2sql_core::sqlite::classify_error;
 use nl2sql_core::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
@@ -19,6 +20,13 @@ extern "C" {
     fn open_database(sql: &JsValue, bytes: &[u8]) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch)]
     fn query(db: &JsValue, sql: &str, max_rows: f64) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = scratchQuery)]
+    fn scratch_query(
+        sql_js: &JsValue,
+        tables: &JsValue,
+        sql: &str,
+        max_rows: f64,
+    ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = closeDatabase)]
     fn close_database(db: &JsValue);
 }
@@ -57,6 +65,68 @@ impl SqlJs {
         })?;
         Ok(SqlJsDatabase { id: id.into(), db })
     }
+
+    /// The aggregator's scratch databases, made by this sql.js.
+    pub fn scratch(&self) -> SqlJsScratch {
+        SqlJsScratch {
+            module: self.module.clone(),
+        }
+    }
+}
+
+/// Fresh in-memory sql.js databases for combining sub-results.
+pub struct SqlJsScratch {
+    module: JsValue,
+}
+
+impl SqlJsScratch {
+    fn run(
+        &self,
+        tables: &[ScratchTable],
+        sql: &str,
+        limits: ExecLimits,
+    ) -> Result<ResultFrame, DatasourceError> {
+        check_read_only(sql)?;
+        let js_tables = Array::new();
+        for table in tables {
+            let rows = Array::new();
+            for row in &table.rows {
+                rows.push(&row.iter().map(to_js).collect::<Array>());
+            }
+            let t = js_sys::Object::new();
+            let set = |k: &str, v: &JsValue| Reflect::set(&t, &JsValue::from_str(k), v);
+            set("create", &JsValue::from_str(&create_statement(table)))
+                .and_then(|_| set("insert", &JsValue::from_str(&insert_statement(table))))
+                .and_then(|_| set("rows", &rows))
+                .map_err(|e| unexpected(&js_message(e)))?;
+            js_tables.push(&t);
+        }
+        let out = scratch_query(&self.module, &js_tables, sql, limits.max_rows as f64)
+            .map_err(|e| classify_sqljs_error(&js_message(e)))?;
+        frame(&out)
+    }
+}
+
+impl Scratch for SqlJsScratch {
+    fn query<'a>(
+        &'a self,
+        tables: &'a [ScratchTable],
+        sql: &'a str,
+        limits: ExecLimits,
+    ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
+        Box::pin(std::future::ready(self.run(tables, sql, limits)))
+    }
+}
+
+/// A value as sql.js binds it: integers as BigInt, so none loses precision.
+fn to_js(v: &Value) -> JsValue {
+    match v {
+        Value::Null => JsValue::NULL,
+        Value::Integer(i) => BigInt::from(*i).into(),
+        Value::Real(r) => JsValue::from_f64(*r),
+        Value::Text(t) => JsValue::from_str(t),
+        Value::Blob(b) => Uint8Array::from(b.as_slice()).into(),
+    }
 }
 
 /// One database opened by sql.js. Behind the core guard, `PRAGMA query_only` refuses writes.
@@ -71,21 +141,26 @@ impl SqlJsDatabase {
         // JS numbers hold every usize a browser can allocate rows for.
         let out = query(&self.db, sql, limits.max_rows as f64)
             .map_err(|e| classify_sqljs_error(&js_message(e)))?;
-        let columns = Array::from(&get(&out, "columns")?)
-            .iter()
-            .map(|c| c.as_string().unwrap_or_default())
-            .collect();
-        let rows = Array::from(&get(&out, "rows")?)
-            .iter()
-            .map(|row| Array::from(&row).iter().map(|v| to_value(&v)).collect())
-            .collect::<Result<_, _>>()?;
-        let truncated = get(&out, "truncated")?.as_bool().unwrap_or(false);
-        Ok(ResultFrame {
-            columns,
-            rows,
-            truncated,
-        })
+        frame(&out)
     }
+}
+
+/// The rows `query` returned, typed.
+fn frame(out: &JsValue) -> Result<ResultFrame, DatasourceError> {
+    let columns = Array::from(&get(out, "columns")?)
+        .iter()
+        .map(|c| c.as_string().unwrap_or_default())
+        .collect();
+    let rows = Array::from(&get(out, "rows")?)
+        .iter()
+        .map(|row| Array::from(&row).iter().map(|v| to_value(&v)).collect())
+        .collect::<Result<_, _>>()?;
+    let truncated = get(out, "truncated")?.as_bool().unwrap_or(false);
+    Ok(ResultFrame {
+        columns,
+        rows,
+        truncated,
+    })
 }
 
 impl Drop for SqlJsDatabase {

@@ -1,4 +1,4 @@
-//! Two futures at once on one thread (the browser has no other), without an executor.
+//! Several futures at once on one thread (the browser has no other), without an executor.
 
 use std::future::Future;
 use std::pin::pin;
@@ -45,6 +45,27 @@ where
     .await
 }
 
+/// Runs every future together until all are done; outputs in the futures' order.
+pub async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut pending: Vec<std::pin::Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut done: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
+    std::future::poll_fn(move |cx| {
+        for (future, out) in pending.iter_mut().zip(done.iter_mut()) {
+            if out.is_none() {
+                if let Poll::Ready(v) = future.as_mut().poll(cx) {
+                    *out = Some(v);
+                }
+            }
+        }
+        if done.iter().all(Option::is_some) {
+            Poll::Ready(done.iter_mut().filter_map(Option::take).collect())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +77,17 @@ mod tests {
         assert_eq!((a, b), (1, None));
         let (a, b) = pollster::block_on(join_unless(async { 2 }, async { 3 }, |x| *x == 1));
         assert_eq!((a, b), (2, Some(3)));
+    }
+
+    #[test]
+    fn all_finish_in_their_own_order() {
+        let out = pollster::block_on(join_all(vec![
+            Box::pin(async { 1 }) as std::pin::Pin<Box<dyn Future<Output = i32>>>,
+            Box::pin(async {
+                std::future::ready(()).await;
+                2
+            }),
+        ]));
+        assert_eq!(out, vec![1, 2]);
     }
 }

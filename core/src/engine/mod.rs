@@ -12,8 +12,11 @@
 //! [`Engine::ask`] never fails and never panics: every problem is an error value in the
 //! result.
 
+mod across;
+mod aggregate;
 mod answer;
 mod control;
+pub mod decompose;
 mod join;
 pub mod llm;
 pub mod prompts;
@@ -21,25 +24,29 @@ mod replay;
 mod result;
 mod sanity;
 mod settings;
+mod solve;
+mod write;
 
 pub use control::{backoff_ms, CancelToken, Event, Events, Sleep};
 pub use replay::{Divergence, Replay};
-pub use result::{FinalAnswer, NodeRecord, QueryResult, Status, SubQuery, UsageTotals};
-pub use settings::{Agent, AnswerMode, EngineSettings};
+pub use result::{
+    CombinedRows, FinalAnswer, NodeRecord, QueryResult, Status, SubQuery, UsageTotals,
+};
+pub use settings::{Agent, AnswerMode, EngineSettings, Feedback};
 
 use crate::datasource::Datasource;
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::http::HttpTransport;
 use crate::index::{retrieve, route, Clock, Embedder, Retrieval, SchemaIndex};
-use crate::lower::to_sql;
 use crate::plan::{plan_json_schema, Plan};
 use crate::policy::{Policies, Scope};
 use crate::provider::chat::PriceTable;
 use crate::provider::{Message, Role};
-use crate::run::run_plan;
-use crate::validate::validate;
+use crate::scratch::Scratch;
 use llm::{structured, Budget, Caller, LlmCall, Structured};
 use serde_json::json;
+use solve::Task;
+use std::cell::RefCell;
 
 /// How to ask.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -68,6 +75,7 @@ pub struct Engine<'a> {
     prices: PriceTable,
     replay: Option<&'a Replay>,
     sleep: Option<&'a dyn Sleep>,
+    scratch: Option<&'a dyn Scratch>,
 }
 
 /// What an engine is built from: the datasources, their index and its embedder, the
@@ -95,7 +103,7 @@ struct Run<'c> {
     deadline: u64,
     cancel: Option<CancelToken>,
     events: Option<Events>,
-    trace: Vec<NodeRecord>,
+    trace: RefCell<Vec<NodeRecord>>,
     /// Model calls and dollars left, shared by calls made at the same time.
     budget: Budget,
 }
@@ -161,7 +169,22 @@ impl Run<'_> {
     }
 
     fn record(
-        &mut self,
+        &self,
+        node: Node,
+        attempt: u32,
+        span: (u64, u64),
+        outputs: serde_json::Value,
+        errors: Vec<PipelineError>,
+        llm_calls: Vec<LlmCall>,
+    ) {
+        self.record_in(None, node, attempt, span, outputs, errors, llm_calls);
+    }
+
+    /// Records a node's execution for sub-query `sub` (or the run, with `None`).
+    #[allow(clippy::too_many_arguments)]
+    fn record_in(
+        &self,
+        sub: Option<&str>,
         node: Node,
         attempt: u32,
         (started, ended): (u64, u64),
@@ -174,7 +197,8 @@ impl Run<'_> {
         } else {
             "ok"
         };
-        let seq = u32::try_from(self.trace.len() + 1).unwrap_or(u32::MAX);
+        let mut trace = self.trace.borrow_mut();
+        let seq = u32::try_from(trace.len() + 1).unwrap_or(u32::MAX);
         for call in &llm_calls {
             self.emit(Event::LlmCall {
                 node,
@@ -188,9 +212,10 @@ impl Run<'_> {
             status: status.to_string(),
             duration_ms: ended.saturating_sub(started),
         });
-        self.trace.push(NodeRecord {
+        trace.push(NodeRecord {
             seq,
             node,
+            sub_query_id: sub.map(String::from),
             attempt,
             status: status.to_string(),
             started_ms: started.saturating_sub(self.started),
@@ -215,6 +240,9 @@ struct Planned {
 #[serde(deny_unknown_fields)]
 struct Verdict {
     datasources: Vec<String>,
+    /// The answer needs several of them together.
+    #[serde(default)]
+    combine: bool,
     #[serde(default)]
     reason: String,
 }
@@ -233,6 +261,7 @@ impl<'a> Engine<'a> {
             prices: PriceTable::published(),
             replay: None,
             sleep: None,
+            scratch: None,
         }
     }
 
@@ -240,6 +269,13 @@ impl<'a> Engine<'a> {
     /// when a provider is rate-limiting or unavailable.
     pub fn waiting_with(mut self, sleep: &'a dyn Sleep) -> Self {
         self.sleep = Some(sleep);
+        self
+    }
+
+    /// Combines the results of questions that span datasources in `scratch` (without one,
+    /// such a question ends in an error saying so).
+    pub fn combining_with(mut self, scratch: &'a dyn Scratch) -> Self {
+        self.scratch = Some(scratch);
         self
     }
 
@@ -268,13 +304,13 @@ impl<'a> Engine<'a> {
     /// Answers `question`. Never fails: what went wrong is in the result.
     pub async fn ask(&self, question: &str, options: &AskOptions) -> QueryResult {
         let started = self.clock.now_ms();
-        let mut run = Run {
+        let run = Run {
             clock: self.clock,
             started,
             deadline: started.saturating_add(self.settings.timeout_ms),
             cancel: options.cancel.clone(),
             events: options.events.clone(),
-            trace: Vec::new(),
+            trace: RefCell::new(Vec::new()),
             budget: Budget::new(
                 self.settings.max_llm_calls,
                 self.settings.max_cost_usd,
@@ -296,11 +332,13 @@ impl<'a> Engine<'a> {
             sequential_llm_calls: 0,
             routing: None,
             retrieval: None,
+            decomposition: None,
+            combined: None,
             duration_ms: 0,
             trace: Vec::new(),
             replay_divergences: Vec::new(),
         };
-        if let Err(e) = self.run(question, options, &mut run, &mut result).await {
+        if let Err(e) = self.run(question, options, &run, &mut result).await {
             let e = run.explain(e);
             match e.error_code {
                 ErrorCode::RunLimitReached => result.status = Status::Stopped,
@@ -318,7 +356,7 @@ impl<'a> Engine<'a> {
             result.errors.push(e.for_client());
         }
         result.duration_ms = run.now().saturating_sub(run.started);
-        result.trace = run.trace;
+        result.trace = run.trace.into_inner();
         result.total_usage(&self.prices);
         if let Some(replay) = self.replay {
             result.replay_divergences = replay.divergences();
@@ -330,7 +368,7 @@ impl<'a> Engine<'a> {
         &self,
         question: &str,
         options: &AskOptions,
-        run: &mut Run<'_>,
+        run: &Run<'_>,
         result: &mut QueryResult,
     ) -> Result<(), PipelineError> {
         let scope = self.policies.scope(&options.roles);
@@ -374,6 +412,12 @@ impl<'a> Engine<'a> {
         });
         let mut calls_check = Vec::new();
         let mut calls_plan = Vec::new();
+        let first_task = Task {
+            id: "q1".to_string(),
+            question,
+            part: None,
+            datasource: &first,
+        };
         let started = run.now();
         let (verdict, planned) = {
             let check = async {
@@ -390,14 +434,8 @@ impl<'a> Engine<'a> {
                 .await;
                 (v, (started, self.clock.now_ms()))
             };
-            let plan = self.retrieve_and_plan(
-                question,
-                &first,
-                &scope,
-                &planner,
-                &mut calls_plan,
-                &run.budget,
-            );
+            let plan =
+                self.retrieve_and_plan(&first_task, &scope, &planner, &mut calls_plan, &run.budget);
             // A refusal, or a failed check (a provider failure is fatal), ends the run.
             join::join_unless(check, plan, |(v, _)| {
                 v.as_ref()
@@ -460,8 +498,30 @@ impl<'a> Engine<'a> {
             return Err(e);
         }
 
+        let combine = matches!(&verdict, Ok(v) if v.combine) && accepted.len() > 1;
+        if combine {
+            if !calls_plan.is_empty() {
+                run.record(
+                    Node::AstPlanner,
+                    0,
+                    (started, run.now()),
+                    json!({"dropped": "the question needs several datasources"}),
+                    vec![],
+                    std::mem::take(&mut calls_plan),
+                );
+            }
+            return self
+                .across(question, &accepted, &scope, options, run, result)
+                .await;
+        }
         run.check(Node::AstPlanner)?;
         let chosen = accepted.first().cloned().unwrap_or(first.clone());
+        let task = Task {
+            id: "q1".to_string(),
+            question,
+            part: None,
+            datasource: &chosen,
+        };
         let planned = match planned {
             Some(p) if chosen == first => p,
             // The verdict ruled the planned candidate out: plan on the one it chose.
@@ -479,35 +539,48 @@ impl<'a> Engine<'a> {
                 run.enter(Node::AstPlanner, 0)?;
                 let planner = run.bounded(&self.settings.planner);
                 let p = self
-                    .retrieve_and_plan(
-                        question,
-                        &chosen,
-                        &scope,
-                        &planner,
-                        &mut calls_plan,
-                        &run.budget,
-                    )
+                    .retrieve_and_plan(&task, &scope, &planner, &mut calls_plan, &run.budget)
                     .await;
                 result.sequential_llm_calls += 1;
                 p
             }
         };
-        let retrieval = planned.retrieval.clone();
-        run.record(
-            Node::SchemaRetriever,
-            0,
-            planned.retrieved,
-            json!({"datasource": chosen, "tables": retrieval.tables, "columns": retrieval.columns,
-                   "values": retrieval.values.iter().map(|v| v.render()).collect::<Vec<_>>(),
-                   "full_snapshot": retrieval.full_snapshot}),
-            vec![],
-            vec![],
-        );
-        result.retrieval = Some(retrieval.clone());
-        self.plan_and_run(
-            question, &chosen, &scope, planned, calls_plan, options, run, result,
+        let solved = self
+            .solve(
+                &task,
+                &scope,
+                Some((planned, calls_plan)),
+                options.plan_only,
+                run,
+            )
+            .await;
+        result.retrieval = solved.retrieval;
+        result.warnings.extend(solved.warnings);
+        result.sequential_llm_calls += solved.sequential;
+        let sub = solved.sub;
+        result.sub_queries.push(sub.clone());
+        solved.outcome?;
+        if options.plan_only {
+            result.status = Status::PlanOnly;
+            return Ok(());
+        }
+        self.write_answer(
+            question,
+            &sub.columns,
+            &sub.rows,
+            sub.truncated,
+            run,
+            result,
         )
-        .await
+        .await?;
+        if sub.truncated {
+            result.warnings.push(RunWarning::new(
+                Node::Executor,
+                ErrorCode::ResultTruncated,
+                "The result reached the row cap, so rows may be missing.",
+            ));
+        }
+        Ok(())
     }
 
     /// Candidates in order, after the explicit choice, routing and the role check.
@@ -516,7 +589,7 @@ impl<'a> Engine<'a> {
         question: &str,
         options: &AskOptions,
         scope: &Scope<'_>,
-        run: &mut Run<'_>,
+        run: &Run<'_>,
         result: &mut QueryResult,
     ) -> Result<Vec<String>, PipelineError> {
         let started = run.now();
@@ -627,19 +700,21 @@ impl<'a> Engine<'a> {
     /// Retrieves the schema for `datasource` and asks for the first plan.
     async fn retrieve_and_plan(
         &self,
-        question: &str,
-        datasource: &str,
+        task: &Task<'_>,
         scope: &Scope<'_>,
         agent: &Agent,
         calls: &mut Vec<LlmCall>,
         budget: &Budget,
     ) -> Planned {
         let started = self.clock.now_ms();
+        let datasource = task.datasource;
+        // A part is found by its own words; the planner still reads the whole question.
+        let query = task.part.map_or(task.question, |p| p.question.as_str());
         let retrieved = retrieve(
             self.index,
             self.embedder,
             datasource,
-            question,
+            query,
             scope,
             &self.settings.retrieval,
             false,
@@ -664,7 +739,7 @@ impl<'a> Engine<'a> {
             }
         };
         let plan = self
-            .ask_planner(question, &retrieval, agent, Vec::new(), calls, budget)
+            .ask_planner(task, &retrieval, agent, Vec::new(), calls, budget)
             .await;
         Planned {
             retrieval,
@@ -678,7 +753,7 @@ impl<'a> Engine<'a> {
     /// datasource), after the conversation so far (`history`: rejected plans and why).
     async fn ask_planner(
         &self,
-        question: &str,
+        task: &Task<'_>,
         retrieval: &Retrieval,
         agent: &Agent,
         history: Vec<Message>,
@@ -697,7 +772,7 @@ impl<'a> Engine<'a> {
         let today = self.settings.validator.lower.today.as_deref();
         let mut messages = vec![Message {
             role: Role::User,
-            content: prompts::planner_user(today, schema, retrieval, question),
+            content: prompts::planner_user(today, schema, retrieval, task.question, task.part),
         }];
         messages.extend(history);
         let now = || self.clock.now_ms();
@@ -717,383 +792,6 @@ impl<'a> Engine<'a> {
             budget,
         )
         .await
-    }
-
-    /// The sanity checks on a result that ran: an empty result whose filter names a value
-    /// its column lacks becomes an error (once, when close values exist, so the planner
-    /// retries with them) or a warning; an all-NULL result column, a warning.
-    #[allow(clippy::too_many_arguments)]
-    async fn sanity(
-        &self,
-        plan: &Plan,
-        schema: &crate::schema::SchemaSnapshot,
-        db: &dyn Datasource,
-        frame: &crate::datasource::ResultFrame,
-        value_retried: &mut bool,
-        errors: &mut Vec<PipelineError>,
-        warnings: &mut Vec<RunWarning>,
-    ) {
-        if frame.rows.is_empty() {
-            let missing = sanity::missing_values(plan, schema, db, self.index.values()).await;
-            let retry = !*value_retried && missing.iter().any(|m| !m.closest.is_empty());
-            for m in &missing {
-                let detail = json!({"table": m.table, "column": m.column, "value": m.value, "closest": m.closest});
-                if retry {
-                    errors.push(
-                        PipelineError::new(
-                            Node::Executor,
-                            ErrorCode::ValueNotFound,
-                            Severity::Error,
-                            m.sentence(),
-                        )
-                        .with_details(detail),
-                    );
-                } else {
-                    warnings.push(RunWarning {
-                        detail: Some(detail),
-                        ..RunWarning::new(Node::Executor, ErrorCode::ValueNotFound, m.sentence())
-                    });
-                }
-            }
-            *value_retried |= retry;
-        } else {
-            for column in sanity::all_null_columns(&frame.columns, &frame.rows) {
-                warnings.push(RunWarning::new(
-                    Node::Executor,
-                    ErrorCode::AllNullColumn,
-                    format!("The result column {column} is empty (NULL) in every row."),
-                ));
-            }
-        }
-    }
-
-    /// Validates, renders and runs plans until one succeeds, a rejection is fatal, or the
-    /// retries run out; then writes the answer.
-    #[allow(clippy::too_many_arguments)]
-    async fn plan_and_run(
-        &self,
-        question: &str,
-        datasource: &str,
-        scope: &Scope<'_>,
-        first: Planned,
-        first_calls: Vec<LlmCall>,
-        options: &AskOptions,
-        run: &mut Run<'_>,
-        result: &mut QueryResult,
-    ) -> Result<(), PipelineError> {
-        let Some(db) = self.datasources.iter().find(|d| d.id() == datasource) else {
-            return Err(PipelineError::new(
-                Node::Executor,
-                ErrorCode::InvalidState,
-                Severity::Error,
-                format!("The datasource {datasource} is not open."),
-            ));
-        };
-        let Some(schema) = self.index.schema(datasource) else {
-            return Err(PipelineError::new(
-                Node::Executor,
-                ErrorCode::InvalidState,
-                Severity::Error,
-                format!("The datasource {datasource} is not in the index."),
-            ));
-        };
-        let mut sub = SubQuery {
-            id: "q1".to_string(),
-            datasource_id: datasource.to_string(),
-            plan: None,
-            sql: None,
-            validation: vec![],
-            columns: vec![],
-            rows: vec![],
-            truncated: false,
-            retry_count: 0,
-        };
-        // However its attempts end, the sub-query stays in the result.
-        let outcome = async {
-            let retrieval = &first.retrieval;
-            let mut planned = first.plan;
-            let mut plan_span = first.planned;
-            let mut calls = first_calls;
-            let mut history: Vec<Message> = Vec::new();
-            let mut attempt = 0;
-            // VALUE_NOT_FOUND sends the planner back once; after that it is a warning.
-            let mut value_retried = false;
-            loop {
-                let plan = match planned {
-                    Ok(p) => p,
-                    Err(e) => {
-                        run.record(
-                            Node::AstPlanner,
-                            attempt,
-                            plan_span,
-                            json!(null),
-                            vec![e.clone()],
-                            calls,
-                        );
-                        return Err(e);
-                    }
-                };
-                run.record(
-                    Node::AstPlanner,
-                    attempt,
-                    plan_span,
-                    json!({"plan": plan.to_string()}),
-                    vec![],
-                    std::mem::take(&mut calls),
-                );
-                sub.plan = Some(plan.clone());
-                let next = if options.plan_only {
-                    Node::LogicalValidator
-                } else {
-                    Node::Executor
-                };
-                run.enter(next, attempt)?;
-                let started = run.now();
-                let rejections = if options.plan_only {
-                    let v = validate(Some(&plan), schema, scope, &self.settings.validator);
-                    sub.validation = v.checks.clone();
-                    result.warnings.extend(v.warnings.iter().cloned());
-                    if v.passed() {
-                        sub.sql = to_sql(
-                            &plan,
-                            schema,
-                            schema.dialect,
-                            &self.settings.validator.lower,
-                        )
-                        .ok();
-                    }
-                    run.record(
-                        Node::LogicalValidator,
-                        attempt,
-                        (started, run.now()),
-                        json!({"checks": v.checks}),
-                        v.errors.clone(),
-                        vec![],
-                    );
-                    if v.passed() {
-                        result.status = Status::PlanOnly;
-                        return Ok(());
-                    }
-                    v.errors
-                } else {
-                    let r = run_plan(&plan, *db, schema, scope, &self.settings.validator).await;
-                    sub.validation = r.validation.checks.clone();
-                    sub.sql = r.sql.clone();
-                    let mut errors = r.errors.clone();
-                    let mut warnings = r.warnings.clone();
-                    if let (true, true, Some(frame)) =
-                        (r.succeeded(), self.settings.sanity_checks, r.frame.as_ref())
-                    {
-                        self.sanity(
-                            &plan,
-                            schema,
-                            *db,
-                            frame,
-                            &mut value_retried,
-                            &mut errors,
-                            &mut warnings,
-                        )
-                        .await;
-                    }
-                    run.record(
-                        Node::Executor,
-                        attempt,
-                        (started, run.now()),
-                        json!({"sql": r.sql, "rows": r.frame.as_ref().map(|f| f.row_count())}),
-                        errors.clone(),
-                        vec![],
-                    );
-                    let blocked = errors.iter().any(|e| e.severity.is_blocking());
-                    if let (false, Some(frame)) = (blocked, r.frame) {
-                        sub.columns = frame.columns;
-                        sub.rows = frame.rows;
-                        sub.truncated = frame.truncated;
-                        result.warnings.extend(warnings);
-                        break;
-                    }
-                    errors
-                };
-                let blocking: Vec<&PipelineError> = rejections
-                    .iter()
-                    .filter(|e| e.severity.is_blocking())
-                    .collect();
-                let retryable = !blocking.is_empty() && blocking.iter().all(|e| e.is_retryable());
-                if !retryable || attempt >= self.settings.retries_max {
-                    return Err(rejections
-                        .into_iter()
-                        .find(|e| e.severity.is_blocking())
-                        .unwrap_or_else(|| {
-                            PipelineError::new(
-                                Node::LogicalValidator,
-                                ErrorCode::InvalidPlanStructure,
-                                Severity::Error,
-                                "The plan was rejected.",
-                            )
-                        }));
-                }
-                // Direct feedback: the rejection's own messages go back to the planner, with
-                // no refiner call and no sleep (the rejection was deterministic).
-                attempt += 1;
-                sub.retry_count = attempt;
-                history.push(Message {
-                    role: Role::Assistant,
-                    content: serde_json::to_string(&plan).unwrap_or_default(),
-                });
-                history.push(Message {
-                    role: Role::User,
-                    content: prompts::planner_feedback(
-                        &blocking
-                            .iter()
-                            .map(|e| e.message.clone())
-                            .collect::<Vec<_>>(),
-                    ),
-                });
-                result.sequential_llm_calls += 1;
-                run.enter(Node::AstPlanner, attempt)?;
-                let asked = run.now();
-                let agent = run.bounded(&self.settings.planner);
-                planned = self
-                    .ask_planner(
-                        question,
-                        retrieval,
-                        &agent,
-                        history.clone(),
-                        &mut calls,
-                        &run.budget,
-                    )
-                    .await;
-                plan_span = (asked, run.now());
-            }
-            run.enter(Node::AnswerSynthesizer, 0)?;
-            run.emit(Event::Rows {
-                sub_query_id: sub.id.clone(),
-                sql: sub.sql.clone(),
-                columns: sub.columns.clone(),
-                preview: sub.rows.iter().take(50).cloned().collect(),
-                row_count: sub.rows.len(),
-            });
-            let started = run.now();
-            let mut calls = Vec::new();
-            let mut errors = Vec::new();
-            let (text, written_by) = match &self.settings.answer {
-                AnswerMode::Template => (
-                    answer::template(&sub.columns, &sub.rows, sub.truncated),
-                    "template",
-                ),
-                AnswerMode::Llm(agent) => {
-                    let agent = run.bounded(agent);
-                    let user = answer::writer_user(question, &sub.columns, &sub.rows, sub.truncated);
-                    let events = run.events.clone();
-                    let mut on_delta = |piece: &str| {
-                        if let Some(e) = &events {
-                            (e.0)(&Event::AnswerDelta {
-                                text: piece.to_string(),
-                            });
-                        }
-                    };
-                    result.sequential_llm_calls += 1;
-                    let now = || self.clock.now_ms();
-                    let written = llm::text(
-                        &self.caller(&now),
-                        &agent,
-                        Node::AnswerSynthesizer,
-                        answer::WRITER_SYSTEM,
-                        user,
-                        &mut on_delta,
-                        &mut calls,
-                        &run.budget,
-                    )
-                    .await;
-                    match written {
-                        Ok(text) => {
-                            let made_up = answer::ungrounded(&text, question, &sub.columns, &sub.rows);
-                            if !made_up.is_empty() {
-                                result.warnings.push(RunWarning {
-                                    detail: Some(json!({ "not_in_result": made_up })),
-                                    ..RunWarning::new(
-                                        Node::AnswerSynthesizer,
-                                        ErrorCode::AnswerNotGrounded,
-                                        format!(
-                                            "The written answer mentions {} which the result does not hold; check it against the rows.",
-                                            made_up.join(", ")
-                                        ),
-                                    )
-                                });
-                            }
-                            (text, "llm")
-                        }
-                        // The rows are there: a failed write-up falls back to the template,
-                        // and says so (unless the run itself was cancelled or timed out).
-                        Err(e) => {
-                            let e = run.explain(e);
-                            if matches!(
-                                e.error_code,
-                                ErrorCode::Cancelled | ErrorCode::PipelineTimeout
-                            ) {
-                                run.record(
-                                    Node::AnswerSynthesizer,
-                                    0,
-                                    (started, run.now()),
-                                    json!(null),
-                                    vec![e.clone()],
-                                    calls,
-                                );
-                                return Err(e);
-                            }
-                            result.warnings.push(RunWarning::from(PipelineError {
-                                severity: Severity::Warning,
-                                ..e.clone()
-                            }));
-                            errors.push(PipelineError {
-                                severity: Severity::Warning,
-                                ..e
-                            });
-                            (
-                                answer::template(&sub.columns, &sub.rows, sub.truncated),
-                                "template",
-                            )
-                        }
-                    }
-                }
-            };
-            // A cancel that came while the answer was being written still wins: the caller no
-            // longer wants it.
-            if let Err(e) = run.check(Node::AnswerSynthesizer) {
-                run.record(
-                    Node::AnswerSynthesizer,
-                    0,
-                    (started, run.now()),
-                    json!(null),
-                    vec![e.clone()],
-                    calls,
-                );
-                return Err(e);
-            }
-            run.record(
-                Node::AnswerSynthesizer,
-                0,
-                (started, run.now()),
-                json!({"text": text, "written_by": written_by}),
-                errors,
-                calls,
-            );
-            result.final_answer = Some(FinalAnswer {
-                text,
-                written_by: written_by.to_string(),
-            });
-            if sub.truncated {
-                result.warnings.push(RunWarning::new(
-                    Node::Executor,
-                    ErrorCode::ResultTruncated,
-                    "The result reached the row cap, so rows may be missing.",
-                ));
-            }
-            result.status = Status::Success;
-            Ok(())
-        }
-        .await;
-        result.sub_queries.push(sub);
-        outcome
     }
 }
 

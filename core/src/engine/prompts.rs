@@ -2,7 +2,9 @@
 //! message, byte-identical across questions so providers can cache it, and everything
 //! about this question in the last user message.
 
+use super::decompose::SubQuestion;
 use crate::index::{render, Retrieval, ValueHint};
+use crate::plan::Plan;
 use crate::schema::SchemaSnapshot;
 use serde_json::json;
 
@@ -18,12 +20,14 @@ How to write the plan:
 - Write a one-sentence `reasoning` saying what the plan computes.";
 
 /// The planner's question message: today, the datasource's schema as retrieved, the values
-/// the question names, the question itself, exactly as the user wrote it.
+/// the question names, the question itself, exactly as the user wrote it, and for a part of
+/// a decomposed question, the part and the columns it must return.
 pub fn planner_user(
     today: Option<&str>,
     schema: &SchemaSnapshot,
     retrieval: &Retrieval,
     question: &str,
+    part: Option<&SubQuestion>,
 ) -> String {
     let mut text = String::new();
     if let Some(day) = today {
@@ -41,6 +45,13 @@ pub fn planner_user(
         }
     }
     text.push_str(&format!("Question: {question}"));
+    if let Some(p) = part {
+        text.push_str(&format!(
+            "\nThe question needs other datasources too; plan only this part of it, on this datasource: {}\nReturn exactly these columns, in this order: {}.",
+            p.question,
+            p.columns.join(", ")
+        ));
+    }
     text
 }
 
@@ -55,6 +66,25 @@ pub fn planner_feedback(errors: &[String]) -> String {
         text.push_str(&format!("- {e}\n"));
     }
     text.push_str("Write the whole corrected plan.");
+    text
+}
+
+/// The refiner's instructions (`feedback = refiner`).
+pub const REFINER_SYSTEM: &str = "A query plan was rejected by the engine that checks and runs it. Explain to the planner, in a few short sentences, what to change so the next plan succeeds: name the tables, columns, joins or values to use instead. Do not write SQL or a plan.";
+
+/// The refiner's message: the question, the rejected plan, and why it was rejected.
+pub fn refiner_user(question: &str, plan: &Plan, reasons: &[String]) -> String {
+    let mut text = format!("Question: {question}\nRejected plan: {plan}\nWhy:\n");
+    for r in reasons {
+        text.push_str(&format!("- {r}\n"));
+    }
+    text
+}
+
+/// The planner's feedback with the refiner's advice after the reasons.
+pub fn refined_feedback(reasons: &[String], advice: &str) -> String {
+    let mut text = planner_feedback(reasons);
+    text.push_str(&format!("\nAdvice: {}", advice.trim()));
     text
 }
 
@@ -79,7 +109,8 @@ Rules:
 2. When in doubt, name it: refusing an answerable question is worse than running one that finds nothing.
 3. Name none only when the question is plainly about something no datasource holds (the weather, general knowledge, small talk).
 4. Use only the ids listed.
-5. Give the reason in one short sentence.
+5. Set `combine` to true only when the answer needs facts from two or more of them put together (one fact from each); false when any one of them can answer on its own.
+6. Give the reason in one short sentence.
 
 Datasources:
 {}",
@@ -99,9 +130,11 @@ pub fn answerability_schema() -> serde_json::Value {
         "properties": {
             "datasources": {"type": "array", "items": {"type": "string"},
                 "description": "The ids of the datasources that could answer; empty when none can."},
+            "combine": {"type": "boolean",
+                "description": "True when the answer needs data from several of them together."},
             "reason": {"type": "string"}
         },
-        "required": ["datasources", "reason"],
+        "required": ["datasources", "combine", "reason"],
         "additionalProperties": false
     })
 }

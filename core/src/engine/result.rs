@@ -1,5 +1,6 @@
 //! What a run returns: the result a caller shows and the trace a person debugs with.
 
+use super::decompose::Decomposition;
 use super::llm::LlmCall;
 use crate::error::{Node, PipelineError, RunWarning};
 use crate::index::{Retrieval, Routing};
@@ -24,7 +25,7 @@ pub enum Status {
     Stopped,
 }
 
-/// One query the run planned (one per datasource; one for now).
+/// One query the run planned: `q1` alone, or one per part of a decomposed question.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SubQuery {
     /// Stable id, `q1`.
@@ -45,6 +46,19 @@ pub struct SubQuery {
     pub truncated: bool,
     /// Planner retries after a rejection.
     pub retry_count: u32,
+}
+
+/// The combined rows of a decomposed question and the query that combined them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CombinedRows {
+    /// The query run on the scratch database.
+    pub sql: String,
+    /// Result columns.
+    pub columns: Vec<String>,
+    /// Result rows.
+    pub rows: Vec<Vec<Value>>,
+    /// True when the row cap cut the result.
+    pub truncated: bool,
 }
 
 /// The written answer.
@@ -99,6 +113,8 @@ pub struct NodeRecord {
     pub seq: u32,
     /// The node.
     pub node: Node,
+    /// The sub-query it worked on, when it worked on one.
+    pub sub_query_id: Option<String>,
     /// Which try (planner retries count up from 0).
     pub attempt: u32,
     /// `ok`, `error` or `skipped`.
@@ -144,8 +160,12 @@ pub struct QueryResult {
     pub sequential_llm_calls: u32,
     /// The routing decision, when routing ran.
     pub routing: Option<Routing>,
-    /// The schema the planner saw.
+    /// The schema the planner saw (single-datasource questions).
     pub retrieval: Option<Retrieval>,
+    /// How a question across datasources was split, when it was.
+    pub decomposition: Option<Decomposition>,
+    /// The sub-results combined, when there were several.
+    pub combined: Option<CombinedRows>,
     /// Milliseconds the whole run took.
     pub duration_ms: u64,
     /// Every node's execution, in order.

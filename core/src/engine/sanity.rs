@@ -1,12 +1,15 @@
 //! Sanity checks on a result that ran: an empty result whose filter names a value its
-//! column does not hold (VALUE_NOT_FOUND, with the closest values it does hold), and a
-//! result column that is NULL in every row (ALL_NULL_COLUMN).
+//! column does not hold (VALUE_NOT_FOUND, with the closest values it does hold), an
+//! aggregate over rows a join repeats (JOIN_FAN_OUT, confirmed by a probe), and a result
+//! column that is NULL in every row (ALL_NULL_COLUMN).
 
 use crate::datasource::{Datasource, ExecLimits};
 use crate::index::ValueIndex;
-use crate::plan::{BinaryOp, Expr, Literal, Plan};
+use crate::lower::to_sql;
+use crate::plan::{BinaryOp, Expr, FuncCall, Literal, Plan, SelectItem};
 use crate::schema::SchemaSnapshot;
 use crate::sqlite::quote_ident;
+use crate::validate::ValidatorSettings;
 use crate::value::Value;
 
 /// A filter value its column does not hold.
@@ -88,6 +91,157 @@ pub async fn missing_values(
                 closest,
             });
         }
+    }
+    out
+}
+
+/// An aggregate that reads a table's rows more than once, because a join repeats them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FanOut {
+    /// The table whose rows repeat.
+    pub table: String,
+    /// The aggregate, as the plan writes it (`SUM(i.Total)`).
+    pub aggregate: String,
+    /// The tables joined to it.
+    pub repeated_by: Vec<String>,
+    /// True for COUNT (a retry asks for distinct); false for SUM and AVG.
+    pub counts: bool,
+}
+
+impl FanOut {
+    /// One sentence for the planner (`retry`) or the person.
+    pub fn sentence(&self, retry: bool) -> String {
+        let base = format!(
+            "{} reads rows of {} that the join with {} repeats, so it counts some of them more than once",
+            self.aggregate,
+            self.table,
+            self.repeated_by.join(", ")
+        );
+        if retry {
+            format!(
+                "{base}; count distinct keys, or aggregate {} before joining.",
+                self.table
+            )
+        } else {
+            format!("{base}; the total may be too large.")
+        }
+    }
+}
+
+/// COUNT, SUM and AVG over one column (not DISTINCT) of a table with a one-column primary
+/// key, in a plan with joins, whose rows the joins repeat: a probe groups the plan's rows by
+/// its groups and that key and looks for a group of more than one.
+pub async fn fan_outs(
+    plan: &Plan,
+    schema: &SchemaSnapshot,
+    db: &dyn Datasource,
+    settings: &ValidatorSettings,
+) -> Vec<FanOut> {
+    if plan.joins.is_empty() || !plan.set_operations.is_empty() || !plan.ctes.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<FanOut> = Vec::new();
+    for item in &plan.select_items {
+        let Expr::Func(f) = &item.expr else { continue };
+        let name = f.name.to_ascii_uppercase();
+        let counts = name == "COUNT";
+        if !(counts || name == "SUM" || name == "AVG") || f.distinct || f.over.is_some() {
+            continue;
+        }
+        let [Expr::Column {
+            alias: Some(alias),
+            column,
+        }] = f.args.as_slice()
+        else {
+            continue;
+        };
+        if column == "*" {
+            continue;
+        }
+        let Some(table_ref) = plan
+            .tables
+            .iter()
+            .find(|t| t.alias.eq_ignore_ascii_case(alias))
+        else {
+            continue;
+        };
+        let Some(table) = schema.table(&table_ref.name) else {
+            continue;
+        };
+        let keys: Vec<&str> = table
+            .columns
+            .iter()
+            .filter(|c| c.primary_key_position.is_some())
+            .map(|c| c.name.as_str())
+            .collect();
+        let [pk] = keys.as_slice() else { continue };
+        let key = Expr::Column {
+            alias: Some(table_ref.alias.clone()),
+            column: pk.to_string(),
+        };
+        let not_null = Expr::Binary {
+            op: BinaryOp::IsNot,
+            left: Box::new(key.clone()),
+            right: Box::new(Expr::Literal(Literal::Null)),
+        };
+        let count_all = Expr::Func(FuncCall {
+            name: "COUNT".into(),
+            args: vec![Expr::Column {
+                alias: None,
+                column: "*".into(),
+            }],
+            distinct: false,
+            over: None,
+        });
+        let mut group_by = plan.group_by.clone();
+        group_by.push(key);
+        let probe = Plan {
+            select_items: vec![SelectItem {
+                expr: Expr::Literal(Literal::Integer(1)),
+                alias: Some("repeated".into()),
+            }],
+            filter: Some(match &plan.filter {
+                Some(f) => Expr::Binary {
+                    op: BinaryOp::And,
+                    left: Box::new(f.clone()),
+                    right: Box::new(not_null),
+                },
+                None => not_null,
+            }),
+            group_by,
+            having: Some(Expr::Binary {
+                op: BinaryOp::Gt,
+                left: Box::new(count_all),
+                right: Box::new(Expr::Literal(Literal::Integer(1))),
+            }),
+            order_by: vec![],
+            limit: Some(1),
+            offset: None,
+            distinct: false,
+            reasoning: None,
+            ..plan.clone()
+        };
+        // A probe that cannot be rendered or run proves nothing either way.
+        let Ok(sql) = to_sql(&probe, schema, schema.dialect, &settings.lower) else {
+            continue;
+        };
+        let Ok(frame) = db.execute(&sql, ExecLimits { max_rows: 1 }).await else {
+            continue;
+        };
+        if frame.rows.is_empty() {
+            continue;
+        }
+        out.push(FanOut {
+            table: table.name.clone(),
+            aggregate: format!("{name}({alias}.{column})"),
+            repeated_by: plan
+                .tables
+                .iter()
+                .filter(|t| !t.alias.eq_ignore_ascii_case(alias))
+                .map(|t| t.name.clone())
+                .collect(),
+            counts,
+        });
     }
     out
 }

@@ -48,6 +48,15 @@ pub enum AnswerMode {
     Llm(Agent),
 }
 
+/// What a rejected plan's planner hears before trying again.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Feedback {
+    /// The validator's or executor's own messages, straight back: one call per retry.
+    Direct,
+    /// A refiner model turns them into advice first (seed 003): two calls per retry.
+    Refiner(Agent),
+}
+
 /// Everything a run needs besides the question.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EngineSettings {
@@ -55,6 +64,12 @@ pub struct EngineSettings {
     pub resolver: Agent,
     /// The planner's model.
     pub planner: Agent,
+    /// The decomposer's model (cross-datasource questions only).
+    pub decomposer: Agent,
+    /// What the planner hears after a rejection.
+    pub feedback: Feedback,
+    /// Sub-queries one question may need; more is QUESTION_TOO_BROAD.
+    pub max_sub_queries: usize,
     /// How the answer is written.
     pub answer: AnswerMode,
     /// Planner retries after a retryable rejection (validator or executor), at most.
@@ -84,7 +99,10 @@ impl EngineSettings {
                 max_tokens: 500,
                 ..agent.clone()
             },
+            decomposer: agent.clone(),
             planner: agent,
+            feedback: Feedback::Direct,
+            max_sub_queries: 6,
             answer: AnswerMode::Template,
             retries_max: 3,
             max_llm_calls: 60,

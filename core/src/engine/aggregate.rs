@@ -1,0 +1,417 @@
+//! The aggregator: the sub-queries' results go into a scratch in-memory SQLite and one
+//! query the engine writes itself (never the model) combines them. Keys from different
+//! databases are made comparable first: numbers as integers, text trimmed and lower-cased.
+
+use super::decompose::{CombineKind, Decomposition, Source};
+use crate::datasource::{ExecLimits, ResultFrame};
+use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
+use crate::scratch::{quote, Scratch, ScratchTable};
+use crate::value::Value;
+
+/// The hidden column each scratch table carries its comparable key in.
+const KEY: &str = "__key";
+
+/// One sub-query's result, its columns already named as the decomposition declared.
+pub struct Part<'r> {
+    /// Its result columns.
+    pub columns: &'r [String],
+    /// Its rows.
+    pub rows: &'r [Vec<Value>],
+    /// True when the row cap cut it.
+    pub truncated: bool,
+}
+
+/// What combining gives: the rows, the SQL that made them, and any warnings.
+pub struct Combined {
+    /// The combined rows.
+    pub frame: ResultFrame,
+    /// The query run on the scratch database.
+    pub sql: String,
+    /// Cut inputs of a union, and the like.
+    pub warnings: Vec<RunWarning>,
+}
+
+/// Combines `parts` as `d` says, reading at most `row_cap` rows.
+pub async fn combine(
+    d: &Decomposition,
+    parts: &[Part<'_>],
+    scratch: &dyn Scratch,
+    row_cap: u64,
+) -> Result<Combined, PipelineError> {
+    let mut warnings = Vec::new();
+    let keyed = d.combine != CombineKind::Union;
+    for (part, sub) in parts.iter().zip(&d.sub_queries) {
+        if !part.truncated {
+            continue;
+        }
+        let message = format!(
+            "The result of {} ({}) reached the row cap, so rows may be missing from the combined answer.",
+            sub.id, sub.datasource
+        );
+        if keyed {
+            return Err(error(
+                ErrorCode::ResultTruncated,
+                format!(
+                    "{message} A {} on a cut result would be wrong; ask a narrower question.",
+                    kind_word(d.combine)
+                ),
+            ));
+        }
+        warnings.push(RunWarning::new(
+            Node::Aggregator,
+            ErrorCode::ResultTruncated,
+            message,
+        ));
+    }
+    let keys = if keyed {
+        comparable_keys(d, parts)?
+    } else {
+        vec![]
+    };
+    let tables: Vec<ScratchTable> = parts
+        .iter()
+        .zip(&d.sub_queries)
+        .enumerate()
+        .map(|(i, (part, sub))| {
+            let mut columns = part.columns.to_vec();
+            let mut rows = part.rows.to_vec();
+            if let Some(k) = keys.get(i) {
+                columns.push(KEY.to_string());
+                for (row, key) in rows.iter_mut().zip(k) {
+                    row.push(key.clone());
+                }
+            }
+            ScratchTable {
+                name: sub.id.clone(),
+                columns,
+                rows,
+            }
+        })
+        .collect();
+    let sql = combining_sql(d, row_cap);
+    let frame = scratch
+        .query(
+            &tables,
+            &sql,
+            ExecLimits {
+                max_rows: usize::try_from(row_cap).unwrap_or(usize::MAX),
+            },
+        )
+        .await
+        .map_err(|e| {
+            error(
+                ErrorCode::DbExecutionError,
+                format!("The scratch database could not combine the results: {e}"),
+            )
+        })?;
+    Ok(Combined {
+        frame,
+        sql,
+        warnings,
+    })
+}
+
+/// Each part's keys as comparable values: integers when every key is a whole number,
+/// otherwise trimmed lower-case text. Numbers typed as numbers by one database cannot meet
+/// text that is not a number from another: JOIN_KEY_UNCONVERTED.
+fn comparable_keys(
+    d: &Decomposition,
+    parts: &[Part<'_>],
+) -> Result<Vec<Vec<Value>>, PipelineError> {
+    let raw: Vec<Vec<Value>> = parts
+        .iter()
+        .zip(&d.sub_queries)
+        .map(|(part, sub)| {
+            let at = sub
+                .key
+                .as_ref()
+                .and_then(|k| part.columns.iter().position(|c| c == k));
+            part.rows
+                .iter()
+                .map(|r| at.and_then(|i| r.get(i)).cloned().unwrap_or(Value::Null))
+                .collect()
+        })
+        .collect();
+    let all_whole = raw
+        .iter()
+        .flatten()
+        .all(|v| whole(v).is_some() || *v == Value::Null);
+    if all_whole {
+        return Ok(raw
+            .iter()
+            .map(|keys| {
+                keys.iter()
+                    .map(|v| whole(v).map_or(Value::Null, Value::Integer))
+                    .collect()
+            })
+            .collect());
+    }
+    let typed_numbers = raw.iter().position(|keys| {
+        keys.iter()
+            .any(|v| matches!(v, Value::Integer(_) | Value::Real(_)))
+    });
+    let words = raw.iter().position(|keys| {
+        keys.iter()
+            .any(|v| matches!(v, Value::Text(t) if whole(&Value::Text(t.clone())).is_none()))
+    });
+    if let (Some(n), Some(w)) = (typed_numbers, words) {
+        if n != w {
+            let example = raw[w]
+                .iter()
+                .find(|v| matches!(v, Value::Text(_)) && whole(v).is_none())
+                .map(|v| v.to_string())
+                .unwrap_or_default();
+            let (a, b) = (&d.sub_queries[n], &d.sub_queries[w]);
+            return Err(error(
+                ErrorCode::JoinKeyUnconverted,
+                format!(
+                    "The key {} of {} ({}) holds numbers, but the key {} of {} ({}) holds text such as {example}, which is not a number; the two cannot be matched.",
+                    a.key.as_deref().unwrap_or("?"), a.id, a.datasource,
+                    b.key.as_deref().unwrap_or("?"), b.id, b.datasource
+                ),
+            ));
+        }
+    }
+    Ok(raw
+        .iter()
+        .map(|keys| {
+            keys.iter()
+                .map(|v| match v {
+                    Value::Null => Value::Null,
+                    Value::Text(t) => Value::Text(t.trim().to_lowercase()),
+                    other => Value::Text(other.to_string().trim().to_lowercase()),
+                })
+                .collect()
+        })
+        .collect())
+}
+
+/// `v` as a whole number, when it is one (typed or spelled).
+fn whole(v: &Value) -> Option<i64> {
+    match v {
+        Value::Integer(i) => Some(*i),
+        // Exact for every whole number an i64 holds below 2^53, which is all a key needs.
+        Value::Real(r) if r.fract() == 0.0 && r.abs() < 9.0e15 => Some(*r as i64),
+        Value::Text(t) => t.trim().parse::<i64>().ok(),
+        _ => None,
+    }
+}
+
+/// The combining query over tables named by the sub-query ids.
+fn combining_sql(d: &Decomposition, row_cap: u64) -> String {
+    let layout = d.layout();
+    let table = |part: usize| {
+        d.sub_queries
+            .get(part)
+            .map(|p| quote(&p.id))
+            .unwrap_or_default()
+    };
+    let select = || -> String {
+        layout
+            .iter()
+            .map(|(name, source)| match source {
+                Source::Part { part, column } => {
+                    format!("{}.{} AS {}", table(*part), quote(column), quote(name))
+                }
+                Source::Key => {
+                    let each: Vec<String> = d
+                        .sub_queries
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, p)| {
+                            p.key.as_ref().map(|k| format!("{}.{}", table(i), quote(k)))
+                        })
+                        .collect();
+                    format!("COALESCE({}) AS {}", each.join(", "), quote(name))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let body = match d.combine {
+        CombineKind::Union => {
+            let parts: Vec<String> = d
+                .sub_queries
+                .iter()
+                .map(|p| {
+                    let cols: Vec<String> = p.columns.iter().map(|c| quote(c)).collect();
+                    format!("SELECT {} FROM {}", cols.join(", "), quote(&p.id))
+                })
+                .collect();
+            format!("SELECT * FROM ({}) AS combined", parts.join(" UNION ALL "))
+        }
+        CombineKind::Join => {
+            let mut from = table(0);
+            for i in 1..d.sub_queries.len() {
+                from.push_str(&format!(
+                    " JOIN {t} ON {t}.{k} = {first}.{k}",
+                    t = table(i),
+                    first = table(0),
+                    k = quote(KEY)
+                ));
+            }
+            format!(
+                "SELECT * FROM (SELECT {} FROM {from}) AS combined",
+                select()
+            )
+        }
+        CombineKind::Compare => {
+            let keys: Vec<String> = (0..d.sub_queries.len())
+                .map(|i| format!("SELECT {} FROM {}", quote(KEY), table(i)))
+                .collect();
+            let mut from = format!("({}) AS {}", keys.join(" UNION "), quote("keys"));
+            for i in 0..d.sub_queries.len() {
+                from.push_str(&format!(
+                    " LEFT JOIN {t} ON {t}.{k} = {keys}.{k}",
+                    t = table(i),
+                    keys = quote("keys"),
+                    k = quote(KEY)
+                ));
+            }
+            format!(
+                "SELECT * FROM (SELECT {} FROM {from} WHERE {keys}.{k} IS NOT NULL) AS combined",
+                select(),
+                keys = quote("keys"),
+                k = quote(KEY)
+            )
+        }
+    };
+    // The asked order first, then every column, so equal rows always come out the same way.
+    let mut order: Vec<String> = d
+        .order_by
+        .iter()
+        .map(|o| {
+            format!(
+                "{}{}",
+                quote(&o.column),
+                if o.descending { " DESC" } else { "" }
+            )
+        })
+        .collect();
+    for (name, _) in &layout {
+        if !d.order_by.iter().any(|o| &o.column == name) {
+            order.push(quote(name));
+        }
+    }
+    let limit = d.limit.map_or(row_cap, |l| l.min(row_cap));
+    format!("{body} ORDER BY {} LIMIT {limit}", order.join(", "))
+}
+
+fn kind_word(kind: CombineKind) -> &'static str {
+    match kind {
+        CombineKind::Join => "join",
+        CombineKind::Union => "union",
+        CombineKind::Compare => "comparison",
+    }
+}
+
+fn error(code: ErrorCode, message: String) -> PipelineError {
+    PipelineError::new(Node::Aggregator, code, Severity::Error, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::decompose::{PostOrder, SubQuestion};
+
+    fn part(id: &str, datasource: &str, columns: &[&str], key: Option<&str>) -> SubQuestion {
+        SubQuestion {
+            id: id.into(),
+            datasource: datasource.into(),
+            question: format!("part {id}"),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            key: key.map(String::from),
+        }
+    }
+
+    fn join() -> Decomposition {
+        Decomposition {
+            sub_queries: vec![
+                part("q1", "support", &["email", "name"], Some("email")),
+                part("q2", "chinook", &["email", "total"], Some("email")),
+            ],
+            combine: CombineKind::Join,
+            order_by: vec![PostOrder {
+                column: "total".into(),
+                descending: true,
+            }],
+            limit: Some(5),
+        }
+    }
+
+    #[test]
+    fn the_engine_writes_the_combining_query() {
+        assert_eq!(
+            combining_sql(&join(), 100),
+            "SELECT * FROM (SELECT \"q1\".\"email\" AS \"email\", \"q1\".\"name\" AS \"name\", \"q2\".\"total\" AS \"total\" FROM \"q1\" JOIN \"q2\" ON \"q2\".\"__key\" = \"q1\".\"__key\") AS combined ORDER BY \"total\" DESC, \"email\", \"name\" LIMIT 5"
+        );
+        let mut c = join();
+        c.combine = CombineKind::Compare;
+        c.order_by.clear();
+        c.limit = None;
+        let sql = combining_sql(&c, 100);
+        assert!(
+            sql.contains("COALESCE(\"q1\".\"email\", \"q2\".\"email\") AS \"email\""),
+            "{sql}"
+        );
+        assert!(sql.contains("LEFT JOIN \"q2\""), "{sql}");
+        assert!(sql.ends_with("LIMIT 100"), "{sql}");
+        assert!(crate::guard::check_read_only(&sql).is_ok());
+    }
+
+    #[test]
+    fn keys_become_comparable_or_the_mismatch_is_named() {
+        let d = join();
+        let cols = vec!["email".to_string(), "x".to_string()];
+        let a = vec![vec![Value::Text(" Ann@X.org ".into()), Value::Null]];
+        let b = vec![vec![Value::Text("ann@x.org".into()), Value::Null]];
+        let parts = [
+            Part {
+                columns: &cols,
+                rows: &a,
+                truncated: false,
+            },
+            Part {
+                columns: &cols,
+                rows: &b,
+                truncated: false,
+            },
+        ];
+        let keys = comparable_keys(&d, &parts).unwrap();
+        assert_eq!(keys[0], keys[1]);
+        let n = vec![vec![Value::Integer(7), Value::Null]];
+        let t = vec![vec![Value::Text("7".into()), Value::Null]];
+        let parts = [
+            Part {
+                columns: &cols,
+                rows: &n,
+                truncated: false,
+            },
+            Part {
+                columns: &cols,
+                rows: &t,
+                truncated: false,
+            },
+        ];
+        assert_eq!(
+            comparable_keys(&d, &parts).unwrap()[1],
+            vec![Value::Integer(7)]
+        );
+        let w = vec![vec![Value::Text("seven".into()), Value::Null]];
+        let parts = [
+            Part {
+                columns: &cols,
+                rows: &n,
+                truncated: false,
+            },
+            Part {
+                columns: &cols,
+                rows: &w,
+                truncated: false,
+            },
+        ];
+        let e = comparable_keys(&d, &parts).err().unwrap();
+        assert_eq!(e.error_code, ErrorCode::JoinKeyUnconverted);
+        assert!(e.message.contains("seven"), "{}", e.message);
+    }
+}

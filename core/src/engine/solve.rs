@@ -1,0 +1,442 @@
+//! One sub-query, from its first plan to rows: validate, render, run, check; after a
+//! retryable rejection, back to the planner with the reasons, at most `retries_max` times.
+
+use super::decompose::SubQuestion;
+use super::llm::{self, LlmCall};
+use super::{prompts, sanity, Engine, Event, Feedback, Planned, Run, SubQuery};
+use crate::datasource::{Datasource, ResultFrame};
+use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
+use crate::index::Retrieval;
+use crate::lower::to_sql;
+use crate::plan::Plan;
+use crate::policy::Scope;
+use crate::provider::{Message, Role};
+use crate::run::run_plan;
+use crate::schema::SchemaSnapshot;
+use crate::validate::validate;
+use serde_json::json;
+
+/// What one sub-query is asked to do.
+pub(super) struct Task<'t> {
+    /// Its id: `q1`, …
+    pub id: String,
+    /// The user's question, always in the planner's prompt.
+    pub question: &'t str,
+    /// The part of the question it answers, when the question was decomposed.
+    pub part: Option<&'t SubQuestion>,
+    /// Where it runs.
+    pub datasource: &'t str,
+}
+
+/// How a sub-query ended.
+pub(super) struct Solved {
+    /// The sub-query as the result shows it (rows on success).
+    pub sub: SubQuery,
+    /// The schema its planner saw.
+    pub retrieval: Option<Retrieval>,
+    /// Warnings for the answer.
+    pub warnings: Vec<RunWarning>,
+    /// Model calls it made one after another.
+    pub sequential: u32,
+    /// Its failure, if it failed.
+    pub outcome: Result<(), PipelineError>,
+}
+
+/// Sanity findings are retried once per sub-query each.
+#[derive(Default)]
+struct Retried {
+    value: bool,
+    fan_out: bool,
+}
+
+impl Engine<'_> {
+    /// Solves `task`: from `first` (the plan already asked for) or by retrieving and
+    /// planning now, until rows, a fatal rejection, or no retries left. In plan-only mode
+    /// it stops at the first plan that validates.
+    pub(super) async fn solve(
+        &self,
+        task: &Task<'_>,
+        scope: &Scope<'_>,
+        first: Option<(Planned, Vec<LlmCall>)>,
+        plan_only: bool,
+        run: &Run<'_>,
+    ) -> Solved {
+        let mut solved = Solved {
+            sub: SubQuery {
+                id: task.id.clone(),
+                datasource_id: task.datasource.to_string(),
+                plan: None,
+                sql: None,
+                validation: vec![],
+                columns: vec![],
+                rows: vec![],
+                truncated: false,
+                retry_count: 0,
+            },
+            retrieval: None,
+            warnings: vec![],
+            sequential: 0,
+            outcome: Ok(()),
+        };
+        solved.outcome = self
+            .attempts(task, scope, first, plan_only, run, &mut solved)
+            .await;
+        solved
+    }
+
+    async fn attempts(
+        &self,
+        task: &Task<'_>,
+        scope: &Scope<'_>,
+        first: Option<(Planned, Vec<LlmCall>)>,
+        plan_only: bool,
+        run: &Run<'_>,
+        solved: &mut Solved,
+    ) -> Result<(), PipelineError> {
+        let sub_id = Some(task.id.as_str());
+        let (db, schema) = self.open(task.datasource)?;
+        let (first, mut calls) = match first {
+            Some(f) => f,
+            None => {
+                run.enter(Node::SchemaRetriever, 0)?;
+                let mut calls = Vec::new();
+                let agent = run.bounded(&self.settings.planner);
+                solved.sequential += 1;
+                let p = self
+                    .retrieve_and_plan(task, scope, &agent, &mut calls, &run.budget)
+                    .await;
+                (p, calls)
+            }
+        };
+        let retrieval = first.retrieval.clone();
+        run.record_in(
+            sub_id,
+            Node::SchemaRetriever,
+            0,
+            first.retrieved,
+            json!({"datasource": task.datasource, "tables": retrieval.tables, "columns": retrieval.columns,
+                   "values": retrieval.values.iter().map(|v| v.render()).collect::<Vec<_>>(),
+                   "full_snapshot": retrieval.full_snapshot}),
+            vec![],
+            vec![],
+        );
+        solved.retrieval = Some(retrieval.clone());
+        let mut planned = first.plan;
+        let mut plan_span = first.planned;
+        let mut history: Vec<Message> = Vec::new();
+        let mut attempt = 0;
+        let mut retried = Retried::default();
+        loop {
+            let plan = match planned {
+                Ok(p) => p,
+                Err(e) => {
+                    run.record_in(
+                        sub_id,
+                        Node::AstPlanner,
+                        attempt,
+                        plan_span,
+                        json!(null),
+                        vec![e.clone()],
+                        calls,
+                    );
+                    return Err(e);
+                }
+            };
+            run.record_in(
+                sub_id,
+                Node::AstPlanner,
+                attempt,
+                plan_span,
+                json!({"plan": plan.to_string()}),
+                vec![],
+                std::mem::take(&mut calls),
+            );
+            solved.sub.plan = Some(plan.clone());
+            let rejections = if plan_only {
+                run.enter(Node::LogicalValidator, attempt)?;
+                let started = run.now();
+                let v = validate(Some(&plan), schema, scope, &self.settings.validator);
+                solved.sub.validation = v.checks.clone();
+                solved.warnings.extend(v.warnings.iter().cloned());
+                if v.passed() {
+                    solved.sub.sql = to_sql(
+                        &plan,
+                        schema,
+                        schema.dialect,
+                        &self.settings.validator.lower,
+                    )
+                    .ok();
+                }
+                run.record_in(
+                    sub_id,
+                    Node::LogicalValidator,
+                    attempt,
+                    (started, run.now()),
+                    json!({"checks": v.checks}),
+                    v.errors.clone(),
+                    vec![],
+                );
+                if v.passed() {
+                    return Ok(());
+                }
+                v.errors
+            } else {
+                run.enter(Node::Executor, attempt)?;
+                let started = run.now();
+                let r = run_plan(&plan, db, schema, scope, &self.settings.validator).await;
+                solved.sub.validation = r.validation.checks.clone();
+                solved.sub.sql = r.sql.clone();
+                let mut errors = r.errors.clone();
+                let mut warnings = r.warnings.clone();
+                if let (true, Some(frame)) = (r.succeeded(), r.frame.as_ref()) {
+                    if let Some(e) = task.part.and_then(|p| width_mismatch(p, frame)) {
+                        errors.push(e);
+                    } else if self.settings.sanity_checks {
+                        self.sanity(
+                            &plan,
+                            schema,
+                            db,
+                            frame,
+                            &mut retried,
+                            &mut errors,
+                            &mut warnings,
+                        )
+                        .await;
+                    }
+                }
+                run.record_in(
+                    sub_id,
+                    Node::Executor,
+                    attempt,
+                    (started, run.now()),
+                    json!({"sql": r.sql, "rows": r.frame.as_ref().map(|f| f.row_count())}),
+                    errors.clone(),
+                    vec![],
+                );
+                let blocked = errors.iter().any(|e| e.severity.is_blocking());
+                if let (false, Some(frame)) = (blocked, r.frame) {
+                    // A part's columns take the names the combination declared for them.
+                    solved.sub.columns = match task.part {
+                        Some(p) => p.columns.clone(),
+                        None => frame.columns,
+                    };
+                    solved.sub.rows = frame.rows;
+                    solved.sub.truncated = frame.truncated;
+                    solved.warnings.extend(warnings);
+                    run.emit(Event::Rows {
+                        sub_query_id: solved.sub.id.clone(),
+                        sql: solved.sub.sql.clone(),
+                        columns: solved.sub.columns.clone(),
+                        preview: solved.sub.rows.iter().take(50).cloned().collect(),
+                        row_count: solved.sub.rows.len(),
+                    });
+                    return Ok(());
+                }
+                errors
+            };
+            let blocking: Vec<&PipelineError> = rejections
+                .iter()
+                .filter(|e| e.severity.is_blocking())
+                .collect();
+            let retryable = !blocking.is_empty() && blocking.iter().all(|e| e.is_retryable());
+            if !retryable || attempt >= self.settings.retries_max {
+                return Err(rejections
+                    .into_iter()
+                    .find(|e| e.severity.is_blocking())
+                    .unwrap_or_else(|| {
+                        PipelineError::new(
+                            Node::LogicalValidator,
+                            ErrorCode::InvalidPlanStructure,
+                            Severity::Error,
+                            "The plan was rejected.",
+                        )
+                    }));
+            }
+            attempt += 1;
+            solved.sub.retry_count = attempt;
+            let reasons: Vec<String> = blocking.iter().map(|e| e.message.clone()).collect();
+            let feedback = self
+                .feedback(task, &plan, &reasons, attempt, run, &mut solved.sequential)
+                .await?;
+            history.push(Message {
+                role: Role::Assistant,
+                content: serde_json::to_string(&plan).unwrap_or_default(),
+            });
+            history.push(Message {
+                role: Role::User,
+                content: feedback,
+            });
+            solved.sequential += 1;
+            run.enter(Node::AstPlanner, attempt)?;
+            let asked = run.now();
+            let agent = run.bounded(&self.settings.planner);
+            planned = self
+                .ask_planner(
+                    task,
+                    &retrieval,
+                    &agent,
+                    history.clone(),
+                    &mut calls,
+                    &run.budget,
+                )
+                .await;
+            plan_span = (asked, run.now());
+        }
+    }
+
+    /// What the planner hears after a rejection: the reasons themselves (direct, no call
+    /// and no sleep, since the rejection was deterministic), or the refiner's advice.
+    async fn feedback(
+        &self,
+        task: &Task<'_>,
+        plan: &Plan,
+        reasons: &[String],
+        attempt: u32,
+        run: &Run<'_>,
+        sequential: &mut u32,
+    ) -> Result<String, PipelineError> {
+        let Feedback::Refiner(agent) = &self.settings.feedback else {
+            return Ok(prompts::planner_feedback(reasons));
+        };
+        run.enter(Node::Refiner, attempt)?;
+        let started = run.now();
+        let agent = run.bounded(agent);
+        let mut calls = Vec::new();
+        let now = || self.clock.now_ms();
+        *sequential += 1;
+        let advice = llm::text(
+            &self.caller(&now),
+            &agent,
+            Node::Refiner,
+            prompts::REFINER_SYSTEM,
+            prompts::refiner_user(task.question, plan, reasons),
+            &mut |_| {},
+            &mut calls,
+            &run.budget,
+        )
+        .await
+        .map_err(|e| run.explain(e));
+        let errors = advice.as_ref().err().cloned().into_iter().collect();
+        run.record_in(
+            Some(&task.id),
+            Node::Refiner,
+            attempt,
+            (started, run.now()),
+            json!({"advice": advice.as_ref().ok()}),
+            errors,
+            calls,
+        );
+        Ok(prompts::refined_feedback(reasons, &advice?))
+    }
+
+    /// The open datasource `id` and its indexed schema.
+    fn open(&self, id: &str) -> Result<(&dyn Datasource, &SchemaSnapshot), PipelineError> {
+        let missing = |what: &str| {
+            PipelineError::new(
+                Node::Executor,
+                ErrorCode::InvalidState,
+                Severity::Error,
+                format!("The datasource {id} is not {what}."),
+            )
+        };
+        let db = self
+            .datasources
+            .iter()
+            .find(|d| d.id() == id)
+            .ok_or_else(|| missing("open"))?;
+        let schema = self
+            .index
+            .schema(id)
+            .ok_or_else(|| missing("in the index"))?;
+        Ok((*db, schema))
+    }
+
+    /// The sanity checks on a result that ran: an empty result whose filter names a value
+    /// its column lacks becomes an error (once, when close values exist, so the planner
+    /// retries with them) or a warning; an aggregate a join repeats, an error under COUNT
+    /// (once) or a warning; an all-NULL result column, a warning.
+    #[allow(clippy::too_many_arguments)]
+    async fn sanity(
+        &self,
+        plan: &Plan,
+        schema: &SchemaSnapshot,
+        db: &dyn Datasource,
+        frame: &ResultFrame,
+        retried: &mut Retried,
+        errors: &mut Vec<PipelineError>,
+        warnings: &mut Vec<RunWarning>,
+    ) {
+        if frame.rows.is_empty() {
+            let missing = sanity::missing_values(plan, schema, db, self.index.values()).await;
+            let retry = !retried.value && missing.iter().any(|m| !m.closest.is_empty());
+            for m in &missing {
+                let detail = json!({"table": m.table, "column": m.column, "value": m.value, "closest": m.closest});
+                if retry {
+                    errors.push(
+                        PipelineError::new(
+                            Node::Executor,
+                            ErrorCode::ValueNotFound,
+                            Severity::Error,
+                            m.sentence(),
+                        )
+                        .with_details(detail),
+                    );
+                } else {
+                    warnings.push(RunWarning {
+                        detail: Some(detail),
+                        ..RunWarning::new(Node::Executor, ErrorCode::ValueNotFound, m.sentence())
+                    });
+                }
+            }
+            retried.value |= retry;
+            return;
+        }
+        for fan in sanity::fan_outs(plan, schema, db, &self.settings.validator).await {
+            let retry = fan.counts && !retried.fan_out && !retried.value;
+            let detail = json!({"table": fan.table, "aggregate": fan.aggregate, "repeated_by": fan.repeated_by});
+            if retry {
+                retried.fan_out = true;
+                errors.push(
+                    PipelineError::new(
+                        Node::Executor,
+                        ErrorCode::JoinFanOut,
+                        Severity::Error,
+                        fan.sentence(true),
+                    )
+                    .with_details(detail),
+                );
+            } else {
+                warnings.push(RunWarning {
+                    detail: Some(detail),
+                    ..RunWarning::new(Node::Executor, ErrorCode::JoinFanOut, fan.sentence(false))
+                });
+            }
+        }
+        for column in sanity::all_null_columns(&frame.columns, &frame.rows) {
+            warnings.push(RunWarning::new(
+                Node::Executor,
+                ErrorCode::AllNullColumn,
+                format!("The result column {column} is empty (NULL) in every row."),
+            ));
+        }
+    }
+}
+
+/// A part whose result is not as wide as the combination declared: retryable, with the
+/// names it must return.
+fn width_mismatch(part: &SubQuestion, frame: &ResultFrame) -> Option<PipelineError> {
+    (frame.columns.len() != part.columns.len()).then(|| {
+        PipelineError::new(
+            Node::Executor,
+            ErrorCode::InvalidPlanStructure,
+            Severity::Error,
+            format!(
+                "The result has {} columns ({}), but this part must return exactly {}: {}, in that order.",
+                frame.columns.len(),
+                frame.columns.join(", "),
+                part.columns.len(),
+                part.columns.join(", ")
+            ),
+        )
+    })
+}
