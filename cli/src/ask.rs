@@ -108,15 +108,24 @@ fn env_key(names: &[&str]) -> ApiKey {
 
 /// The provider and model the options name.
 fn agent(o: &Options) -> Result<Agent, Failure> {
-    let url = |default: &str| o.base_url.clone().unwrap_or_else(|| default.to_string());
-    let (provider, model) = match o.provider.as_str() {
+    agent_for(&o.provider, o.model.clone(), o.base_url.clone())
+}
+
+/// The agent for `--provider`, `--model` and `--base-url`, the key from the environment.
+pub(crate) fn agent_for(
+    which: &str,
+    model: Option<String>,
+    base_url: Option<String>,
+) -> Result<Agent, Failure> {
+    let url = |default: &str| base_url.clone().unwrap_or_else(|| default.to_string());
+    let (provider, model) = match which {
         "openai" => (
             Provider::new(
                 Wire::OpenAi,
                 &url("https://api.openai.com/v1"),
                 env_key(&["NL2SQL_API_KEY", "OPENAI_API_KEY"]),
             ),
-            o.model.clone().unwrap_or_else(|| "gpt-5.4".into()),
+            model.clone().unwrap_or_else(|| "gpt-5.4".into()),
         ),
         "anthropic" => (
             Provider::new(
@@ -124,10 +133,10 @@ fn agent(o: &Options) -> Result<Agent, Failure> {
                 &url("https://api.anthropic.com/v1"),
                 env_key(&["NL2SQL_API_KEY", "ANTHROPIC_API_KEY"]),
             ),
-            o.model.clone().unwrap_or_else(|| "claude-opus-5".into()),
+            model.clone().unwrap_or_else(|| "claude-opus-5".into()),
         ),
         "compatible" => {
-            let (Some(base), Some(model)) = (&o.base_url, &o.model) else {
+            let (Some(base), Some(model)) = (&base_url, &model) else {
                 return Err(Failure::Usage(
                     "--provider compatible needs --base-url and --model".into(),
                 ));
@@ -143,10 +152,10 @@ fn agent(o: &Options) -> Result<Agent, Failure> {
             )))
         }
     };
-    if provider.key.is_empty() && o.provider != "compatible" {
+    if provider.key.is_empty() && which != "compatible" {
         return Err(Failure::Usage(format!(
             "no key: set NL2SQL_API_KEY or {}",
-            if o.provider == "anthropic" {
+            if which == "anthropic" {
                 "ANTHROPIC_API_KEY"
             } else {
                 "OPENAI_API_KEY"
@@ -156,7 +165,7 @@ fn agent(o: &Options) -> Result<Agent, Failure> {
     Ok(Agent::new(provider, &model))
 }
 
-struct Wall(Instant);
+pub(crate) struct Wall(pub(crate) Instant);
 
 impl Clock for Wall {
     fn now_ms(&self) -> u64 {

@@ -1,6 +1,7 @@
 //! `nl2sql`: the native command line.
 
 mod ask;
+mod eval;
 mod query;
 mod routing;
 
@@ -22,6 +23,9 @@ usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON
                        [--trace FILE] [--json]
                        [--data DIR] \"question\"
        nl2sql replay   [--json] [--data DIR] FILE
+       nl2sql eval     --suite FILE --mode plans|retrieval|full [--max-cost USD] [--role R]
+                       [--provider P] [--model M] [--base-url URL] [--out DIR]
+                       [--note TEXT] [--json] [--data DIR]
 
   plan, sql options
     --datasource ID     chinook (default), support or webanalytics
@@ -51,6 +55,13 @@ usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON
   replay     ask a recorded run's question again (FILE from ask --trace), every model
              answer taken from the recording, nothing sent anywhere; prints the result
              and where the prompts differed from the recording.
+
+  eval       score a suite in the reference format (data/chinook.yaml, data/routing.yaml):
+             plans (the whole pipeline over HTTP, a local provider serving each gold plan),
+             retrieval (routing and retrieval recall, no model) or full (the real provider;
+             refused when CI is set; --max-cost stops it, the record marked partial).
+             Saves one JSON record under --out (default benchmarks/<mode>/<suite>/, never
+             overwritten); --json prints it, metrics.accuracy being execution accuracy.
 
   schema   print a datasource's tables, columns, keys and statistics
     --datasource        a demo database: chinook (default), support or webanalytics
@@ -99,6 +110,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
         "index" => routing::run(rest, routing::Command::Index),
         "ask" => ask::run(rest),
         "replay" => ask::replay(rest),
+        "eval" => eval::run(rest),
         "--help" | "-h" | "help" => {
             println!("{USAGE}");
             Ok(())

@@ -8,6 +8,7 @@ pub mod datasource;
 pub mod demo;
 pub mod engine;
 pub mod error;
+pub mod eval;
 pub mod guard;
 pub mod http;
 pub mod import;

@@ -3,13 +3,15 @@
 //! `NL2SQL_MOCK_URL`): the reference suite's 141 role runs, as natively.
 #![cfg(target_arch = "wasm32")]
 
-use nl2sql_core::engine::{Agent, AskOptions, CancelToken, Engine, EngineSettings, Parts};
+use nl2sql_core::engine::{Agent, AskOptions, CancelToken, Engine, EngineSettings, Parts, Status};
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::index::{BuiltinEmbedder, Clock};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::provider::{ApiKey, Provider, Wire};
-use nl2sql_core::Datasource;
-use nl2sql_tests::pipeline::{reference_fixtures, run_reference_pipeline};
+use nl2sql_core::{Datasource, Value};
+use nl2sql_tests::pipeline::{
+    cross_fixtures, reference_fixtures, run_reference_pipeline, CROSS_QUESTION,
+};
 use nl2sql_tests::routing::demo_index;
 use nl2sql_tests::sqljs::{open_demo, opener, sqljs};
 use nl2sql_tests::{add_mock_fixtures, both, mock_url, sleep};
@@ -156,4 +158,57 @@ async fn a_rate_limited_call_waits_with_set_timeout_and_tries_again() {
         r.sub_queries[0].rows,
         vec![vec![nl2sql_core::Value::Integer(347)]]
     );
+}
+
+#[wasm_bindgen_test]
+async fn a_question_across_two_databases_is_combined_in_a_scratch_sql_js() {
+    let url = mock_url();
+    let transport = FetchTransport::default();
+    let canned = cross_fixtures();
+    let fixtures: Vec<(&str, &str, &str)> = canned
+        .iter()
+        .map(|(n, q, a)| (n.as_str(), q.as_str(), a.as_str()))
+        .collect();
+    add_mock_fixtures(&transport, &fixtures).await;
+    let sql = sqljs().await;
+    let embedder = BuiltinEmbedder::default();
+    let index = demo_index(&opener(&sql), &embedder).await;
+    let dbs: Vec<Box<dyn Datasource>> = ["chinook", "support", "webanalytics"]
+        .iter()
+        .map(|d| Box::new(open_demo(&sql, d)) as Box<dyn Datasource>)
+        .collect();
+    let policies = Policies::demo();
+    let scratch = sql.scratch();
+    let provider = Provider::new(
+        Wire::Anthropic,
+        url,
+        ApiKey::new("sk-ant-mock-0123456789abcdef"),
+    );
+    let engine = Engine::new(
+        Parts {
+            datasources: dbs.iter().map(|d| d.as_ref()).collect(),
+            index: &index,
+            embedder: &embedder,
+            policies: &policies,
+            transport: &transport,
+            clock: &PageClock,
+        },
+        EngineSettings::new(Agent::new(provider, "claude-haiku-4-5")),
+    )
+    .combining_with(&scratch);
+    let r = engine.ask(CROSS_QUESTION, &AskOptions::default()).await;
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    let combined = r.combined.expect("combined");
+    assert_eq!(combined.rows.len(), 30);
+    // The biggest spender with an open ticket, as SQLite computes it over both files.
+    assert_eq!(
+        combined.rows[0],
+        [
+            Value::Text("ladislav_kovacs@apple.hu".into()),
+            Value::Text("Ladislav".into()),
+            Value::Text("Kovács".into()),
+            Value::Real(45.62)
+        ]
+    );
+    assert_eq!(r.sequential_llm_calls, 3);
 }

@@ -1,0 +1,709 @@
+//! `nl2sql eval`: a suite in the reference format (`data/chinook.yaml`, `data/routing.yaml`)
+//! scored as the reference scores it, saved as an immutable JSON record under `benchmarks/`.
+//!
+//! - `plans`: the whole pipeline over real HTTP, every model answer served by the in-process
+//!   mock provider (each case's datasources as the verdict, its gold plan as the plan);
+//! - `retrieval`: routing and schema retrieval alone (search forced), no model;
+//! - `full`: the real provider, with a spending cap.
+
+use crate::ask::{agent_for, Wall};
+use crate::routing::{build_index, embed_failure_text};
+use crate::Failure;
+use nl2sql_cli::{BlockingTransport, MemoryScratch, SqliteFile};
+use nl2sql_core::demo::DEMO_DATABASES;
+use nl2sql_core::engine::{AskOptions, Engine, EngineSettings, Parts, QueryResult, Status};
+use nl2sql_core::error::{ErrorCode, Node};
+use nl2sql_core::eval::{compare, compare_lenient, Gold};
+use nl2sql_core::index::{retrieve, route, BuiltinEmbedder, RetrieveSettings, RouteSettings};
+use nl2sql_core::policy::Policies;
+use nl2sql_core::validate::REFUSAL_MESSAGE;
+use nl2sql_core::Datasource;
+use serde::Deserialize;
+use serde_json::{json, Value as Json};
+use serde_norway::Value as Yaml;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Plans,
+    Retrieval,
+    Full,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Plans => "plans",
+            Mode::Retrieval => "retrieval",
+            Mode::Full => "full",
+        }
+    }
+}
+
+struct Options {
+    suite: PathBuf,
+    mode: Mode,
+    max_cost: Option<f64>,
+    json: bool,
+    data: PathBuf,
+    out: PathBuf,
+    roles: Vec<String>,
+    provider: String,
+    model: Option<String>,
+    base_url: Option<String>,
+    note: String,
+}
+
+fn parse(args: &[String]) -> Result<Options, Failure> {
+    let mut suite = None;
+    let mut mode = None;
+    let mut o = Options {
+        suite: PathBuf::new(),
+        mode: Mode::Plans,
+        max_cost: None,
+        json: false,
+        data: PathBuf::from("data"),
+        out: PathBuf::from("benchmarks"),
+        roles: vec![],
+        provider: "openai".into(),
+        model: None,
+        base_url: None,
+        note: String::new(),
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |what: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| Failure::Usage(format!("{arg} needs {what}")))
+        };
+        match arg.as_str() {
+            "--suite" => suite = Some(PathBuf::from(value("a file")?)),
+            "--mode" => {
+                mode = Some(match value("plans, retrieval or full")?.as_str() {
+                    "plans" => Mode::Plans,
+                    "retrieval" => Mode::Retrieval,
+                    "full" => Mode::Full,
+                    other => {
+                        return Err(Failure::Usage(format!(
+                            "--mode is plans, retrieval or full, not {other:?}"
+                        )))
+                    }
+                })
+            }
+            "--max-cost" => {
+                let text = value("a number of US dollars")?;
+                o.max_cost = Some(
+                    text.parse::<f64>()
+                        .ok()
+                        .filter(|v| v.is_finite() && *v >= 0.0)
+                        .ok_or_else(|| {
+                            Failure::Usage(format!(
+                                "--max-cost is a number of US dollars, not {text:?}"
+                            ))
+                        })?,
+                );
+            }
+            "--json" => o.json = true,
+            "--data" => o.data = value("a folder")?.into(),
+            "--out" => o.out = value("a folder")?.into(),
+            "--role" => o.roles.push(value("a role")?),
+            "--provider" => o.provider = value("openai, anthropic or compatible")?,
+            "--model" => o.model = Some(value("a model")?),
+            "--base-url" => o.base_url = Some(value("a URL")?),
+            "--note" => o.note = value("a sentence")?,
+            other => return Err(Failure::Usage(format!("unknown option {other:?}"))),
+        }
+    }
+    o.suite = suite.ok_or_else(|| Failure::Usage("eval needs --suite FILE".into()))?;
+    o.mode = mode.ok_or_else(|| Failure::Usage("eval needs --mode plans|retrieval|full".into()))?;
+    Ok(o)
+}
+
+/// The parts of the reference suite format eval reads.
+#[derive(Deserialize)]
+struct Suite {
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    id: String,
+    question: String,
+    #[serde(default)]
+    datasources: Vec<String>,
+    #[serde(default = "approved")]
+    status: String,
+    #[serde(default = "answer")]
+    kind: String,
+    #[serde(default)]
+    outcome: BTreeMap<String, String>,
+    #[serde(default)]
+    tables: Vec<String>,
+    #[serde(default)]
+    columns: Vec<String>,
+    #[serde(default)]
+    order_matters: bool,
+    #[serde(default)]
+    rows: Option<Vec<Yaml>>,
+    #[serde(default)]
+    plan: Option<Yaml>,
+}
+
+fn approved() -> String {
+    "approved".into()
+}
+
+fn answer() -> String {
+    "answer".into()
+}
+
+impl Case {
+    fn gold_rows(&self) -> Vec<Vec<Gold>> {
+        let cell = |v: &Yaml| match v {
+            Yaml::Null => Gold::Null,
+            Yaml::Bool(b) => Gold::Bool(*b),
+            Yaml::Number(n) => Gold::Number(n.as_f64().unwrap_or(f64::NAN)),
+            Yaml::String(s) => Gold::Text(s.clone()),
+            other => Gold::Text(format!("{other:?}")),
+        };
+        self.rows
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .map(|r| match r {
+                Yaml::Mapping(m) => m.values().map(cell).collect(),
+                other => vec![cell(other)],
+            })
+            .collect()
+    }
+
+    /// The roles to run and what each expects (no roles listed: admin, allowed).
+    fn roles(&self, only: &[String]) -> Vec<(String, String)> {
+        let all: Vec<(String, String)> = if self.outcome.is_empty() {
+            vec![("admin".into(), "allowed".into())]
+        } else {
+            self.outcome
+                .iter()
+                .map(|(r, o)| (r.clone(), o.clone()))
+                .collect()
+        };
+        all.into_iter()
+            .filter(|(r, _)| only.is_empty() || only.contains(r))
+            .collect()
+    }
+}
+
+/// Runs `nl2sql eval`.
+pub fn run(args: &[String]) -> Result<(), Failure> {
+    let o = parse(args)?;
+    if o.mode == Mode::Full && std::env::var_os("CI").is_some() {
+        return Err(Failure::Usage(
+            "--mode full calls a paid model; it is refused when CI is set".into(),
+        ));
+    }
+    let text = std::fs::read_to_string(&o.suite)
+        .map_err(|e| Failure::Runtime(format!("cannot read {}: {e}", o.suite.display())))?;
+    let suite: Suite = serde_norway::from_str(&text)
+        .map_err(|e| Failure::Runtime(format!("{} is not a suite: {e}", o.suite.display())))?;
+    let cases: Vec<&Case> = suite
+        .cases
+        .iter()
+        .filter(|c| c.status == "approved")
+        .collect();
+    let embedder = BuiltinEmbedder::default();
+    let index =
+        build_index(&o.data, &embedder).map_err(|e| Failure::Runtime(embed_failure_text(e)))?;
+    let started = Instant::now();
+    let (metrics, board, stopped, models) = match o.mode {
+        Mode::Retrieval => {
+            let (m, b) = retrieval(&cases, &index, &embedder, &o.roles)?;
+            (m, b, false, json!({}))
+        }
+        Mode::Plans | Mode::Full => answers(&o, &cases, &index, &embedder)?,
+    };
+    let record = json!({
+        "schema": 2,
+        "kind": o.mode.name(),
+        "recorded_at": now_utc(),
+        "engine_version": env!("CARGO_PKG_VERSION"),
+        "git_commit": git(&["rev-parse", "--short", "HEAD"]),
+        "git_dirty": git(&["status", "--porcelain"]).is_some_and(|s| !s.is_empty()),
+        "note": o.note,
+        "dataset": {"name": o.suite.file_name().map(|n| n.to_string_lossy().to_string()),
+                    "sha256": hex(&Sha256::digest(text.as_bytes()))},
+        "config": {"name": config_name(&o), "models": models},
+        "roles": o.roles,
+        "metrics": metrics,
+        "stopped": stopped,
+        "partial": stopped,
+        "seconds": started.elapsed().as_secs_f64(),
+        "scoreboard": board,
+    });
+    let path = save(&o, &record)?;
+    if o.json {
+        println!("{record}");
+    } else {
+        print_summary(&record);
+        println!("record: {}", path.display());
+    }
+    Ok(())
+}
+
+type Board = Vec<Json>;
+
+/// Modes `plans` and `full`: every case and role through `Engine::ask`.
+fn answers(
+    o: &Options,
+    cases: &[&Case],
+    index: &nl2sql_core::index::SchemaIndex,
+    embedder: &BuiltinEmbedder,
+) -> Result<(Json, Board, bool, Json), Failure> {
+    let mut dbs: Vec<SqliteFile> = Vec::new();
+    for d in &DEMO_DATABASES {
+        let (id, path) = crate::demo_path(d.id, &o.data)?;
+        dbs.push(SqliteFile::open(id, &path).map_err(|e| Failure::Runtime(e.to_string()))?);
+    }
+    // Refusals name nothing, as in the reference's evaluations.
+    let policies = Policies {
+        refusal_names_tables: false,
+        ..Policies::demo()
+    };
+    let mock = match o.mode {
+        Mode::Plans => Some(gold_plan_provider(cases)?),
+        _ => None,
+    };
+    let agent = match &mock {
+        Some(m) => agent_for("compatible", Some("gold-plans".into()), Some(m.base_url()))?,
+        None => agent_for(&o.provider, o.model.clone(), o.base_url.clone())?,
+    };
+    let models = json!({"planner": agent.model, "provider": agent.provider.label()});
+    let settings = EngineSettings::new(agent);
+    let transport = BlockingTransport::default();
+    let clock = Wall(Instant::now());
+    let engine = Engine::new(
+        Parts {
+            datasources: dbs.iter().map(|d| d as &dyn Datasource).collect(),
+            index,
+            embedder,
+            policies: &policies,
+            transport: &transport,
+            clock: &clock,
+        },
+        settings,
+    )
+    .combining_with(&MemoryScratch)
+    .waiting_with(&nl2sql_cli::ThreadSleep);
+    let mut board = Vec::new();
+    let mut spent = 0.0;
+    let mut stopped = false;
+    'cases: for case in cases.iter().filter(|c| c.kind == "answer") {
+        let want = case.gold_rows();
+        for (role, expected) in case.roles(&o.roles) {
+            if o.max_cost.is_some_and(|cap| spent >= cap) {
+                stopped = true;
+                break 'cases;
+            }
+            let r = pollster::block_on(engine.ask(
+                &case.question,
+                &AskOptions {
+                    roles: vec![role.clone()],
+                    ..AskOptions::default()
+                },
+            ));
+            spent += r.usage.cost_usd.unwrap_or(0.0);
+            board.push(score(case, &role, &expected, &want, &r));
+            if !o.json {
+                let last = board.last().cloned().unwrap_or_default();
+                eprintln!(
+                    "{} {role}: {}",
+                    case.id,
+                    if last["pass"] == true { "pass" } else { "FAIL" }
+                );
+            }
+        }
+    }
+    Ok((answer_metrics(&board), board, stopped, models))
+}
+
+/// The in-process mock provider, answering as the reference's gold-plan model does: each
+/// case's datasources as the verdict (none for an unanswerable case), its gold plan as the
+/// plan.
+fn gold_plan_provider(cases: &[&Case]) -> Result<nl2sql_mock::MockProvider, Failure> {
+    let mock = nl2sql_mock::MockProvider::start()
+        .map_err(|e| Failure::Runtime(format!("the gold-plan provider could not start: {e}")))?;
+    let mut fixtures = Vec::new();
+    for case in cases.iter().filter(|c| c.kind == "answer") {
+        let unanswerable =
+            !case.outcome.is_empty() && case.outcome.values().all(|o| o == "unanswerable");
+        let named: &[String] = if unanswerable { &[] } else { &case.datasources };
+        fixtures.push(nl2sql_mock::Fixture::new(
+            "answerability",
+            &case.question,
+            &json!({"datasources": named, "combine": false, "reason": "the suite's datasources"})
+                .to_string(),
+        ));
+        if let Some(plan) = &case.plan {
+            let plan = serde_json::to_string(plan).map_err(|e| {
+                Failure::Runtime(format!("{}: the gold plan is not JSON: {e}", case.id))
+            })?;
+            fixtures.push(nl2sql_mock::Fixture::new("plan", &case.question, &plan));
+        }
+    }
+    mock.add(fixtures);
+    Ok(mock)
+}
+
+/// One case and role, scored: execution (strict rows and the outcome), lenient rows.
+fn score(case: &Case, role: &str, expected: &str, want: &[Vec<Gold>], r: &QueryResult) -> Json {
+    let codes: Vec<&str> = r.errors.iter().map(|e| e.error_code.as_str()).collect();
+    let rows = rows_of(r);
+    let no_rows = r.sub_queries.iter().all(|q| q.rows.is_empty());
+    let (pass, lenient, why) = match expected {
+        "allowed" => match (r.status, rows) {
+            (Status::Success, Some(rows)) => {
+                let strict = compare(rows, want, case.order_matters);
+                let lenient =
+                    strict.is_ok() || compare_lenient(rows, want, case.order_matters).is_ok();
+                (strict.is_ok(), lenient, strict.err())
+            }
+            _ => (
+                false,
+                false,
+                Some(format!("{:?}: {}", r.status, codes.join(", "))),
+            ),
+        },
+        "refused" => {
+            let ok = r.status == Status::Error
+                && no_rows
+                && r.errors.iter().any(|e| {
+                    e.error_code == ErrorCode::SecurityViolation && e.message == REFUSAL_MESSAGE
+                });
+            (
+                ok,
+                ok,
+                (!ok).then(|| format!("not refused: {}", codes.join(", "))),
+            )
+        }
+        "unanswerable" => {
+            let ok = r.status == Status::Error && no_rows && codes == ["QUESTION_NOT_ANSWERABLE"];
+            (
+                ok,
+                ok,
+                (!ok).then(|| format!("not unanswerable: {}", codes.join(", "))),
+            )
+        }
+        other => (false, false, Some(format!("outcome {other} is not scored"))),
+    };
+    let nodes: BTreeMap<String, Json> = r
+        .usage_by_node
+        .iter()
+        .map(|(n, u)| {
+            (
+                n.to_string(),
+                json!({"calls": u.calls, "input": u.input_tokens, "output": u.output_tokens}),
+            )
+        })
+        .collect();
+    json!({
+        "id": case.id, "role": role, "expected": expected, "pass": pass,
+        "lenient_pass": lenient, "status": r.status, "codes": codes, "why": why,
+        "latency_ms": r.duration_ms, "sequential_llm_calls": r.sequential_llm_calls,
+        "calls": r.usage.calls, "input_tokens": r.usage.input_tokens,
+        "cached_input_tokens": r.usage.cached_input_tokens, "output_tokens": r.usage.output_tokens,
+        "cost": r.usage.cost_usd, "retries": r.sub_queries.iter().map(|q| q.retry_count).sum::<u32>(),
+        "refused_by_check": codes.contains(&"QUESTION_NOT_ANSWERABLE"),
+        "planner_calls": r.trace.iter().filter(|n| n.node == Node::AstPlanner).map(|n| n.llm_calls.len()).sum::<usize>(),
+        "nodes": nodes,
+    })
+}
+
+/// The rows a run answered with: the combined rows, or its one sub-query's.
+fn rows_of(r: &QueryResult) -> Option<&[Vec<nl2sql_core::Value>]> {
+    match (&r.combined, r.sub_queries.as_slice()) {
+        (Some(c), _) => Some(&c.rows),
+        (None, [one]) => Some(&one.rows),
+        _ => None,
+    }
+}
+
+fn answer_metrics(board: &[Json]) -> Json {
+    let n = board.len();
+    let count = |f: &dyn Fn(&Json) -> bool| board.iter().filter(|b| f(b)).count();
+    let passed = count(&|b| b["pass"] == true);
+    let lenient = count(&|b| b["lenient_pass"] == true);
+    // Answerability: a refusal by the check is a positive "not answerable".
+    let said_no = count(&|b| b["refused_by_check"] == true);
+    let right_no = count(&|b| b["refused_by_check"] == true && b["expected"] == "unanswerable");
+    let should_no = count(&|b| b["expected"] == "unanswerable");
+    let mut latencies: Vec<f64> = board
+        .iter()
+        .filter_map(|b| b["latency_ms"].as_f64())
+        .collect();
+    latencies.sort_by(f64::total_cmp);
+    let sum = |k: &str| 0.0 + board.iter().filter_map(|b| b[k].as_f64()).sum::<f64>();
+    let per = |x: f64| if n == 0 { 0.0 } else { x / n as f64 };
+    json!({
+        "cases": n,
+        "accuracy": ratio(passed, n),
+        "lenient_accuracy": ratio(lenient, n),
+        "accuracy_interval": wilson(passed, n),
+        "lenient_accuracy_interval": wilson(lenient, n),
+        "answerability_precision": if said_no == 0 { 1.0 } else { ratio(right_no, said_no) },
+        "answerability_recall": if should_no == 0 { 1.0 } else { ratio(right_no, should_no) },
+        "cost_total": sum("cost"),
+        "cost_per_question": per(sum("cost")),
+        "tokens_per_question": {"input": per(sum("input_tokens")), "cached": per(sum("cached_input_tokens")), "output": per(sum("output_tokens"))},
+        "sequential_llm_calls_per_question": per(sum("sequential_llm_calls")),
+        "latency_p50": percentile(&latencies, 0.5),
+        "latency_p95": percentile(&latencies, 0.95),
+        "retries": sum("retries"),
+    })
+}
+
+/// Mode `retrieval`: routing and retrieval (search forced, as admin), no model.
+fn retrieval(
+    cases: &[&Case],
+    index: &nl2sql_core::index::SchemaIndex,
+    embedder: &BuiltinEmbedder,
+    roles: &[String],
+) -> Result<(Json, Board), Failure> {
+    let policies = Policies::demo();
+    let mut board = Vec::new();
+    for case in cases {
+        let role = roles.first().cloned().unwrap_or_else(|| "admin".into());
+        let scope = policies.scope(std::slice::from_ref(&role));
+        let routing = pollster::block_on(route(
+            index,
+            embedder,
+            &case.question,
+            &scope,
+            &RouteSettings::default(),
+        ))
+        .map_err(|e| Failure::Runtime(e.to_string()))?;
+        let top1 = routing
+            .ranked
+            .first()
+            .is_some_and(|d| case.datasources.contains(d));
+        let shortlist = case.datasources.iter().all(|d| routing.ranked.contains(d));
+        let mut entry = json!({"id": case.id, "kind": case.kind, "role": role,
+            "routing_top1": top1, "routing_shortlist": shortlist, "ranked": routing.ranked});
+        if case.kind == "answer" && !case.tables.is_empty() {
+            let datasource = case.datasources.first().map_or("chinook", String::as_str);
+            let r = pollster::block_on(retrieve(
+                index,
+                embedder,
+                datasource,
+                &case.question,
+                &scope,
+                &RetrieveSettings::default(),
+                true,
+            ))
+            .map_err(|e| Failure::Runtime(e.to_string()))?;
+            let found =
+                |need: &[String], got: &[String]| need.iter().filter(|x| got.contains(x)).count();
+            let (t, c) = (
+                found(&case.tables, &r.tables),
+                found(&case.columns, &r.columns),
+            );
+            entry["tables_needed"] = json!(case.tables.len());
+            entry["tables_found"] = json!(t);
+            entry["columns_needed"] = json!(case.columns.len());
+            entry["columns_found"] = json!(c);
+            entry["tables_sent"] = json!(r.tables.len());
+            entry["columns_sent"] = json!(r.columns.len());
+            let recall = if case.columns.is_empty() {
+                ratio(t, case.tables.len())
+            } else {
+                ratio(c, case.columns.len())
+            };
+            entry["pass"] = json!(recall >= 1.0);
+        } else {
+            entry["pass"] = json!(top1 && shortlist);
+        }
+        board.push(entry);
+    }
+    let measured: Vec<&Json> = board
+        .iter()
+        .filter(|b| b.get("tables_needed").is_some())
+        .collect();
+    let total = |k: &str| measured.iter().filter_map(|b| b[k].as_u64()).sum::<u64>() as usize;
+    let perfect = |n: &str, f: &str| measured.iter().filter(|b| b[n] == b[f]).count();
+    let routed: Vec<&Json> = board.iter().filter(|b| b["kind"] == "routing").collect();
+    let m = measured.len();
+    let per = |x: usize| if m == 0 { 0.0 } else { x as f64 / m as f64 };
+    Ok((
+        json!({
+            "questions": m,
+            "table_recall": ratio(total("tables_found"), total("tables_needed")),
+            "column_recall": ratio(total("columns_found"), total("columns_needed")),
+            "perfect_tables": ratio(perfect("tables_needed", "tables_found"), m),
+            "perfect_columns": ratio(perfect("columns_needed", "columns_found"), m),
+            "tables_sent": per(total("tables_sent")),
+            "columns_sent": per(total("columns_sent")),
+            "routing_cases": routed.len(),
+            "routing_top1": ratio(routed.iter().filter(|b| b["routing_top1"] == true).count(), routed.len()),
+            "routing_shortlist": ratio(routed.iter().filter(|b| b["routing_shortlist"] == true).count(), routed.len()),
+            "accuracy": ratio(board.iter().filter(|b| b["pass"] == true).count(), board.len()),
+        }),
+        board,
+    ))
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        1.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// The Wilson score interval at 95 %.
+fn wilson(passed: usize, n: usize) -> [f64; 2] {
+    if n == 0 {
+        return [0.0, 1.0];
+    }
+    let (p, n) = (passed as f64 / n as f64, n as f64);
+    let z = 1.96_f64;
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z * ((p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt()) / (1.0 + z * z / n);
+    [(centre - half).max(0.0), (centre + half).min(1.0)]
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let at = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[at.min(sorted.len() - 1)]
+}
+
+fn config_name(o: &Options) -> String {
+    match o.mode {
+        Mode::Plans => "gold-plans".into(),
+        Mode::Retrieval => "builtin-embedder".into(),
+        Mode::Full => format!(
+            "{}-{}",
+            o.provider,
+            o.model.clone().unwrap_or_else(|| "default".into())
+        ),
+    }
+}
+
+/// Writes the record to `<out>/<mode>/<suite>/<date>_<commit>_<config>.json`, never over an
+/// existing record (a second run the same day gets `-2`, `-3`, …).
+fn save(o: &Options, record: &Json) -> Result<PathBuf, Failure> {
+    let stem = o
+        .suite
+        .file_stem()
+        .map_or("suite".into(), |s| s.to_string_lossy().to_string());
+    let dir = o.out.join(o.mode.name()).join(stem);
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Failure::Runtime(format!("cannot create {}: {e}", dir.display())))?;
+    let date: String = now_utc().chars().take(10).collect();
+    let commit = record["git_commit"].as_str().unwrap_or("nogit").to_string();
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let base = format!("{date}_{commit}_{}", safe(&config_name(o)));
+    let mut path = dir.join(format!("{base}.json"));
+    let mut n = 2;
+    while path.exists() {
+        path = dir.join(format!("{base}-{n}.json"));
+        n += 1;
+    }
+    std::fs::write(&path, format!("{record}\n"))
+        .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", path.display())))?;
+    Ok(path)
+}
+
+fn print_summary(record: &Json) {
+    let m = &record["metrics"];
+    println!("\n{} on {}", record["kind"], record["dataset"]["name"]);
+    if let Some(map) = m.as_object() {
+        for (k, v) in map {
+            println!("  {k}: {v}");
+        }
+    }
+}
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git").args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Now, as `YYYY-MM-DDTHH:MM:SSZ` (days from the epoch by the civil-calendar algorithm).
+fn now_utc() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3_600,
+        rest % 3_600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_and_percentiles() {
+        let [lo, hi] = wilson(27, 47);
+        assert!(
+            (lo - 0.433).abs() < 0.002 && (hi - 0.705).abs() < 0.002,
+            "{lo} {hi}"
+        );
+        assert_eq!(percentile(&[1.0, 2.0, 3.0], 0.5), 2.0);
+        assert_eq!(now_utc().len(), 20);
+    }
+
+    #[test]
+    fn a_path_is_never_written_twice() {
+        let dir = std::env::temp_dir().join(format!("nl2sql-eval-{}", std::process::id()));
+        let o = parse(&[
+            "--suite".into(),
+            "x/routing.yaml".into(),
+            "--mode".into(),
+            "retrieval".into(),
+            "--out".into(),
+            dir.to_string_lossy().to_string(),
+        ])
+        .unwrap_or_else(|_| panic!("parses"));
+        let record = json!({"git_commit": "abc"});
+        let a = save(&o, &record).unwrap_or_else(|_| panic!("saves"));
+        let b = save(&o, &record).unwrap_or_else(|_| panic!("saves"));
+        assert_ne!(a, b);
+        assert!(b.to_string_lossy().ends_with("-2.json"));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

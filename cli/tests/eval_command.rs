@@ -1,0 +1,74 @@
+//! `nl2sql eval`, as a person runs it: the reference suites scored, records saved.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn eval(suite: &str, mode: &str, out: &Path) -> serde_json::Value {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let output = Command::new(env!("CARGO_BIN_EXE_nl2sql"))
+        .args(["eval", "--mode", mode, "--json", "--suite"])
+        .arg(data.join(suite))
+        .arg("--data")
+        .arg(&data)
+        .arg("--out")
+        .arg(out)
+        .env_remove("CI")
+        .output()
+        .expect("the nl2sql binary runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("one JSON object")
+}
+
+fn records(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |d| d.count())
+}
+
+#[test]
+fn plans_mode_scores_every_role_run_of_the_reference_suite_and_keeps_each_record() {
+    let out = std::env::temp_dir().join(format!("nl2sql-eval-plans-{}", std::process::id()));
+    let record = eval("chinook.yaml", "plans", &out);
+    assert_eq!(record["kind"], "plans");
+    assert_eq!(record["metrics"]["cases"], 141);
+    assert_eq!(record["metrics"]["accuracy"], 1.0);
+    assert_eq!(record["metrics"]["answerability_recall"], 1.0);
+    let board = record["scoreboard"].as_array().expect("a scoreboard");
+    assert!(board
+        .iter()
+        .any(|b| b["expected"] == "refused" && b["pass"] == true));
+    let dir = out.join("plans").join("chinook");
+    assert_eq!(records(&dir), 1);
+    let saved: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::fs::read_dir(&dir)
+                .expect("the record folder")
+                .next()
+                .expect("a record")
+                .expect("readable")
+                .path(),
+        )
+        .expect("reads"),
+    )
+    .expect("JSON");
+    assert_eq!(saved, record);
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn retrieval_mode_measures_routing_and_recall_without_a_model() {
+    let out = std::env::temp_dir().join(format!("nl2sql-eval-retrieval-{}", std::process::id()));
+    let routing = eval("routing.yaml", "retrieval", &out);
+    assert_eq!(routing["metrics"]["routing_top1"], 1.0);
+    assert!(routing["metrics"]["routing_cases"].as_u64() > Some(50));
+    let recall = eval("chinook.yaml", "retrieval", &out);
+    assert_eq!(recall["metrics"]["table_recall"], 1.0);
+    assert!(recall["metrics"]["column_recall"].as_f64() > Some(0.95));
+    // Two runs, two records: none overwritten.
+    let again = eval("routing.yaml", "retrieval", &out);
+    assert_eq!(again["metrics"], routing["metrics"]);
+    assert_eq!(records(&out.join("retrieval").join("routing")), 2);
+    let _ = std::fs::remove_dir_all(out);
+}
