@@ -60,6 +60,10 @@ pub const DEMO_DATABASES: [DemoDatabase; 3] = [
     },
 ];
 
+/// The demo databases' verified queries (the curated format, as JSON; written for this
+/// project).
+pub const DEMO_VERIFIED: &str = include_str!("demo_verified.json");
+
 /// The demo database with this id.
 pub fn demo_database(id: &str) -> Option<&'static DemoDatabase> {
     DEMO_DATABASES.iter().find(|d| d.id == id)
@@ -71,6 +75,8 @@ pub fn demo_profile(d: &DemoDatabase) -> crate::index::DatasourceProfile {
         id: d.id.to_string(),
         description: d.description.to_string(),
         examples: d.examples.iter().map(|q| q.to_string()).collect(),
-        verified: Vec::new(),
+        verified: serde_json::from_str::<crate::curated::Curated>(DEMO_VERIFIED)
+            .map(|c| c.phrases(d.id))
+            .unwrap_or_default(),
     }
 }

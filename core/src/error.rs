@@ -229,6 +229,8 @@ pub enum Node {
     Generator,
     /// Runs the SQL.
     Executor,
+    /// Answers a question with a verified query when one matches.
+    CuratedMatcher,
     /// Picks the datasources a question goes to.
     DatasourceResolver,
     /// Picks the tables, columns and values the planner sees.
@@ -252,6 +254,7 @@ impl fmt::Display for Node {
             Node::LogicalValidator => "logical_validator",
             Node::Generator => "generator",
             Node::Executor => "executor",
+            Node::CuratedMatcher => "curated_matcher",
             Node::DatasourceResolver => "datasource_resolver",
             Node::SchemaRetriever => "schema_retriever",
             Node::AstPlanner => "ast_planner",

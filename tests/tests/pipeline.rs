@@ -894,3 +894,94 @@ fn a_decomposition_that_cannot_be_combined_stops_with_its_code() {
     assert_eq!(codes(broad), [ErrorCode::QuestionTooBroad]);
     assert_eq!(codes(unconverted), [ErrorCode::JoinKeyUnconverted]);
 }
+
+fn demo_curated(w: &World) -> nl2sql_core::curated::Curated {
+    let schemas: Vec<&nl2sql_core::SchemaSnapshot> = w.index.schemas().iter().collect();
+    nl2sql_core::curated::Curated::from_json(nl2sql_core::demo::DEMO_VERIFIED, &schemas)
+        .unwrap_or_else(|e| panic!("the demo's verified queries check: {e}"))
+}
+
+#[test]
+fn a_verified_query_answers_with_no_model_call_when_code_can_decide() {
+    let w = world();
+    let curated = demo_curated(&w);
+    let e = engine(&w, "mock").with_verified(&curated);
+    let r = pollster::block_on(e.ask(
+        "Who are the top 3 customers by total spend?",
+        &AskOptions::default(),
+    ));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert_eq!(r.usage.calls, 0);
+    assert_eq!(r.sequential_llm_calls, 0);
+    let m = r.curated.as_ref().expect("the matcher ran");
+    assert!(m.matched);
+    assert_eq!(m.reason, "code");
+    assert_eq!(
+        r.source.as_ref().map(|s| s["id"].clone()),
+        Some("top_customers_by_spend".into())
+    );
+    let sub = &r.sub_queries[0];
+    assert_eq!(sub.id, "verified_top_customers_by_spend");
+    assert_eq!(sub.rows.len(), 3);
+    assert_eq!(sub.rows[0][0], nl2sql_core::Value::Text("Helena".into()));
+    assert!(r.final_answer.is_some());
+    // A value outside the declared choices is never run: the matcher falls back, saying why.
+    let r = pollster::block_on(e.ask(
+        "Which tracks are in the Polka'); DROP TABLE Track; -- genre?",
+        &AskOptions::default(),
+    ));
+    let m = r.curated.as_ref().expect("the matcher ran");
+    assert!(!m.matched);
+    assert_eq!(m.reason, "param_invalid", "{m:?}");
+    // Text binds as a literal: the genre reaches SQL escaped, as a value.
+    let r = pollster::block_on(e.ask(
+        "Which tracks are in the rock and roll genre?",
+        &AskOptions::default(),
+    ));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert_eq!(r.sub_queries[0].rows.len(), 12);
+    assert!(r.sub_queries[0]
+        .sql
+        .as_deref()
+        .is_some_and(|s| s.contains("'Rock And Roll'")));
+}
+
+#[test]
+fn a_similar_question_asks_the_model_once_and_only_the_routed_datasources_are_searched() {
+    let w = world();
+    let curated = demo_curated(&w);
+    let e = engine(&w, "mock").with_verified(&curated);
+    let similar = "Which customers have spent the most money with us overall?";
+    let unlike = "Which customers spent the most money on rock music?";
+    w.mock.add([
+        Fixture::new(
+            "verified_query_choice",
+            similar,
+            r#"{"query_id": "chinook.top_customers_by_spend", "params": [{"name": "n", "value": "4"}], "reason": "the same measure"}"#,
+        ),
+        Fixture::new(
+            "verified_query_choice",
+            unlike,
+            r#"{"query_id": "none_of_these", "params": [], "reason": "a genre filter"}"#,
+        ),
+    ]);
+    let r = pollster::block_on(e.ask(similar, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    let m = r.curated.as_ref().expect("the matcher ran");
+    assert_eq!((m.matched, m.reason.as_str()), (true, "model"), "{m:?}");
+    let routed = &r.routing.as_ref().expect("routing ran").ranked;
+    assert!(!routed.contains(&"webanalytics".to_string()));
+    assert!(
+        m.candidates
+            .iter()
+            .all(|c| routed.contains(&c.datasource_id)),
+        "{m:?}"
+    );
+    assert_eq!(r.sub_queries[0].rows.len(), 4);
+    assert_eq!(r.sequential_llm_calls, 1);
+    let r = pollster::block_on(e.ask(unlike, &AskOptions::default()));
+    let m = r.curated.as_ref().expect("the matcher ran");
+    assert_eq!((m.matched, m.reason.as_str()), (false, "none_of_these"));
+    // The run went on to the resolver after the fallback.
+    assert!(r.trace.iter().any(|n| n.node == Node::DatasourceResolver));
+}

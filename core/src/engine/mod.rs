@@ -25,6 +25,7 @@ mod result;
 mod sanity;
 mod settings;
 mod solve;
+mod verified;
 mod write;
 
 pub use control::{backoff_ms, CancelToken, Event, Events, Sleep};
@@ -33,7 +34,9 @@ pub use result::{
     CombinedRows, FinalAnswer, NodeRecord, QueryResult, Status, SubQuery, UsageTotals,
 };
 pub use settings::{Agent, AnswerMode, EngineSettings, Feedback};
+pub use verified::{Candidate, CuratedMatch, MATCH_FLOOR};
 
+use crate::curated::Curated;
 use crate::datasource::Datasource;
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::http::HttpTransport;
@@ -76,6 +79,7 @@ pub struct Engine<'a> {
     replay: Option<&'a Replay>,
     sleep: Option<&'a dyn Sleep>,
     scratch: Option<&'a dyn Scratch>,
+    curated: Option<&'a Curated>,
 }
 
 /// What an engine is built from: the datasources, their index and its embedder, the
@@ -262,6 +266,7 @@ impl<'a> Engine<'a> {
             replay: None,
             sleep: None,
             scratch: None,
+            curated: None,
         }
     }
 
@@ -276,6 +281,12 @@ impl<'a> Engine<'a> {
     /// such a question ends in an error saying so).
     pub fn combining_with(mut self, scratch: &'a dyn Scratch) -> Self {
         self.scratch = Some(scratch);
+        self
+    }
+
+    /// Answers questions a verified query matches with it (see [`verified`]).
+    pub fn with_verified(mut self, curated: &'a Curated) -> Self {
+        self.curated = Some(curated);
         self
     }
 
@@ -334,6 +345,8 @@ impl<'a> Engine<'a> {
             retrieval: None,
             decomposition: None,
             combined: None,
+            curated: None,
+            source: None,
             duration_ms: 0,
             trace: Vec::new(),
             replay_divergences: Vec::new(),
@@ -379,6 +392,16 @@ impl<'a> Engine<'a> {
         let Some(first) = candidates.first().cloned() else {
             return Err(not_answerable("No datasource can answer this question."));
         };
+        // A verified query answers before any model is asked to plan (plan-only runs want
+        // a generated plan, so they skip it).
+        if let (Some(curated), false) = (self.curated, options.plan_only) {
+            if self
+                .try_verified(curated, question, &candidates, &scope, run, result)
+                .await?
+            {
+                return Ok(());
+            }
+        }
 
         // The check lists every datasource the caller may reach (only the chosen one when
         // the caller chose), so its prompt is byte-identical across questions for a role

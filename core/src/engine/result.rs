@@ -166,6 +166,11 @@ pub struct QueryResult {
     pub decomposition: Option<Decomposition>,
     /// The sub-results combined, when there were several.
     pub combined: Option<CombinedRows>,
+    /// What the curated matcher decided, when verified queries are configured.
+    pub curated: Option<super::verified::CuratedMatch>,
+    /// Where the answer came from when not generated: `{type: "verified", id,
+    /// datasource_id, params}`.
+    pub source: Option<serde_json::Value>,
     /// Milliseconds the whole run took.
     pub duration_ms: u64,
     /// Every node's execution, in order.

@@ -330,7 +330,10 @@ impl Engine<'_> {
     }
 
     /// The open datasource `id` and its indexed schema.
-    fn open(&self, id: &str) -> Result<(&dyn Datasource, &SchemaSnapshot), PipelineError> {
+    pub(super) fn open(
+        &self,
+        id: &str,
+    ) -> Result<(&dyn Datasource, &SchemaSnapshot), PipelineError> {
         let missing = |what: &str| {
             PipelineError::new(
                 Node::Executor,

@@ -9,6 +9,9 @@ use crate::policy::Scope;
 use serde::Serialize;
 
 /// Routing settings (the reference engine's defaults).
+/// The similarity a verified query's phrasing needs before it votes in routing.
+const VERIFIED_FLOOR: f32 = 0.5;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct RouteSettings {
     /// Datasources kept after fusion.
@@ -108,7 +111,12 @@ pub async fn route(
     ];
     let visible = index.visibility(scope);
     for (name, kind, k) in searches {
-        let hits = index.search_visible(&query, kind, None, &visible, k);
+        let mut hits = index.search_visible(&query, kind, None, &visible, k);
+        // A verified query is evidence only when it asks nearly the same thing; a
+        // datasource with many verified queries must not win every question by count.
+        if kind == EntryKind::Verified {
+            hits.retain(|h| h.similarity >= VERIFIED_FLOOR);
+        }
         let mut ranking: Vec<(String, f32)> = Vec::new();
         for h in &hits {
             if !ranking.iter().any(|(d, _)| *d == h.entry.datasource) {

@@ -1,0 +1,447 @@
+//! The curated matcher: a question a verified query answers is answered by it. Code decides
+//! when one phrasing matches the whole question and its values parse (no model call);
+//! otherwise, when a verified query is similar enough, one small structured call picks one
+//! or none. Only the routed datasources' queries are searched. Every fallback says why,
+//! and a fallback is never an error: the run goes on to the generated path.
+
+use super::llm::{structured, Structured};
+use super::{Engine, QueryResult, Run, Status, SubQuery};
+use crate::curated::{bind, extract, typed, Curated, ParamValue, VerifiedQuery};
+use crate::error::{Node, PipelineError};
+use crate::index::EntryKind;
+use crate::policy::Scope;
+use crate::provider::{Message, Role};
+use crate::run::run_plan;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::collections::BTreeMap;
+
+/// Similarity below which no verified query is offered to the model.
+pub const MATCH_FLOOR: f32 = 0.6;
+/// Verified queries offered to the model at most.
+const TOP_K: usize = 5;
+
+/// A candidate the similarity search found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    /// Its datasource.
+    pub datasource_id: String,
+    /// Its id.
+    pub query_id: String,
+    /// The best similarity of its phrasings to the question.
+    pub similarity: f32,
+}
+
+/// What the matcher decided, as the result records it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CuratedMatch {
+    /// True when a verified query answered.
+    pub matched: bool,
+    /// `code` or `model` on a match; otherwise the fallback reason (`no_candidates`,
+    /// `below_floor`, `none_of_these`, `model_failed`, `unknown_query`, `param_invalid`,
+    /// `param_missing`, `policy_denied`, `execution_failed`).
+    pub reason: String,
+    /// The candidates by similarity (empty when code decided).
+    pub candidates: Vec<Candidate>,
+    /// The chosen query, `datasource.query`.
+    pub choice: Option<String>,
+    /// Its parameters, typed.
+    pub params: BTreeMap<String, ParamValue>,
+    /// More on a fallback.
+    pub detail: Option<String>,
+}
+
+/// The model's pick.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Choice {
+    query_id: String,
+    #[serde(default)]
+    params: Vec<ChoiceParam>,
+    #[serde(default)]
+    reason: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChoiceParam {
+    name: String,
+    value: String,
+}
+
+const NONE: &str = "none_of_these";
+
+const MATCHER_SYSTEM: &str = "Decide whether one of the verified queries below answers the question exactly. Pick one only when its meaning is exactly what the question asks (the same measure, grouping and filters); when unsure, pick none_of_these. Give each parameter the value the question states, as text; leave out parameters the question does not state.";
+
+impl Engine<'_> {
+    /// Tries the verified queries of the `routed` datasources. `Ok(true)`: a verified query
+    /// answered and the result is complete. `Ok(false)`: a fallback, recorded; the run goes
+    /// on. `Err`: the run must stop (cancelled, out of time, out of budget).
+    pub(super) async fn try_verified(
+        &self,
+        curated: &Curated,
+        question: &str,
+        routed: &[String],
+        scope: &Scope<'_>,
+        run: &Run<'_>,
+        result: &mut QueryResult,
+    ) -> Result<bool, PipelineError> {
+        run.enter(Node::CuratedMatcher, 0)?;
+        let started = run.now();
+        let mut record = CuratedMatch {
+            matched: false,
+            reason: String::new(),
+            candidates: vec![],
+            choice: None,
+            params: BTreeMap::new(),
+            detail: None,
+        };
+        let mut calls = Vec::new();
+        let searchable: Vec<&String> = routed
+            .iter()
+            .filter(|d| !curated.queries(d).is_empty())
+            .collect();
+        let picked = match by_code(curated, question, &searchable) {
+            Ok(Some(hit)) => {
+                record.reason = "code".into();
+                Some(hit)
+            }
+            Ok(None) => {
+                self.by_model(
+                    curated,
+                    question,
+                    &searchable,
+                    scope,
+                    run,
+                    &mut record,
+                    &mut calls,
+                    result,
+                )
+                .await?
+            }
+            Err(detail) => {
+                record.reason = "param_invalid".into();
+                record.detail = Some(detail);
+                None
+            }
+        };
+        let mut answered = None;
+        if let Some((datasource, query, params)) = picked {
+            record.choice = Some(format!("{datasource}.{}", query.id));
+            record.params = params.clone();
+            match self.run_verified(&datasource, query, &params, scope).await {
+                Ok(sub) => {
+                    record.matched = true;
+                    answered = Some(sub);
+                }
+                Err((reason, detail)) => {
+                    record.reason = reason.into();
+                    record.detail = Some(detail);
+                }
+            }
+        }
+        run.record(
+            Node::CuratedMatcher,
+            0,
+            (started, run.now()),
+            serde_json::to_value(&record).unwrap_or_default(),
+            vec![],
+            calls,
+        );
+        result.curated = Some(record.clone());
+        let Some(sub) = answered else {
+            return Ok(false);
+        };
+        result.source = Some(
+            json!({"type": "verified", "id": sub.id.trim_start_matches("verified_"),
+            "datasource_id": sub.datasource_id, "params": record.params}),
+        );
+        run.emit(super::Event::Rows {
+            sub_query_id: sub.id.clone(),
+            sql: sub.sql.clone(),
+            columns: sub.columns.clone(),
+            preview: sub.rows.iter().take(50).cloned().collect(),
+            row_count: sub.rows.len(),
+        });
+        result.sub_queries.push(sub.clone());
+        self.write_answer(
+            question,
+            &sub.columns,
+            &sub.rows,
+            sub.truncated,
+            run,
+            result,
+        )
+        .await?;
+        result.status = Status::Success;
+        Ok(true)
+    }
+
+    /// Offers the most similar verified queries to the model, when any is similar enough.
+    #[allow(clippy::too_many_arguments)]
+    async fn by_model<'c>(
+        &self,
+        curated: &'c Curated,
+        question: &str,
+        searchable: &[&String],
+        scope: &Scope<'_>,
+        run: &Run<'_>,
+        record: &mut CuratedMatch,
+        calls: &mut Vec<super::llm::LlmCall>,
+        result: &mut QueryResult,
+    ) -> Result<Option<(String, &'c VerifiedQuery, BTreeMap<String, ParamValue>)>, PipelineError>
+    {
+        let Ok(vector) = self.index.embed_query(self.embedder, question).await else {
+            record.reason = "no_candidates".into();
+            record.detail = Some("the question could not be embedded".into());
+            return Ok(None);
+        };
+        let mut best: Vec<Candidate> = Vec::new();
+        for d in searchable {
+            for hit in self
+                .index
+                .search(&vector, EntryKind::Verified, Some(d), scope, None)
+            {
+                let Some(id) = &hit.entry.verified_query else {
+                    continue;
+                };
+                if !best
+                    .iter()
+                    .any(|c| &c.query_id == id && &c.datasource_id == *d)
+                {
+                    best.push(Candidate {
+                        datasource_id: d.to_string(),
+                        query_id: id.clone(),
+                        similarity: hit.similarity,
+                    });
+                }
+            }
+        }
+        best.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
+        best.truncate(TOP_K);
+        record.candidates = best.clone();
+        match best.first() {
+            None => {
+                record.reason = "no_candidates".into();
+                return Ok(None);
+            }
+            Some(top) if top.similarity < MATCH_FLOOR => {
+                record.reason = "below_floor".into();
+                return Ok(None);
+            }
+            Some(_) => {}
+        }
+        let offered: Vec<serde_json::Value> = best
+            .iter()
+            .filter_map(|c| {
+                let q = curated.query(&c.datasource_id, &c.query_id)?;
+                let params: serde_json::Map<String, serde_json::Value> = q
+                    .params
+                    .iter()
+                    .map(|(n, s)| (n.clone(), json!({"type": s.kind, "required": s.default.is_none(), "choices": s.choices})))
+                    .collect();
+                Some(json!({"id": format!("{}.{}", c.datasource_id, q.id), "description": q.description, "params": params}))
+            })
+            .collect();
+        let agent = run.bounded(&self.settings.resolver);
+        let now = || self.clock.now_ms();
+        result.sequential_llm_calls += 1;
+        let chosen = structured(
+            &self.caller(&now),
+            &agent,
+            Structured {
+                node: Node::CuratedMatcher,
+                name: "verified_query_choice",
+                description:
+                    "The verified query that answers the question exactly, or none_of_these.",
+                schema: choice_schema(),
+                system: format!(
+                    "{MATCHER_SYSTEM}\n\nVerified queries:\n{}",
+                    serde_json::to_string(&offered).unwrap_or_default()
+                ),
+                messages: vec![Message {
+                    role: Role::User,
+                    content: format!("Question: {question}"),
+                }],
+            },
+            &|text| serde_json::from_str::<Choice>(text).map_err(|e| e.to_string()),
+            calls,
+            &run.budget,
+        )
+        .await;
+        let choice = match chosen {
+            Ok(c) => c,
+            Err(e) => {
+                let e = run.explain(e);
+                if e.error_code.is_fatal()
+                    || matches!(
+                        e.error_code,
+                        crate::error::ErrorCode::Cancelled
+                            | crate::error::ErrorCode::PipelineTimeout
+                    )
+                {
+                    return Err(e);
+                }
+                record.reason = "model_failed".into();
+                record.detail = Some(e.message);
+                return Ok(None);
+            }
+        };
+        if choice.query_id == NONE {
+            record.reason = "none_of_these".into();
+            record.detail = Some(choice.reason);
+            return Ok(None);
+        }
+        // `datasource.query`, or a bare query id when only one candidate has it.
+        let found = best
+            .iter()
+            .find(|c| format!("{}.{}", c.datasource_id, c.query_id) == choice.query_id)
+            .or_else(|| {
+                let bare: Vec<&Candidate> = best
+                    .iter()
+                    .filter(|c| c.query_id == choice.query_id)
+                    .collect();
+                match bare.as_slice() {
+                    [one] => Some(*one),
+                    _ => None,
+                }
+            });
+        let Some(query) = found.and_then(|c| {
+            curated
+                .query(&c.datasource_id, &c.query_id)
+                .map(|q| (c.datasource_id.clone(), q))
+        }) else {
+            record.reason = "unknown_query".into();
+            record.detail = Some(choice.query_id);
+            return Ok(None);
+        };
+        let raw: BTreeMap<String, String> = choice
+            .params
+            .into_iter()
+            .map(|p| (p.name, p.value))
+            .collect();
+        match typed_params(query.1, &raw) {
+            Ok(params) => {
+                record.reason = "model".into();
+                Ok(Some((query.0, query.1, params)))
+            }
+            Err((reason, detail)) => {
+                record.reason = reason.into();
+                record.detail = Some(detail);
+                Ok(None)
+            }
+        }
+    }
+
+    /// Binds, checks against the policy and runs a verified query.
+    async fn run_verified(
+        &self,
+        datasource: &str,
+        query: &VerifiedQuery,
+        params: &BTreeMap<String, ParamValue>,
+        scope: &Scope<'_>,
+    ) -> Result<SubQuery, (&'static str, String)> {
+        let (db, schema) = self
+            .open(datasource)
+            .map_err(|e| ("execution_failed", e.message))?;
+        let plan = bind(query, params, schema).map_err(|e| ("execution_failed", e.message))?;
+        let r = run_plan(&plan, db, schema, scope, &self.settings.validator).await;
+        if let Some(e) = r.errors.iter().find(|e| e.severity.is_blocking()) {
+            let reason = if e.error_code == crate::error::ErrorCode::SecurityViolation {
+                "policy_denied"
+            } else {
+                "execution_failed"
+            };
+            return Err((reason, e.message.clone()));
+        }
+        let frame = r.frame.unwrap_or_default();
+        Ok(SubQuery {
+            id: format!("verified_{}", query.id),
+            datasource_id: datasource.to_string(),
+            plan: Some(plan),
+            sql: r.sql,
+            validation: r.validation.checks,
+            columns: frame.columns,
+            rows: frame.rows,
+            truncated: frame.truncated,
+            retry_count: 0,
+        })
+    }
+}
+
+/// The one verified query whose phrasing matches the whole question with values that
+/// parse, if exactly one does. `Err` when phrasings matched but no values were valid.
+#[allow(clippy::type_complexity)]
+fn by_code<'c>(
+    curated: &'c Curated,
+    question: &str,
+    searchable: &[&String],
+) -> Result<Option<(String, &'c VerifiedQuery, BTreeMap<String, ParamValue>)>, String> {
+    let mut hits: Vec<(String, &VerifiedQuery, BTreeMap<String, ParamValue>)> = Vec::new();
+    let mut invalid = None;
+    for d in searchable {
+        for q in curated.queries(d) {
+            let found = q.questions.iter().find_map(|p| {
+                let raw = extract(p, question)?;
+                match typed_params(q, &raw) {
+                    Ok(params) => Some(params),
+                    Err((_, why)) => {
+                        invalid = Some(why);
+                        None
+                    }
+                }
+            });
+            if let Some(params) = found {
+                hits.push((d.to_string(), q, params));
+            }
+        }
+    }
+    match (hits.len(), invalid) {
+        (1, _) => Ok(hits.pop()),
+        (0, Some(why)) => Err(why),
+        _ => Ok(None),
+    }
+}
+
+/// Every parameter typed and checked, defaults filled in; a missing required one fails.
+fn typed_params(
+    q: &VerifiedQuery,
+    raw: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, ParamValue>, (&'static str, String)> {
+    let mut out = BTreeMap::new();
+    for (name, spec) in &q.params {
+        let value = match (raw.get(name), &spec.default) {
+            (Some(text), _) => {
+                typed(spec, text).map_err(|e| ("param_invalid", format!("{name}: {e}")))?
+            }
+            (None, Some(d)) => {
+                let text = match d {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                typed(spec, &text).map_err(|e| ("param_invalid", format!("{name}: {e}")))?
+            }
+            (None, None) => return Err(("param_missing", format!("the question gives no {name}"))),
+        };
+        out.insert(name.clone(), value);
+    }
+    Ok(out)
+}
+
+fn choice_schema() -> serde_json::Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "query_id": {"type": "string", "description": "`datasource.query` from the list, or none_of_these."},
+            "params": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "value": {"type": "string"}},
+                "required": ["name", "value"],
+                "additionalProperties": false
+            }},
+            "reason": {"type": "string"}
+        },
+        "required": ["query_id", "params", "reason"],
+        "additionalProperties": false
+    })
+}
