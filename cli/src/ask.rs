@@ -4,7 +4,8 @@
 use crate::routing::{build_index, embed_failure_text};
 use crate::Failure;
 use nl2sql_cli::{BlockingTransport, SqliteFile};
-use nl2sql_core::demo::DEMO_DATABASES;
+use nl2sql_core::curated::Curated;
+use nl2sql_core::demo::{DEMO_DATABASES, DEMO_VERIFIED};
 use nl2sql_core::engine::{
     Agent, AnswerMode, AskOptions, Engine, EngineSettings, Event, Events, Parts, Replay,
 };
@@ -289,6 +290,9 @@ fn execute(
     }
     let policies = Policies::demo();
     let clock = Wall(Instant::now());
+    let schemas: Vec<&nl2sql_core::SchemaSnapshot> = index.schemas().iter().collect();
+    let curated = Curated::from_json(DEMO_VERIFIED, &schemas)
+        .map_err(|e| Failure::Runtime(format!("the demo's verified queries: {e}")))?;
     let engine = Engine::new(
         Parts {
             datasources: dbs.iter().map(|d| d as &dyn Datasource).collect(),
@@ -300,7 +304,8 @@ fn execute(
         },
         settings,
     )
-    .combining_with(&nl2sql_cli::MemoryScratch);
+    .combining_with(&nl2sql_cli::MemoryScratch)
+    .with_verified(&curated);
     let engine = match replay {
         Some(r) => engine.replaying(r),
         None => engine.waiting_with(&nl2sql_cli::ThreadSleep),

@@ -952,7 +952,7 @@ fn a_similar_question_asks_the_model_once_and_only_the_routed_datasources_are_se
     let curated = demo_curated(&w);
     let e = engine(&w, "mock").with_verified(&curated);
     let similar = "Which customers have spent the most money with us overall?";
-    let unlike = "Which customers spent the most money on rock music?";
+    let unlike = "How many tracks are in each genre?";
     w.mock.add([
         Fixture::new(
             "verified_query_choice",
@@ -962,7 +962,7 @@ fn a_similar_question_asks_the_model_once_and_only_the_routed_datasources_are_se
         Fixture::new(
             "verified_query_choice",
             unlike,
-            r#"{"query_id": "none_of_these", "params": [], "reason": "a genre filter"}"#,
+            r#"{"query_id": "none_of_these", "params": [], "reason": "a count per genre, not a list"}"#,
         ),
     ]);
     let r = pollster::block_on(e.ask(similar, &AskOptions::default()));
@@ -984,4 +984,37 @@ fn a_similar_question_asks_the_model_once_and_only_the_routed_datasources_are_se
     assert_eq!((m.matched, m.reason.as_str()), (false, "none_of_these"));
     // The run went on to the resolver after the fallback.
     assert!(r.trace.iter().any(|n| n.node == Node::DatasourceResolver));
+}
+
+#[test]
+fn the_refiner_option_turns_a_rejection_into_advice_before_the_retry() {
+    let w = world();
+    let q = "Which tracks run longest, refined?";
+    let bad = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Title"}}]}"#;
+    let good = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Name"}}], "order_by": [{"expr": {"kind": "column", "alias": "t", "column_name": "Milliseconds"}, "direction": "desc"}], "limit": 2}"#;
+    w.mock.add([
+        Fixture::new(
+            "answerability",
+            q,
+            r#"{"datasources": ["chinook"], "reason": "tracks"}"#,
+        ),
+        Fixture::new("plan", q, bad),
+        Fixture::new("text", q, "Track has no Title; select Track.Name instead."),
+        Fixture::new("plan", "select Track.Name instead", good),
+    ]);
+    let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    let agent = Agent::new(provider, "mock");
+    let mut settings = EngineSettings::new(agent.clone());
+    settings.feedback = nl2sql_core::engine::Feedback::Refiner(agent);
+    let r =
+        pollster::block_on(engine_with(&w, &w.transport, settings).ask(q, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert_eq!(r.sub_queries[0].retry_count, 1);
+    assert_eq!(r.sub_queries[0].rows.len(), 2);
+    let refiner: Vec<&nl2sql_core::engine::NodeRecord> =
+        r.trace.iter().filter(|n| n.node == Node::Refiner).collect();
+    assert_eq!(refiner.len(), 1);
+    assert_eq!(refiner[0].llm_calls.len(), 1);
+    // check ∥ plan, refiner, plan: three calls one after another (direct feedback: two).
+    assert_eq!(r.sequential_llm_calls, 3);
 }
