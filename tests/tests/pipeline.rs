@@ -1018,3 +1018,52 @@ fn the_refiner_option_turns_a_rejection_into_advice_before_the_retry() {
     // check ∥ plan, refiner, plan: three calls one after another (direct feedback: two).
     assert_eq!(r.sequential_llm_calls, 3);
 }
+
+#[test]
+fn a_cancel_at_the_matcher_decomposer_or_aggregator_ends_the_run_as_cancelled() {
+    use nl2sql_core::engine::{CancelToken, Event, Events};
+    use std::rc::Rc;
+    let w = world();
+    let curated = demo_curated(&w);
+    for (q, at) in [
+        (
+            "Who are the top 3 customers by total spend?",
+            Node::CuratedMatcher,
+        ),
+        (CROSS_QUESTION, Node::Decomposer),
+        (CROSS_QUESTION, Node::Aggregator),
+    ] {
+        let token = CancelToken::new();
+        let cancel = token.clone();
+        let cancelled_at: Rc<std::cell::Cell<Option<Instant>>> = Rc::default();
+        let mark = Rc::clone(&cancelled_at);
+        let events = Events(Rc::new(move |e: &Event| {
+            if matches!(e, Event::NodeStarted { node, .. } if *node == at) {
+                mark.set(Some(Instant::now()));
+                cancel.cancel();
+            }
+        }));
+        let e = engine(&w, "mock").with_verified(&curated);
+        let options = AskOptions {
+            cancel: Some(token),
+            events: Some(events),
+            ..AskOptions::default()
+        };
+        let r = pollster::block_on(e.ask(q, &options));
+        let after = cancelled_at.get().map(|t| t.elapsed());
+        assert_eq!(
+            r.errors.iter().map(|e| e.error_code).collect::<Vec<_>>(),
+            [ErrorCode::Cancelled],
+            "cancel at {at}"
+        );
+        assert!(
+            r.final_answer.is_none() && r.combined.is_none(),
+            "cancel at {at}"
+        );
+        println!("cancel at {at}: the run ended {after:?} after the cancel");
+        assert!(
+            after.is_some_and(|d| d.as_secs() < 2),
+            "cancel at {at}: {after:?}"
+        );
+    }
+}

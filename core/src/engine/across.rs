@@ -102,6 +102,8 @@ impl Engine<'_> {
             vec![],
         );
         let combined = combined?;
+        // A cancel that came while combining wins: the caller no longer wants the rows.
+        run.check(Node::Aggregator)?;
         result.warnings.extend(combined.warnings);
         let frame = combined.frame;
         run.emit(Event::Rows {
