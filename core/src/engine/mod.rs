@@ -38,7 +38,7 @@ pub use verified::{Candidate, CuratedMatch, MATCH_FLOOR};
 
 use crate::curated::Curated;
 use crate::datasource::Datasource;
-use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
+use crate::error::{ErrorCode, Node, PipelineError, Severity};
 use crate::http::HttpTransport;
 use crate::index::{retrieve, route, Clock, Embedder, Retrieval, SchemaIndex};
 use crate::plan::{plan_json_schema, Plan};
@@ -595,15 +595,7 @@ impl<'a> Engine<'a> {
             run,
             result,
         )
-        .await?;
-        if sub.truncated {
-            result.warnings.push(RunWarning::new(
-                Node::Executor,
-                ErrorCode::ResultTruncated,
-                "The result reached the row cap, so rows may be missing.",
-            ));
-        }
-        Ok(())
+        .await
     }
 
     /// Candidates in order, after the explicit choice, routing and the role check.

@@ -5,7 +5,7 @@
 //! and a fallback is never an error: the run goes on to the generated path.
 
 use super::llm::{structured, Structured};
-use super::{Engine, QueryResult, Run, Status, SubQuery};
+use super::{Engine, QueryResult, Run, SubQuery};
 use crate::curated::{bind, extract, typed, Curated, ParamValue, VerifiedQuery};
 use crate::error::{Node, PipelineError};
 use crate::index::EntryKind;
@@ -193,7 +193,6 @@ impl Engine<'_> {
             result,
         )
         .await?;
-        result.status = Status::Success;
         Ok(true)
     }
 

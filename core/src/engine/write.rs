@@ -7,7 +7,8 @@ use crate::value::Value;
 use serde_json::json;
 
 impl Engine<'_> {
-    /// Writes the answer to `question` from the final rows, and marks the run a success.
+    /// Writes the answer to `question` from the final rows (saying so when the row cap cut
+    /// them), and marks the run a success.
     pub(super) async fn write_answer(
         &self,
         question: &str,
@@ -121,6 +122,13 @@ impl Engine<'_> {
             text,
             written_by: written_by.to_string(),
         });
+        if truncated {
+            result.warnings.push(RunWarning::new(
+                Node::Executor,
+                ErrorCode::ResultTruncated,
+                "The result reached the row cap, so rows may be missing.",
+            ));
+        }
         if truncated {
             result.warnings.push(RunWarning::new(
                 Node::Executor,
