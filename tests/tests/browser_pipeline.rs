@@ -10,12 +10,12 @@ use nl2sql_core::policy::Policies;
 use nl2sql_core::provider::{ApiKey, Provider, Wire};
 use nl2sql_core::{Datasource, Value};
 use nl2sql_tests::pipeline::{
-    cross_fixtures, reference_fixtures, run_reference_pipeline, CROSS_QUESTION,
+    cross_fixtures, reference_fixtures, run_reference_pipeline, Canned, CROSS_QUESTION,
 };
 use nl2sql_tests::routing::demo_index;
 use nl2sql_tests::sqljs::{open_demo, opener, sqljs};
 use nl2sql_tests::{add_mock_fixtures, both, mock_url, sleep};
-use nl2sql_wasm::{FetchTransport, TimeoutSleep};
+use nl2sql_wasm::{FetchTransport, SqlJs, TimeoutSleep};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -28,24 +28,33 @@ impl Clock for PageClock {
     }
 }
 
-#[wasm_bindgen_test]
-async fn the_reference_suite_through_the_whole_pipeline_in_the_browser() {
-    let url = mock_url();
-    let transport = FetchTransport::default();
-    let canned = reference_fixtures();
+/// Gives the mock provider canned `(name, question, answer)` answers.
+async fn add_canned(transport: &FetchTransport, canned: &[Canned]) {
     let fixtures: Vec<(&str, &str, &str)> = canned
         .iter()
         .map(|(n, q, a)| (n.as_str(), q.as_str(), a.as_str()))
         .collect();
-    add_mock_fixtures(&transport, &fixtures).await;
+    add_mock_fixtures(transport, &fixtures).await;
+}
+
+/// The three demo databases on sql.js.
+fn demo_databases(sql: &SqlJs) -> Vec<Box<dyn Datasource>> {
+    ["chinook", "support", "webanalytics"]
+        .iter()
+        .map(|d| Box::new(open_demo(sql, d)) as Box<dyn Datasource>)
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn the_reference_suite_through_the_whole_pipeline_in_the_browser() {
+    let url = mock_url();
+    let transport = FetchTransport::default();
+    add_canned(&transport, &reference_fixtures()).await;
 
     let sql = sqljs().await;
     let embedder = BuiltinEmbedder::default();
     let index = demo_index(&opener(&sql), &embedder).await;
-    let dbs: Vec<Box<dyn Datasource>> = ["chinook", "support", "webanalytics"]
-        .iter()
-        .map(|d| Box::new(open_demo(&sql, d)) as Box<dyn Datasource>)
-        .collect();
+    let dbs = demo_databases(&sql);
     let policies = Policies {
         refusal_names_tables: false,
         ..Policies::demo()
@@ -164,19 +173,11 @@ async fn a_rate_limited_call_waits_with_set_timeout_and_tries_again() {
 async fn a_question_across_two_databases_is_combined_in_a_scratch_sql_js() {
     let url = mock_url();
     let transport = FetchTransport::default();
-    let canned = cross_fixtures();
-    let fixtures: Vec<(&str, &str, &str)> = canned
-        .iter()
-        .map(|(n, q, a)| (n.as_str(), q.as_str(), a.as_str()))
-        .collect();
-    add_mock_fixtures(&transport, &fixtures).await;
+    add_canned(&transport, &cross_fixtures()).await;
     let sql = sqljs().await;
     let embedder = BuiltinEmbedder::default();
     let index = demo_index(&opener(&sql), &embedder).await;
-    let dbs: Vec<Box<dyn Datasource>> = ["chinook", "support", "webanalytics"]
-        .iter()
-        .map(|d| Box::new(open_demo(&sql, d)) as Box<dyn Datasource>)
-        .collect();
+    let dbs = demo_databases(&sql);
     let policies = Policies::demo();
     let scratch = sql.scratch();
     let provider = Provider::new(
