@@ -4,6 +4,7 @@
 //! native command line and in tests. This crate never spawns threads, never blocks, and never
 //! touches the network or the file system.
 
+pub mod config;
 pub mod curated;
 pub mod datasource;
 pub mod demo;
@@ -24,6 +25,7 @@ pub mod scratch;
 pub mod sqlite;
 pub mod validate;
 pub mod value;
+pub mod workspace;
 
 #[cfg(test)]
 mod test_fixtures;

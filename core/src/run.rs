@@ -3,7 +3,7 @@
 
 use crate::datasource::{Datasource, ExecLimits, ResultFrame};
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
-use crate::lower::to_sql;
+use crate::lower::{to_sql, LowerOptions};
 use crate::plan::Plan;
 use crate::policy::Scope;
 use crate::schema::SchemaSnapshot;
@@ -61,25 +61,59 @@ pub async fn run_plan(
     if !run.validation.passed() {
         return run;
     }
-    let sql = match to_sql(plan, schema, datasource.dialect(), &settings.lower) {
+    let sql = match render(plan, schema, datasource.dialect(), &settings.lower) {
         Ok(sql) => sql,
         Err(e) => {
-            // The validator lowered this very plan; reaching here means the datasource's
-            // dialect differs from the schema's.
-            run.errors.push(PipelineError::new(
-                Node::Generator,
-                ErrorCode::InvalidPlanStructure,
-                Severity::Error,
-                e.message,
-            ));
+            run.errors.push(e);
             return run;
         }
     };
-    let cap = usize::try_from(settings.lower.row_cap).unwrap_or(usize::MAX);
-    match datasource.execute(&sql, ExecLimits { max_rows: cap }).await {
+    let executed = execute(&sql, datasource, &settings.lower).await;
+    run.warnings.extend(executed.warnings);
+    match executed.frame {
+        Ok(frame) => run.frame = Some(frame),
+        Err(e) => run.errors.push(e),
+    }
+    run.sql = Some(sql);
+    run
+}
+
+/// The generator's step: a validated plan as SQL for `dialect`.
+pub fn render(
+    plan: &Plan,
+    schema: &SchemaSnapshot,
+    dialect: crate::datasource::Dialect,
+    lower: &LowerOptions,
+) -> Result<String, PipelineError> {
+    // The validator lowered this very plan; failing here means the datasource's dialect
+    // differs from the schema's.
+    to_sql(plan, schema, dialect, lower).map_err(|e| {
+        PipelineError::new(
+            Node::Generator,
+            ErrorCode::InvalidPlanStructure,
+            Severity::Error,
+            e.message,
+        )
+    })
+}
+
+/// What the executor's step gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Executed {
+    /// The rows, or why there are none.
+    pub frame: Result<ResultFrame, PipelineError>,
+    /// RESULT_TRUNCATED when the row cap was reached.
+    pub warnings: Vec<RunWarning>,
+}
+
+/// The executor's step: `sql` run on `datasource` under the row cap.
+pub async fn execute(sql: &str, datasource: &dyn Datasource, lower: &LowerOptions) -> Executed {
+    let cap = usize::try_from(lower.row_cap).unwrap_or(usize::MAX);
+    let mut warnings = Vec::new();
+    let frame = match datasource.execute(sql, ExecLimits { max_rows: cap }).await {
         Ok(frame) => {
             if frame.truncated || frame.row_count() >= cap {
-                run.warnings.push(RunWarning::new(
+                warnings.push(RunWarning::new(
                     Node::Executor,
                     ErrorCode::ResultTruncated,
                     format!(
@@ -87,10 +121,9 @@ pub async fn run_plan(
                     ),
                 ));
             }
-            run.frame = Some(frame);
+            Ok(frame)
         }
-        Err(e) => run.errors.push(execution_error(&e)),
-    }
-    run.sql = Some(sql);
-    run
+        Err(e) => Err(execution_error(&e)),
+    };
+    Executed { frame, warnings }
 }

@@ -136,6 +136,8 @@ fn a_run_reports_its_nodes_calls_usage_and_answer() {
             Node::DatasourceResolver,
             Node::SchemaRetriever,
             Node::AstPlanner,
+            Node::LogicalValidator,
+            Node::Generator,
             Node::Executor,
             Node::AnswerSynthesizer
         ]
@@ -428,6 +430,8 @@ fn a_cancel_at_any_node_ends_the_run_as_cancelled_and_a_timeout_answers_politely
         Node::DatasourceResolver,
         Node::SchemaRetriever,
         Node::AstPlanner,
+        Node::LogicalValidator,
+        Node::Generator,
         Node::Executor,
         Node::AnswerSynthesizer,
     ] {

@@ -460,11 +460,21 @@ impl<'a> Engine<'a> {
             let plan =
                 self.retrieve_and_plan(&first_task, &scope, &planner, &mut calls_plan, &run.budget);
             // A refusal, or a failed check (a provider failure is fatal), ends the run.
-            join::join_unless(check, plan, |(v, _)| {
+            let refused = |(v, _): &(Result<Verdict, PipelineError>, (u64, u64))| {
                 v.as_ref()
                     .map_or(true, |v: &Verdict| v.datasources.is_empty())
-            })
-            .await
+            };
+            if self.settings.speculative_planning {
+                join::join_unless(check, plan, refused).await
+            } else {
+                let verdict = check.await;
+                let across = matches!(&verdict.0, Ok(v) if v.combine && v.datasources.len() > 1);
+                if refused(&verdict) || across {
+                    (verdict, None)
+                } else {
+                    (verdict, Some(plan.await))
+                }
+            }
         };
         let (verdict, check_span) = verdict;
         let verdict_outputs = match &verdict {

@@ -80,6 +80,10 @@ pub struct EngineSettings {
     pub max_cost_usd: Option<f64>,
     /// The whole run's time limit; every model call's timeout is cut to what is left.
     pub timeout_ms: u64,
+    /// Plan the best-routed datasource while the answerability check runs: one model
+    /// round trip less per answered question, but a refused question may have spent a
+    /// planning call. Off: the planner is asked only after the check accepts.
+    pub speculative_planning: bool,
     /// Check results that ran (VALUE_NOT_FOUND, ALL_NULL_COLUMN).
     pub sanity_checks: bool,
     /// Routing.
@@ -108,6 +112,7 @@ impl EngineSettings {
             max_llm_calls: 60,
             max_cost_usd: None,
             timeout_ms: 60_000,
+            speculative_planning: true,
             sanity_checks: true,
             routing: RouteSettings::default(),
             retrieval: RetrieveSettings::default(),

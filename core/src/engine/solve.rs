@@ -11,7 +11,7 @@ use crate::lower::to_sql;
 use crate::plan::Plan;
 use crate::policy::Scope;
 use crate::provider::{Message, Role};
-use crate::run::run_plan;
+use crate::run::{execute, render};
 use crate::schema::SchemaSnapshot;
 use crate::validate::validate;
 use serde_json::json;
@@ -181,58 +181,23 @@ impl Engine<'_> {
                 }
                 v.errors
             } else {
-                run.enter(Node::Executor, attempt)?;
-                let started = run.now();
-                let r = run_plan(&plan, db, schema, scope, &self.settings.validator).await;
-                solved.sub.validation = r.validation.checks.clone();
-                solved.sub.sql = r.sql.clone();
-                let mut errors = r.errors.clone();
-                let mut warnings = r.warnings.clone();
-                if let (true, Some(frame)) = (r.succeeded(), r.frame.as_ref()) {
-                    if let Some(e) = task.part.and_then(|p| width_mismatch(p, frame)) {
-                        errors.push(e);
-                    } else if self.settings.sanity_checks {
-                        self.sanity(
-                            &plan,
-                            schema,
-                            db,
-                            frame,
-                            &mut retried,
-                            &mut errors,
-                            &mut warnings,
-                        )
-                        .await;
-                    }
-                }
-                run.record_in(
-                    sub_id,
-                    Node::Executor,
-                    attempt,
-                    (started, run.now()),
-                    json!({"sql": r.sql, "rows": r.frame.as_ref().map(|f| f.row_count())}),
-                    errors.clone(),
-                    vec![],
-                );
-                let blocked = errors.iter().any(|e| e.severity.is_blocking());
-                if let (false, Some(frame)) = (blocked, r.frame) {
-                    // A part's columns take the names the combination declared for them.
-                    solved.sub.columns = match task.part {
-                        Some(p) => p.columns.clone(),
-                        None => frame.columns,
-                    };
-                    solved.sub.rows = frame.rows;
-                    solved.sub.truncated = frame.truncated;
-                    solved.warnings.extend(warnings);
-                    run.emit(Event::Rows {
-                        sub_query_id: solved.sub.id.clone(),
-                        sql: solved.sub.sql.clone(),
-                        columns: solved.sub.columns.clone(),
-                        preview: solved.sub.rows.iter().take(50).cloned().collect(),
-                        row_count: solved.sub.rows.len(),
-                    });
+                let rejections = self
+                    .check_render_run(
+                        task,
+                        &plan,
+                        db,
+                        schema,
+                        scope,
+                        attempt,
+                        run,
+                        solved,
+                        &mut retried,
+                    )
+                    .await?;
+                if rejections.is_empty() {
                     return Ok(());
                 }
-                errors
+                rejections
             };
             let blocking: Vec<&PipelineError> = rejections
                 .iter()
@@ -352,6 +317,106 @@ impl Engine<'_> {
             .schema(id)
             .ok_or_else(|| missing("in the index"))?;
         Ok((*db, schema))
+    }
+
+    /// One attempt's deterministic steps, each its own node in the trace: the validator's
+    /// checks, the generator's SQL, the executor's rows and sanity checks. Returns the
+    /// rejections (empty when rows are in `solved`).
+    #[allow(clippy::too_many_arguments)]
+    async fn check_render_run(
+        &self,
+        task: &Task<'_>,
+        plan: &Plan,
+        db: &dyn Datasource,
+        schema: &SchemaSnapshot,
+        scope: &Scope<'_>,
+        attempt: u32,
+        run: &Run<'_>,
+        solved: &mut Solved,
+        retried: &mut Retried,
+    ) -> Result<Vec<PipelineError>, PipelineError> {
+        let sub_id = Some(task.id.as_str());
+        run.enter(Node::LogicalValidator, attempt)?;
+        let started = run.now();
+        let v = validate(Some(plan), schema, scope, &self.settings.validator);
+        solved.sub.validation = v.checks.clone();
+        run.record_in(
+            sub_id,
+            Node::LogicalValidator,
+            attempt,
+            (started, run.now()),
+            json!({"checks": v.checks}),
+            v.errors.clone(),
+            vec![],
+        );
+        if !v.passed() {
+            return Ok(v.errors);
+        }
+        run.enter(Node::Generator, attempt)?;
+        let started = run.now();
+        let rendered = render(plan, schema, db.dialect(), &self.settings.validator.lower);
+        run.record_in(
+            sub_id,
+            Node::Generator,
+            attempt,
+            (started, run.now()),
+            json!({"sql": rendered.as_ref().ok(), "dialect": db.dialect()}),
+            rendered.as_ref().err().cloned().into_iter().collect(),
+            vec![],
+        );
+        let sql = match rendered {
+            Ok(sql) => sql,
+            Err(e) => return Ok(vec![e]),
+        };
+        solved.sub.sql = Some(sql.clone());
+        run.enter(Node::Executor, attempt)?;
+        let started = run.now();
+        let executed = execute(&sql, db, &self.settings.validator.lower).await;
+        let mut errors = Vec::new();
+        let mut warnings = v.warnings.clone();
+        warnings.extend(executed.warnings);
+        match &executed.frame {
+            Ok(frame) => {
+                if let Some(e) = task.part.and_then(|p| width_mismatch(p, frame)) {
+                    errors.push(e);
+                } else if self.settings.sanity_checks {
+                    self.sanity(plan, schema, db, frame, retried, &mut errors, &mut warnings)
+                        .await;
+                }
+            }
+            Err(e) => errors.push(e.clone()),
+        }
+        run.record_in(
+            sub_id,
+            Node::Executor,
+            attempt,
+            (started, run.now()),
+            json!({"sql": sql, "rows": executed.frame.as_ref().ok().map(ResultFrame::row_count)}),
+            errors.clone(),
+            vec![],
+        );
+        let blocked = errors.iter().any(|e| e.severity.is_blocking());
+        match executed.frame {
+            Ok(frame) if !blocked => {
+                // A part's columns take the names the combination declared for them.
+                solved.sub.columns = match task.part {
+                    Some(p) => p.columns.clone(),
+                    None => frame.columns,
+                };
+                solved.sub.rows = frame.rows;
+                solved.sub.truncated = frame.truncated;
+                solved.warnings.extend(warnings);
+                run.emit(Event::Rows {
+                    sub_query_id: solved.sub.id.clone(),
+                    sql: solved.sub.sql.clone(),
+                    columns: solved.sub.columns.clone(),
+                    preview: solved.sub.rows.iter().take(50).cloned().collect(),
+                    row_count: solved.sub.rows.len(),
+                });
+                Ok(Vec::new())
+            }
+            _ => Ok(errors),
+        }
     }
 
     /// The sanity checks on a result that ran: an empty result whose filter names a value

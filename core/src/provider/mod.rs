@@ -6,6 +6,7 @@
 pub mod chat;
 mod embeddings;
 mod failure;
+pub mod probe;
 
 pub use chat::{
     ChatAnswer, ChatError, ChatRequest, Message, Output, Role, StructuredMethod, Usage,

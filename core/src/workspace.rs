@@ -1,0 +1,435 @@
+//! A workspace: the datasources a front end offers, read once (schema, text values) and
+//! indexed, with the policy and the verified queries. Every front end (the playground, the
+//! npm package, tests) asks, routes and checks SQL through one.
+//!
+//! A workspace never changes: adding or removing a datasource builds a new one from the
+//! parts already read, so a run that started keeps the catalogue it started with.
+
+use crate::curated::Curated;
+use crate::datasource::Datasource;
+use crate::engine::{Engine, EngineSettings, Parts, Sleep};
+use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
+use crate::http::HttpTransport;
+use crate::import::import_sql;
+use crate::index::{
+    retrieve, route, BuildError, Clock, DatasourceProfile, EmbedError, Embedder, Retrieval,
+    RetrieveSettings, RouteSettings, Routing, SchemaIndex, ValueIndex,
+};
+use crate::plan::Plan;
+use crate::policy::Policies;
+use crate::run::run_plan;
+use crate::schema::SchemaSnapshot;
+use crate::scratch::Scratch;
+use crate::validate::{ValidationCheck, ValidatorSettings};
+use crate::value::Value;
+use serde::Serialize;
+use std::fmt;
+use std::rc::Rc;
+
+/// Distinct text values read per column for value linking.
+pub const VALUE_CAP: usize = 5_000;
+
+/// One datasource, read.
+pub struct Source {
+    /// How routing describes it.
+    pub profile: DatasourceProfile,
+    /// The open database.
+    pub datasource: Rc<dyn Datasource>,
+    /// Its schema as read when it was added.
+    pub schema: SchemaSnapshot,
+    /// Its text columns' distinct values, as [`ValueIndex::read`] returns them.
+    values: Vec<(String, String, Vec<String>)>,
+}
+
+/// Why a workspace could not be built or changed. Each has a stable code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WorkspaceError {
+    /// An id must be a non-empty run of letters, digits, `_` and `-`.
+    InvalidId(String),
+    /// Another datasource already has this id.
+    IdTaken(String),
+    /// No datasource has this id.
+    UnknownId(String),
+    /// The database could not be read (not SQLite, damaged, …).
+    Unreadable(String),
+    /// The database holds no tables to ask about.
+    Empty(String),
+    /// The index could not be built.
+    Index(String),
+}
+
+impl WorkspaceError {
+    /// The stable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            WorkspaceError::InvalidId(_) => "DATASOURCE_ID_INVALID",
+            WorkspaceError::IdTaken(_) => "DATASOURCE_ID_TAKEN",
+            WorkspaceError::UnknownId(_) => "DATASOURCE_NOT_FOUND",
+            WorkspaceError::Unreadable(_) => "DATASOURCE_UNREADABLE",
+            WorkspaceError::Empty(_) => "DATASOURCE_EMPTY",
+            WorkspaceError::Index(_) => "INDEX_BUILD_FAILED",
+        }
+    }
+}
+
+impl fmt::Display for WorkspaceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WorkspaceError::InvalidId(id) => write!(
+                f,
+                "{id:?} cannot name a datasource: use letters, digits, _ and - only"
+            ),
+            WorkspaceError::IdTaken(id) => write!(f, "there is already a datasource {id:?}"),
+            WorkspaceError::UnknownId(id) => write!(f, "there is no datasource {id:?}"),
+            WorkspaceError::Unreadable(why) => f.write_str(why),
+            WorkspaceError::Empty(id) => {
+                write!(f, "{id} has no tables, so there is nothing to ask about")
+            }
+            WorkspaceError::Index(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for WorkspaceError {}
+
+/// The outside world a run needs: HTTP, the clock, and optionally a scratch database (for
+/// questions across datasources) and a way to wait (for backoff).
+#[derive(Clone, Copy)]
+pub struct World<'a> {
+    /// HTTP to the model providers.
+    pub transport: &'a dyn HttpTransport,
+    /// Milliseconds.
+    pub clock: &'a dyn Clock,
+    /// Where sub-results are combined.
+    pub scratch: Option<&'a dyn Scratch>,
+    /// Waits between retries of a rate-limited call.
+    pub sleep: Option<&'a dyn Sleep>,
+}
+
+/// Datasources, read and indexed, with who may read what.
+pub struct Workspace {
+    sources: Vec<Rc<Source>>,
+    index: SchemaIndex,
+    embedder: Rc<dyn Embedder>,
+    policies: Policies,
+    /// Every declared verified query, also of datasources not (or no longer) present.
+    declared: Curated,
+    /// The declared queries of the datasources present, checked against their schemas.
+    curated: Curated,
+}
+
+impl Workspace {
+    /// Reads every datasource (schema, values) and indexes them. Verified queries of
+    /// datasources not given are kept aside until one with that id is added.
+    pub async fn open(
+        datasources: Vec<(DatasourceProfile, Rc<dyn Datasource>)>,
+        policies: Policies,
+        declared: Curated,
+        embedder: Rc<dyn Embedder>,
+    ) -> Result<Workspace, WorkspaceError> {
+        let mut sources = Vec::with_capacity(datasources.len());
+        for (profile, datasource) in datasources {
+            check_id(&profile.id, &sources)?;
+            sources.push(Rc::new(read(profile, datasource).await?));
+        }
+        Workspace::build(sources, policies, declared, embedder).await
+    }
+
+    /// This workspace with one more datasource, read and indexed.
+    pub async fn with_source(
+        &self,
+        profile: DatasourceProfile,
+        datasource: Rc<dyn Datasource>,
+    ) -> Result<Workspace, WorkspaceError> {
+        check_id(&profile.id, &self.sources)?;
+        let mut sources = self.sources.clone();
+        sources.push(Rc::new(read(profile, datasource).await?));
+        self.rebuilt(sources).await
+    }
+
+    /// This workspace without datasource `id`.
+    pub async fn without(&self, id: &str) -> Result<Workspace, WorkspaceError> {
+        if !self.sources.iter().any(|s| s.profile.id == id) {
+            return Err(WorkspaceError::UnknownId(id.to_string()));
+        }
+        let sources = self
+            .sources
+            .iter()
+            .filter(|s| s.profile.id != id)
+            .cloned()
+            .collect();
+        self.rebuilt(sources).await
+    }
+
+    async fn rebuilt(&self, sources: Vec<Rc<Source>>) -> Result<Workspace, WorkspaceError> {
+        Workspace::build(
+            sources,
+            self.policies.clone(),
+            self.declared.clone(),
+            Rc::clone(&self.embedder),
+        )
+        .await
+    }
+
+    async fn build(
+        sources: Vec<Rc<Source>>,
+        policies: Policies,
+        declared: Curated,
+        embedder: Rc<dyn Embedder>,
+    ) -> Result<Workspace, WorkspaceError> {
+        let mut values = ValueIndex::default();
+        for s in &sources {
+            values.add(&s.profile.id, s.values.clone());
+        }
+        let profiles: Vec<(DatasourceProfile, SchemaSnapshot)> = sources
+            .iter()
+            .map(|s| (s.profile.clone(), s.schema.clone()))
+            .collect();
+        let index = SchemaIndex::build(&profiles, values, embedder.as_ref())
+            .await
+            .map_err(|e| WorkspaceError::Index(BuildError::Embed(e).to_string()))?;
+        let present = Curated {
+            datasources: declared
+                .datasources
+                .iter()
+                .filter(|(id, _)| sources.iter().any(|s| &s.profile.id == *id))
+                .map(|(id, queries)| (id.clone(), queries.clone()))
+                .collect(),
+        };
+        let schemas: Vec<&SchemaSnapshot> = sources.iter().map(|s| &s.schema).collect();
+        // Declared queries that no longer fit a present schema are dropped, not fatal: the
+        // engine then plans those questions like any other.
+        let curated = match present.check(&schemas) {
+            Ok(()) => present,
+            Err(_) => Curated::default(),
+        };
+        Ok(Workspace {
+            sources,
+            index,
+            embedder,
+            policies,
+            declared,
+            curated,
+        })
+    }
+
+    /// The datasources, in the order they were added.
+    pub fn sources(&self) -> &[Rc<Source>] {
+        &self.sources
+    }
+
+    /// The datasource `id`.
+    pub fn source(&self, id: &str) -> Option<&Source> {
+        self.sources
+            .iter()
+            .find(|s| s.profile.id == id)
+            .map(Rc::as_ref)
+    }
+
+    /// The index over every datasource.
+    pub fn index(&self) -> &SchemaIndex {
+        &self.index
+    }
+
+    /// Who may read what.
+    pub fn policies(&self) -> &Policies {
+        &self.policies
+    }
+
+    /// Every declared verified query, also of datasources not present.
+    pub fn declared(&self) -> &Curated {
+        &self.declared
+    }
+
+    /// The verified queries in force.
+    pub fn curated(&self) -> &Curated {
+        &self.curated
+    }
+
+    /// An engine over this workspace.
+    pub fn engine<'a>(&'a self, world: World<'a>, settings: EngineSettings) -> Engine<'a> {
+        let engine = Engine::new(
+            Parts {
+                datasources: self.sources.iter().map(|s| s.datasource.as_ref()).collect(),
+                index: &self.index,
+                embedder: self.embedder.as_ref(),
+                policies: &self.policies,
+                transport: world.transport,
+                clock: world.clock,
+            },
+            settings,
+        )
+        .with_verified(&self.curated);
+        let engine = match world.scratch {
+            Some(s) => engine.combining_with(s),
+            None => engine,
+        };
+        match world.sleep {
+            Some(s) => engine.waiting_with(s),
+            None => engine,
+        }
+    }
+
+    /// Ranks the datasources `roles` may reach for `question`, with no model call.
+    pub async fn route(&self, question: &str, roles: &[String]) -> Result<Routing, EmbedError> {
+        let scope = self.policies.scope(roles);
+        route(
+            &self.index,
+            self.embedder.as_ref(),
+            question,
+            &scope,
+            &RouteSettings::default(),
+        )
+        .await
+    }
+
+    /// What the planner would be sent from `datasource` for `question` as `roles`: the
+    /// schema search run even where the whole schema would fit, so it can be inspected.
+    pub async fn retrieve(
+        &self,
+        question: &str,
+        datasource: &str,
+        roles: &[String],
+    ) -> Result<Retrieval, EmbedError> {
+        let scope = self.policies.scope(roles);
+        retrieve(
+            &self.index,
+            self.embedder.as_ref(),
+            datasource,
+            question,
+            &scope,
+            &RetrieveSettings::default(),
+            true,
+        )
+        .await
+    }
+
+    /// SQL mode: `sql` imported as a plan, validated for `roles`, rendered and run on
+    /// `datasource` with exactly the checks a planned query gets.
+    pub async fn sql(
+        &self,
+        datasource: &str,
+        sql: &str,
+        roles: &[String],
+        settings: &ValidatorSettings,
+    ) -> SqlRun {
+        let mut out = SqlRun {
+            datasource: datasource.to_string(),
+            input: sql.to_string(),
+            plan: None,
+            sql: None,
+            checks: Vec::new(),
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            columns: Vec::new(),
+            rows: Vec::new(),
+            truncated: false,
+        };
+        let Some(source) = self.source(datasource) else {
+            out.errors.push(PipelineError::new(
+                Node::SqlImport,
+                ErrorCode::InvalidState,
+                Severity::Error,
+                format!(
+                    "There is no datasource {datasource:?}; the datasources are {}.",
+                    self.ids().join(", ")
+                ),
+            ));
+            return out;
+        };
+        let plan = match import_sql(sql, &source.schema, source.schema.dialect) {
+            Ok(plan) => plan,
+            Err(e) => {
+                out.errors.push(e.for_client());
+                return out;
+            }
+        };
+        let scope = self.policies.scope(roles);
+        let run = run_plan(
+            &plan,
+            source.datasource.as_ref(),
+            &source.schema,
+            &scope,
+            settings,
+        )
+        .await;
+        out.plan = Some(plan);
+        out.sql = run.sql;
+        out.checks = run.validation.checks;
+        out.errors = run.errors.iter().map(PipelineError::for_client).collect();
+        out.warnings = run.warnings;
+        if let Some(frame) = run.frame {
+            out.truncated = frame.truncated;
+            out.columns = frame.columns;
+            out.rows = frame.rows;
+        }
+        out
+    }
+
+    /// The datasource ids, in order.
+    pub fn ids(&self) -> Vec<&str> {
+        self.sources.iter().map(|s| s.profile.id.as_str()).collect()
+    }
+}
+
+/// What SQL mode did with one statement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SqlRun {
+    /// Where it ran.
+    pub datasource: String,
+    /// The SQL as typed.
+    pub input: String,
+    /// The plan it imported as.
+    pub plan: Option<Plan>,
+    /// The SQL the engine rendered from that plan and ran.
+    pub sql: Option<String>,
+    /// The validator's checks.
+    pub checks: Vec<ValidationCheck>,
+    /// Why it was refused or failed.
+    pub errors: Vec<PipelineError>,
+    /// What is worth knowing about the result.
+    pub warnings: Vec<RunWarning>,
+    /// Result columns.
+    pub columns: Vec<String>,
+    /// Result rows, up to the row cap.
+    pub rows: Vec<Vec<Value>>,
+    /// True when the row cap cut the result.
+    pub truncated: bool,
+}
+
+fn check_id(id: &str, sources: &[Rc<Source>]) -> Result<(), WorkspaceError> {
+    let valid = !id.is_empty()
+        && id.len() <= 64
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !valid {
+        return Err(WorkspaceError::InvalidId(id.to_string()));
+    }
+    if sources.iter().any(|s| s.profile.id == id) {
+        return Err(WorkspaceError::IdTaken(id.to_string()));
+    }
+    Ok(())
+}
+
+async fn read(
+    profile: DatasourceProfile,
+    datasource: Rc<dyn Datasource>,
+) -> Result<Source, WorkspaceError> {
+    let unreadable = |e: &dyn fmt::Display| {
+        WorkspaceError::Unreadable(format!("{} could not be read: {e}", profile.id))
+    };
+    let schema = datasource.introspect().await.map_err(|e| unreadable(&e))?;
+    if schema.tables.is_empty() {
+        return Err(WorkspaceError::Empty(profile.id.clone()));
+    }
+    let values = ValueIndex::read(datasource.as_ref(), &schema, VALUE_CAP)
+        .await
+        .map_err(|e| unreadable(&e))?;
+    Ok(Source {
+        profile,
+        datasource,
+        schema,
+        values,
+    })
+}
