@@ -8,7 +8,8 @@
 //!   streamed, structured (tool calls, JSON schema, JSON mode) or text: answers come from
 //!   [`Fixture`]s keyed by the structured output's name and the question (see [`chat`]),
 //!   added with [`MockProvider::add`] or, from a browser, `POST /mock/fixtures` with a list
-//!   of `{name, question, answer}`.
+//!   of `{name, question, answer}`; `POST /mock/received` lists the calls made so far
+//!   (paths and bodies, never headers).
 //!
 //! Faults are chosen by the model's name, which any client can set: `fault-401`,
 //! `fault-403`, `fault-404`, `fault-429-rate`, `fault-429-quota`, `fault-500`, `fault-503`,
@@ -188,6 +189,21 @@ fn answer(stream: &mut TcpStream, path: &str, json: &serde_json::Value, state: &
                 f.extend(added);
             }
             (200, serde_json::json!({ "added": n }).to_string())
+        }
+        // What was asked so far (paths and bodies; never the headers, which hold keys),
+        // for tests that check a call was or was not made.
+        "/mock/received" => {
+            let log = state.received.lock().map(|r| r.clone()).unwrap_or_default();
+            let list: Vec<serde_json::Value> = log
+                .iter()
+                .filter(|r| !r.path.starts_with("/mock/"))
+                .map(|r| {
+                    let body: serde_json::Value =
+                        serde_json::from_str(&r.body).unwrap_or(serde_json::Value::Null);
+                    serde_json::json!({"path": r.path, "body": body})
+                })
+                .collect();
+            (200, serde_json::Value::from(list).to_string())
         }
         "/v1/embeddings" => embeddings::answer(json, model, &state.batches),
         "/v1/chat/completions" | "/v1/messages" => {
