@@ -49,6 +49,16 @@ impl SqlJs {
         Ok(SqlJs { module })
     }
 
+    /// Uses a sql.js module the caller started (`await initSqlJs()`).
+    pub fn from_module(module: JsValue) -> Result<SqlJs, String> {
+        let has_database =
+            Reflect::get(&module, &JsValue::from_str("Database")).is_ok_and(|d| d.is_function());
+        if !has_database {
+            return Err("this is not a started sql.js module (await initSqlJs() first)".into());
+        }
+        Ok(SqlJs { module })
+    }
+
     /// Opens a database from the bytes of a SQLite file, read-only, as datasource `id`.
     pub fn open(
         &self,

@@ -1,0 +1,175 @@
+/** A SQLite database for the engine: its id, what it holds (routing reads this), and the file. */
+export interface DatasourceInput {
+  /** Letters, digits, `_` and `-`. */
+  id: string;
+  /** What it holds, in plain words. */
+  description: string;
+  /** The SQLite file's bytes. */
+  bytes: Uint8Array | ArrayBuffer;
+  /** Questions it answers, to help routing. */
+  examples?: string[];
+}
+
+/** Where model calls go. The key stays in memory; it is never in a result or a trace. */
+export interface ProviderOptions {
+  kind: "openai" | "anthropic" | "compatible";
+  /** The model every node uses unless `models` says otherwise. */
+  model: string;
+  apiKey?: string;
+  /** e.g. `http://localhost:11434/v1` for Ollama; the provider's own when absent. */
+  baseUrl?: string;
+  models?: { resolver?: string; planner?: string; decomposer?: string; answer?: string };
+}
+
+export interface Price { input: number; cached_input: number; cache_write: number; output: number }
+
+/** A run's behaviour and limits. */
+export interface RunSettings {
+  /** `llm` (default): the model writes the answer, streamed; `template`: no model call. */
+  answer?: "llm" | "template";
+  maxLlmCalls?: number;
+  maxCostUsd?: number | null;
+  timeoutMs?: number;
+  retriesMax?: number;
+  rowCap?: number;
+  /** A refiner model turns rejections into advice before the planner retries. */
+  refiner?: boolean;
+  /** USD per million tokens, per model. */
+  prices?: [string, Price][];
+}
+
+/** Who may read what: `datasource.table` glob patterns per role. */
+export interface Policies {
+  default_role?: string;
+  refusal_names_tables?: boolean;
+  roles: Record<string, { description?: string; allow?: string[]; deny?: string[] }>;
+}
+
+export interface EngineOptions {
+  datasources: DatasourceInput[];
+  /** A started sql.js module (`await initSqlJs()`); otherwise the page's global `initSqlJs`. */
+  sqlJs?: unknown;
+  /** Where the global `initSqlJs` finds `sql-wasm.wasm` (default: next to the page). */
+  sqlJsWasmUrl?: string;
+  provider?: ProviderOptions;
+  settings?: RunSettings;
+  /** None: one role, `reader`, that reads everything. */
+  policies?: Policies;
+  /** Verified queries in the curated format, per datasource id. */
+  verifiedQueries?: { datasources: Record<string, unknown[]> };
+}
+
+export interface AskOptions {
+  role?: string | string[];
+  /** Ask this datasource only, with no routing. */
+  datasource?: string;
+  /** Validate and render the SQL, but do not run it. */
+  planOnly?: boolean;
+  /** Hears the run as it goes. */
+  onEvent?: (event: EngineEvent) => void;
+}
+
+export type NodeName =
+  | "sql_import" | "logical_validator" | "generator" | "executor" | "curated_matcher"
+  | "datasource_resolver" | "schema_retriever" | "ast_planner" | "decomposer"
+  | "aggregator" | "refiner" | "answer_synthesizer";
+
+export type Cell = null | number | string | number[];
+
+export type EngineEvent =
+  | { event: "node_started"; node: NodeName; attempt: number }
+  | { event: "node_finished"; node: NodeName; attempt: number; status: string; duration_ms: number }
+  | { event: "llm_call"; node: NodeName; model: string; latency_ms: number }
+  | { event: "rows"; sub_query_id: string; sql: string | null; columns: string[]; preview: Cell[][]; row_count: number }
+  | { event: "answer_delta"; text: string };
+
+export interface PipelineError {
+  node: NodeName;
+  message: string;
+  severity: "INFO" | "WARNING" | "ERROR" | "CRITICAL";
+  /** Stable, e.g. `SECURITY_VIOLATION`, `PROVIDER_AUTH_FAILED`. */
+  error_code: string;
+  provider?: string;
+  provider_response?: string;
+  details?: unknown;
+}
+
+export interface RunWarning { code: string; node: NodeName; message: string; sub_query_id?: string; detail?: unknown }
+
+export interface ValidationCheck { name: string; passed: boolean; message: string }
+
+export interface Usage { input: number | null; cached: number | null; cache_write: number | null; output: number | null }
+
+export interface LlmCall {
+  node: NodeName; model: string; system_hash: string; system: string;
+  messages: { role: "user" | "assistant"; content: string }[];
+  response: string | null; error: string | null; error_code?: string;
+  usage: Usage; latency_ms: number;
+}
+
+export interface NodeRecord {
+  seq: number; node: NodeName; sub_query_id: string | null; attempt: number;
+  status: "ok" | "warning" | "error" | "skipped"; started_ms: number; duration_ms: number;
+  outputs: unknown; errors: PipelineError[]; llm_calls: LlmCall[];
+}
+
+export interface SubQuery {
+  id: string; datasource_id: string; plan: unknown | null; sql: string | null;
+  validation: ValidationCheck[]; columns: string[]; rows: Cell[][]; truncated: boolean;
+  retry_count: number;
+}
+
+export interface UsageTotals {
+  calls: number; input_tokens: number | null; cached_input_tokens: number | null;
+  output_tokens: number | null; cost_usd: number | null;
+}
+
+export interface Routing {
+  ranked: string[];
+  dropped: { id: string; reason: string }[];
+  signals: { name: string; pool: { datasource: string; entry: string; similarity: number }[]; ranking: string[] }[];
+  fused: [string, number][];
+}
+
+export interface Retrieval {
+  datasource: string; tables: string[]; columns: string[];
+  values: { datasource: string; table: string; column: string; value: string; span: string; matched: string; score: number }[];
+  full_snapshot: boolean;
+}
+
+export interface QueryResult {
+  status: "success" | "plan_only" | "error" | "stopped";
+  question: string; roles: string[]; datasource: string | null; plan_only: boolean;
+  sub_queries: SubQuery[];
+  final_answer: { text: string; written_by: string } | null;
+  errors: PipelineError[]; warnings: RunWarning[];
+  usage: UsageTotals; usage_by_node: [NodeName, UsageTotals][];
+  sequential_llm_calls: number;
+  routing: Routing | null; retrieval: Retrieval | null;
+  decomposition: unknown | null;
+  combined: { sql: string; columns: string[]; rows: Cell[][]; truncated: boolean } | null;
+  curated: { matched: boolean; reason: string; choice: string | null; candidates: unknown[]; params: Record<string, unknown>; detail: string | null } | null;
+  source: unknown | null;
+  duration_ms: number;
+  trace: NodeRecord[];
+  replay_divergences: unknown[];
+}
+
+export interface SqlRun {
+  datasource: string; input: string; plan: unknown | null; sql: string | null;
+  checks: ValidationCheck[]; errors: PipelineError[]; warnings: RunWarning[];
+  columns: string[]; rows: Cell[][]; truncated: boolean;
+}
+
+export interface DatasourceInfo { id: string; description: string; schema: SchemaSnapshot }
+
+export interface SchemaSnapshot {
+  datasource_id: string; dialect: string; fingerprint: string; version: string;
+  tables: {
+    name: string; row_count: number;
+    columns: { name: string; declared_type: string; category: string; nullable: boolean; primary_key_position: number | null; stats: unknown }[];
+    foreign_keys: { columns: string[]; referenced_table: string; referenced_columns: string[] }[];
+  }[];
+}
+
+export interface Probe { provider: string; model: string; reply: string }

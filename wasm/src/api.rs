@@ -1,0 +1,366 @@
+//! The npm package's JavaScript API: the `Engine` class over a [`Session`].
+//!
+//! Results cross into JavaScript as their published JSON (the same shape `nl2sql ask
+//! --json` prints and trace files hold), typed by the declarations in `api.d.ts`. Every
+//! method that can fail rejects with an `Error` carrying a stable `code`; `ask` itself
+//! never rejects for anything that happens during the run (those are in the result).
+
+use crate::session::{Ask, DatabaseFile, Session};
+use crate::SqlJs;
+use js_sys::{Array, Function, Promise, Reflect, Uint8Array, JSON};
+use nl2sql_core::config::{engine_settings, ProviderConfig, RunConfig};
+use nl2sql_core::curated::Curated;
+use nl2sql_core::engine::{Event, Events};
+use nl2sql_core::policy::{Pattern, Policies, Role};
+use nl2sql_core::validate::ValidatorSettings;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = include_str!("api.d.ts");
+
+/// The engine over a set of SQLite databases, asking a model provider from the page.
+#[wasm_bindgen(js_name = Engine)]
+pub struct JsEngine {
+    inner: Rc<Inner>,
+}
+
+struct Inner {
+    session: Session,
+    provider: RefCell<ProviderConfig>,
+    run: RefCell<RunConfig>,
+}
+
+#[wasm_bindgen(js_class = Engine)]
+impl JsEngine {
+    /// Opens the databases, reads and indexes them. Rejects with `code` set when a
+    /// database cannot be opened or the options do not read.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Engine>")]
+    pub fn create(
+        #[wasm_bindgen(unchecked_param_type = "EngineOptions")] options: JsValue,
+    ) -> Promise {
+        future_to_promise(async move {
+            let sqljs = start_sqljs(&options).await?;
+            let files = database_files(&field(&options, "datasources"))?;
+            let policies = match from_js::<Policies>(&field(&options, "policies"))? {
+                Some(p) => {
+                    p.validate()
+                        .map_err(|e| error("CONFIG_INVALID", &format!("policies: {e}")))?;
+                    p
+                }
+                None => everyone_reads_everything(),
+            };
+            let curated = from_js::<Curated>(&field(&options, "verifiedQueries"))?;
+            let provider = from_js::<ProviderConfig>(&field(&options, "provider"))?;
+            let run = from_js::<RunConfig>(&field(&options, "settings"))?;
+            let session = Session::open(sqljs, files, policies, curated.unwrap_or_default())
+                .await
+                .map_err(|e| error(e.code(), &e.to_string()))?;
+            Ok(JsEngine {
+                inner: Rc::new(Inner {
+                    session,
+                    provider: RefCell::new(provider.unwrap_or_default()),
+                    run: RefCell::new(run.unwrap_or_default()),
+                }),
+            }
+            .into())
+        })
+    }
+
+    /// Asks `question`. Resolves with the whole result; `onEvent` hears the run as it goes.
+    /// Rejects only when the provider settings cannot be used (`CONFIG_INVALID`).
+    #[wasm_bindgen(unchecked_return_type = "Promise<QueryResult>")]
+    pub fn ask(
+        &self,
+        question: String,
+        #[wasm_bindgen(unchecked_param_type = "AskOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let inner = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let settings = engine_settings(&inner.provider.borrow(), &inner.run.borrow())
+                .map_err(|e| error("CONFIG_INVALID", &e.0))?;
+            let prices = inner.run.borrow().prices.clone();
+            let ask = Ask {
+                roles: roles(&options),
+                datasource: field(&options, "datasource").as_string(),
+                plan_only: field(&options, "planOnly").is_truthy(),
+            };
+            let events = field(&options, "onEvent")
+                .dyn_into::<Function>()
+                .ok()
+                .map(forward_events);
+            let result = inner
+                .session
+                .ask(&question, &ask, settings, prices, events)
+                .await;
+            to_js(&result)
+        })
+    }
+
+    /// Stops every run in flight at once.
+    pub fn cancel(&self) {
+        self.inner.session.cancel();
+    }
+
+    /// Ranks the datasources for `question` (no model call): the routing trace.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Routing>")]
+    pub fn route(
+        &self,
+        question: String,
+        #[wasm_bindgen(unchecked_param_type = "{ role?: string | string[] } | undefined")]
+        options: JsValue,
+    ) -> Promise {
+        let inner = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let routing = inner
+                .session
+                .route(&question, &roles(&options))
+                .await
+                .map_err(|e| error("SCHEMA_RETRIEVAL_FAILED", &e.to_string()))?;
+            to_js(&routing)
+        })
+    }
+
+    /// SQL mode: `sql` imported as a plan, validated for the role, rendered and run.
+    #[wasm_bindgen(unchecked_return_type = "Promise<SqlRun>")]
+    pub fn sql(
+        &self,
+        sql: String,
+        #[wasm_bindgen(
+            unchecked_param_type = "{ datasource?: string; role?: string | string[] } | undefined"
+        )]
+        options: JsValue,
+    ) -> Promise {
+        let inner = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let workspace = inner.session.workspace();
+            let datasource = field(&options, "datasource")
+                .as_string()
+                .or_else(|| workspace.ids().first().map(|s| s.to_string()))
+                .unwrap_or_default();
+            let mut settings = ValidatorSettings::default();
+            settings.lower.row_cap = inner.run.borrow().row_cap;
+            let run = inner
+                .session
+                .sql(&datasource, &sql, &roles(&options), &settings)
+                .await;
+            to_js(&run)
+        })
+    }
+
+    /// The datasources with their schemas, in the order they were added.
+    #[wasm_bindgen(unchecked_return_type = "DatasourceInfo[]")]
+    pub fn datasources(&self) -> Result<JsValue, JsValue> {
+        let workspace = self.inner.session.workspace();
+        let list: Vec<serde_json::Value> = workspace
+            .sources()
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "id": s.profile.id,
+                    "description": s.profile.description,
+                    "schema": s.schema,
+                })
+            })
+            .collect();
+        to_js(&list)
+    }
+
+    /// Opens, reads and indexes one more database; routable as soon as this resolves.
+    #[wasm_bindgen(js_name = addDatasource, unchecked_return_type = "Promise<void>")]
+    pub fn add_datasource(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "DatasourceInput")] input: JsValue,
+    ) -> Promise {
+        let inner = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let file = database_file(&input)?;
+            inner
+                .session
+                .add(file)
+                .await
+                .map_err(|e| error(e.code(), &e.to_string()))?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Removes datasource `id`.
+    #[wasm_bindgen(js_name = removeDatasource, unchecked_return_type = "Promise<void>")]
+    pub fn remove_datasource(&self, id: String) -> Promise {
+        let inner = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            inner
+                .session
+                .remove(&id)
+                .await
+                .map_err(|e| error(e.code(), &e.to_string()))?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Replaces the provider and/or the run settings (each only when given).
+    pub fn configure(
+        &self,
+        #[wasm_bindgen(
+            unchecked_param_type = "{ provider?: ProviderOptions; settings?: RunSettings }"
+        )]
+        options: JsValue,
+    ) -> Result<(), JsValue> {
+        if let Some(p) = from_js::<ProviderConfig>(&field(&options, "provider"))? {
+            *self.inner.provider.borrow_mut() = p;
+        }
+        if let Some(r) = from_js::<RunConfig>(&field(&options, "settings"))? {
+            *self.inner.run.borrow_mut() = r;
+        }
+        Ok(())
+    }
+
+    /// One tiny call to the configured provider and model; rejects with the provider's
+    /// failure code (`PROVIDER_AUTH_FAILED`, …) and its message in plain words.
+    #[wasm_bindgen(js_name = testConnection, unchecked_return_type = "Promise<Probe>")]
+    pub fn test_connection(&self) -> Promise {
+        let inner = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let provider = inner.provider.borrow().clone();
+            provider
+                .check()
+                .map_err(|e| error("CONFIG_INVALID", &e.0))?;
+            match Session::test_connection(&provider).await {
+                Ok(probe) => to_js(&probe),
+                Err(nl2sql_core::provider::ChatError::Provider(f)) => {
+                    Err(error(f.code.as_str(), &f.message))
+                }
+                Err(e) => Err(error("PROVIDER_UNAVAILABLE", &e.to_string())),
+            }
+        })
+    }
+}
+
+/// With no policy given, one role, `reader`, that reads every table.
+fn everyone_reads_everything() -> Policies {
+    let all = Pattern::try_from("*".to_string()).map_or_else(|_| vec![], |p| vec![p]);
+    Policies {
+        default_role: Some("reader".into()),
+        refusal_names_tables: true,
+        roles: BTreeMap::from([(
+            "reader".to_string(),
+            Role {
+                description: "Reads every table.".into(),
+                allow: all,
+                deny: vec![],
+            },
+        )]),
+    }
+}
+
+async fn start_sqljs(options: &JsValue) -> Result<SqlJs, JsValue> {
+    let module = field(options, "sqlJs");
+    if !module.is_undefined() && !module.is_null() {
+        return SqlJs::from_module(module).map_err(|e| error("CONFIG_INVALID", &e));
+    }
+    let url = field(options, "sqlJsWasmUrl")
+        .as_string()
+        .unwrap_or_else(|| "sql-wasm.wasm".into());
+    SqlJs::from_global(&url)
+        .await
+        .map_err(|e| error("CONFIG_INVALID", &format!("sql.js did not start: {e}")))
+}
+
+fn database_files(list: &JsValue) -> Result<Vec<DatabaseFile>, JsValue> {
+    if !Array::is_array(list) {
+        return Err(error(
+            "CONFIG_INVALID",
+            "datasources must be a list of { id, description, bytes }",
+        ));
+    }
+    Array::from(list)
+        .iter()
+        .map(|d| database_file(&d))
+        .collect()
+}
+
+fn database_file(d: &JsValue) -> Result<DatabaseFile, JsValue> {
+    let id = field(d, "id").as_string().unwrap_or_default();
+    let bytes = field(d, "bytes");
+    let bytes = if let Some(buffer) = bytes.dyn_ref::<js_sys::ArrayBuffer>() {
+        Uint8Array::new(buffer).to_vec()
+    } else if let Some(array) = bytes.dyn_ref::<Uint8Array>() {
+        array.to_vec()
+    } else {
+        return Err(error(
+            "CONFIG_INVALID",
+            &format!("datasource {id:?}: bytes must be a Uint8Array or an ArrayBuffer"),
+        ));
+    };
+    let examples = Array::from(&field(d, "examples"))
+        .iter()
+        .filter_map(|q| q.as_string())
+        .collect();
+    Ok(DatabaseFile {
+        description: field(d, "description").as_string().unwrap_or_default(),
+        id,
+        examples,
+        bytes,
+    })
+}
+
+/// `role` as a string or a list of strings; none when absent.
+fn roles(options: &JsValue) -> Vec<String> {
+    let role = field(options, "role");
+    match role.as_string() {
+        Some(r) => vec![r],
+        None => Array::from(&role)
+            .iter()
+            .filter_map(|r| r.as_string())
+            .collect(),
+    }
+}
+
+fn forward_events(callback: Function) -> Events {
+    Events(Rc::new(move |event: &Event| {
+        // A listener that throws must not stop the run.
+        if let Ok(value) = to_js(event) {
+            let _ = callback.call1(&JsValue::NULL, &value);
+        }
+    }))
+}
+
+/// `object[key]`, or `undefined`.
+fn field(object: &JsValue, key: &str) -> JsValue {
+    if object.is_object() {
+        Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
+/// A JSON-shaped JavaScript value read as `T`; `None` when absent.
+fn from_js<T: DeserializeOwned>(value: &JsValue) -> Result<Option<T>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    let text = JSON::stringify(value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| error("CONFIG_INVALID", "the options are not plain data"))?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| error("CONFIG_INVALID", &e.to_string()))
+}
+
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    let text = serde_json::to_string(value).map_err(|e| error("INVALID_STATE", &e.to_string()))?;
+    JSON::parse(&text)
+}
+
+/// An `Error` with a stable `code`.
+fn error(code: &str, message: &str) -> JsValue {
+    let e = js_sys::Error::new(message);
+    let _ = Reflect::set(&e, &JsValue::from_str("code"), &JsValue::from_str(code));
+    e.into()
+}
