@@ -1,58 +1,104 @@
-//! The root component: owns the loaded catalogue and the selected datasource.
+//! The root component: loads the databases, provides the shared state, and shows the
+//! page the person chose.
 
-use crate::catalog::{load_demo_databases, now_ms, LoadedDatasource};
-use crate::components::{DatasourceSwitcher, LoadStatus, SchemaPanel};
+use crate::browser::mark;
+use crate::catalog::{load_demo_databases, now_ms};
+use crate::components::{
+    AskPage, DatasourcesPage, InspectPage, LoadStatus, SettingsPage, SqlPage, TracesPage,
+};
+use crate::state::{AppState, Load, Page};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use std::sync::Arc;
-
-/// The page's state while the databases load, and after.
-pub type Catalog = Option<Arc<Vec<LoadedDatasource>>>;
+use std::rc::Rc;
 
 #[component]
 pub fn App() -> impl IntoView {
-    let (catalog, set_catalog) = signal::<Catalog>(None);
-    let (selected, set_selected) = signal(String::from("chinook"));
+    let state = AppState::new();
+    provide_context(state);
 
     spawn_local(async move {
         let loaded = load_demo_databases().await;
-        mark_ready();
-        set_catalog.set(Some(Arc::new(loaded)));
+        match loaded.session {
+            Ok(session) => {
+                state.session.set_value(Some(Rc::new(session)));
+                state.refresh_sources();
+                state.load.set(Load::Ready {
+                    failures: loaded.failures,
+                });
+                mark("ready-ms", now_ms());
+            }
+            Err(e) => state.load.set(Load::Failed(e)),
+        }
     });
 
-    let current = move || {
-        catalog.get().and_then(|all| {
-            let id = selected.get();
-            all.iter().find(|d| d.demo.id == id).cloned()
-        })
-    };
-
+    let ready = move || matches!(state.load.get(), Load::Ready { .. });
     view! {
         <header class="top">
-            <h1>"nl2sql"</h1>
-            <p class="tagline">"Questions in plain language, answered from your databases — in this page, with nothing installed."</p>
+            <div class="brand">
+                <h1>"nl2sql"</h1>
+                <p class="tagline">"Questions in plain language, answered from your databases — in this page, with nothing installed."</p>
+            </div>
+            <nav class="tabs" aria-label="Pages">
+                {Page::ALL
+                    .into_iter()
+                    .map(|p| view! {
+                        <button
+                            class="tab"
+                            data-page=p.slug()
+                            aria-current=move || (state.page.get() == p).then_some("page")
+                            on:click=move |_| state.page.set(p)
+                        >
+                            {p.label()}
+                        </button>
+                    })
+                    .collect_view()}
+            </nav>
+            <RolePicker />
         </header>
-        <main class="layout" data-ready=move || catalog.get().is_some().to_string()>
-            <LoadStatus catalog=catalog />
-            <aside class="sidebar">
-                <DatasourceSwitcher catalog=catalog selected=selected on_select=set_selected />
-            </aside>
-            <section class="content">
-                {move || current().map(|d| view! { <SchemaPanel datasource=d /> })}
-            </section>
+        <main class="layout" data-ready=move || ready().to_string()>
+            <LoadStatus />
+            {move || match state.page.get() {
+                Page::Ask => view! { <AskPage /> }.into_any(),
+                Page::Sql => view! { <SqlPage /> }.into_any(),
+                Page::Inspect => view! { <InspectPage /> }.into_any(),
+                Page::Datasources => view! { <DatasourcesPage /> }.into_any(),
+                Page::Settings => view! { <SettingsPage /> }.into_any(),
+                Page::Traces => view! { <TracesPage /> }.into_any(),
+            }}
         </main>
     }
 }
 
-/// Records when the page became usable, for the end-to-end timing (milliseconds since
-/// navigation started, as `performance.now()` counts them).
-fn mark_ready() {
-    let now = now_ms();
-    let body = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.body());
-    if let Some(body) = body {
-        // Best effort: a failed attribute write only loses the timing, never the page.
-        let _ = body.set_attribute("data-ready-ms", &format!("{now:.1}"));
+/// The caller's role, for every page: what they may read decides what they are shown.
+#[component]
+fn RolePicker() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let roles = move || {
+        state
+            .session()
+            .map(|s| s.workspace().policies().roles.clone())
+            .unwrap_or_default()
+    };
+    view! {
+        <label class="role">
+            "Role "
+            <select
+                id="role"
+                on:change=move |ev| state.role.set(event_target_value(&ev))
+                prop:value=move || state.role.get()
+            >
+                {move || {
+                    // Re-read when the databases finish loading.
+                    state.load.track();
+                    roles()
+                        .into_iter()
+                        .map(|(name, role)| {
+                            let selected = name == state.role.get_untracked();
+                            view! { <option value=name.clone() title=role.description selected=selected>{name.clone()}</option> }
+                        })
+                        .collect_view()
+                }}
+            </select>
+        </label>
     }
 }

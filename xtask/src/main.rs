@@ -213,7 +213,9 @@ const TEST_STEPS: &[Step] = &[
     Step {
         name: "end-to-end tests on the release build (Playwright)",
         run: |p| {
-            p.command("node", &["--test", "tests/e2e/"])
+            let mock = start_mock()?;
+            p.command("node", &["--test", "--test-concurrency=1", "tests/e2e/"])
+                .env(MOCK_URL_VAR, &mock.base_url())
                 .run("end-to-end tests")
         },
     },

@@ -1,39 +1,132 @@
-use crate::catalog::LoadedDatasource;
+use crate::state::{AppState, SourceInfo};
 use leptos::prelude::*;
 use nl2sql_core::{Column, Table};
+use serde_json::Value as Json;
 
-/// A datasource's description and its tables, each expandable to its columns.
+/// The schema of one datasource (chosen here): tables, columns, types, keys and sample
+/// values; tables the current plan uses are marked, tables the role may not read are
+/// shown as hidden.
 #[component]
-pub fn SchemaPanel(datasource: LoadedDatasource) -> impl IntoView {
-    let introspect_ms = datasource.introspect_ms;
-    let body = match datasource.schema {
-        Ok(schema) => view! {
-            <p class="meta" data-introspect-ms=format!("{introspect_ms:.0}")>
-                {format!(
-                    "{} · schema {} · read in {introspect_ms:.0} ms",
-                    schema.dialect, schema.version
-                )}
-            </p>
-            <ul class="tables">
-                {schema.tables.into_iter().map(|t| view! { <TableItem table=t /> }).collect_view()}
-            </ul>
-        }
-        .into_any(),
-        Err(message) => view! { <p class="error">{message}</p> }.into_any(),
+pub fn SchemaPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let current = move || {
+        let id = state.schema_of.get();
+        state
+            .sources
+            .with(|all| all.iter().find(|s| s.id == id).or(all.first()).cloned())
     };
     view! {
-        <article class="schema" data-datasource=datasource.demo.id>
-            <h2>{datasource.demo.id}</h2>
-            <p class="description">{datasource.demo.description}</p>
-            {body}
+        <section class="schema-panel" aria-label="Schema">
+            <h2>"Schema"</h2>
+            <div class="switcher" role="group" aria-label="Datasources">
+                {move || state.sources.get().into_iter().map(|s| {
+                    let id = s.id.clone();
+                    let id2 = id.clone();
+                    let summary = format!(
+                        "{} tables · {} rows",
+                        s.schema.tables.len(),
+                        s.schema.tables.iter().map(|t| t.row_count).sum::<u64>()
+                    );
+                    view! {
+                        <button type="button" class="datasource" data-id=id.clone()
+                            aria-pressed=move || (current().map(|c| c.id) == Some(id2.clone())).to_string()
+                            on:click=move |_| state.schema_of.set(id.clone())>
+                            <span class="name">{s.id.clone()}</span>
+                            <span class="summary">{summary}</span>
+                        </button>
+                    }
+                }).collect_view()}
+            </div>
+            {move || current().map(|d| view! { <SchemaOf source=d /> })}
+        </section>
+    }
+}
+
+#[component]
+fn SchemaOf(source: SourceInfo) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let id = source.id.clone();
+    let readable = {
+        let id = id.clone();
+        move |table: &str| {
+            let role = state.role.get();
+            state
+                .session()
+                .is_none_or(|s| s.workspace().policies().scope(&[role]).can_read(&id, table))
+        }
+    };
+    let used = {
+        let id = id.clone();
+        move |table: &str| {
+            state.run.with(|r| {
+                r.result.as_ref().is_some_and(|res| {
+                    res["sub_queries"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .any(|q| {
+                            q["datasource_id"] == id.as_str()
+                                && plan_tables(&q["plan"])
+                                    .iter()
+                                    .any(|t| t.eq_ignore_ascii_case(table))
+                        })
+                })
+            })
+        }
+    };
+    let schema = source.schema;
+    view! {
+        <article class="schema" data-datasource=id.clone()>
+            <p class="description">{source.description}</p>
+            <p class="meta">{format!("{} · schema {}", schema.dialect, schema.version)}</p>
+            <ul class="tables">
+                {schema.tables.into_iter().map(|t| {
+                    let name = t.name.clone();
+                    let n2 = name.clone();
+                    let readable = readable.clone();
+                    let used = used.clone();
+                    view! { <TableItem table=t hidden=Signal::derive(move || !readable(&name)) used=Signal::derive(move || used(&n2)) /> }
+                }).collect_view()}
+            </ul>
         </article>
+    }
+}
+
+/// Every table a plan names, nested plans included.
+fn plan_tables(plan: &Json) -> Vec<String> {
+    let mut out = Vec::new();
+    walk(plan, &mut out);
+    out
+}
+
+fn walk(v: &Json, out: &mut Vec<String>) {
+    match v {
+        Json::Object(map) => {
+            for (k, child) in map {
+                if k == "tables" {
+                    for t in child.as_array().into_iter().flatten() {
+                        if let Some(n) = t["name"].as_str() {
+                            out.push(n.to_string());
+                        }
+                    }
+                }
+                if k == "table" {
+                    if let Some(n) = child["name"].as_str().or(child.as_str()) {
+                        out.push(n.to_string());
+                    }
+                }
+                walk(child, out);
+            }
+        }
+        Json::Array(items) => items.iter().for_each(|i| walk(i, out)),
+        _ => {}
     }
 }
 
 /// One table: a summary line that opens to its columns (native `<details>`, so it works
 /// with the keyboard and screen readers as is).
 #[component]
-fn TableItem(table: Table) -> impl IntoView {
+fn TableItem(table: Table, hidden: Signal<bool>, used: Signal<bool>) -> impl IntoView {
     let pk: Vec<String> = table.primary_key().into_iter().map(String::from).collect();
     let references = move |column: &str| {
         table
@@ -55,10 +148,12 @@ fn TableItem(table: Table) -> impl IntoView {
         })
         .collect();
     view! {
-        <li class="table" data-table=table.name.clone()>
+        <li class="table" data-table=table.name.clone() data-hidden=move || hidden.get().to_string() data-used=move || used.get().to_string()>
             <details>
                 <summary>
                     <span class="table-name">{table.name.clone()}</span>
+                    {move || hidden.get().then(|| view! { <span class="badge hidden-badge" title="The chosen role may not read this table">"hidden"</span> })}
+                    {move || used.get().then(|| view! { <span class="badge used-badge" title="The current plan reads this table">"used"</span> })}
                     <span class="row-count" data-rows=table.row_count>{format!("{} rows", table.row_count)}</span>
                 </summary>
                 <table class="columns">

@@ -1,0 +1,177 @@
+//! The Ask page: the question, the options, and the run as it happens.
+
+use super::{AnswerCard, ResultPanels, SchemaPanel, Timeline};
+use crate::browser::mark;
+use crate::catalog::now_ms;
+use crate::guided::GUIDED;
+use crate::run::RunView;
+use crate::state::{AppState, Page};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use nl2sql_core::config::engine_settings;
+use nl2sql_core::engine::{Event, Events};
+use nl2sql_wasm::Ask;
+use std::rc::Rc;
+
+#[component]
+pub fn AskPage() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let question = RwSignal::new(state.run.get_untracked().question);
+    let datasource = RwSignal::new(String::new());
+    let plan_only = RwSignal::new(false);
+    let config_error = RwSignal::new(None::<String>);
+    let running = move || state.run.with(|r| r.running);
+
+    let ask = move || {
+        let q = question.get_untracked().trim().to_string();
+        if q.is_empty() || state.run.with_untracked(|r| r.running) {
+            return;
+        }
+        let Some(session) = state.session() else {
+            return;
+        };
+        let settings = engine_settings(
+            &state.provider.get_untracked(),
+            &state.run_config.get_untracked(),
+        );
+        let settings = match settings {
+            Ok(s) => s,
+            Err(e) => {
+                config_error.set(Some(e.0));
+                return;
+            }
+        };
+        config_error.set(None);
+        let asked = now_ms();
+        mark("ask-ms", asked);
+        state.run.set(RunView::start(&q, asked));
+        let events = Events(Rc::new(move |event: &Event| {
+            let now = now_ms();
+            state.run.update(|r| {
+                if r.first_update_ms.is_none() {
+                    mark("first-update-ms", now);
+                }
+                r.apply(event, now);
+            });
+        }));
+        let request = Ask {
+            roles: vec![state.role.get_untracked()],
+            datasource: Some(datasource.get_untracked()).filter(|d| !d.is_empty()),
+            plan_only: plan_only.get_untracked(),
+        };
+        let prices = state.run_config.get_untracked().prices;
+        spawn_local(async move {
+            let result = session
+                .ask(&q, &request, settings, prices, Some(events))
+                .await;
+            let json = serde_json::to_value(&result).unwrap_or_default();
+            state.run.update(|r| r.finish(json));
+            mark("done-ms", now_ms());
+        });
+    };
+    let cancel = move |_| {
+        if let Some(s) = state.session() {
+            s.cancel();
+        }
+    };
+
+    view! {
+        <div class="ask-page">
+            <section class="ask-main">
+                <NoKeyBanner />
+                <form class="ask" on:submit=move |ev| { ev.prevent_default(); ask(); }>
+                    <label for="question" class="visually-hidden">"Your question"</label>
+                    <textarea
+                        id="question"
+                        rows="2"
+                        placeholder="Ask about the music store, the support desk or the website traffic…"
+                        prop:value=move || question.get()
+                        on:input=move |ev| question.set(event_target_value(&ev))
+                        on:keydown=move |ev| {
+                            if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                                ev.prevent_default();
+                                ask();
+                            }
+                        }
+                    ></textarea>
+                    <div class="ask-options">
+                        <label>
+                            "Datasource "
+                            <select id="datasource" on:change=move |ev| datasource.set(event_target_value(&ev))>
+                                <option value="">"auto (routing)"</option>
+                                {move || state.sources.get().into_iter().map(|s| {
+                                    let id = s.id.clone();
+                                    view! { <option value=id.clone()>{id.clone()}</option> }
+                                }).collect_view()}
+                            </select>
+                        </label>
+                        <label class="check">
+                            <input type="checkbox" id="plan-only" prop:checked=move || plan_only.get()
+                                on:change=move |ev| plan_only.set(event_target_checked(&ev)) />
+                            " Plan only"
+                        </label>
+                        <span class="spacer"></span>
+                        <button type="submit" class="primary" id="ask" disabled=move || running() || !matches!(state.load.get(), crate::state::Load::Ready { .. })>
+                            "Ask"
+                        </button>
+                        <button type="button" id="cancel" disabled=move || !running() on:click=cancel>"Cancel"</button>
+                        <span class="hint">"Ctrl/⌘ + Enter"</span>
+                    </div>
+                    {move || config_error.get().map(|e| view! {
+                        <p class="config-error" role="alert" data-code="CONFIG_INVALID">
+                            {e} " " <a href="#" on:click=move |ev| { ev.prevent_default(); state.page.set(Page::Settings); }>"Open the settings"</a>
+                        </p>
+                    })}
+                </form>
+                <Guided question=question />
+                <AnswerCard />
+                <ResultPanels />
+            </section>
+            <aside class="ask-side">
+                <Timeline />
+                <SchemaPanel />
+            </aside>
+        </div>
+    }
+}
+
+/// Says plainly what works without a key, and how to add one.
+#[component]
+fn NoKeyBanner() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || {
+        (!state.has_provider()).then(|| {
+            view! {
+                <p class="banner" id="no-key">
+                    "No model is set up yet. Browsing schemas, SQL mode, routing and the trace viewer work now; to ask questions, "
+                    <a href="#" on:click=move |ev| { ev.prevent_default(); state.page.set(Page::Settings); }>"paste an OpenAI or Anthropic key"</a>
+                    " or point at a local Ollama (base URL http://localhost:11434/v1). The key stays in this page."
+                </p>
+            }
+        })
+    }
+}
+
+/// Questions to start from; a click puts one in the box.
+#[component]
+fn Guided(question: RwSignal<String>) -> impl IntoView {
+    view! {
+        <details class="guided" open>
+            <summary>"Try a question"</summary>
+            <ul>
+                {GUIDED.iter().map(|(ds, q)| {
+                    let text = q.to_string();
+                    let tag = ds.unwrap_or("across databases");
+                    view! {
+                        <li>
+                            <button type="button" class="guided-question" data-question=text.clone()
+                                on:click=move |_| question.set(text.clone())>
+                                <span class="tag">{tag}</span>" "{*q}
+                            </button>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </details>
+    }
+}

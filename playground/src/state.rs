@@ -1,0 +1,224 @@
+//! The page's state: a few signals shared through context, and where settings are kept.
+//!
+//! The key lives in a signal (memory) only; when the person ticks "remember in this tab" it
+//! is also written to sessionStorage. Nothing ever writes it to localStorage, a URL or a
+//! trace: the other settings go to localStorage as JSON built without it.
+
+use crate::run::RunView;
+use leptos::prelude::*;
+use nl2sql_core::config::{NodeModels, ProviderConfig, ProviderKind, RunConfig};
+use nl2sql_core::SchemaSnapshot;
+use nl2sql_wasm::Session;
+use serde::{Deserialize, Serialize};
+use std::rc::Rc;
+
+/// The pages of the app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Page {
+    Ask,
+    Sql,
+    Inspect,
+    Datasources,
+    Settings,
+    Traces,
+}
+
+impl Page {
+    pub const ALL: [Page; 6] = [
+        Page::Ask,
+        Page::Sql,
+        Page::Inspect,
+        Page::Datasources,
+        Page::Settings,
+        Page::Traces,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Page::Ask => "Ask",
+            Page::Sql => "SQL",
+            Page::Inspect => "Routing",
+            Page::Datasources => "Datasources",
+            Page::Settings => "Settings",
+            Page::Traces => "Traces",
+        }
+    }
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            Page::Ask => "ask",
+            Page::Sql => "sql",
+            Page::Inspect => "inspect",
+            Page::Datasources => "datasources",
+            Page::Settings => "settings",
+            Page::Traces => "traces",
+        }
+    }
+}
+
+/// One datasource as the page lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceInfo {
+    pub id: String,
+    pub description: String,
+    pub schema: SchemaSnapshot,
+    pub demo: bool,
+}
+
+/// Loading the demo databases, then ready (or not).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Load {
+    Loading,
+    /// Ready, with the databases that could not be loaded and why.
+    Ready {
+        failures: Vec<(String, String)>,
+    },
+    /// Nothing can run (sql.js did not start).
+    Failed(String),
+}
+
+/// The signals every component may read; all `Copy` handles.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    pub session: StoredValue<Option<Rc<Session>>, LocalStorage>,
+    pub load: RwSignal<Load>,
+    pub sources: RwSignal<Vec<SourceInfo>>,
+    pub page: RwSignal<Page>,
+    pub role: RwSignal<String>,
+    pub provider: RwSignal<ProviderConfig>,
+    pub run_config: RwSignal<RunConfig>,
+    pub remember_key: RwSignal<bool>,
+    pub run: RwSignal<RunView>,
+    /// The datasource whose schema the side panel shows.
+    pub schema_of: RwSignal<String>,
+}
+
+impl AppState {
+    pub fn new() -> AppState {
+        let saved = Saved::load();
+        let remember = key_from_session().is_some();
+        let provider = ProviderConfig {
+            kind: saved.kind,
+            model: saved.model,
+            api_key: key_from_session().unwrap_or_default(),
+            base_url: saved.base_url,
+            models: saved.models,
+        };
+        AppState {
+            session: StoredValue::new_local(None),
+            load: RwSignal::new(Load::Loading),
+            sources: RwSignal::new(Vec::new()),
+            page: RwSignal::new(Page::Ask),
+            role: RwSignal::new("admin".to_string()),
+            provider: RwSignal::new(provider),
+            run_config: RwSignal::new(saved.run),
+            remember_key: RwSignal::new(remember),
+            run: RwSignal::new(RunView::default()),
+            schema_of: RwSignal::new("chinook".to_string()),
+        }
+    }
+
+    /// The session, once the databases are loaded.
+    pub fn session(&self) -> Option<Rc<Session>> {
+        self.session.with_value(Clone::clone)
+    }
+
+    /// Re-reads the datasource list from the session (after an add or a remove).
+    pub fn refresh_sources(&self) {
+        let Some(session) = self.session() else {
+            return;
+        };
+        let workspace = session.workspace();
+        let list = workspace
+            .sources()
+            .iter()
+            .map(|s| SourceInfo {
+                id: s.profile.id.clone(),
+                description: s.profile.description.clone(),
+                schema: s.schema.clone(),
+                demo: nl2sql_core::demo::demo_database(&s.profile.id).is_some(),
+            })
+            .collect();
+        self.sources.set(list);
+    }
+
+    /// Saves the settings: everything but the key to localStorage, the key to
+    /// sessionStorage only when the person asked for it.
+    pub fn save_settings(&self) {
+        let p = self.provider.get_untracked();
+        let saved = Saved {
+            kind: p.kind,
+            model: p.model.clone(),
+            base_url: p.base_url.clone(),
+            models: p.models.clone(),
+            run: self.run_config.get_untracked(),
+        };
+        if let (Some(store), Ok(text)) = (local_storage(), serde_json::to_string(&saved)) {
+            let _ = store.set_item(SETTINGS_KEY, &text);
+        }
+        if let Some(store) = session_storage() {
+            let _ = if self.remember_key.get_untracked() && !p.api_key.is_empty() {
+                store.set_item(KEY_KEY, &p.api_key)
+            } else {
+                store.remove_item(KEY_KEY)
+            };
+        }
+    }
+
+    /// True when a run could be configured (a key, or an endpoint that needs none).
+    pub fn has_provider(&self) -> bool {
+        self.provider.with(|p| p.check().is_ok())
+    }
+}
+
+const SETTINGS_KEY: &str = "nl2sql.settings";
+const KEY_KEY: &str = "nl2sql.key";
+
+/// The settings that may be kept across visits: no key here, ever.
+#[derive(Serialize, Deserialize)]
+#[serde(default)]
+struct Saved {
+    kind: ProviderKind,
+    model: String,
+    base_url: Option<String>,
+    models: NodeModels,
+    run: RunConfig,
+}
+
+impl Default for Saved {
+    fn default() -> Self {
+        Saved {
+            kind: ProviderKind::OpenAi,
+            model: ProviderKind::OpenAi.default_model().to_string(),
+            base_url: None,
+            models: NodeModels::default(),
+            run: RunConfig {
+                row_cap: 10_000,
+                ..RunConfig::default()
+            },
+        }
+    }
+}
+
+impl Saved {
+    fn load() -> Saved {
+        local_storage()
+            .and_then(|s| s.get_item(SETTINGS_KEY).ok().flatten())
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default()
+    }
+}
+
+fn key_from_session() -> Option<String> {
+    session_storage()
+        .and_then(|s| s.get_item(KEY_KEY).ok().flatten())
+        .filter(|k| !k.is_empty())
+}
+
+fn local_storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+fn session_storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.session_storage().ok().flatten())
+}
