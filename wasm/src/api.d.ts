@@ -69,6 +69,14 @@ export interface AskOptions {
   onEvent?: (event: EngineEvent) => void;
 }
 
+export interface RouteOptions { role?: string | string[] }
+
+export interface SqlOptions {
+  /** The first datasource when absent. */
+  datasource?: string;
+  role?: string | string[];
+}
+
 export type NodeName =
   | "sql_import" | "logical_validator" | "generator" | "executor" | "curated_matcher"
   | "datasource_resolver" | "schema_retriever" | "ast_planner" | "decomposer"

@@ -24,6 +24,17 @@ use wasm_bindgen_futures::future_to_promise;
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("api.d.ts");
 
+// Option arguments typed by the declarations, so TypeScript sees them as optional.
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "AskOptions")]
+    pub type AskOptionsArg;
+    #[wasm_bindgen(typescript_type = "RouteOptions")]
+    pub type RouteOptionsArg;
+    #[wasm_bindgen(typescript_type = "SqlOptions")]
+    pub type SqlOptionsArg;
+}
+
 /// The engine over a set of SQLite databases, asking a model provider from the page.
 #[wasm_bindgen(js_name = Engine)]
 pub struct JsEngine {
@@ -75,11 +86,8 @@ impl JsEngine {
     /// Asks `question`. Resolves with the whole result; `onEvent` hears the run as it goes.
     /// Rejects only when the provider settings cannot be used (`CONFIG_INVALID`).
     #[wasm_bindgen(unchecked_return_type = "Promise<QueryResult>")]
-    pub fn ask(
-        &self,
-        question: String,
-        #[wasm_bindgen(unchecked_param_type = "AskOptions | undefined")] options: JsValue,
-    ) -> Promise {
+    pub fn ask(&self, question: String, options: Option<AskOptionsArg>) -> Promise {
+        let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
         let inner = Rc::clone(&self.inner);
         future_to_promise(async move {
             let settings = engine_settings(&inner.provider.borrow(), &inner.run.borrow())
@@ -109,12 +117,8 @@ impl JsEngine {
 
     /// Ranks the datasources for `question` (no model call): the routing trace.
     #[wasm_bindgen(unchecked_return_type = "Promise<Routing>")]
-    pub fn route(
-        &self,
-        question: String,
-        #[wasm_bindgen(unchecked_param_type = "{ role?: string | string[] } | undefined")]
-        options: JsValue,
-    ) -> Promise {
+    pub fn route(&self, question: String, options: Option<RouteOptionsArg>) -> Promise {
+        let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
         let inner = Rc::clone(&self.inner);
         future_to_promise(async move {
             let routing = inner
@@ -128,14 +132,8 @@ impl JsEngine {
 
     /// SQL mode: `sql` imported as a plan, validated for the role, rendered and run.
     #[wasm_bindgen(unchecked_return_type = "Promise<SqlRun>")]
-    pub fn sql(
-        &self,
-        sql: String,
-        #[wasm_bindgen(
-            unchecked_param_type = "{ datasource?: string; role?: string | string[] } | undefined"
-        )]
-        options: JsValue,
-    ) -> Promise {
+    pub fn sql(&self, sql: String, options: Option<SqlOptionsArg>) -> Promise {
+        let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
         let inner = Rc::clone(&self.inner);
         future_to_promise(async move {
             let workspace = inner.session.workspace();
@@ -297,10 +295,7 @@ fn database_file(d: &JsValue) -> Result<DatabaseFile, JsValue> {
             &format!("datasource {id:?}: bytes must be a Uint8Array or an ArrayBuffer"),
         ));
     };
-    let examples = Array::from(&field(d, "examples"))
-        .iter()
-        .filter_map(|q| q.as_string())
-        .collect();
+    let examples = strings(&field(d, "examples"));
     Ok(DatabaseFile {
         description: field(d, "description").as_string().unwrap_or_default(),
         id,
@@ -314,11 +309,20 @@ fn roles(options: &JsValue) -> Vec<String> {
     let role = field(options, "role");
     match role.as_string() {
         Some(r) => vec![r],
-        None => Array::from(&role)
-            .iter()
-            .filter_map(|r| r.as_string())
-            .collect(),
+        None => strings(&role),
     }
+}
+
+/// The strings of a JavaScript array; none for anything else (`Array.from` throws on
+/// `undefined`, so it is never called on what is not an array).
+fn strings(list: &JsValue) -> Vec<String> {
+    if !Array::is_array(list) {
+        return Vec::new();
+    }
+    Array::from(list)
+        .iter()
+        .filter_map(|s| s.as_string())
+        .collect()
 }
 
 fn forward_events(callback: Function) -> Events {

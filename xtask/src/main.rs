@@ -6,10 +6,12 @@
 //! - `test`   set-up, then every check CI runs: fmt, clippy, native tests, browser tests,
 //!   a release build and the end-to-end tests against it
 //! - `dist`   set-up, then a release `dist/` and its sizes
+//! - `npm`    set-up, then the npm package in `pkg/` and its sizes
 //! - `bench`  set-up, then the benchmarks, natively (criterion) and in headless Chromium
 //! - `mock`   the mock model provider in the foreground, for trying a client against it
 
 mod data;
+mod npm;
 mod run;
 mod setup;
 mod sizes;
@@ -19,7 +21,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <setup | data | serve [--release] | test | dist | bench | mock>";
+    "usage: cargo xtask <setup | data | serve [--release] | test | dist | npm | bench | mock>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
         Some("serve") => serve(&project, args.iter().any(|a| a == "--release")),
         Some("test") => test(&project),
         Some("dist") => setup::ensure(&project).and_then(|()| dist(&project)),
+        Some("npm") => setup::ensure(&project).and_then(|()| npm::build(&project)),
         Some("bench") => setup::ensure(&project).and_then(|()| bench(&project)),
         Some("mock") => mock(),
         _ => Err(Failure(USAGE.to_string())),
@@ -130,7 +133,7 @@ fn dist(project: &Project) -> Result<(), Failure> {
     project
         .command("trunk", &["build", "index.html", "--release"])
         .run("trunk build --release")?;
-    sizes::report(&project.root.join("dist"))
+    sizes::report(&project.root.join("dist"), "dist/")
 }
 
 /// One step of `cargo xtask test`.
@@ -211,7 +214,11 @@ const TEST_STEPS: &[Step] = &[
         run: dist,
     },
     Step {
-        name: "end-to-end tests on the release build (Playwright)",
+        name: "npm package (cargo xtask npm)",
+        run: npm::build,
+    },
+    Step {
+        name: "end-to-end tests on the release build and the npm package (Playwright)",
         run: |p| {
             let mock = start_mock()?;
             p.command("node", &["--test", "--test-concurrency=1", "tests/e2e/"])

@@ -1,17 +1,21 @@
-//! Prints what a visitor downloads: each asset of `dist/` raw, gzip -9 and brotli q11.
+//! Prints what a visitor (or a package user) downloads: each file of `dist/` or `pkg/` raw,
+//! gzip -9 and brotli q11.
 
 use crate::run::Failure;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-pub fn report(dist: &Path) -> Result<(), Failure> {
+pub fn report(dist: &Path, label: &str) -> Result<(), Failure> {
     let mut files = Vec::new();
     collect(dist, &mut files)?;
     files.sort();
     println!(
         "\n{:<44} {:>11} {:>11} {:>11}",
-        "dist/ file", "raw", "gzip -9", "brotli 11"
+        format!("{label} file"),
+        "raw",
+        "gzip -9",
+        "brotli 11"
     );
     let mut totals = [0usize; 3];
     for path in files {
@@ -37,7 +41,7 @@ pub fn report(dist: &Path) -> Result<(), Failure> {
     }
     println!(
         "{:<44} {:>11} {:>11} {:>11}",
-        "total (first load)", totals[0], totals[1], totals[2]
+        "total", totals[0], totals[1], totals[2]
     );
     Ok(())
 }

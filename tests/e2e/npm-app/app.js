@@ -1,0 +1,54 @@
+// A small web app using the nl2sql npm package: open a SQLite file, ask a question,
+// show the answer, the SQL and the rows as they arrive. The model provider's address
+// comes from the page's URL (`?mock=`), so the tests can point it at their mock.
+import init, { Engine } from "nl2sql";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+
+async function main() {
+  await init();
+  const SQL = await initSqlJs({ locateFile: (file) => `node_modules/sql.js/dist/${file}` });
+  const bytes = new Uint8Array(await (await fetch("chinook.sqlite")).arrayBuffer());
+  const engine = await Engine.create({
+    sqlJs: SQL,
+    datasources: [{ id: "chinook", description: "A music store: artists, albums, tracks and genres, customers and invoices.", bytes }],
+    provider: { kind: "compatible", model: "mock-model", baseUrl: params.get("mock"), apiKey: "sk-example-0123456789abcdef" },
+    settings: { answer: "llm" },
+  });
+
+  const events = [];
+  const result = await engine.ask(params.get("q") ?? "Which genres have the most tracks?", {
+    onEvent(e) {
+      events.push(e.event);
+      if (e.event === "rows") $("status").textContent = `${e.row_count} rows, writing the answer…`;
+      if (e.event === "answer_delta") $("answer").textContent += e.text;
+    },
+  });
+  const part = result.sub_queries[0];
+  $("sql").textContent = part?.sql ?? "";
+  for (const row of part?.rows ?? []) {
+    const tr = $("rows").insertRow();
+    for (const cell of row) tr.insertCell().textContent = String(cell);
+  }
+  $("events").textContent = [...new Set(events)].join(" ");
+
+  const routing = await engine.route("How many invoices were there?");
+  const refused = await engine.sql("DELETE FROM Track");
+  const counted = await engine.sql("SELECT COUNT(*) AS albums FROM Album");
+  window.exampleOutcome = {
+    status: result.status,
+    errors: result.errors.map((e) => e.error_code),
+    routed: routing.ranked,
+    refused: refused.errors.map((e) => e.error_code),
+    albums: counted.rows[0]?.[0],
+    datasources: engine.datasources().map((d) => d.id),
+  };
+  $("status").textContent = `Done: ${result.status}`;
+  document.body.dataset.done = "true";
+}
+
+main().catch((e) => {
+  $("status").textContent = `${e.code ?? "ERROR"}: ${e.message}`;
+  document.body.dataset.done = "error";
+});

@@ -1,0 +1,73 @@
+//! `cargo xtask npm`: the npm package in `pkg/`, built from the `wasm` crate: an ES module
+//! (`wasm-bindgen --target web`), the optimised `.wasm`, TypeScript declarations,
+//! `package.json` and the README (both kept in `wasm/npm/`).
+
+use crate::run::{Failure, Project};
+use std::fs;
+
+pub fn build(project: &Project) -> Result<(), Failure> {
+    project
+        .cargo(&[
+            "build",
+            "-p",
+            "nl2sql-wasm",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--release",
+        ])
+        .run("cargo build of the wasm crate")?;
+    let pkg = project.root.join("pkg");
+    if pkg.exists() {
+        fs::remove_dir_all(&pkg).map_err(|e| Failure(format!("cannot clear pkg/: {e}")))?;
+    }
+    let wasm = project
+        .root
+        .join("target/wasm32-unknown-unknown/release/nl2sql_wasm.wasm");
+    let (wasm, pkg_dir) = (wasm.display().to_string(), pkg.display().to_string());
+    project
+        .command(
+            "wasm-bindgen",
+            &[
+                "--target",
+                "web",
+                "--out-dir",
+                &pkg_dir,
+                "--out-name",
+                "nl2sql",
+                &wasm,
+            ],
+        )
+        .run("wasm-bindgen")?;
+    let module = pkg.join("nl2sql_bg.wasm").display().to_string();
+    project
+        .command(
+            "wasm-opt",
+            &[
+                "-Oz",
+                // What rustc emits for wasm32 by default, and every current browser runs.
+                "--enable-bulk-memory",
+                "--enable-nontrapping-float-to-int",
+                "--enable-sign-ext",
+                "--enable-mutable-globals",
+                "--enable-reference-types",
+                "--enable-multivalue",
+                "-o",
+                &module,
+                &module,
+            ],
+        )
+        .run("wasm-opt")?;
+    let manifest = fs::read_to_string(project.root.join("wasm/npm/package.json"))
+        .map_err(|e| Failure(format!("wasm/npm/package.json: {e}")))?
+        .replace("WORKSPACE_VERSION", env!("CARGO_PKG_VERSION"));
+    fs::write(pkg.join("package.json"), manifest)
+        .map_err(|e| Failure(format!("pkg/package.json: {e}")))?;
+    fs::copy(
+        project.root.join("wasm/npm/README.md"),
+        pkg.join("README.md"),
+    )
+    .map_err(|e| Failure(format!("pkg/README.md: {e}")))?;
+    // wasm-bindgen's own ignore file would keep everything out of `npm pack`.
+    let _ = fs::remove_file(pkg.join(".gitignore"));
+    crate::sizes::report(&pkg, "pkg/")
+}
