@@ -1,6 +1,7 @@
 //! `nl2sql`: the native command line.
 
 mod ask;
+mod catalogue;
 mod eval;
 mod query;
 mod routing;
@@ -23,6 +24,7 @@ usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON
                        [--trace FILE] [--json]
                        [--data DIR] \"question\"
        nl2sql replay   [--json] [--data DIR] FILE
+       nl2sql catalogue [--data DIR] [--out FILE]
        nl2sql eval     --suite FILE --mode plans|retrieval|full [--max-cost USD] [--role R]
                        [--provider P] [--model M] [--base-url URL] [--out DIR]
                        [--note TEXT] [--json] [--data DIR]
@@ -63,6 +65,8 @@ usage: nl2sql plan   [OPTIONS] FILE|-      validate, render and run a plan (JSON
              Saves one JSON record under --out (default benchmarks/<mode>/<suite>/, never
              overwritten); --json prints it, metrics.accuracy being execution accuracy.
 
+  catalogue  the demo databases read ahead (schema, statistics, text values, each file's
+             SHA-256) as JSON, for the playground to load instead of reading them in the page
   schema   print a datasource's tables, columns, keys and statistics
     --datasource        a demo database: chinook (default), support or webanalytics
     --file              any SQLite file instead, opened read-only (its id is the file stem)
@@ -111,6 +115,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
         "ask" => ask::run(rest),
         "replay" => ask::replay(rest),
         "eval" => eval::run(rest),
+        "catalogue" => catalogue::run(rest),
         "--help" | "-h" | "help" => {
             println!("{USAGE}");
             Ok(())

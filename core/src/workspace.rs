@@ -22,12 +22,75 @@ use crate::schema::SchemaSnapshot;
 use crate::scratch::Scratch;
 use crate::validate::{ValidationCheck, ValidatorSettings};
 use crate::value::Value;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::rc::Rc;
 
 /// Distinct text values read per column for value linking.
 pub const VALUE_CAP: usize = 5_000;
+
+/// What reading a datasource gives: its schema (with statistics) and its text columns'
+/// distinct values. Reading is most of the time a page takes to get ready, so it can be
+/// done ahead of time and shipped as a [`Catalogue`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadSource {
+    /// The schema as introspected.
+    pub schema: SchemaSnapshot,
+    /// `(table, column, values)` for every text column, as [`ValueIndex::read`] gives them.
+    pub values: Vec<(String, String, Vec<String>)>,
+}
+
+/// The format of [`Catalogue`]; a catalogue of another format is ignored.
+pub const CATALOGUE_FORMAT: u32 = 1;
+
+/// Datasources read ahead of time (`nl2sql catalogue`), each tied to the SHA-256 of the
+/// exact file it was read from, so a page uses an entry only for those very bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Catalogue {
+    /// [`CATALOGUE_FORMAT`] when written.
+    pub format: u32,
+    /// Per datasource id.
+    pub sources: std::collections::BTreeMap<String, CatalogueEntry>,
+}
+
+/// One datasource read ahead of time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CatalogueEntry {
+    /// Lower-case hex SHA-256 of the database file.
+    pub sha256: String,
+    /// What reading it gave.
+    pub read: ReadSource,
+}
+
+impl Catalogue {
+    /// What reading `id` gave, when this catalogue has it for a file with `sha256`.
+    pub fn lookup(&self, id: &str, sha256: &str) -> Option<&ReadSource> {
+        if self.format != CATALOGUE_FORMAT {
+            return None;
+        }
+        self.sources
+            .get(id)
+            .filter(|e| e.sha256.eq_ignore_ascii_case(sha256))
+            .map(|e| &e.read)
+    }
+}
+
+/// Reads a datasource: schema, statistics and text values. Refuses one with no tables.
+pub async fn read_source(
+    id: &str,
+    datasource: &dyn Datasource,
+) -> Result<ReadSource, WorkspaceError> {
+    let unreadable =
+        |e: &dyn fmt::Display| WorkspaceError::Unreadable(format!("{id} could not be read: {e}"));
+    let schema = datasource.introspect().await.map_err(|e| unreadable(&e))?;
+    if schema.tables.is_empty() {
+        return Err(WorkspaceError::Empty(id.to_string()));
+    }
+    let values = ValueIndex::read(datasource, &schema, VALUE_CAP)
+        .await
+        .map_err(|e| unreadable(&e))?;
+    Ok(ReadSource { schema, values })
+}
 
 /// One datasource, read.
 pub struct Source {
@@ -119,31 +182,28 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// Reads every datasource (schema, values) and indexes them. Verified queries of
-    /// datasources not given are kept aside until one with that id is added.
+    /// Reads every datasource (schema, values; unless read ahead) and indexes them.
+    /// Verified queries of datasources not given are kept aside until one with that id is
+    /// added.
     pub async fn open(
-        datasources: Vec<(DatasourceProfile, Rc<dyn Datasource>)>,
+        datasources: Vec<Opening>,
         policies: Policies,
         declared: Curated,
         embedder: Rc<dyn Embedder>,
     ) -> Result<Workspace, WorkspaceError> {
         let mut sources = Vec::with_capacity(datasources.len());
-        for (profile, datasource) in datasources {
-            check_id(&profile.id, &sources)?;
-            sources.push(Rc::new(read(profile, datasource).await?));
+        for opening in datasources {
+            check_id(&opening.profile.id, &sources)?;
+            sources.push(Rc::new(opening.read().await?));
         }
         Workspace::build(sources, policies, declared, embedder).await
     }
 
     /// This workspace with one more datasource, read and indexed.
-    pub async fn with_source(
-        &self,
-        profile: DatasourceProfile,
-        datasource: Rc<dyn Datasource>,
-    ) -> Result<Workspace, WorkspaceError> {
-        check_id(&profile.id, &self.sources)?;
+    pub async fn with_source(&self, opening: Opening) -> Result<Workspace, WorkspaceError> {
+        check_id(&opening.profile.id, &self.sources)?;
         let mut sources = self.sources.clone();
-        sources.push(Rc::new(read(profile, datasource).await?));
+        sources.push(Rc::new(opening.read().await?));
         self.rebuilt(sources).await
     }
 
@@ -412,24 +472,29 @@ fn check_id(id: &str, sources: &[Rc<Source>]) -> Result<(), WorkspaceError> {
     Ok(())
 }
 
-async fn read(
-    profile: DatasourceProfile,
-    datasource: Rc<dyn Datasource>,
-) -> Result<Source, WorkspaceError> {
-    let unreadable = |e: &dyn fmt::Display| {
-        WorkspaceError::Unreadable(format!("{} could not be read: {e}", profile.id))
-    };
-    let schema = datasource.introspect().await.map_err(|e| unreadable(&e))?;
-    if schema.tables.is_empty() {
-        return Err(WorkspaceError::Empty(profile.id.clone()));
+/// A datasource to add: how routing describes it, the open database, and what reading it
+/// gave when that was done ahead of time.
+pub struct Opening {
+    /// How routing describes it.
+    pub profile: DatasourceProfile,
+    /// The open database.
+    pub datasource: Rc<dyn Datasource>,
+    /// Its schema and values, read ahead (checked by the caller to belong to these bytes);
+    /// `None`: read now.
+    pub read_ahead: Option<ReadSource>,
+}
+
+impl Opening {
+    async fn read(self) -> Result<Source, WorkspaceError> {
+        let read = match self.read_ahead {
+            Some(read) => read,
+            None => read_source(&self.profile.id, self.datasource.as_ref()).await?,
+        };
+        Ok(Source {
+            profile: self.profile,
+            datasource: self.datasource,
+            schema: read.schema,
+            values: read.values,
+        })
     }
-    let values = ValueIndex::read(datasource.as_ref(), &schema, VALUE_CAP)
-        .await
-        .map_err(|e| unreadable(&e))?;
-    Ok(Source {
-        profile,
-        datasource,
-        schema,
-        values,
-    })
 }

@@ -20,6 +20,7 @@ pub fn App() -> impl IntoView {
         let loaded = load_demo_databases().await;
         match loaded.session {
             Ok(session) => {
+                mark("session-ms", now_ms());
                 state.session.set_value(Some(Rc::new(session)));
                 state.refresh_sources();
                 state.load.set(Load::Ready {

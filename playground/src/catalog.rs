@@ -1,8 +1,11 @@
 //! Loading the demo databases into the page: start sql.js and fetch every file at once,
-//! then open, read and index them in one session. Nothing here touches the UI.
+//! then open, read (or take what `nl2sql catalogue` read ahead for these exact bytes) and
+//! index them in one session. Nothing here touches the UI.
 
+use crate::browser::mark;
 use js_sys::{Promise, Uint8Array};
 use nl2sql_core::demo::{DemoDatabase, DEMO_DATABASES};
+use nl2sql_core::workspace::Catalogue;
 use nl2sql_wasm::{js_message, Session, SqlJs};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -17,21 +20,37 @@ pub struct Loaded {
     pub failures: Vec<(String, String)>,
 }
 
+/// The demo databases read ahead of time (`nl2sql catalogue`), copied next to them.
+const CATALOGUE_URL: &str = "data/demo-catalogue.json";
+
 /// Loads every demo database. One file failing leaves the others usable.
 pub async fn load_demo_databases() -> Loaded {
     // Start every download before awaiting any, so they overlap with sql.js starting up.
+    let catalogue = start_fetch(CATALOGUE_URL);
     let downloads: Vec<(DemoDatabase, Result<Promise, String>)> = DEMO_DATABASES
         .iter()
         .map(|demo| (*demo, start_fetch(&format!("data/{}", demo.file))))
         .collect();
     let sqljs = match SqlJs::from_global(SQLJS_WASM_URL).await {
-        Ok(s) => s,
+        Ok(s) => {
+            mark("sqljs-ms", now_ms());
+            s
+        }
         Err(e) => {
             return Loaded {
                 session: Err(format!("sql.js did not start: {e}")),
                 failures: vec![],
             }
         }
+    };
+    // Without a catalogue (or for a file it was not made from) the page reads the
+    // database itself: slower, never wrong.
+    let catalogue: Option<Catalogue> = match catalogue {
+        Ok(request) => finish_fetch(request, CATALOGUE_URL)
+            .await
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok()),
+        Err(_) => None,
     };
     let mut files = Vec::new();
     let mut failures = Vec::new();
@@ -41,10 +60,17 @@ pub async fn load_demo_databases() -> Loaded {
             Err(e) => Err(e),
         };
         match bytes {
-            Ok(bytes) => files.push((demo, bytes)),
+            Ok(bytes) => {
+                let read_ahead = match (&catalogue, sha256_hex(&bytes).await) {
+                    (Some(c), Some(sha)) => c.lookup(demo.id, &sha).cloned(),
+                    _ => None,
+                };
+                files.push((demo, bytes, read_ahead));
+            }
             Err(e) => failures.push((demo.id.to_string(), e)),
         }
     }
+    mark("downloaded-ms", now_ms());
     let session = Session::demo(sqljs, files)
         .await
         .map_err(|e| format!("{} ({})", e, e.code()));
@@ -85,6 +111,19 @@ async fn finish_fetch(request: Promise, file: &str) -> Result<Vec<u8>, String> {
         .await
         .map_err(|e| format!("reading {file} failed: {}", js_message(e)))?;
     Ok(Uint8Array::new(&buffer).to_vec())
+}
+
+/// The file's SHA-256 as lower-case hex, from the browser's own crypto (absent outside a
+/// secure context, where the caller reads the database instead).
+async fn sha256_hex(bytes: &[u8]) -> Option<String> {
+    let subtle = web_sys::window()?.crypto().ok()?.subtle();
+    let data = Uint8Array::from(bytes);
+    let digest = subtle
+        .digest_with_str_and_buffer_source("SHA-256", &data)
+        .ok()?;
+    let digest = JsFuture::from(digest).await.ok()?;
+    let digest = Uint8Array::new(&digest).to_vec();
+    Some(digest.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// The bytes of a file the person picked or dropped.

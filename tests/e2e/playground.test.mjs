@@ -43,8 +43,12 @@ async function tablesShown(page) {
 test("the playground loads the three demo databases and shows Chinook's tables", async () => {
   const { server, page, problems } = await openPlayground("/");
   try {
-    const readyMs = Number(await page.locator("body").getAttribute("data-ready-ms"));
-    console.log(`time from navigation to ready (three databases loaded, read and indexed): ${readyMs.toFixed(0)} ms`);
+    const at = async (name) => Number(await page.locator("body").getAttribute(`data-${name}-ms`)).toFixed(0);
+    console.log(
+      `time from navigation to ready (three databases loaded, read and indexed): ${await at("ready")} ms ` +
+        `(sql.js started ${await at("sqljs")}, files downloaded and hashed ${await at("downloaded")}, ` +
+        `session open ${await at("session")})`,
+    );
 
     const buttons = await page.locator("button.datasource").evaluateAll((bs) =>
       bs.map((b) => [b.dataset.id, b.querySelector(".summary").textContent]),

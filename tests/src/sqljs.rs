@@ -14,6 +14,8 @@ pub const CHINOOK: &[u8] = include_bytes!("../../data/chinook.sqlite");
 pub const SUPPORT: &[u8] = include_bytes!("../../data/support.sqlite");
 /// Ditto.
 pub const WEBANALYTICS: &[u8] = include_bytes!("../../data/webanalytics.sqlite");
+/// The three read ahead natively (`nl2sql catalogue`, made by `cargo xtask setup`).
+pub const CATALOGUE: &str = include_str!("../../data/demo-catalogue.json");
 
 /// Starts sql.js.
 pub async fn sqljs() -> SqlJs {

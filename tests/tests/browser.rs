@@ -83,3 +83,40 @@ mod below_the_guard {
         assert!(ok.is_ok(), "a trailing comment is not a statement");
     }
 }
+
+/// The playground takes the demo databases' schema, statistics and values from the
+/// catalogue `nl2sql catalogue` read natively (rusqlite); that must be exactly what the
+/// page would read itself on sql.js.
+#[wasm_bindgen_test]
+async fn the_catalogue_read_ahead_natively_equals_what_sqljs_reads() {
+    use nl2sql_core::workspace::{read_source, Catalogue, CATALOGUE_FORMAT};
+    let sql = sqljs().await;
+    let catalogue: Catalogue = match serde_json::from_str(nl2sql_tests::sqljs::CATALOGUE) {
+        Ok(c) => c,
+        Err(e) => panic!("data/demo-catalogue.json does not read: {e}"),
+    };
+    assert_eq!(catalogue.format, CATALOGUE_FORMAT);
+    for id in ["chinook", "support", "webanalytics"] {
+        let db = nl2sql_tests::sqljs::open_demo(&sql, id);
+        let read = match read_source(id, &db).await {
+            Ok(r) => r,
+            Err(e) => panic!("{id}: {e}"),
+        };
+        let Some(entry) = catalogue.sources.get(id) else {
+            panic!("the catalogue lacks {id}");
+        };
+        // Column by column first, so a difference names its place.
+        for (ahead, here) in entry.read.schema.tables.iter().zip(&read.schema.tables) {
+            for (a, h) in ahead.columns.iter().zip(&here.columns) {
+                assert_eq!(a, h, "{id}.{}.{}", ahead.name, a.name);
+            }
+        }
+        for (a, h) in entry.read.values.iter().zip(&read.values) {
+            assert_eq!(a, h, "{id}: values of {}.{}", a.0, a.1);
+        }
+        assert_eq!(
+            entry.read, read,
+            "{id}: the catalogue differs from sql.js's read"
+        );
+    }
+}

@@ -1,8 +1,12 @@
 // Thin glue between Rust and sql.js. Rust owns the logic; this file only does what must
 // happen in JavaScript: start sql.js, open a database, and step through a statement.
 
-// Starts sql.js from the page's global `initSqlJs` (sql-wasm.js loaded by a <script> tag).
+// Starts sql.js from the page's global `initSqlJs` (sql-wasm.js loaded by a <script> tag),
+// or takes the start the page already made (`globalThis.sqlJsReady`, a promise of it).
 export async function initFromGlobal(wasmUrl) {
+  if (globalThis.sqlJsReady && typeof globalThis.sqlJsReady.then === "function") {
+    return globalThis.sqlJsReady;
+  }
   if (typeof globalThis.initSqlJs !== "function") {
     throw new Error("sql.js is not loaded: the page must include sql-wasm.js before the app");
   }

@@ -301,6 +301,7 @@ fn database_file(d: &JsValue) -> Result<DatabaseFile, JsValue> {
         id,
         examples,
         bytes,
+        read_ahead: None,
     })
 }
 

@@ -16,8 +16,7 @@ use nl2sql_core::provider::chat::PriceTable;
 use nl2sql_core::provider::probe::{probe, Probe};
 use nl2sql_core::provider::ChatError;
 use nl2sql_core::validate::ValidatorSettings;
-use nl2sql_core::workspace::{SqlRun, Workspace, WorkspaceError, World};
-use nl2sql_core::Datasource;
+use nl2sql_core::workspace::{Opening, ReadSource, SqlRun, Workspace, WorkspaceError, World};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -31,7 +30,7 @@ impl Clock for PageClock {
 }
 
 /// A database to open: its id, what it holds, questions it answers, and the file's bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DatabaseFile {
     /// The datasource id.
     pub id: String,
@@ -41,6 +40,9 @@ pub struct DatabaseFile {
     pub examples: Vec<String>,
     /// The SQLite file.
     pub bytes: Vec<u8>,
+    /// Its schema and values read ahead of time, when the caller checked they belong to
+    /// these bytes (a [`nl2sql_core::workspace::Catalogue`] entry); `None`: read here.
+    pub read_ahead: Option<ReadSource>,
 }
 
 /// What one run asks for.
@@ -89,20 +91,21 @@ impl Session {
         })
     }
 
-    /// The three demo databases (`files` holds their bytes), their verified queries and the
-    /// demo policy.
+    /// The three demo databases (`files` holds their bytes and, when read ahead, what
+    /// reading them gave), their verified queries and the demo policy.
     pub async fn demo(
         sqljs: SqlJs,
-        files: Vec<(DemoDatabase, Vec<u8>)>,
+        files: Vec<(DemoDatabase, Vec<u8>, Option<ReadSource>)>,
     ) -> Result<Session, WorkspaceError> {
         let curated = serde_json::from_str::<Curated>(DEMO_VERIFIED).unwrap_or_default();
         let files = files
             .into_iter()
-            .map(|(d, bytes)| DatabaseFile {
+            .map(|(d, bytes, read_ahead)| DatabaseFile {
                 id: d.id.to_string(),
                 description: d.description.to_string(),
                 examples: d.examples.iter().map(|q| q.to_string()).collect(),
                 bytes,
+                read_ahead,
             })
             .collect();
         Session::open(sqljs, files, Policies::demo(), curated).await
@@ -116,8 +119,8 @@ impl Session {
     /// Opens, reads and indexes one more database; it is routable as soon as this returns.
     pub async fn add(&self, file: DatabaseFile) -> Result<(), WorkspaceError> {
         let current = self.workspace();
-        let (profile, datasource) = open_file(&self.sqljs, file, current.declared())?;
-        let next = current.with_source(profile, datasource).await?;
+        let opening = open_file(&self.sqljs, file, current.declared())?;
+        let next = current.with_source(opening).await?;
         *self.workspace.borrow_mut() = Rc::new(next);
         Ok(())
     }
@@ -213,7 +216,7 @@ fn open_file(
     sqljs: &SqlJs,
     file: DatabaseFile,
     curated: &Curated,
-) -> Result<(DatasourceProfile, Rc<dyn Datasource>), WorkspaceError> {
+) -> Result<Opening, WorkspaceError> {
     let db = sqljs.open(file.id.clone(), &file.bytes).map_err(|e| {
         WorkspaceError::Unreadable(format!(
             "{} is not a SQLite database sql.js can open: {e}",
@@ -226,5 +229,9 @@ fn open_file(
         description: file.description,
         examples: file.examples,
     };
-    Ok((profile, Rc::new(db)))
+    Ok(Opening {
+        profile,
+        datasource: Rc::new(db),
+        read_ahead: file.read_ahead,
+    })
 }

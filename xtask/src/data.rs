@@ -42,6 +42,48 @@ const FILES: [(&str, &str, &str); 5] = [
     ),
 ];
 
+/// Where `nl2sql catalogue` writes the demo databases read ahead (Trunk copies it to
+/// `dist/data/`).
+const CATALOGUE: &str = "demo-catalogue.json";
+
+/// Makes `data/demo-catalogue.json` current: of this engine's catalogue format and made
+/// from exactly the verified database files; otherwise writes it again (natively, with
+/// rusqlite, in well under a second once the command line is built).
+pub fn ensure_catalogue(project: &Project) -> Result<(), Failure> {
+    let path = project.root.join("data").join(CATALOGUE);
+    let current = fs::read(&path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<nl2sql_core::workspace::Catalogue>(&bytes).ok())
+        .is_some_and(|c| {
+            FILES
+                .iter()
+                .filter(|(_, name, _)| name.ends_with(".sqlite"))
+                .all(|(_, name, sha)| {
+                    let id = name.trim_end_matches(".sqlite");
+                    c.sources.get(id).is_some_and(|e| e.sha256 == *sha)
+                })
+                && c.format == nl2sql_core::workspace::CATALOGUE_FORMAT
+        });
+    if current {
+        println!("    ok  demo catalogue (read ahead, matches the databases)");
+        return Ok(());
+    }
+    println!("    ..  demo catalogue: reading the databases ahead (nl2sql catalogue)");
+    let out = path.display().to_string();
+    project
+        .cargo(&[
+            "run",
+            "-q",
+            "-p",
+            "nl2sql-cli",
+            "--",
+            "catalogue",
+            "--out",
+            &out,
+        ])
+        .run("nl2sql catalogue")
+}
+
 /// Makes `data/` hold exactly the verified files, downloading only when one is missing or
 /// differs. The files are verified in a staging folder and only then moved in, so `data/`
 /// is never left half-filled.

@@ -19,7 +19,8 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
     trunk(project)?;
     npm_packages(project)?;
     chromium(project)?;
-    data::ensure(project)
+    data::ensure(project)?;
+    data::ensure_catalogue(project)
 }
 
 /// Tool versions recorded in more than one file, which must agree: Trunk downloads any

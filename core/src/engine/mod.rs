@@ -270,6 +270,15 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Lets the host run its own work (a page paints the timeline) before the engine goes
+    /// on: everything up to the first model call is synchronous, and a page only updates
+    /// when the engine awaits. A no-op without a `Sleep`.
+    pub(crate) async fn pause(&self) {
+        if let Some(sleep) = self.sleep {
+            sleep.sleep(0).await;
+        }
+    }
+
     /// Lets calls wait and try again (up to `retries_max` times, with backoff and jitter)
     /// when a provider is rate-limiting or unavailable.
     pub fn waiting_with(mut self, sleep: &'a dyn Sleep) -> Self {
@@ -386,6 +395,7 @@ impl<'a> Engine<'a> {
     ) -> Result<(), PipelineError> {
         let scope = self.policies.scope(&options.roles);
         run.enter(Node::DatasourceResolver, 0)?;
+        self.pause().await;
         let candidates = self
             .candidates(question, options, &scope, run, result)
             .await?;

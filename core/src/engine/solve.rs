@@ -337,6 +337,7 @@ impl Engine<'_> {
     ) -> Result<Vec<PipelineError>, PipelineError> {
         let sub_id = Some(task.id.as_str());
         run.enter(Node::LogicalValidator, attempt)?;
+        self.pause().await;
         let started = run.now();
         let v = validate(Some(plan), schema, scope, &self.settings.validator);
         solved.sub.validation = v.checks.clone();
@@ -370,6 +371,7 @@ impl Engine<'_> {
         };
         solved.sub.sql = Some(sql.clone());
         run.enter(Node::Executor, attempt)?;
+        self.pause().await;
         let started = run.now();
         let executed = execute(&sql, db, &self.settings.validator.lower).await;
         let mut errors = Vec::new();

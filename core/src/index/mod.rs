@@ -9,6 +9,7 @@
 
 mod breaker;
 mod embed;
+mod fasthash;
 mod retrieve;
 mod route;
 mod store;

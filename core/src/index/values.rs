@@ -2,12 +2,12 @@
 //! value ("Iron Maiden", "urgent", "/pricing") finds its column, and value linking, which
 //! turns those mentions into hints for the planner (`Artist.Name = 'Iron Maiden'`).
 
+use super::fasthash::FastMap;
 use crate::datasource::{Datasource, DatasourceError, ExecLimits};
 use crate::policy::Scope;
 use crate::schema::{SchemaSnapshot, TypeCategory};
 use crate::sqlite::quote_ident;
 use crate::value::Value;
-use std::collections::HashMap;
 
 /// Values longer than this are prose (message bodies), not names a question repeats.
 const LONGEST_VALUE: usize = 80;
@@ -72,13 +72,13 @@ impl ValueHint {
 pub struct ValueIndex {
     columns: Vec<ValueColumn>,
     /// Lower-cased value → (column, value) positions.
-    exact: HashMap<String, Vec<(usize, usize)>>,
+    exact: FastMap<String, Vec<(usize, usize)>>,
     /// Trigram → (column, value) positions.
-    grams: HashMap<[char; 3], Vec<(usize, usize)>>,
+    grams: FastMap<Gram, Vec<(usize, usize)>>,
     /// How many distinct trigrams each value has, per column.
     gram_counts: Vec<Vec<u32>>,
     /// Stemmed content word → (column, value) positions, for categorical columns only.
-    words: HashMap<String, Vec<(usize, usize)>>,
+    words: FastMap<String, Vec<(usize, usize)>>,
 }
 
 /// Words shorter than this say too little to name a category ("app", "new").
@@ -87,9 +87,15 @@ const SHORTEST_CATEGORY_WORD: usize = 4;
 /// Values of more words than this are not category labels.
 const CATEGORY_WORDS: usize = 3;
 
-fn trigrams(text: &str) -> Vec<[char; 3]> {
+/// Three characters packed into one number (21 bits each: every `char` fits).
+type Gram = u64;
+
+fn trigrams(text: &str) -> Vec<Gram> {
     let padded: Vec<char> = format!("  {} ", text.to_lowercase()).chars().collect();
-    let mut out: Vec<[char; 3]> = padded.windows(3).map(|w| [w[0], w[1], w[2]]).collect();
+    let mut out: Vec<Gram> = padded
+        .windows(3)
+        .map(|w| (u64::from(w[0]) << 42) | (u64::from(w[1]) << 21) | u64::from(w[2]))
+        .collect();
     out.sort_unstable();
     out.dedup();
     out
@@ -393,7 +399,7 @@ impl ValueIndex {
         let Some(found) = self.words.get(term) else {
             return vec![];
         };
-        let mut per_column: HashMap<usize, usize> = HashMap::new();
+        let mut per_column: FastMap<usize, usize> = FastMap::default();
         for (ci, _) in found {
             *per_column.entry(*ci).or_default() += 1;
         }
@@ -425,7 +431,7 @@ impl ValueIndex {
             return vec![];
         }
         let mine = trigrams(span);
-        let mut counts: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut counts: FastMap<(usize, usize), usize> = FastMap::default();
         for g in &mine {
             if let Some(list) = self.grams.get(g) {
                 // Only values the caller may see count, in the cutoff too: what hidden tables

@@ -43,6 +43,7 @@ pub fn DatasourcesPage() -> impl IntoView {
                         description: desc,
                         examples: vec![],
                         bytes,
+                        read_ahead: None,
                     })
                     .await
                     .map_err(|e| format!("{} ({})", e, e.code())),
