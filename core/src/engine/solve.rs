@@ -7,13 +7,12 @@ use super::{prompts, sanity, Engine, Event, Feedback, Planned, Run, SubQuery};
 use crate::datasource::{Datasource, ResultFrame};
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::index::Retrieval;
-use crate::lower::to_sql;
 use crate::plan::Plan;
 use crate::policy::Scope;
 use crate::provider::{Message, Role};
 use crate::run::{execute, render};
 use crate::schema::SchemaSnapshot;
-use crate::validate::validate;
+use crate::validate::{validate, Validation};
 use serde_json::json;
 
 /// What one sub-query is asked to do.
@@ -153,30 +152,18 @@ impl Engine<'_> {
             );
             solved.sub.plan = Some(plan.clone());
             let rejections = if plan_only {
-                run.enter(Node::LogicalValidator, attempt)?;
-                let started = run.now();
-                let v = validate(Some(&plan), schema, scope, &self.settings.validator);
-                solved.sub.validation = v.checks.clone();
+                let v = self
+                    .checked(task, &plan, schema, scope, attempt, run, solved)
+                    .await?;
                 solved.warnings.extend(v.warnings.iter().cloned());
                 if v.passed() {
-                    solved.sub.sql = to_sql(
+                    solved.sub.sql = render(
                         &plan,
                         schema,
                         schema.dialect,
                         &self.settings.validator.lower,
                     )
                     .ok();
-                }
-                run.record_in(
-                    sub_id,
-                    Node::LogicalValidator,
-                    attempt,
-                    (started, run.now()),
-                    json!({"checks": v.checks}),
-                    v.errors.clone(),
-                    vec![],
-                );
-                if v.passed() {
                     return Ok(());
                 }
                 v.errors
@@ -319,6 +306,36 @@ impl Engine<'_> {
         Ok((*db, schema))
     }
 
+    /// The validator's node: the plan checked for the caller, the checks kept on the
+    /// sub-query, the record written.
+    #[allow(clippy::too_many_arguments)]
+    async fn checked(
+        &self,
+        task: &Task<'_>,
+        plan: &Plan,
+        schema: &SchemaSnapshot,
+        scope: &Scope<'_>,
+        attempt: u32,
+        run: &Run<'_>,
+        solved: &mut Solved,
+    ) -> Result<Validation, PipelineError> {
+        run.enter(Node::LogicalValidator, attempt)?;
+        self.pause().await;
+        let started = run.now();
+        let v = validate(Some(plan), schema, scope, &self.settings.validator);
+        solved.sub.validation = v.checks.clone();
+        run.record_in(
+            Some(task.id.as_str()),
+            Node::LogicalValidator,
+            attempt,
+            (started, run.now()),
+            json!({"checks": v.checks}),
+            v.errors.clone(),
+            vec![],
+        );
+        Ok(v)
+    }
+
     /// One attempt's deterministic steps, each its own node in the trace: the validator's
     /// checks, the generator's SQL, the executor's rows and sanity checks. Returns the
     /// rejections (empty when rows are in `solved`).
@@ -336,20 +353,9 @@ impl Engine<'_> {
         retried: &mut Retried,
     ) -> Result<Vec<PipelineError>, PipelineError> {
         let sub_id = Some(task.id.as_str());
-        run.enter(Node::LogicalValidator, attempt)?;
-        self.pause().await;
-        let started = run.now();
-        let v = validate(Some(plan), schema, scope, &self.settings.validator);
-        solved.sub.validation = v.checks.clone();
-        run.record_in(
-            sub_id,
-            Node::LogicalValidator,
-            attempt,
-            (started, run.now()),
-            json!({"checks": v.checks}),
-            v.errors.clone(),
-            vec![],
-        );
+        let v = self
+            .checked(task, plan, schema, scope, attempt, run, solved)
+            .await?;
         if !v.passed() {
             return Ok(v.errors);
         }
