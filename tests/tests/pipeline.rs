@@ -1071,3 +1071,44 @@ fn a_cancel_at_the_matcher_decomposer_or_aggregator_ends_the_run_as_cancelled() 
         );
     }
 }
+
+#[test]
+fn without_speculative_planning_a_refused_question_never_starts_planning() {
+    use nl2sql_core::engine::{Event, Events};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let w = world();
+    let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    let mut settings = EngineSettings::new(Agent::new(provider, "mock"));
+    settings.speculative_planning = false;
+    let seen: Rc<RefCell<Vec<Node>>> = Rc::default();
+    let sink = Rc::clone(&seen);
+    let options = AskOptions {
+        events: Some(Events(Rc::new(move |e: &Event| {
+            if let Event::NodeStarted { node, .. } = e {
+                sink.borrow_mut().push(*node);
+            }
+        }))),
+        ..AskOptions::default()
+    };
+    let weather = "What will the weather be in Paris tomorrow?";
+    let r =
+        pollster::block_on(engine_with(&w, &w.transport, settings.clone()).ask(weather, &options));
+    assert_eq!(r.errors[0].error_code, ErrorCode::QuestionNotAnswerable);
+    assert_eq!(r.usage.calls, 1);
+    assert!(
+        !seen.borrow().contains(&Node::AstPlanner),
+        "the planner was announced: {:?}",
+        seen.borrow()
+    );
+
+    // An accepted question still plans, after the check.
+    seen.borrow_mut().clear();
+    let q = "How many customers do we have, by country?";
+    let r = pollster::block_on(engine_with(&w, &w.transport, settings).ask(q, &options));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    let started = seen.borrow();
+    let at = |n: Node| started.iter().position(|s| *s == n);
+    assert!(at(Node::DatasourceResolver) < at(Node::AstPlanner));
+    assert!(at(Node::AstPlanner).is_some());
+}

@@ -429,20 +429,26 @@ impl<'a> Engine<'a> {
                 all
             }
         };
-        // The answerability check and the planning of the best candidate run together;
-        // a refusal returns at once and the planning is dropped.
+        // The answerability check and the planning of the best candidate run together (a
+        // refusal returns at once and the planning is dropped), unless speculative planning
+        // is off: then the planning waits for the check to accept.
         run.check(Node::DatasourceResolver)?;
         let check = self.answerability(question, &listed, &scope);
         let resolver = run.bounded(&self.settings.resolver);
         let planner = run.bounded(&self.settings.planner);
-        run.emit(Event::NodeStarted {
-            node: Node::SchemaRetriever,
-            attempt: 0,
-        });
-        run.emit(Event::NodeStarted {
-            node: Node::AstPlanner,
-            attempt: 0,
-        });
+        let planning_started = || {
+            run.emit(Event::NodeStarted {
+                node: Node::SchemaRetriever,
+                attempt: 0,
+            });
+            run.emit(Event::NodeStarted {
+                node: Node::AstPlanner,
+                attempt: 0,
+            });
+        };
+        if self.settings.speculative_planning {
+            planning_started();
+        }
         let mut calls_check = Vec::new();
         let mut calls_plan = Vec::new();
         let first_task = Task {
@@ -482,6 +488,7 @@ impl<'a> Engine<'a> {
                 if refused(&verdict) || across {
                     (verdict, None)
                 } else {
+                    planning_started();
                     (verdict, Some(plan.await))
                 }
             }
