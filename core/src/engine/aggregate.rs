@@ -359,58 +359,36 @@ mod tests {
         assert!(crate::guard::check_read_only(&sql).is_ok());
     }
 
+    /// Two parts with the same columns.
+    fn two<'p>(
+        cols: &'p [String],
+        first: &'p [Vec<Value>],
+        second: &'p [Vec<Value>],
+    ) -> [Part<'p>; 2] {
+        let part = |rows| Part {
+            columns: cols,
+            rows,
+            truncated: false,
+        };
+        [part(first), part(second)]
+    }
+
     #[test]
     fn keys_become_comparable_or_the_mismatch_is_named() {
         let d = join();
         let cols = vec!["email".to_string(), "x".to_string()];
         let a = vec![vec![Value::Text(" Ann@X.org ".into()), Value::Null]];
         let b = vec![vec![Value::Text("ann@x.org".into()), Value::Null]];
-        let parts = [
-            Part {
-                columns: &cols,
-                rows: &a,
-                truncated: false,
-            },
-            Part {
-                columns: &cols,
-                rows: &b,
-                truncated: false,
-            },
-        ];
-        let keys = comparable_keys(&d, &parts).unwrap();
+        let keys = comparable_keys(&d, &two(&cols, &a, &b)).unwrap();
         assert_eq!(keys[0], keys[1]);
         let n = vec![vec![Value::Integer(7), Value::Null]];
         let t = vec![vec![Value::Text("7".into()), Value::Null]];
-        let parts = [
-            Part {
-                columns: &cols,
-                rows: &n,
-                truncated: false,
-            },
-            Part {
-                columns: &cols,
-                rows: &t,
-                truncated: false,
-            },
-        ];
         assert_eq!(
-            comparable_keys(&d, &parts).unwrap()[1],
+            comparable_keys(&d, &two(&cols, &n, &t)).unwrap()[1],
             vec![Value::Integer(7)]
         );
         let w = vec![vec![Value::Text("seven".into()), Value::Null]];
-        let parts = [
-            Part {
-                columns: &cols,
-                rows: &n,
-                truncated: false,
-            },
-            Part {
-                columns: &cols,
-                rows: &w,
-                truncated: false,
-            },
-        ];
-        let e = comparable_keys(&d, &parts).err().unwrap();
+        let e = comparable_keys(&d, &two(&cols, &n, &w)).err().unwrap();
         assert_eq!(e.error_code, ErrorCode::JoinKeyUnconverted);
         assert!(e.message.contains("seven"), "{}", e.message);
     }
