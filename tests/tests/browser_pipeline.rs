@@ -5,7 +5,7 @@
 
 use nl2sql_core::engine::{Agent, AskOptions, CancelToken, Engine, EngineSettings, Parts, Status};
 use nl2sql_core::error::ErrorCode;
-use nl2sql_core::index::{BuiltinEmbedder, Clock};
+use nl2sql_core::index::BuiltinEmbedder;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::provider::{ApiKey, Provider, Wire};
 use nl2sql_core::{Datasource, Value};
@@ -15,18 +15,10 @@ use nl2sql_tests::pipeline::{
 use nl2sql_tests::routing::demo_index;
 use nl2sql_tests::sqljs::{open_demo, opener, sqljs};
 use nl2sql_tests::{add_mock_fixtures, both, mock_url, sleep};
-use nl2sql_wasm::{FetchTransport, SqlJs, TimeoutSleep};
+use nl2sql_wasm::{FetchTransport, PageClock, SqlJs, TimeoutSleep};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-struct PageClock;
-
-impl Clock for PageClock {
-    fn now_ms(&self) -> u64 {
-        js_sys::Date::now() as u64
-    }
-}
 
 /// Gives the mock provider canned `(name, question, answer)` answers.
 async fn add_canned(transport: &FetchTransport, canned: &[Canned]) {
