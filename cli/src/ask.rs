@@ -7,7 +7,7 @@ use nl2sql_cli::{BlockingTransport, SqliteFile};
 use nl2sql_core::curated::Curated;
 use nl2sql_core::demo::{DEMO_DATABASES, DEMO_VERIFIED};
 use nl2sql_core::engine::{
-    Agent, AnswerMode, AskOptions, Engine, EngineSettings, Event, Events, Parts, Replay,
+    Agent, AnswerMode, AskOptions, Engine, EngineSettings, Event, Events, Parts, Replay, Writer,
 };
 use nl2sql_core::index::{BuiltinEmbedder, Clock};
 use nl2sql_core::policy::Policies;
@@ -360,7 +360,7 @@ fn execute(
     }
     if let Some(answer) = &result.final_answer {
         // A streamed answer is already on the screen.
-        if answer.written_by == "llm" {
+        if answer.written_by == Writer::Llm {
             println!();
         } else {
             println!("{}", answer.text);

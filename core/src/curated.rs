@@ -80,7 +80,7 @@ pub struct Curated {
 }
 
 /// A parameter's value, checked and typed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ParamValue {
     /// A whole number.
@@ -114,57 +114,44 @@ impl Curated {
     /// and the SQL one read-only statement that imports as a plan with its examples bound.
     pub fn check(&self, schemas: &[&SchemaSnapshot]) -> Result<(), String> {
         for (datasource, queries) in &self.datasources {
-            let Some(schema) = schemas.iter().find(|s| &s.datasource_id == datasource) else {
-                return Err(format!(
-                    "verified queries name an unknown datasource {datasource:?}"
-                ));
-            };
+            let schema = schema_of(schemas, datasource)?;
             let mut seen = Vec::new();
             for q in queries {
-                let at = format!("{datasource}.{}", q.id);
-                let slug = q.id.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-                    && q.id
-                        .chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-                if !slug || seen.contains(&q.id) {
-                    return Err(format!("{at}: the id must be a unique slug (a-z, 0-9, _)"));
-                }
+                check_query(datasource, schema, q, &seen)?;
                 seen.push(q.id.clone());
-                if q.questions.is_empty() {
-                    return Err(format!("{at}: needs at least one phrasing"));
-                }
-                let mut used = Vec::new();
-                for phrasing in &q.questions {
-                    for name in placeholders(phrasing) {
-                        if !q.params.contains_key(&name) {
-                            return Err(format!("{at}: {{{name}}} is not a declared parameter"));
-                        }
-                        used.push(name);
-                    }
-                }
-                for (name, spec) in &q.params {
-                    if !used.contains(name) {
-                        return Err(format!("{at}: the parameter {name} is in no phrasing"));
-                    }
-                    check_spec(spec).map_err(|e| format!("{at}.{name}: {e}"))?;
-                }
-                let examples =
-                    q.params
-                        .iter()
-                        .map(|(n, s)| {
-                            let v = s.example.as_ref().or(s.default.as_ref()).ok_or_else(|| {
-                                format!("{at}.{n}: needs an example or a default")
-                            })?;
-                            Ok((
-                                n.clone(),
-                                typed(s, &json_text(v)).map_err(|e| format!("{at}.{n}: {e}"))?,
-                            ))
-                        })
-                        .collect::<Result<BTreeMap<_, _>, String>>()?;
-                bind(q, &examples, schema).map_err(|e| format!("{at}: {}", e.message))?;
             }
         }
         Ok(())
+    }
+
+    /// The queries that fit `schemas`, and one sentence for each that does not (or whose
+    /// datasource is missing), naming it: a bad query is dropped alone, never the others.
+    pub fn fitting(&self, schemas: &[&SchemaSnapshot]) -> (Curated, Vec<String>) {
+        let mut kept = Curated::default();
+        let mut dropped = Vec::new();
+        for (datasource, queries) in &self.datasources {
+            let schema = match schema_of(schemas, datasource) {
+                Ok(schema) => schema,
+                Err(e) => {
+                    dropped.push(e);
+                    continue;
+                }
+            };
+            let mut seen = Vec::new();
+            for q in queries {
+                match check_query(datasource, schema, q, &seen) {
+                    Ok(()) => {
+                        seen.push(q.id.clone());
+                        kept.datasources
+                            .entry(datasource.clone())
+                            .or_default()
+                            .push(q.clone());
+                    }
+                    Err(e) => dropped.push(e),
+                }
+            }
+        }
+        (kept, dropped)
     }
 
     /// The phrasings and descriptions of `datasource`'s queries for the schema index (its
@@ -192,6 +179,70 @@ impl Curated {
         }
         out
     }
+}
+
+/// The schema of `datasource` among `schemas`.
+fn schema_of<'s>(
+    schemas: &[&'s SchemaSnapshot],
+    datasource: &str,
+) -> Result<&'s SchemaSnapshot, String> {
+    schemas
+        .iter()
+        .find(|s| s.datasource_id == datasource)
+        .copied()
+        .ok_or_else(|| format!("verified queries name an unknown datasource {datasource:?}"))
+}
+
+/// Every rule of the format for one query of `datasource`, whose earlier ids are `seen`.
+fn check_query(
+    datasource: &str,
+    schema: &SchemaSnapshot,
+    q: &VerifiedQuery,
+    seen: &[String],
+) -> Result<(), String> {
+    let at = format!("{datasource}.{}", q.id);
+    let slug = q.id.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && q.id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !slug || seen.contains(&q.id) {
+        return Err(format!("{at}: the id must be a unique slug (a-z, 0-9, _)"));
+    }
+    if q.questions.is_empty() {
+        return Err(format!("{at}: needs at least one phrasing"));
+    }
+    let mut used = Vec::new();
+    for phrasing in &q.questions {
+        for name in placeholders(phrasing) {
+            if !q.params.contains_key(&name) {
+                return Err(format!("{at}: {{{name}}} is not a declared parameter"));
+            }
+            used.push(name);
+        }
+    }
+    for (name, spec) in &q.params {
+        if !used.contains(name) {
+            return Err(format!("{at}: the parameter {name} is in no phrasing"));
+        }
+        check_spec(spec).map_err(|e| format!("{at}.{name}: {e}"))?;
+    }
+    let examples = q
+        .params
+        .iter()
+        .map(|(n, s)| {
+            let v = s
+                .example
+                .as_ref()
+                .or(s.default.as_ref())
+                .ok_or_else(|| format!("{at}.{n}: needs an example or a default"))?;
+            Ok((
+                n.clone(),
+                typed(s, &json_text(v)).map_err(|e| format!("{at}.{n}: {e}"))?,
+            ))
+        })
+        .collect::<Result<BTreeMap<_, _>, String>>()?;
+    bind(q, &examples, schema).map_err(|e| format!("{at}: {}", e.message))?;
+    Ok(())
 }
 
 /// The tables a statement reads, by name (none when it does not parse).
@@ -494,6 +545,37 @@ mod tests {
             .find(|p| p.text.contains("top 5 customers"))
             .unwrap();
         assert_eq!(top.reads, ["Customer", "Invoice"]);
+    }
+
+    #[test]
+    fn a_query_that_no_longer_fits_is_dropped_alone_and_named() {
+        let schema = crate::test_fixtures::schema();
+        let mut declared: Curated = serde_json::from_str(
+            r#"{"datasources": {"chinook": [
+                {"id": "albums", "description": "Albums", "questions": ["How many albums are there?"],
+                 "sql": "SELECT COUNT(*) AS n FROM Album"},
+                {"id": "gone", "description": "A table that was dropped", "questions": ["How many playlists?"],
+                 "sql": "SELECT COUNT(*) AS n FROM Playlist_Old"}
+            ]}}"#,
+        )
+        .unwrap();
+        let (kept, dropped) = declared.fitting(&[&schema]);
+        let ids: Vec<&str> = kept
+            .queries("chinook")
+            .iter()
+            .map(|q| q.id.as_str())
+            .collect();
+        assert_eq!(ids, ["albums"]);
+        assert_eq!(dropped.len(), 1, "{dropped:?}");
+        assert!(dropped[0].starts_with("chinook.gone: "), "{dropped:?}");
+        assert!(declared.check(&[&schema]).is_err());
+        // A datasource that is not there drops its queries with one sentence.
+        declared.datasources = [("nowhere".to_string(), kept.queries("chinook").to_vec())]
+            .into_iter()
+            .collect();
+        let (kept, dropped) = declared.fitting(&[&schema]);
+        assert!(kept.datasources.is_empty());
+        assert!(dropped[0].contains("\"nowhere\""), "{dropped:?}");
     }
 
     #[test]

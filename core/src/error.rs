@@ -100,6 +100,10 @@ pub enum ErrorCode {
     /// A join repeats the rows an aggregate reads, so COUNT, SUM or AVG over-counts: an
     /// error under COUNT (the planner is asked once more), a warning under SUM and AVG.
     JoinFanOut,
+    /// A configuration (provider, run settings, policies, verified queries) cannot be used
+    /// as given: an error where it stops a front end, a warning where one part of it was
+    /// dropped and the rest kept.
+    ConfigInvalid,
 }
 
 impl ErrorCode {
@@ -138,6 +142,7 @@ impl ErrorCode {
         ErrorCode::QuestionTooBroad,
         ErrorCode::JoinKeyUnconverted,
         ErrorCode::JoinFanOut,
+        ErrorCode::ConfigInvalid,
     ];
 
     /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
@@ -176,6 +181,7 @@ impl ErrorCode {
             ErrorCode::QuestionTooBroad => "QUESTION_TOO_BROAD",
             ErrorCode::JoinKeyUnconverted => "JOIN_KEY_UNCONVERTED",
             ErrorCode::JoinFanOut => "JOIN_FAN_OUT",
+            ErrorCode::ConfigInvalid => "CONFIG_INVALID",
         }
     }
 
@@ -196,6 +202,7 @@ impl ErrorCode {
                 | ErrorCode::ProviderModelUnavailable
                 | ErrorCode::RunLimitReached
                 | ErrorCode::QuestionTooBroad
+                | ErrorCode::ConfigInvalid
         )
     }
 

@@ -363,14 +363,15 @@ impl Importer<'_> {
                 if *lateral {
                     return unsupported("LATERAL");
                 }
-                let Some(alias) = alias else {
-                    return unsupported("A subquery in FROM without an alias");
-                };
-                if !alias.columns.is_empty() {
+                if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
                     return unsupported("A column list on a derived table");
                 }
-                // A derived table becomes a CTE of the same name, read under that name.
-                let name = ident_text(&alias.name);
+                // A derived table becomes a CTE of the same name, read under that name; one
+                // without a name (SQLite allows it) gets a name no table or CTE has.
+                let name = match alias {
+                    Some(alias) => ident_text(&alias.name),
+                    None => self.unused_name(plan),
+                };
                 plan.ctes.push(Cte {
                     name: name.clone(),
                     plan: self.query(subquery)?,
@@ -386,6 +387,23 @@ impl Importer<'_> {
             TableFactor::NestedJoin { .. } => unsupported("A parenthesised join"),
             other => unsupported(first_words(&other.to_string())),
         }
+    }
+
+    /// `subquery_1`, `subquery_2`, …: the first that is neither a table of the schema nor a
+    /// CTE of `plan`.
+    fn unused_name(&self, plan: &Plan) -> String {
+        let taken = |name: &str| {
+            plan.ctes.iter().any(|c| c.name.eq_ignore_ascii_case(name))
+                || self
+                    .schema
+                    .tables
+                    .iter()
+                    .any(|t| t.name.eq_ignore_ascii_case(name))
+        };
+        (1..)
+            .map(|n| format!("subquery_{n}"))
+            .find(|name| !taken(name))
+            .unwrap_or_default()
     }
 
     fn from(&self, from: &ast::TableWithJoins, plan: &mut Plan) -> R<()> {

@@ -119,6 +119,8 @@ pub enum WorkspaceError {
     Empty(String),
     /// The index could not be built.
     Index(String),
+    /// A configuration (verified queries, policies) is malformed.
+    Config(String),
 }
 
 impl WorkspaceError {
@@ -131,6 +133,7 @@ impl WorkspaceError {
             WorkspaceError::Unreadable(_) => "DATASOURCE_UNREADABLE",
             WorkspaceError::Empty(_) => "DATASOURCE_EMPTY",
             WorkspaceError::Index(_) => "INDEX_BUILD_FAILED",
+            WorkspaceError::Config(_) => ErrorCode::ConfigInvalid.as_str(),
         }
     }
 }
@@ -148,7 +151,7 @@ impl fmt::Display for WorkspaceError {
             WorkspaceError::Empty(id) => {
                 write!(f, "{id} has no tables, so there is nothing to ask about")
             }
-            WorkspaceError::Index(why) => f.write_str(why),
+            WorkspaceError::Index(why) | WorkspaceError::Config(why) => f.write_str(why),
         }
     }
 }
@@ -179,6 +182,8 @@ pub struct Workspace {
     declared: Curated,
     /// The declared queries of the datasources present, checked against their schemas.
     curated: Curated,
+    /// What was dropped from the configuration (verified queries that no longer fit).
+    notices: Vec<RunWarning>,
 }
 
 impl Workspace {
@@ -257,12 +262,19 @@ impl Workspace {
                 .collect(),
         };
         let schemas: Vec<&SchemaSnapshot> = sources.iter().map(|s| &s.schema).collect();
-        // Declared queries that no longer fit a present schema are dropped, not fatal: the
-        // engine then plans those questions like any other.
-        let curated = match present.check(&schemas) {
-            Ok(()) => present,
-            Err(_) => Curated::default(),
-        };
+        // A declared query that no longer fits its schema is dropped alone, and every run
+        // says which and why; the engine plans those questions like any other.
+        let (curated, dropped) = present.fitting(&schemas);
+        let notices = dropped
+            .into_iter()
+            .map(|why| {
+                RunWarning::new(
+                    Node::CuratedMatcher,
+                    ErrorCode::ConfigInvalid,
+                    format!("A verified query was dropped: {why}."),
+                )
+            })
+            .collect();
         Ok(Workspace {
             sources,
             index,
@@ -270,6 +282,7 @@ impl Workspace {
             policies,
             declared,
             curated,
+            notices,
         })
     }
 
@@ -306,6 +319,12 @@ impl Workspace {
         &self.curated
     }
 
+    /// What was dropped from the configuration, each naming what and why; every run's
+    /// result carries them too.
+    pub fn notices(&self) -> &[RunWarning] {
+        &self.notices
+    }
+
     /// An engine over this workspace.
     pub fn engine<'a>(&'a self, world: World<'a>, settings: EngineSettings) -> Engine<'a> {
         let engine = Engine::new(
@@ -319,7 +338,8 @@ impl Workspace {
             },
             settings,
         )
-        .with_verified(&self.curated);
+        .with_verified(&self.curated)
+        .noting(&self.notices);
         let engine = match world.scratch {
             Some(s) => engine.combining_with(s),
             None => engine,

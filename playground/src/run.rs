@@ -2,7 +2,7 @@
 //! ends (or a trace file is opened) it is rebuilt from the result's JSON, the published
 //! format, so a live run and an opened trace render through the same code.
 
-use nl2sql_core::engine::Event;
+use nl2sql_core::engine::{Event, NodeStatus};
 use serde_json::Value as Json;
 use std::sync::Arc;
 
@@ -48,6 +48,15 @@ impl StepStatus {
             "warning" => StepStatus::Warning,
             "skipped" => StepStatus::Skipped,
             _ => StepStatus::Error,
+        }
+    }
+}
+
+impl From<NodeStatus> for StepStatus {
+    fn from(status: NodeStatus) -> StepStatus {
+        match status {
+            NodeStatus::Ok => StepStatus::Ok,
+            NodeStatus::Error => StepStatus::Error,
         }
     }
 }
@@ -148,7 +157,7 @@ impl RunView {
                     s.node == node && s.attempt == *attempt && s.status == StepStatus::Running
                 });
                 if let Some(step) = step {
-                    step.status = StepStatus::parse(status);
+                    step.status = StepStatus::from(*status);
                     step.duration_ms = Some(*duration_ms);
                 }
             }

@@ -56,6 +56,7 @@ test("the packed npm package installs into a web app and answers a question", as
     assert.deepEqual(outcome, {
       status: "success",
       errors: [],
+      cancelled: ["error", "CANCELLED"],
       routed: ["chinook"],
       refused: ["SECURITY_VIOLATION"],
       albums: 347,

@@ -988,6 +988,11 @@ fn a_similar_question_asks_the_model_once_and_only_the_routed_datasources_are_se
     assert_eq!((m.matched, m.reason.as_str()), (false, "none_of_these"));
     // The run went on to the resolver after the fallback.
     assert!(r.trace.iter().any(|n| n.node == Node::DatasourceResolver));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert_eq!(
+        r.sequential_llm_calls, 2,
+        "the matcher's call, then the check and the plan together"
+    );
 }
 
 #[test]
@@ -1111,4 +1116,43 @@ fn without_speculative_planning_a_refused_question_never_starts_planning() {
     let at = |n: Node| started.iter().position(|s| *s == n);
     assert!(at(Node::DatasourceResolver) < at(Node::AstPlanner));
     assert!(at(Node::AstPlanner).is_some());
+    assert_eq!(r.sequential_llm_calls, 2, "the check, then the plan");
+}
+
+/// How many times `code` is among the warnings and among the errors.
+fn code_count(r: &nl2sql_core::engine::QueryResult, code: ErrorCode) -> (usize, usize) {
+    (
+        r.warnings.iter().filter(|w| w.code == code).count(),
+        r.errors.iter().filter(|e| e.error_code == code).count(),
+    )
+}
+
+#[test]
+fn a_capped_result_is_warned_about_exactly_once_on_every_path() {
+    let w = world();
+    let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    let mut settings = EngineSettings::new(Agent::new(provider, "mock"));
+    settings.validator.lower.row_cap = 3;
+    let curated = demo_curated(&w);
+    let e = engine_with(&w, &w.transport, settings).with_verified(&curated);
+    let truncated = ErrorCode::ResultTruncated;
+
+    let planned = "How many customers do we have, by country?";
+    let r = pollster::block_on(e.ask(planned, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert_eq!(r.sub_queries[0].rows.len(), 3);
+    assert_eq!(code_count(&r, truncated), (1, 0), "{:?}", r.warnings);
+
+    let verified = "Which tracks are in the rock and roll genre?";
+    let r = pollster::block_on(e.ask(verified, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert!(r.source.is_some(), "a verified query answered");
+    assert_eq!(code_count(&r, truncated), (1, 0), "{:?}", r.warnings);
+
+    // Across databases each capped part is warned about once, by its executor, and a join
+    // over a cut part is refused once.
+    let r = pollster::block_on(e.ask(CROSS_QUESTION, &AskOptions::default()));
+    let capped = r.sub_queries.iter().filter(|q| q.truncated).count();
+    assert!(capped > 0, "{:?}", r.sub_queries);
+    assert_eq!(code_count(&r, truncated), (capped, 1), "{:?}", r.warnings);
 }

@@ -5,12 +5,13 @@
 //! method that can fail rejects with an `Error` carrying a stable `code`; `ask` itself
 //! never rejects for anything that happens during the run (those are in the result).
 
-use crate::session::{Ask, DatabaseFile, Session};
+use crate::session::{DatabaseFile, Session};
 use crate::SqlJs;
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array, JSON};
 use nl2sql_core::config::{engine_settings, ProviderConfig, RunConfig};
 use nl2sql_core::curated::Curated;
 use nl2sql_core::engine::{Event, Events};
+use nl2sql_core::error::ErrorCode;
 use nl2sql_core::policy::{Pattern, Policies, Role};
 use nl2sql_core::validate::ValidatorSettings;
 use serde::de::DeserializeOwned;
@@ -61,7 +62,7 @@ impl JsEngine {
             let policies = match from_js::<Policies>(&field(&options, "policies"))? {
                 Some(p) => {
                     p.validate()
-                        .map_err(|e| error("CONFIG_INVALID", &format!("policies: {e}")))?;
+                        .map_err(|e| fail(ErrorCode::ConfigInvalid, &format!("policies: {e}")))?;
                     p
                 }
                 None => everyone_reads_everything(),
@@ -89,15 +90,16 @@ impl JsEngine {
     pub fn ask(&self, question: String, options: Option<AskOptionsArg>) -> Promise {
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
         let inner = Rc::clone(&self.inner);
+        // Made before the promise's future starts, so `cancel()` in the same tick stops it.
+        let ask = inner.session.request(
+            roles(&options),
+            field(&options, "datasource").as_string(),
+            field(&options, "planOnly").is_truthy(),
+        );
         future_to_promise(async move {
             let settings = engine_settings(&inner.provider.borrow(), &inner.run.borrow())
-                .map_err(|e| error("CONFIG_INVALID", &e.0))?;
+                .map_err(|e| fail(ErrorCode::ConfigInvalid, &e.0))?;
             let prices = inner.run.borrow().prices.clone();
-            let ask = Ask {
-                roles: roles(&options),
-                datasource: field(&options, "datasource").as_string(),
-                plan_only: field(&options, "planOnly").is_truthy(),
-            };
             let events = field(&options, "onEvent")
                 .dyn_into::<Function>()
                 .ok()
@@ -125,7 +127,7 @@ impl JsEngine {
                 .session
                 .route(&question, &roles(&options))
                 .await
-                .map_err(|e| error("SCHEMA_RETRIEVAL_FAILED", &e.to_string()))?;
+                .map_err(|e| fail(ErrorCode::SchemaRetrievalFailed, &e.to_string()))?;
             to_js(&routing)
         })
     }
@@ -227,13 +229,11 @@ impl JsEngine {
             let provider = inner.provider.borrow().clone();
             provider
                 .check()
-                .map_err(|e| error("CONFIG_INVALID", &e.0))?;
+                .map_err(|e| fail(ErrorCode::ConfigInvalid, &e.0))?;
             match Session::test_connection(&provider).await {
                 Ok(probe) => to_js(&probe),
-                Err(nl2sql_core::provider::ChatError::Provider(f)) => {
-                    Err(error(f.code.as_str(), &f.message))
-                }
-                Err(e) => Err(error("PROVIDER_UNAVAILABLE", &e.to_string())),
+                Err(nl2sql_core::provider::ChatError::Provider(f)) => Err(fail(f.code, &f.message)),
+                Err(e) => Err(fail(ErrorCode::ProviderUnavailable, &e.to_string())),
             }
         })
     }
@@ -259,20 +259,23 @@ fn everyone_reads_everything() -> Policies {
 async fn start_sqljs(options: &JsValue) -> Result<SqlJs, JsValue> {
     let module = field(options, "sqlJs");
     if !module.is_undefined() && !module.is_null() {
-        return SqlJs::from_module(module).map_err(|e| error("CONFIG_INVALID", &e));
+        return SqlJs::from_module(module).map_err(|e| fail(ErrorCode::ConfigInvalid, &e));
     }
     let url = field(options, "sqlJsWasmUrl")
         .as_string()
         .unwrap_or_else(|| "sql-wasm.wasm".into());
-    SqlJs::from_global(&url)
-        .await
-        .map_err(|e| error("CONFIG_INVALID", &format!("sql.js did not start: {e}")))
+    SqlJs::from_global(&url).await.map_err(|e| {
+        fail(
+            ErrorCode::ConfigInvalid,
+            &format!("sql.js did not start: {e}"),
+        )
+    })
 }
 
 fn database_files(list: &JsValue) -> Result<Vec<DatabaseFile>, JsValue> {
     if !Array::is_array(list) {
-        return Err(error(
-            "CONFIG_INVALID",
+        return Err(fail(
+            ErrorCode::ConfigInvalid,
             "datasources must be a list of { id, description, bytes }",
         ));
     }
@@ -290,8 +293,8 @@ fn database_file(d: &JsValue) -> Result<DatabaseFile, JsValue> {
     } else if let Some(array) = bytes.dyn_ref::<Uint8Array>() {
         array.to_vec()
     } else {
-        return Err(error(
-            "CONFIG_INVALID",
+        return Err(fail(
+            ErrorCode::ConfigInvalid,
             &format!("datasource {id:?}: bytes must be a Uint8Array or an ArrayBuffer"),
         ));
     };
@@ -352,18 +355,24 @@ fn from_js<T: DeserializeOwned>(value: &JsValue) -> Result<Option<T>, JsValue> {
     let text = JSON::stringify(value)
         .ok()
         .and_then(|s| s.as_string())
-        .ok_or_else(|| error("CONFIG_INVALID", "the options are not plain data"))?;
+        .ok_or_else(|| fail(ErrorCode::ConfigInvalid, "the options are not plain data"))?;
     serde_json::from_str(&text)
         .map(Some)
-        .map_err(|e| error("CONFIG_INVALID", &e.to_string()))
+        .map_err(|e| fail(ErrorCode::ConfigInvalid, &e.to_string()))
 }
 
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(value).map_err(|e| error("INVALID_STATE", &e.to_string()))?;
+    let text =
+        serde_json::to_string(value).map_err(|e| fail(ErrorCode::InvalidState, &e.to_string()))?;
     JSON::parse(&text)
 }
 
 /// An `Error` with a stable `code`.
+/// An `Error` carrying one of the engine's stable codes.
+fn fail(code: ErrorCode, message: &str) -> JsValue {
+    error(code.as_str(), message)
+}
+
 fn error(code: &str, message: &str) -> JsValue {
     let e = js_sys::Error::new(message);
     let _ = Reflect::set(&e, &JsValue::from_str("code"), &JsValue::from_str(code));

@@ -45,8 +45,8 @@ pub struct DatabaseFile {
     pub read_ahead: Option<ReadSource>,
 }
 
-/// What one run asks for.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// What one run asks for; made by [`Session::request`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ask {
     /// The caller's roles (none: the policy's default).
     pub roles: Vec<String>,
@@ -54,6 +54,8 @@ pub struct Ask {
     pub datasource: Option<String>,
     /// Validate and render only.
     pub plan_only: bool,
+    /// Registered with the session when the request was made (see [`Session::request`]).
+    cancel: CancelToken,
 }
 
 /// The engine in a page.
@@ -97,7 +99,8 @@ impl Session {
         sqljs: SqlJs,
         files: Vec<(DemoDatabase, Vec<u8>, Option<ReadSource>)>,
     ) -> Result<Session, WorkspaceError> {
-        let curated = serde_json::from_str::<Curated>(DEMO_VERIFIED).unwrap_or_default();
+        let curated = serde_json::from_str::<Curated>(DEMO_VERIFIED)
+            .map_err(|e| WorkspaceError::Config(format!("the demo's verified queries: {e}")))?;
         let files = files
             .into_iter()
             .map(|(d, bytes, read_ahead)| DatabaseFile {
@@ -143,9 +146,8 @@ impl Session {
     ) -> QueryResult {
         let workspace = self.workspace();
         let transport = FetchTransport::default();
-        let token = CancelToken::new();
+        let token = ask.cancel.clone();
         token.on_cancel(transport.canceller());
-        self.running.borrow_mut().push(token.clone());
         let scratch = self.sqljs.scratch();
         let world = World {
             transport: &transport,
@@ -168,6 +170,19 @@ impl Session {
         let result = engine.ask(question, &options).await;
         self.running.borrow_mut().retain(|t| *t != token);
         result
+    }
+
+    /// A request for [`Session::ask`], its run cancellable from now on: a [`Session::cancel`]
+    /// in the same tick, before the run's future has even started, still stops it.
+    pub fn request(&self, roles: Vec<String>, datasource: Option<String>, plan_only: bool) -> Ask {
+        let cancel = CancelToken::new();
+        self.running.borrow_mut().push(cancel.clone());
+        Ask {
+            roles,
+            datasource,
+            plan_only,
+            cancel,
+        }
     }
 
     /// Stops every run in flight at once: model calls are aborted, nothing else starts.

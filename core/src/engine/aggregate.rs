@@ -27,7 +27,7 @@ pub struct Combined {
     pub frame: ResultFrame,
     /// The query run on the scratch database.
     pub sql: String,
-    /// Cut inputs of a union, and the like.
+    /// RESULT_TRUNCATED when the combined rows reached the row cap.
     pub warnings: Vec<RunWarning>,
 }
 
@@ -38,30 +38,21 @@ pub async fn combine(
     scratch: &dyn Scratch,
     row_cap: u64,
 ) -> Result<Combined, PipelineError> {
-    let mut warnings = Vec::new();
     let keyed = d.combine != CombineKind::Union;
-    for (part, sub) in parts.iter().zip(&d.sub_queries) {
-        if !part.truncated {
-            continue;
-        }
-        let message = format!(
-            "The result of {} ({}) reached the row cap, so rows may be missing from the combined answer.",
-            sub.id, sub.datasource
-        );
-        if keyed {
+    // A cut part of a union was already warned about by its executor; under a join or a
+    // comparison the combination itself would be wrong.
+    if keyed {
+        if let Some((_, sub)) = parts.iter().zip(&d.sub_queries).find(|(p, _)| p.truncated) {
             return Err(error(
                 ErrorCode::ResultTruncated,
                 format!(
-                    "{message} A {} on a cut result would be wrong; ask a narrower question.",
+                    "The result of {} ({}) reached the row cap, so rows may be missing from the combined answer. A {} on a cut result would be wrong; ask a narrower question.",
+                    sub.id,
+                    sub.datasource,
                     kind_word(d.combine)
                 ),
             ));
         }
-        warnings.push(RunWarning::new(
-            Node::Aggregator,
-            ErrorCode::ResultTruncated,
-            message,
-        ));
     }
     let keys = if keyed {
         comparable_keys(d, parts)?
@@ -104,6 +95,16 @@ pub async fn combine(
                 format!("The scratch database could not combine the results: {e}"),
             )
         })?;
+    let at_cap = u64::try_from(frame.row_count()).unwrap_or(u64::MAX) >= row_cap;
+    let warnings = if frame.truncated || at_cap {
+        vec![RunWarning::new(
+            Node::Aggregator,
+            ErrorCode::ResultTruncated,
+            format!("The combined result reached the row cap of {row_cap} rows; there may be more rows."),
+        )]
+    } else {
+        Vec::new()
+    };
     Ok(Combined {
         frame,
         sql,

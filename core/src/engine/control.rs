@@ -106,8 +106,8 @@ pub enum Event {
         node: Node,
         /// Its try.
         attempt: u32,
-        /// `ok` or `error`.
-        status: String,
+        /// How it ended.
+        status: super::NodeStatus,
         /// How long it took.
         duration_ms: u64,
     },

@@ -31,14 +31,15 @@ mod write;
 pub use control::{backoff_ms, CancelToken, Event, Events, Sleep};
 pub use replay::{Divergence, Replay};
 pub use result::{
-    CombinedRows, FinalAnswer, NodeRecord, QueryResult, Status, SubQuery, UsageTotals,
+    AnswerSource, CombinedRows, FinalAnswer, NodeRecord, NodeStatus, QueryResult, Status, SubQuery,
+    UsageTotals, Writer,
 };
 pub use settings::{Agent, AnswerMode, EngineSettings, Feedback};
-pub use verified::{Candidate, CuratedMatch, MATCH_FLOOR};
+pub use verified::{Candidate, CuratedMatch, MatchReason, MATCH_FLOOR};
 
 use crate::curated::Curated;
 use crate::datasource::Datasource;
-use crate::error::{ErrorCode, Node, PipelineError, Severity};
+use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::http::HttpTransport;
 use crate::index::{retrieve, route, Clock, Embedder, Retrieval, SchemaIndex};
 use crate::plan::{plan_json_schema, Plan};
@@ -80,6 +81,8 @@ pub struct Engine<'a> {
     sleep: Option<&'a dyn Sleep>,
     scratch: Option<&'a dyn Scratch>,
     curated: Option<&'a Curated>,
+    /// Warnings about the set-up (a dropped verified query) that every result carries.
+    notices: &'a [RunWarning],
 }
 
 /// What an engine is built from: the datasources, their index and its embedder, the
@@ -197,9 +200,9 @@ impl Run<'_> {
         llm_calls: Vec<LlmCall>,
     ) {
         let status = if errors.iter().any(|e| e.severity.is_blocking()) {
-            "error"
+            NodeStatus::Error
         } else {
-            "ok"
+            NodeStatus::Ok
         };
         let mut trace = self.trace.borrow_mut();
         let seq = u32::try_from(trace.len() + 1).unwrap_or(u32::MAX);
@@ -213,7 +216,7 @@ impl Run<'_> {
         self.emit(Event::NodeFinished {
             node,
             attempt,
-            status: status.to_string(),
+            status,
             duration_ms: ended.saturating_sub(started),
         });
         trace.push(NodeRecord {
@@ -221,7 +224,7 @@ impl Run<'_> {
             node,
             sub_query_id: sub.map(String::from),
             attempt,
-            status: status.to_string(),
+            status,
             started_ms: started.saturating_sub(self.started),
             duration_ms: ended.saturating_sub(started),
             outputs,
@@ -267,6 +270,7 @@ impl<'a> Engine<'a> {
             sleep: None,
             scratch: None,
             curated: None,
+            notices: &[],
         }
     }
 
@@ -296,6 +300,12 @@ impl<'a> Engine<'a> {
     /// Answers questions a verified query matches with it (see [`verified`]).
     pub fn with_verified(mut self, curated: &'a Curated) -> Self {
         self.curated = Some(curated);
+        self
+    }
+
+    /// Adds `notices` (what the set-up dropped, and why) to every result's warnings.
+    pub fn noting(mut self, notices: &'a [RunWarning]) -> Self {
+        self.notices = notices;
         self
     }
 
@@ -346,7 +356,7 @@ impl<'a> Engine<'a> {
             sub_queries: Vec::new(),
             final_answer: None,
             errors: Vec::new(),
-            warnings: Vec::new(),
+            warnings: self.notices.to_vec(),
             usage: UsageTotals::default(),
             usage_by_node: Vec::new(),
             sequential_llm_calls: 0,
@@ -370,7 +380,7 @@ impl<'a> Engine<'a> {
                             "Sorry, I could not finish within {} seconds. Try a narrower question, or allow more time.",
                             self.settings.timeout_ms.div_ceil(1000)
                         ),
-                        written_by: "template".to_string(),
+                        written_by: Writer::Template,
                     });
                 }
                 _ => {}
@@ -532,7 +542,10 @@ impl<'a> Engine<'a> {
             verdict_errors.clone(),
             calls_check,
         );
-        result.sequential_llm_calls = 1;
+        // The check, and the planning beside it; without speculative planning the first plan
+        // waited for the check, one call after the other.
+        let planned_after_check = !self.settings.speculative_planning && planned.is_some();
+        result.sequential_llm_calls += 1 + u32::from(planned_after_check);
         if let Some(e) = verdict_errors.into_iter().next() {
             // Planning may have spent calls too; they are recorded, not used.
             if !calls_plan.is_empty() {

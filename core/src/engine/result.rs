@@ -2,6 +2,7 @@
 
 use super::decompose::Decomposition;
 use super::llm::LlmCall;
+use crate::curated::ParamValue;
 use crate::error::{Node, PipelineError, RunWarning};
 use crate::index::{Retrieval, Routing};
 use crate::plan::Plan;
@@ -9,7 +10,8 @@ use crate::provider::chat::PriceTable;
 use crate::provider::Usage;
 use crate::validate::ValidationCheck;
 use crate::value::Value;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -66,8 +68,43 @@ pub struct CombinedRows {
 pub struct FinalAnswer {
     /// The answer in a sentence or two.
     pub text: String,
-    /// Written by `template` (no model) or `llm`.
-    pub written_by: String,
+    /// Who wrote it.
+    pub written_by: Writer,
+}
+
+/// Who wrote an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Writer {
+    /// A sentence made by code from the rows, no model call.
+    Template,
+    /// The model, from the question and the first rows.
+    Llm,
+}
+
+/// How a node's execution ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeStatus {
+    /// It did its work (perhaps with warnings).
+    Ok,
+    /// It found a blocking error.
+    Error,
+}
+
+/// Where an answer came from when the planner did not write its query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AnswerSource {
+    /// A verified query answered.
+    Verified {
+        /// The query's id.
+        id: String,
+        /// Its datasource.
+        datasource_id: String,
+        /// The values it ran with.
+        params: BTreeMap<String, ParamValue>,
+    },
 }
 
 /// Token and call totals for a node or a run.
@@ -117,8 +154,8 @@ pub struct NodeRecord {
     pub sub_query_id: Option<String>,
     /// Which try (planner retries count up from 0).
     pub attempt: u32,
-    /// `ok`, `error` or `skipped`.
-    pub status: String,
+    /// How it ended.
+    pub status: NodeStatus,
     /// Milliseconds from the run's start.
     pub started_ms: u64,
     /// How long it took.
@@ -168,9 +205,8 @@ pub struct QueryResult {
     pub combined: Option<CombinedRows>,
     /// What the curated matcher decided, when verified queries are configured.
     pub curated: Option<super::verified::CuratedMatch>,
-    /// Where the answer came from when not generated: `{type: "verified", id,
-    /// datasource_id, params}`.
-    pub source: Option<serde_json::Value>,
+    /// Where the answer came from when the planner did not write its query.
+    pub source: Option<AnswerSource>,
     /// Milliseconds the whole run took.
     pub duration_ms: u64,
     /// Every node's execution, in order.

@@ -5,9 +5,9 @@
 //! and a fallback is never an error: the run goes on to the generated path.
 
 use super::llm::{structured, Structured};
-use super::{Engine, QueryResult, Run, SubQuery};
+use super::{AnswerSource, Engine, QueryResult, Run, SubQuery};
 use crate::curated::{bind, extract, typed, Curated, ParamValue, VerifiedQuery};
-use crate::error::{Node, PipelineError};
+use crate::error::{Node, PipelineError, RunWarning};
 use crate::index::EntryKind;
 use crate::policy::Scope;
 use crate::provider::{Message, Role};
@@ -39,10 +39,8 @@ pub struct Candidate {
 pub struct CuratedMatch {
     /// True when a verified query answered.
     pub matched: bool,
-    /// `code` or `model` on a match; otherwise the fallback reason (`no_candidates`,
-    /// `below_floor`, `none_of_these`, `model_failed`, `unknown_query`, `param_invalid`,
-    /// `param_missing`, `policy_denied`, `execution_failed`).
-    pub reason: String,
+    /// How it matched, or why it fell back.
+    pub reason: MatchReason,
     /// The candidates by similarity (empty when code decided).
     pub candidates: Vec<Candidate>,
     /// The chosen query, `datasource.query`.
@@ -51,6 +49,34 @@ pub struct CuratedMatch {
     pub params: BTreeMap<String, ParamValue>,
     /// More on a fallback.
     pub detail: Option<String>,
+}
+
+/// How the matcher decided: a match (`code`, `model`) or the reason it fell back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchReason {
+    /// Exactly one phrasing matched the whole question; no model call.
+    Code,
+    /// The model picked it among the similar ones.
+    Model,
+    /// No verified query was similar to the question (or it could not be embedded).
+    NoCandidates,
+    /// The most similar was below [`MATCH_FLOOR`].
+    BelowFloor,
+    /// The model said none of the offered queries answers the question.
+    NoneOfThese,
+    /// The model's call failed (not fatally for the run).
+    ModelFailed,
+    /// The model named a query that was not offered.
+    UnknownQuery,
+    /// A value did not fit its parameter's type, bounds or choices.
+    ParamInvalid,
+    /// A required value was missing.
+    ParamMissing,
+    /// The caller's policy refused the query's tables.
+    PolicyDenied,
+    /// The query did not bind, validate or run.
+    ExecutionFailed,
 }
 
 /// The model's pick.
@@ -92,7 +118,7 @@ impl Engine<'_> {
         let started = run.now();
         let mut record = CuratedMatch {
             matched: false,
-            reason: String::new(),
+            reason: MatchReason::NoCandidates,
             candidates: vec![],
             choice: None,
             params: BTreeMap::new(),
@@ -105,7 +131,7 @@ impl Engine<'_> {
             .collect();
         let picked = match by_code(curated, question, &searchable) {
             Ok(Some(hit)) => {
-                record.reason = "code".into();
+                record.reason = MatchReason::Code;
                 Some(hit)
             }
             Ok(None) => {
@@ -125,7 +151,7 @@ impl Engine<'_> {
                     Ok(hit) => hit,
                     // The run stops, but the matcher's call stays on the record.
                     Err(e) => {
-                        record.reason = "model_failed".into();
+                        record.reason = MatchReason::ModelFailed;
                         run.record(
                             Node::CuratedMatcher,
                             0,
@@ -140,7 +166,7 @@ impl Engine<'_> {
                 }
             }
             Err(detail) => {
-                record.reason = "param_invalid".into();
+                record.reason = MatchReason::ParamInvalid;
                 record.detail = Some(detail);
                 None
             }
@@ -150,12 +176,12 @@ impl Engine<'_> {
             record.choice = Some(format!("{datasource}.{}", query.id));
             record.params = params.clone();
             match self.run_verified(&datasource, query, &params, scope).await {
-                Ok(sub) => {
+                Ok(ran) => {
                     record.matched = true;
-                    answered = Some(sub);
+                    answered = Some(ran);
                 }
                 Err((reason, detail)) => {
-                    record.reason = reason.into();
+                    record.reason = reason;
                     record.detail = Some(detail);
                 }
             }
@@ -169,13 +195,15 @@ impl Engine<'_> {
             calls,
         );
         result.curated = Some(record.clone());
-        let Some(sub) = answered else {
+        let Some((sub, warnings)) = answered else {
             return Ok(false);
         };
-        result.source = Some(
-            json!({"type": "verified", "id": sub.id.trim_start_matches("verified_"),
-            "datasource_id": sub.datasource_id, "params": record.params}),
-        );
+        result.warnings.extend(warnings);
+        result.source = Some(AnswerSource::Verified {
+            id: sub.id.trim_start_matches("verified_").to_string(),
+            datasource_id: sub.datasource_id.clone(),
+            params: record.params.clone(),
+        });
         run.emit(super::Event::Rows {
             sub_query_id: sub.id.clone(),
             sql: sub.sql.clone(),
@@ -211,7 +239,7 @@ impl Engine<'_> {
     ) -> Result<Option<(String, &'c VerifiedQuery, BTreeMap<String, ParamValue>)>, PipelineError>
     {
         let Ok(vector) = self.index.embed_query(self.embedder, question).await else {
-            record.reason = "no_candidates".into();
+            record.reason = MatchReason::NoCandidates;
             record.detail = Some("the question could not be embedded".into());
             return Ok(None);
         };
@@ -249,11 +277,11 @@ impl Engine<'_> {
         record.candidates = best.clone();
         match best.first() {
             None => {
-                record.reason = "no_candidates".into();
+                record.reason = MatchReason::NoCandidates;
                 return Ok(None);
             }
             Some(top) if top.similarity < MATCH_FLOOR => {
-                record.reason = "below_floor".into();
+                record.reason = MatchReason::BelowFloor;
                 return Ok(None);
             }
             Some(_) => {}
@@ -309,13 +337,13 @@ impl Engine<'_> {
                 {
                     return Err(e);
                 }
-                record.reason = "model_failed".into();
+                record.reason = MatchReason::ModelFailed;
                 record.detail = Some(e.message);
                 return Ok(None);
             }
         };
         if choice.query_id == NONE {
-            record.reason = "none_of_these".into();
+            record.reason = MatchReason::NoneOfThese;
             record.detail = Some(choice.reason);
             return Ok(None);
         }
@@ -338,7 +366,7 @@ impl Engine<'_> {
                 .query(&c.datasource_id, &c.query_id)
                 .map(|q| (c.datasource_id.clone(), q))
         }) else {
-            record.reason = "unknown_query".into();
+            record.reason = MatchReason::UnknownQuery;
             record.detail = Some(choice.query_id);
             return Ok(None);
         };
@@ -349,40 +377,42 @@ impl Engine<'_> {
             .collect();
         match typed_params(query.1, &raw) {
             Ok(params) => {
-                record.reason = "model".into();
+                record.reason = MatchReason::Model;
                 Ok(Some((query.0, query.1, params)))
             }
             Err((reason, detail)) => {
-                record.reason = reason.into();
+                record.reason = reason;
                 record.detail = Some(detail);
                 Ok(None)
             }
         }
     }
 
-    /// Binds, checks against the policy and runs a verified query.
+    /// Binds, checks against the policy and runs a verified query; its warnings (a capped
+    /// result) go to the answer.
     async fn run_verified(
         &self,
         datasource: &str,
         query: &VerifiedQuery,
         params: &BTreeMap<String, ParamValue>,
         scope: &Scope<'_>,
-    ) -> Result<SubQuery, (&'static str, String)> {
+    ) -> Result<(SubQuery, Vec<RunWarning>), (MatchReason, String)> {
         let (db, schema) = self
             .open(datasource)
-            .map_err(|e| ("execution_failed", e.message))?;
-        let plan = bind(query, params, schema).map_err(|e| ("execution_failed", e.message))?;
+            .map_err(|e| (MatchReason::ExecutionFailed, e.message))?;
+        let plan =
+            bind(query, params, schema).map_err(|e| (MatchReason::ExecutionFailed, e.message))?;
         let r = run_plan(&plan, db, schema, scope, &self.settings.validator).await;
         if let Some(e) = r.errors.iter().find(|e| e.severity.is_blocking()) {
             let reason = if e.error_code == crate::error::ErrorCode::SecurityViolation {
-                "policy_denied"
+                MatchReason::PolicyDenied
             } else {
-                "execution_failed"
+                MatchReason::ExecutionFailed
             };
             return Err((reason, e.message.clone()));
         }
         let frame = r.frame.unwrap_or_default();
-        Ok(SubQuery {
+        let sub = SubQuery {
             id: format!("verified_{}", query.id),
             datasource_id: datasource.to_string(),
             plan: Some(plan),
@@ -392,7 +422,8 @@ impl Engine<'_> {
             rows: frame.rows,
             truncated: frame.truncated,
             retry_count: 0,
-        })
+        };
+        Ok((sub, r.warnings))
     }
 }
 
@@ -434,21 +465,26 @@ fn by_code<'c>(
 fn typed_params(
     q: &VerifiedQuery,
     raw: &BTreeMap<String, String>,
-) -> Result<BTreeMap<String, ParamValue>, (&'static str, String)> {
+) -> Result<BTreeMap<String, ParamValue>, (MatchReason, String)> {
     let mut out = BTreeMap::new();
     for (name, spec) in &q.params {
         let value = match (raw.get(name), &spec.default) {
-            (Some(text), _) => {
-                typed(spec, text).map_err(|e| ("param_invalid", format!("{name}: {e}")))?
-            }
+            (Some(text), _) => typed(spec, text)
+                .map_err(|e| (MatchReason::ParamInvalid, format!("{name}: {e}")))?,
             (None, Some(d)) => {
                 let text = match d {
                     serde_json::Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
-                typed(spec, &text).map_err(|e| ("param_invalid", format!("{name}: {e}")))?
+                typed(spec, &text)
+                    .map_err(|e| (MatchReason::ParamInvalid, format!("{name}: {e}")))?
             }
-            (None, None) => return Err(("param_missing", format!("the question gives no {name}"))),
+            (None, None) => {
+                return Err((
+                    MatchReason::ParamMissing,
+                    format!("the question gives no {name}"),
+                ))
+            }
         };
         out.insert(name.clone(), value);
     }

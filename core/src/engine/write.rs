@@ -1,14 +1,17 @@
 //! The answer node: a deterministic sentence (template) or a short answer the model writes,
 //! streamed, checked against the rows it was given.
 
-use super::{answer, llm, AnswerMode, Engine, Event, FinalAnswer, QueryResult, Run, Status};
+use super::{
+    answer, llm, AnswerMode, Engine, Event, FinalAnswer, QueryResult, Run, Status, Writer,
+};
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::value::Value;
 use serde_json::json;
 
 impl Engine<'_> {
-    /// Writes the answer to `question` from the final rows (saying so when the row cap cut
-    /// them), and marks the run a success.
+    /// Writes the answer to `question` from the final rows (the sentence says so when the
+    /// row cap cut them; the RESULT_TRUNCATED warning is the executor's or the aggregator's,
+    /// where the cap was hit), and marks the run a success.
     pub(super) async fn write_answer(
         &self,
         question: &str,
@@ -23,7 +26,7 @@ impl Engine<'_> {
         let mut calls = Vec::new();
         let mut errors = Vec::new();
         let (text, written_by) = match &self.settings.answer {
-            AnswerMode::Template => (answer::template(columns, rows, truncated), "template"),
+            AnswerMode::Template => (answer::template(columns, rows, truncated), Writer::Template),
             AnswerMode::Llm(agent) => {
                 let agent = run.bounded(agent);
                 let user = answer::writer_user(question, columns, rows, truncated);
@@ -64,7 +67,7 @@ impl Engine<'_> {
                                 )
                             });
                         }
-                        (text, "llm")
+                        (text, Writer::Llm)
                     }
                     // The rows are there: a failed write-up falls back to the template,
                     // and says so (unless the run itself was cancelled or timed out).
@@ -92,7 +95,7 @@ impl Engine<'_> {
                             severity: Severity::Warning,
                             ..e
                         });
-                        (answer::template(columns, rows, truncated), "template")
+                        (answer::template(columns, rows, truncated), Writer::Template)
                     }
                 }
             }
@@ -118,24 +121,7 @@ impl Engine<'_> {
             errors,
             calls,
         );
-        result.final_answer = Some(FinalAnswer {
-            text,
-            written_by: written_by.to_string(),
-        });
-        if truncated {
-            result.warnings.push(RunWarning::new(
-                Node::Executor,
-                ErrorCode::ResultTruncated,
-                "The result reached the row cap, so rows may be missing.",
-            ));
-        }
-        if truncated {
-            result.warnings.push(RunWarning::new(
-                Node::Executor,
-                ErrorCode::ResultTruncated,
-                "The result reached the row cap, so rows may be missing.",
-            ));
-        }
+        result.final_answer = Some(FinalAnswer { text, written_by });
         result.status = Status::Success;
         Ok(())
     }

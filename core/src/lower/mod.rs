@@ -560,7 +560,11 @@ impl Lowerer<'_> {
     /// Every non-constant selected expression not yet ordered on, named as [`Self::selected`]
     /// names it (by position after a set operation; `*` as each of its columns), so LIMIT
     /// keeps the same rows.
+    /// A plan that returns at most one row needs none: there is no tie to break.
     fn tie_breakers(&self, plan: &Plan) -> Result<Vec<OrderByExpr>, LowerError> {
+        if crate::validate::walk::at_most_one_row(plan) {
+            return Ok(Vec::new());
+        }
         let ordered: Vec<usize> = plan
             .order_by
             .iter()

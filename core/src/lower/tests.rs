@@ -430,6 +430,24 @@ fn a_star_is_ordered_by_its_columns_when_rows_are_cut() {
 }
 
 #[test]
+fn a_query_of_at_most_one_row_gets_no_tie_breaker() {
+    let count = json!({"kind": "func", "func_name": "COUNT", "args": [{"kind": "column", "column_name": "*"}]});
+    let sql = |extra: Json| {
+        let plan: Plan = serde_json::from_value(invoices(vec![count.clone()], extra)).unwrap();
+        to_sql(&plan, &schema(), Dialect::Sqlite, &LowerOptions::default()).unwrap()
+    };
+    assert_eq!(
+        sql(json!({})),
+        "SELECT COUNT(*) FROM Invoice AS i LIMIT 100000"
+    );
+    // Grouped, it returns a row per group, and the groups are ordered.
+    assert!(
+        sql(json!({"group_by": [c("i", "BillingCountry")]})).contains("ORDER BY"),
+        "a grouped count is ordered"
+    );
+}
+
+#[test]
 fn long_and_or_chains_stay_flat() {
     let id = || Expr::Column {
         alias: Some("i".into()),

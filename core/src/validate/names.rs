@@ -3,10 +3,9 @@
 //! need resolved names: joins and GROUP BY coherence.
 
 use super::similar::closest;
-use super::walk::{self, Clause};
+use super::walk::{self, has_aggregate, is_aggregate_name, Clause};
 use super::{Findings, JoinRule};
 use crate::error::ErrorCode;
-use crate::plan::functions::{self, FuncClass};
 use crate::plan::{CastType, Expr, Literal, Plan};
 use crate::schema::{SchemaSnapshot, Table, TypeCategory};
 
@@ -695,20 +694,6 @@ impl<'s> Resolver<'s, '_> {
                 })
             })
     }
-}
-
-fn is_aggregate_name(name: &str) -> bool {
-    functions::lookup(name).is_some_and(|s| s.class == FuncClass::Aggregate)
-}
-
-fn has_aggregate(e: &Expr) -> bool {
-    let mut found = false;
-    walk::each_node(e, &mut |n| {
-        if let Expr::Func(f) = n {
-            found |= f.over.is_none() && is_aggregate_name(&f.name);
-        }
-    });
-    found
 }
 
 fn fk_declared(l: &Bound, lc: &str, r: &Bound, rc: &str) -> bool {

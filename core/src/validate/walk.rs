@@ -1,5 +1,6 @@
 //! Traversals over a plan: its nested plans, its clauses, the nodes of an expression.
 
+use crate::plan::functions::{self, FuncClass};
 use crate::plan::{Expr, Plan};
 
 /// Where in a plan an expression sits; decides what it may contain.
@@ -142,6 +143,30 @@ pub fn children(e: &Expr) -> Vec<&Expr> {
             expr, low, high, ..
         } => vec![expr, low, high],
     }
+}
+
+/// True when `name` is an aggregate function of the allow-list.
+pub fn is_aggregate_name(name: &str) -> bool {
+    functions::lookup(name).is_some_and(|s| s.class == FuncClass::Aggregate)
+}
+
+/// True when `e` holds an aggregate call (not a window) outside any subquery.
+pub fn has_aggregate(e: &Expr) -> bool {
+    let mut found = false;
+    each_node(e, &mut |n| {
+        if let Expr::Func(f) = n {
+            found |= f.over.is_none() && is_aggregate_name(&f.name);
+        }
+    });
+    found
+}
+
+/// True when `plan` returns at most one row whatever the data: it aggregates (in its
+/// selection or a HAVING) without GROUP BY and without a set operation.
+pub fn at_most_one_row(plan: &Plan) -> bool {
+    plan.group_by.is_empty()
+        && plan.set_operations.is_empty()
+        && (plan.having.is_some() || plan.select_items.iter().any(|s| has_aggregate(&s.expr)))
 }
 
 /// How deep `plan` nests: one level per expression inside another and per sub-plan. Plans

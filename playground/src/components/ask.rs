@@ -10,7 +10,6 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use nl2sql_core::config::engine_settings;
 use nl2sql_core::engine::{Event, Events};
-use nl2sql_wasm::Ask;
 use std::rc::Rc;
 
 #[component]
@@ -54,11 +53,11 @@ pub fn AskPage() -> impl IntoView {
                 r.apply(event, now);
             });
         }));
-        let request = Ask {
-            roles: vec![state.role.get_untracked()],
-            datasource: Some(datasource.get_untracked()).filter(|d| !d.is_empty()),
-            plan_only: plan_only.get_untracked(),
-        };
+        let request = session.request(
+            vec![state.role.get_untracked()],
+            Some(datasource.get_untracked()).filter(|d| !d.is_empty()),
+            plan_only.get_untracked(),
+        );
         let prices = state.run_config.get_untracked().prices;
         spawn_local(async move {
             let result = session

@@ -33,12 +33,18 @@ async function main() {
   }
   $("events").textContent = [...new Set(events)].join(" ");
 
+  // A cancel in the same tick as the ask stops that run before it starts.
+  const stopping = engine.ask("How many albums are there?");
+  engine.cancel();
+  const stopped = await stopping;
+
   const routing = await engine.route("How many invoices were there?");
   const refused = await engine.sql("DELETE FROM Track");
   const counted = await engine.sql("SELECT COUNT(*) AS albums FROM Album");
   window.exampleOutcome = {
     status: result.status,
     errors: result.errors.map((e) => e.error_code),
+    cancelled: [stopped.status, ...stopped.errors.map((e) => e.error_code)],
     routed: routing.ranked,
     refused: refused.errors.map((e) => e.error_code),
     albums: counted.rows[0]?.[0],
