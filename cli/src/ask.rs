@@ -3,18 +3,17 @@
 
 use crate::routing::{build_index, embed_failure_text};
 use crate::Failure;
-use nl2sql_cli::{BlockingTransport, SqliteFile};
 use nl2sql_core::curated::Curated;
 use nl2sql_core::demo::{DEMO_DATABASES, DEMO_VERIFIED};
 use nl2sql_core::engine::{
     Agent, AnswerMode, AskOptions, Engine, EngineSettings, Event, Events, Parts, Replay, Writer,
 };
-use nl2sql_core::index::{BuiltinEmbedder, Clock};
+use nl2sql_core::index::BuiltinEmbedder;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::provider::{ApiKey, Provider, Wire};
 use nl2sql_core::Datasource;
+use nl2sql_native::{BlockingTransport, SqliteFile, WallClock};
 use std::path::PathBuf;
-use std::time::Instant;
 
 struct Options {
     question: Option<String>,
@@ -166,14 +165,6 @@ pub(crate) fn agent_for(
     Ok(Agent::new(provider, &model))
 }
 
-pub(crate) struct Wall(pub(crate) Instant);
-
-impl Clock for Wall {
-    fn now_ms(&self) -> u64 {
-        u64::try_from(self.0.elapsed().as_millis()).unwrap_or(u64::MAX)
-    }
-}
-
 fn print_rows(
     sql: Option<&str>,
     columns: &[String],
@@ -289,7 +280,7 @@ fn execute(
         dbs.push(SqliteFile::open(id, &path).map_err(|e| Failure::Runtime(e.to_string()))?);
     }
     let policies = Policies::demo();
-    let clock = Wall(Instant::now());
+    let clock = WallClock::start();
     let schemas: Vec<&nl2sql_core::SchemaSnapshot> = index.schemas().iter().collect();
     let curated = Curated::from_json(DEMO_VERIFIED, &schemas)
         .map_err(|e| Failure::Runtime(format!("the demo's verified queries: {e}")))?;
@@ -304,11 +295,11 @@ fn execute(
         },
         settings,
     )
-    .combining_with(&nl2sql_cli::MemoryScratch)
+    .combining_with(&nl2sql_native::MemoryScratch)
     .with_verified(&curated);
     let engine = match replay {
         Some(r) => engine.replaying(r),
-        None => engine.waiting_with(&nl2sql_cli::ThreadSleep),
+        None => engine.waiting_with(&nl2sql_native::ThreadSleep),
     };
     // In text mode the SQL and rows print as soon as they exist, then the written answer
     // as it streams.

@@ -6,10 +6,9 @@
 //! - `retrieval`: routing and schema retrieval alone (search forced), no model;
 //! - `full`: the real provider, with a spending cap.
 
-use crate::ask::{agent_for, Wall};
+use crate::ask::agent_for;
 use crate::routing::{build_index, embed_failure_text};
 use crate::Failure;
-use nl2sql_cli::{BlockingTransport, MemoryScratch, SqliteFile};
 use nl2sql_core::demo::DEMO_DATABASES;
 use nl2sql_core::engine::{AskOptions, Engine, EngineSettings, Parts, QueryResult, Status};
 use nl2sql_core::error::{ErrorCode, Node};
@@ -18,6 +17,8 @@ use nl2sql_core::index::{retrieve, route, BuiltinEmbedder, RetrieveSettings, Rou
 use nl2sql_core::policy::Policies;
 use nl2sql_core::validate::REFUSAL_MESSAGE;
 use nl2sql_core::Datasource;
+use nl2sql_native::WallClock;
+use nl2sql_native::{BlockingTransport, MemoryScratch, SqliteFile};
 use serde::Deserialize;
 use serde_json::{json, Value as Json};
 use serde_norway::Value as Yaml;
@@ -285,7 +286,7 @@ fn answers(
     let models = json!({"planner": agent.model, "provider": agent.provider.label()});
     let settings = EngineSettings::new(agent);
     let transport = BlockingTransport::default();
-    let clock = Wall(Instant::now());
+    let clock = WallClock::start();
     let engine = Engine::new(
         Parts {
             datasources: dbs.iter().map(|d| d as &dyn Datasource).collect(),
@@ -298,7 +299,7 @@ fn answers(
         settings,
     )
     .combining_with(&MemoryScratch)
-    .waiting_with(&nl2sql_cli::ThreadSleep);
+    .waiting_with(&nl2sql_native::ThreadSleep);
     let mut board = Vec::new();
     let mut spent = 0.0;
     let mut stopped = false;

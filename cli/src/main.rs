@@ -6,9 +6,8 @@ mod eval;
 mod query;
 mod routing;
 
-use nl2sql_cli::SqliteFile;
-use nl2sql_core::demo::{demo_database, DEMO_DATABASES};
 use nl2sql_core::{Datasource, SchemaSnapshot};
+use nl2sql_native::SqliteFile;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -168,21 +167,10 @@ fn schema(args: &[String]) -> Result<(), Failure> {
 
 /// The id and file of a demo database under `data`.
 pub(crate) fn demo_path(id: &str, data: &Path) -> Result<(String, PathBuf), Failure> {
-    let demo = demo_database(id).ok_or_else(|| {
-        let ids: Vec<&str> = DEMO_DATABASES.iter().map(|d| d.id).collect();
-        Failure::Usage(format!(
-            "no datasource {id:?}; choose one of {}",
-            ids.join(", ")
-        ))
-    })?;
-    let path = data.join(demo.file);
-    if !path.is_file() {
-        return Err(Failure::Runtime(format!(
-            "{} is missing; run `cargo xtask data` to fetch the demo databases",
-            path.display()
-        )));
-    }
-    Ok((demo.id.to_string(), path))
+    nl2sql_native::demo_path(id, data).map_err(|e| match e {
+        nl2sql_native::DemoPathError::UnknownId(why) => Failure::Usage(why),
+        nl2sql_native::DemoPathError::Missing(why) => Failure::Runtime(why),
+    })
 }
 
 fn print_schema(s: &SchemaSnapshot) {

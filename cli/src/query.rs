@@ -2,7 +2,6 @@
 //! the generator and the database, reported as text or as one JSON object.
 
 use crate::{demo_path, Failure};
-use nl2sql_cli::SqliteFile;
 use nl2sql_core::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use nl2sql_core::import::import_sql;
 use nl2sql_core::lower::{to_sql, LowerOptions};
@@ -11,6 +10,7 @@ use nl2sql_core::policy::Policies;
 use nl2sql_core::run::{run_plan, PlanRun};
 use nl2sql_core::validate::{JoinRule, Validation, ValidationCheck, ValidatorSettings};
 use nl2sql_core::{Datasource, Dialect, Value};
+use nl2sql_native::SqliteFile;
 use serde::Serialize;
 use std::io::Read;
 use std::path::PathBuf;

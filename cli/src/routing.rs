@@ -2,7 +2,6 @@
 //! databases, built in memory on every run (it takes milliseconds).
 
 use crate::{demo_path, Failure};
-use nl2sql_cli::{BlockingTransport, SqliteFile};
 use nl2sql_core::demo::{demo_profile, DEMO_DATABASES};
 use nl2sql_core::error::Node;
 use nl2sql_core::index::{
@@ -12,6 +11,7 @@ use nl2sql_core::index::{
 use nl2sql_core::policy::Policies;
 use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
 use nl2sql_core::Datasource;
+use nl2sql_native::{BlockingTransport, SqliteFile};
 use serde::Serialize;
 use serde_json::json;
 use std::path::PathBuf;

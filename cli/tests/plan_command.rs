@@ -3,12 +3,10 @@
 //! from a file or standard input, other dialects rendered but not run.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 fn data_dir() -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../data")
+    nl2sql_tests::native::data_dir()
         .to_string_lossy()
         .into_owned()
 }

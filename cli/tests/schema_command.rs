@@ -1,11 +1,7 @@
 //! The `nl2sql schema` command, run as a person runs it.
 
-use std::path::PathBuf;
+use nl2sql_tests::native::data_dir;
 use std::process::{Command, Output};
-
-fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data")
-}
 
 fn nl2sql(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_nl2sql"))

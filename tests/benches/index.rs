@@ -5,13 +5,13 @@
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
     use criterion::{criterion_group, Criterion};
-    use nl2sql_cli::SqliteFile;
     use nl2sql_core::demo::{demo_database, demo_profile, DEMO_DATABASES};
     use nl2sql_core::index::{
         retrieve, route, BuiltinEmbedder, RetrieveSettings, RouteSettings, SchemaIndex, ValueIndex,
     };
     use nl2sql_core::policy::Policies;
     use nl2sql_core::Datasource;
+    use nl2sql_native::SqliteFile;
     use nl2sql_tests::bench::percentiles;
     use nl2sql_tests::routing::{demo_index, VALUE_CAP};
     use std::hint::black_box;

@@ -9,9 +9,9 @@
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
     use criterion::{criterion_group, Criterion};
-    use nl2sql_cli::SqliteFile;
     use nl2sql_core::policy::Policies;
     use nl2sql_core::Datasource;
+    use nl2sql_native::SqliteFile;
     use nl2sql_tests::bench::{gold_plan_json, percentiles, plan_to_sql};
     use std::hint::black_box;
     use std::path::PathBuf;

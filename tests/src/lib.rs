@@ -11,6 +11,8 @@ pub mod contract;
 pub mod gold;
 #[cfg(not(target_arch = "wasm32"))]
 pub use nl2sql_mock as mock;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native;
 pub mod pipeline;
 pub mod routing;
 #[cfg(target_arch = "wasm32")]

@@ -3,7 +3,6 @@
 //! compile here (the match is exhaustive).
 #![cfg(not(target_arch = "wasm32"))]
 
-use nl2sql_cli::SqliteFile;
 use nl2sql_core::datasource::{DatasourceError, DatasourceErrorKind};
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::import::import_sql;
@@ -12,6 +11,8 @@ use nl2sql_core::policy::Policies;
 use nl2sql_core::run::{execution_error, run_plan, PlanRun};
 use nl2sql_core::validate::{validate, ValidatorSettings};
 use nl2sql_core::{Datasource, SchemaSnapshot};
+use nl2sql_native::SqliteFile;
+use nl2sql_tests::native::{chinook, chinook_with_schema};
 use std::path::PathBuf;
 
 struct Env {
@@ -21,9 +22,7 @@ struct Env {
 }
 
 fn env() -> Env {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/chinook.sqlite");
-    let db = SqliteFile::open("chinook", path).expect("chinook opens");
-    let schema = pollster::block_on(db.introspect()).expect("introspects");
+    let (db, schema) = chinook_with_schema();
     Env {
         db,
         schema,
@@ -188,6 +187,7 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         | ErrorCode::AllNullColumn
         | ErrorCode::JoinFanOut => pipeline_failure(env, code),
         ErrorCode::QuestionTooBroad | ErrorCode::JoinKeyUnconverted => cross_failure(code),
+        ErrorCode::ConfigInvalid => config_invalid(),
         ErrorCode::ResultTruncated => {
             let mut capped = ValidatorSettings::default();
             capped.lower.row_cap = 3;
@@ -196,12 +196,45 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
     }
 }
 
+/// A verified query that no longer fits its schema is dropped with a CONFIG_INVALID
+/// warning on the workspace, and every run carries it.
+fn config_invalid() -> Vec<ErrorCode> {
+    use nl2sql_core::curated::Curated;
+    use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
+    use nl2sql_core::workspace::{Opening, Workspace};
+    use std::rc::Rc;
+    let declared: Curated = serde_json::from_str(
+        r#"{"datasources": {"chinook": [{"id": "gone", "description": "A dropped table",
+            "questions": ["How many old playlists?"], "sql": "SELECT COUNT(*) AS n FROM PlaylistOld"}]}}"#,
+    )
+    .expect("the declaration parses");
+    let opening = Opening {
+        profile: DatasourceProfile {
+            id: "chinook".into(),
+            description: "A music store".into(),
+            examples: vec![],
+            verified: vec![],
+        },
+        datasource: Rc::new(chinook()),
+        read_ahead: None,
+    };
+    let ws = pollster::block_on(Workspace::open(
+        vec![opening],
+        Policies::demo(),
+        declared,
+        Rc::new(BuiltinEmbedder::default()),
+    ))
+    .expect("the workspace opens without the query");
+    assert!(ws.curated().datasources.is_empty());
+    ws.notices().iter().map(|w| w.code).collect()
+}
+
 /// Provider codes come from a provider embedder talking to the mock provider over HTTP.
 fn provider_failure(code: ErrorCode) -> Vec<ErrorCode> {
-    use nl2sql_cli::BlockingTransport;
     use nl2sql_core::error::Node;
     use nl2sql_core::index::Embedder;
     use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
+    use nl2sql_native::BlockingTransport;
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
     let mock = nl2sql_tests::mock::MockProvider::start().expect("the mock provider starts");
@@ -233,10 +266,10 @@ fn provider_failure(code: ErrorCode) -> Vec<ErrorCode> {
 
 /// Pipeline codes come from `Engine::ask` with the mock provider over HTTP.
 fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
-    use nl2sql_cli::BlockingTransport;
     use nl2sql_core::engine::{Agent, AskOptions, Engine, EngineSettings, Parts};
     use nl2sql_core::index::{BuiltinEmbedder, Clock, SchemaIndex, ValueIndex};
     use nl2sql_core::provider::{ApiKey, Provider, Wire};
+    use nl2sql_native::BlockingTransport;
     use nl2sql_tests::mock::{Fixture, MockProvider};
     struct Zero;
     impl Clock for Zero {
@@ -338,10 +371,10 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
 /// Codes of questions across datasources come from `Engine::ask` over Chinook and the
 /// support database, combining in a scratch SQLite.
 fn cross_failure(code: ErrorCode) -> Vec<ErrorCode> {
-    use nl2sql_cli::{BlockingTransport, MemoryScratch};
     use nl2sql_core::engine::{Agent, AskOptions, Engine, EngineSettings, Parts};
     use nl2sql_core::index::{BuiltinEmbedder, Clock};
     use nl2sql_core::provider::{ApiKey, Provider, Wire};
+    use nl2sql_native::{BlockingTransport, MemoryScratch};
     use nl2sql_tests::mock::{Fixture, MockProvider};
     struct Zero;
     impl Clock for Zero {

@@ -3,15 +3,9 @@
 //! sql.js in `browser_gold.rs`).
 #![cfg(not(target_arch = "wasm32"))]
 
-use nl2sql_cli::SqliteFile;
 use nl2sql_core::plan::Plan;
 use nl2sql_tests::gold::{run_own_suite, run_reference_suite, suite, REFERENCE_SUITE};
-use std::path::PathBuf;
-
-fn chinook() -> SqliteFile {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/chinook.sqlite");
-    SqliteFile::open("chinook", path).expect("chinook opens (run `cargo xtask data`)")
-}
+use nl2sql_tests::native::chinook;
 
 #[test]
 fn every_gold_plan_parses_and_round_trips() {

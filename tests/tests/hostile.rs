@@ -3,7 +3,6 @@
 //! Each is refused with the right code or rendered harmlessly, and nothing is ever written.
 #![cfg(not(target_arch = "wasm32"))]
 
-use nl2sql_cli::SqliteFile;
 use nl2sql_core::datasource::ExecLimits;
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::import::import_sql;
@@ -12,8 +11,9 @@ use nl2sql_core::policy::Policies;
 use nl2sql_core::run::{run_plan, PlanRun};
 use nl2sql_core::validate::ValidatorSettings;
 use nl2sql_core::{Datasource, SchemaSnapshot, Value};
+use nl2sql_native::SqliteFile;
+use nl2sql_tests::native::chinook_with_schema;
 use serde_json::{json, Value as Json};
-use std::path::PathBuf;
 
 struct Env {
     db: SqliteFile,
@@ -21,9 +21,7 @@ struct Env {
 }
 
 fn env() -> Env {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/chinook.sqlite");
-    let db = SqliteFile::open("chinook", path).expect("chinook opens");
-    let schema = pollster::block_on(db.introspect()).expect("introspects");
+    let (db, schema) = chinook_with_schema();
     Env { db, schema }
 }
 

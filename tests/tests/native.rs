@@ -1,29 +1,11 @@
 //! The datasource contract suite on rusqlite, natively, against the files in `data/`.
 #![cfg(not(target_arch = "wasm32"))]
 
-use nl2sql_cli::SqliteFile;
-use nl2sql_core::demo::demo_database;
-use nl2sql_core::{Datasource, DatasourceErrorKind};
+use nl2sql_core::DatasourceErrorKind;
+use nl2sql_native::SqliteFile;
 use nl2sql_tests::contract;
+use nl2sql_tests::native::{data_dir, open};
 use std::path::PathBuf;
-
-fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data")
-}
-
-fn open(id: &str) -> Box<dyn Datasource> {
-    let demo = demo_database(id).unwrap_or_else(|| panic!("no demo database {id}"));
-    let path = data_dir().join(demo.file);
-    assert!(
-        path.is_file(),
-        "{} is missing: run `cargo xtask data`",
-        path.display()
-    );
-    match SqliteFile::open(id, &path) {
-        Ok(file) => Box::new(file),
-        Err(e) => panic!("opening {}: {e}", path.display()),
-    }
-}
 
 macro_rules! native_checks {
     ($($check:ident),* $(,)?) => {

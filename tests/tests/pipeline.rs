@@ -2,39 +2,24 @@
 //! provider over real HTTP through the command line's transport.
 #![cfg(not(target_arch = "wasm32"))]
 
-use nl2sql_cli::{BlockingTransport, MemoryScratch, SqliteFile};
-use nl2sql_core::demo::demo_database;
-use nl2sql_core::engine::{Agent, AskOptions, Engine, EngineSettings, Parts, Status};
+use nl2sql_core::engine::{
+    Agent, AnswerSource, AskOptions, Engine, EngineSettings, MatchReason, Parts, Status, Writer,
+};
 use nl2sql_core::error::{ErrorCode, Node};
-use nl2sql_core::index::{BuiltinEmbedder, Clock, SchemaIndex};
+use nl2sql_core::index::{BuiltinEmbedder, SchemaIndex};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::provider::{ApiKey, Provider, Wire};
 use nl2sql_core::Datasource;
+use nl2sql_native::{BlockingTransport, MemoryScratch, WallClock};
 use nl2sql_tests::mock::{Fixture, MockProvider};
+use nl2sql_tests::native::open;
 use nl2sql_tests::pipeline::{
     cross_fixtures, reference_fixtures, run_reference_pipeline, CROSS_QUESTION,
 };
 use nl2sql_tests::routing::demo_index;
-use std::path::PathBuf;
 use std::time::Instant;
 
 const KEY: &str = "sk-mock-0123456789abcdefghijKLMN";
-
-fn open(id: &str) -> Box<dyn Datasource> {
-    let demo = demo_database(id).unwrap_or_else(|| panic!("no demo database {id}"));
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../data")
-        .join(demo.file);
-    Box::new(SqliteFile::open(id, path).unwrap_or_else(|e| panic!("{id}: {e}")))
-}
-
-struct Wall(Instant);
-
-impl Clock for Wall {
-    fn now_ms(&self) -> u64 {
-        u64::try_from(self.0.elapsed().as_millis()).unwrap_or(u64::MAX)
-    }
-}
 
 struct World {
     mock: MockProvider,
@@ -43,7 +28,7 @@ struct World {
     embedder: BuiltinEmbedder,
     policies: Policies,
     transport: BlockingTransport,
-    clock: Wall,
+    clock: WallClock,
 }
 
 fn world() -> World {
@@ -69,7 +54,7 @@ fn world() -> World {
             ..Policies::demo()
         },
         transport: BlockingTransport::default(),
-        clock: Wall(Instant::now()),
+        clock: WallClock::start(),
     }
 }
 
@@ -535,8 +520,8 @@ fn a_written_answer_streams_after_the_rows_and_is_checked_against_them() {
         .clone()
         .unwrap_or_else(|| panic!("an answer"));
     assert_eq!(
-        (answer.text.as_str(), answer.written_by.as_str()),
-        (honest, "llm")
+        (answer.text.as_str(), answer.written_by),
+        (honest, Writer::Llm)
     );
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     assert_eq!(
@@ -577,10 +562,7 @@ fn a_written_answer_streams_after_the_rows_and_is_checked_against_them() {
     let e = engine_with(&w, &w.transport, settings);
     let r = pollster::block_on(e.ask(q, &AskOptions::default()));
     assert_eq!(r.status, Status::Success);
-    assert_eq!(
-        r.final_answer.map(|a| a.written_by),
-        Some("template".to_string())
-    );
+    assert_eq!(r.final_answer.map(|a| a.written_by), Some(Writer::Template));
     assert_eq!(
         r.warnings.iter().map(|w| w.code).collect::<Vec<_>>(),
         [ErrorCode::ProviderUnavailable]
@@ -739,7 +721,7 @@ fn a_rate_limited_call_waits_and_tries_again_only_when_the_engine_may_wait() {
     let q = "How many customers do we have, by country?";
     // The mock refuses every other call to this model: the check's first try, then the
     // planner's first try.
-    let e = engine(&w, "fault-flaky").waiting_with(&nl2sql_cli::ThreadSleep);
+    let e = engine(&w, "fault-flaky").waiting_with(&nl2sql_native::ThreadSleep);
     let r = pollster::block_on(e.ask(q, &AskOptions::default()));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert_eq!(
@@ -919,10 +901,12 @@ fn a_verified_query_answers_with_no_model_call_when_code_can_decide() {
     assert_eq!(r.sequential_llm_calls, 0);
     let m = r.curated.as_ref().expect("the matcher ran");
     assert!(m.matched);
-    assert_eq!(m.reason, "code");
+    assert_eq!(m.reason, MatchReason::Code);
     assert_eq!(
-        r.source.as_ref().map(|s| s["id"].clone()),
-        Some("top_customers_by_spend".into())
+        r.source
+            .as_ref()
+            .map(|AnswerSource::Verified { id, .. }| id.as_str()),
+        Some("top_customers_by_spend")
     );
     let sub = &r.sub_queries[0];
     assert_eq!(sub.id, "verified_top_customers_by_spend");
@@ -936,7 +920,7 @@ fn a_verified_query_answers_with_no_model_call_when_code_can_decide() {
     ));
     let m = r.curated.as_ref().expect("the matcher ran");
     assert!(!m.matched);
-    assert_eq!(m.reason, "param_invalid", "{m:?}");
+    assert_eq!(m.reason, MatchReason::ParamInvalid, "{m:?}");
     // Text binds as a literal: the genre reaches SQL escaped, as a value.
     let r = pollster::block_on(e.ask(
         "Which tracks are in the rock and roll genre?",
@@ -972,7 +956,7 @@ fn a_similar_question_asks_the_model_once_and_only_the_routed_datasources_are_se
     let r = pollster::block_on(e.ask(similar, &AskOptions::default()));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     let m = r.curated.as_ref().expect("the matcher ran");
-    assert_eq!((m.matched, m.reason.as_str()), (true, "model"), "{m:?}");
+    assert_eq!((m.matched, m.reason), (true, MatchReason::Model), "{m:?}");
     let routed = &r.routing.as_ref().expect("routing ran").ranked;
     assert!(!routed.contains(&"webanalytics".to_string()));
     assert!(
@@ -985,7 +969,7 @@ fn a_similar_question_asks_the_model_once_and_only_the_routed_datasources_are_se
     assert_eq!(r.sequential_llm_calls, 1);
     let r = pollster::block_on(e.ask(unlike, &AskOptions::default()));
     let m = r.curated.as_ref().expect("the matcher ran");
-    assert_eq!((m.matched, m.reason.as_str()), (false, "none_of_these"));
+    assert_eq!((m.matched, m.reason), (false, MatchReason::NoneOfThese));
     // The run went on to the resolver after the fallback.
     assert!(r.trace.iter().any(|n| n.node == Node::DatasourceResolver));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);

@@ -4,7 +4,6 @@
 //! string can escape its quotes.
 #![cfg(not(target_arch = "wasm32"))]
 
-use nl2sql_cli::SqliteFile;
 use nl2sql_core::datasource::ExecLimits;
 use nl2sql_core::lower::{sql_dialect, to_sql, LowerOptions};
 use nl2sql_core::plan::{
@@ -14,9 +13,9 @@ use nl2sql_core::plan::{
 use nl2sql_core::policy::Policies;
 use nl2sql_core::validate::{validate, ValidatorSettings};
 use nl2sql_core::{Datasource, Dialect, SchemaSnapshot};
+use nl2sql_native::SqliteFile;
 use proptest::prelude::*;
 use sqlparser::ast::{Expr as SqlExpr, SelectItem as SqlSelectItem, SetExpr, Statement, Value};
-use std::path::PathBuf;
 
 struct Chinook {
     db: SqliteFile,
@@ -26,9 +25,7 @@ struct Chinook {
 thread_local! {
     // One connection per test thread: rusqlite connections are not shared across threads.
     static CHINOOK: &'static Chinook = {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/chinook.sqlite");
-        let db = SqliteFile::open("chinook", path).expect("chinook opens");
-        let schema = pollster::block_on(db.introspect()).expect("introspects");
+        let (db, schema) = nl2sql_tests::native::chinook_with_schema();
         Box::leak(Box::new(Chinook { db, schema }))
     };
 }

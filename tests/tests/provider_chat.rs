@@ -3,13 +3,13 @@
 //! and the faults a chat call can meet, with no key in any error.
 #![cfg(not(target_arch = "wasm32"))]
 
-use nl2sql_cli::BlockingTransport;
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::plan::plan_json_schema;
 use nl2sql_core::provider::chat::{call, ChatError, PriceTable};
 use nl2sql_core::provider::{
     ApiKey, ChatRequest, Message, Output, Provider, Role, StructuredMethod, Wire,
 };
+use nl2sql_native::BlockingTransport;
 use nl2sql_tests::mock::{Fixture, MockProvider};
 
 const KEY: &str = "sk-mock-0123456789abcdefghijKLMN";

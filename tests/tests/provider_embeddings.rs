@@ -3,25 +3,15 @@
 //! mapped to its code with no key anywhere, timeouts, and the circuit breaker.
 #![cfg(not(target_arch = "wasm32"))]
 
-use nl2sql_cli::{BlockingTransport, SqliteFile};
-use nl2sql_core::demo::demo_database;
 use nl2sql_core::error::{ErrorCode, Node};
 use nl2sql_core::index::{BuiltinEmbedder, CircuitBreaker, Clock, Embedder, GuardedEmbedder};
 use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
-use nl2sql_core::Datasource;
+use nl2sql_native::BlockingTransport;
 use nl2sql_tests::mock::MockProvider;
+use nl2sql_tests::native::open;
 use nl2sql_tests::routing::{demo_index, routing_score, ROUTING_SUITE};
-use std::path::PathBuf;
 
 const KEY: &str = "sk-mock-0123456789abcdefghijKLMN";
-
-fn open(id: &str) -> Box<dyn Datasource> {
-    let demo = demo_database(id).unwrap_or_else(|| panic!("no demo database {id}"));
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../data")
-        .join(demo.file);
-    Box::new(SqliteFile::open(id, path).unwrap_or_else(|e| panic!("{id}: {e}")))
-}
 
 fn mock() -> MockProvider {
     MockProvider::start().unwrap_or_else(|e| panic!("mock provider: {e}"))

@@ -2,24 +2,13 @@
 //! suite, our own routing questions, recall on the Chinook suite, scope and determinism.
 #![cfg(not(target_arch = "wasm32"))]
 
-use nl2sql_cli::SqliteFile;
-use nl2sql_core::demo::demo_database;
 use nl2sql_core::index::{route, BuiltinEmbedder, RouteSettings, SchemaIndex};
 use nl2sql_core::policy::Policies;
-use nl2sql_core::Datasource;
 use nl2sql_tests::gold::REFERENCE_SUITE;
+use nl2sql_tests::native::open;
 use nl2sql_tests::routing::{
     demo_index, questions, recall, routing_score, OWN_RETRIEVAL, OWN_ROUTING, ROUTING_SUITE,
 };
-use std::path::PathBuf;
-
-fn open(id: &str) -> Box<dyn Datasource> {
-    let demo = demo_database(id).unwrap_or_else(|| panic!("no demo database {id}"));
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../data")
-        .join(demo.file);
-    Box::new(SqliteFile::open(id, path).unwrap_or_else(|e| panic!("{id}: {e}")))
-}
 
 fn index() -> (SchemaIndex, BuiltinEmbedder) {
     let embedder = BuiltinEmbedder::default();

@@ -2,20 +2,15 @@
 //! answer, run on Chinook and compared with SQL written by hand.
 #![cfg(not(target_arch = "wasm32"))]
 
-use nl2sql_cli::SqliteFile;
 use nl2sql_core::datasource::ExecLimits;
 use nl2sql_core::plan::Plan;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::run::run_plan;
 use nl2sql_core::validate::ValidatorSettings;
 use nl2sql_core::{Datasource, Value};
+use nl2sql_native::SqliteFile;
+use nl2sql_tests::native::chinook;
 use serde_json::json;
-use std::path::PathBuf;
-
-fn chinook() -> SqliteFile {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/chinook.sqlite");
-    SqliteFile::open("chinook", path).expect("chinook opens")
-}
 
 fn rows_of_plan(db: &SqliteFile, plan: serde_json::Value) -> Vec<Vec<Value>> {
     let plan: Plan = serde_json::from_value(plan).expect("the plan parses");
