@@ -453,7 +453,7 @@ impl Workspace {
 }
 
 /// What SQL mode did with one statement.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct SqlRun {
     /// Where it ran.
     pub datasource: String,

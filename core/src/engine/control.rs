@@ -90,7 +90,7 @@ pub fn backoff_ms(attempt: u32, retry_after_ms: Option<u64>, seed: u64) -> u64 {
 }
 
 /// What a run reports as it goes.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// A node began.

@@ -2,13 +2,10 @@
 //! type, the parse retry that sends the answer back with its errors, and the record the
 //! trace and the usage totals read.
 
-use super::control::{backoff_ms, Sleep};
-use super::replay::Replay;
+use super::model::Model;
 use super::settings::Agent;
 use crate::error::{ErrorCode, Node, PipelineError, Severity};
-use crate::http::HttpTransport;
-use crate::provider::chat::PriceTable;
-use crate::provider::chat::{call, ChatError};
+use crate::provider::chat::{ChatError, PriceTable};
 use crate::provider::{ChatRequest, Message, Output, Role, Usage};
 use serde::Serialize;
 use std::cell::Cell;
@@ -95,64 +92,12 @@ impl Budget {
 /// Milliseconds now, from the engine's clock.
 pub type Now<'a> = &'a dyn Fn() -> u64;
 
-/// How calls are made: through the transport, or answered from a recording.
+/// How a node's calls are made: the model they go to, and the clock that times them.
 pub struct Caller<'a> {
-    /// HTTP to the provider.
-    pub transport: &'a dyn HttpTransport,
-    /// A recorded run's answers, used instead of the transport when set.
-    pub replay: Option<&'a Replay>,
+    /// Where requests go: a provider, or a recording.
+    pub model: &'a dyn Model,
     /// The clock.
     pub now: Now<'a>,
-    /// Waits between tries after a rate limit or an outage; `None`: no second try.
-    pub sleep: Option<&'a dyn Sleep>,
-    /// Tries after the first, at most.
-    pub retries: u32,
-}
-
-impl Caller<'_> {
-    async fn chat(
-        &self,
-        agent: &Agent,
-        node: Node,
-        request: &ChatRequest,
-        on_delta: &mut dyn FnMut(&str),
-    ) -> Result<crate::provider::ChatAnswer, ChatError> {
-        match self.replay {
-            Some(replay) => {
-                let answer = replay.answer(node, &request.system, &request.messages);
-                if let Ok(a) = &answer {
-                    on_delta(&a.content);
-                }
-                answer
-            }
-            None => {
-                let mut attempt = 0;
-                loop {
-                    let answer = call(self.transport, &agent.provider, request, on_delta).await;
-                    let wait = match (&answer, self.sleep) {
-                        (Err(ChatError::Provider(f)), Some(sleep))
-                            if attempt < self.retries
-                                && matches!(
-                                    f.code,
-                                    ErrorCode::ProviderRateLimited | ErrorCode::ProviderUnavailable
-                                ) =>
-                        {
-                            attempt += 1;
-                            let seed =
-                                u64::from_str_radix(&hash(&request.system), 16).unwrap_or_default();
-                            Some((sleep, backoff_ms(attempt, f.retry_after_ms, seed)))
-                        }
-                        _ => None,
-                    };
-                    match wait {
-                        // Waiting longer than the call may take is pointless.
-                        Some((sleep, ms)) if ms < agent.timeout_ms => sleep.sleep(ms).await,
-                        _ => return answer,
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// What a structured call needs besides the agent.
@@ -204,7 +149,7 @@ pub async fn structured<T>(
             timeout_ms: agent.timeout_ms,
         };
         let started = now();
-        let answer = caller.chat(agent, ask.node, &request, &mut |_| {}).await;
+        let answer = caller.model.chat(agent, ask.node, &request, &mut |_| {}).await;
         let mut record = LlmCall {
             node: ask.node,
             model: agent.model.clone(),
@@ -314,7 +259,7 @@ pub async fn text(
         timeout_ms: agent.timeout_ms,
     };
     let started = now();
-    let answer = caller.chat(agent, node, &request, on_delta).await;
+    let answer = caller.model.chat(agent, node, &request, on_delta).await;
     let mut record = LlmCall {
         node,
         model: agent.model.clone(),

@@ -19,6 +19,7 @@ mod control;
 pub mod decompose;
 mod join;
 pub mod llm;
+mod model;
 pub mod prompts;
 mod replay;
 mod result;
@@ -48,6 +49,7 @@ use crate::provider::chat::PriceTable;
 use crate::provider::{Message, Role};
 use crate::scratch::Scratch;
 use llm::{structured, Budget, Caller, LlmCall, Structured};
+use model::{Live, Model};
 use serde_json::json;
 use solve::Task;
 use std::cell::RefCell;
@@ -73,11 +75,12 @@ pub struct Engine<'a> {
     index: &'a SchemaIndex,
     embedder: &'a dyn Embedder,
     policies: &'a Policies,
-    transport: &'a dyn HttpTransport,
     clock: &'a dyn Clock,
     settings: EngineSettings,
     prices: PriceTable,
     replay: Option<&'a Replay>,
+    /// The provider, for calls not replayed.
+    live: Live<'a>,
     sleep: Option<&'a dyn Sleep>,
     scratch: Option<&'a dyn Scratch>,
     curated: Option<&'a Curated>,
@@ -257,16 +260,21 @@ struct Verdict {
 impl<'a> Engine<'a> {
     /// An engine over `parts` with `settings`.
     pub fn new(parts: Parts<'a>, settings: EngineSettings) -> Engine<'a> {
+        let retries = settings.retries_max;
         Engine {
             datasources: parts.datasources,
             index: parts.index,
             embedder: parts.embedder,
             policies: parts.policies,
-            transport: parts.transport,
             clock: parts.clock,
             settings,
             prices: PriceTable::published(),
             replay: None,
+            live: Live {
+                transport: parts.transport,
+                sleep: None,
+                retries,
+            },
             sleep: None,
             scratch: None,
             curated: None,
@@ -287,6 +295,7 @@ impl<'a> Engine<'a> {
     /// when a provider is rate-limiting or unavailable.
     pub fn waiting_with(mut self, sleep: &'a dyn Sleep) -> Self {
         self.sleep = Some(sleep);
+        self.live.sleep = Some(sleep);
         self
     }
 
@@ -315,14 +324,13 @@ impl<'a> Engine<'a> {
         self
     }
 
+    /// How a node calls the model: the recording when replaying, else the provider.
     fn caller<'c>(&'c self, now: llm::Now<'c>) -> Caller<'c> {
-        Caller {
-            transport: self.transport,
-            replay: self.replay,
-            now,
-            sleep: self.sleep,
-            retries: self.settings.retries_max,
-        }
+        let model: &dyn Model = match self.replay {
+            Some(replay) => replay,
+            None => &self.live,
+        };
+        Caller { model, now }
     }
 
     /// Uses `prices` for costs instead of the published table.

@@ -4,6 +4,11 @@
 //! the difference is reported, so a changed prompt shows where it changed.
 
 use super::llm::{hash, LlmCall};
+use super::model::Model;
+use super::settings::Agent;
+use crate::datasource::LocalBoxFuture;
+use crate::provider::ChatRequest;
+use super::QueryResult;
 use crate::error::{ErrorCode, Node};
 use crate::provider::chat::{ChatAnswer, ChatError};
 use crate::provider::{Message, ProviderFailure};
@@ -11,7 +16,7 @@ use serde::Serialize;
 use std::cell::RefCell;
 
 /// Where a replayed run's prompt differed from the recorded one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Divergence {
     /// The node making the call.
     pub node: Node,
@@ -32,20 +37,23 @@ pub struct Replay {
 impl Replay {
     /// The model calls of a recorded run (a `QueryResult` as JSON, as `--trace` writes it).
     pub fn from_result_json(json: &str) -> Result<Replay, String> {
-        let value: serde_json::Value =
-            serde_json::from_str(json).map_err(|e| format!("the recording is not JSON: {e}"))?;
-        let mut calls = Vec::new();
-        for node in value["trace"].as_array().into_iter().flatten() {
-            for call in node["llm_calls"].as_array().into_iter().flatten() {
-                let call: LlmCall = serde_json::from_value(call.clone())
-                    .map_err(|e| format!("a recorded model call does not read: {e}"))?;
-                calls.push((call, false));
-            }
-        }
-        Ok(Replay {
+        let recorded: QueryResult = serde_json::from_str(json)
+            .map_err(|e| format!("the recording is not a run's result: {e}"))?;
+        Ok(Replay::from_result(&recorded))
+    }
+
+    /// The model calls of a recorded run.
+    pub fn from_result(recorded: &QueryResult) -> Replay {
+        let calls = recorded
+            .trace
+            .iter()
+            .flat_map(|node| node.llm_calls.iter().cloned())
+            .map(|call| (call, false))
+            .collect();
+        Replay {
             calls: RefCell::new(calls),
             ..Replay::default()
-        })
+        }
     }
 
     /// How many recorded calls it holds.
@@ -132,5 +140,21 @@ impl Replay {
             call,
             what: what.to_string(),
         });
+    }
+}
+
+impl Model for Replay {
+    fn chat<'a>(
+        &'a self,
+        _agent: &'a Agent,
+        node: Node,
+        request: &'a ChatRequest,
+        on_delta: &'a mut dyn FnMut(&str),
+    ) -> LocalBoxFuture<'a, Result<ChatAnswer, ChatError>> {
+        let answer = self.answer(node, &request.system, &request.messages);
+        if let Ok(a) = &answer {
+            on_delta(&a.content);
+        }
+        Box::pin(std::future::ready(answer))
     }
 }

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Rows and an answer.
@@ -28,7 +28,7 @@ pub enum Status {
 }
 
 /// One query the run planned: `q1` alone, or one per part of a decomposed question.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct SubQuery {
     /// Stable id, `q1`.
     pub id: String,
@@ -51,7 +51,7 @@ pub struct SubQuery {
 }
 
 /// The combined rows of a decomposed question and the query that combined them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct CombinedRows {
     /// The query run on the scratch database.
     pub sql: String,
@@ -64,7 +64,7 @@ pub struct CombinedRows {
 }
 
 /// The written answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct FinalAnswer {
     /// The answer in a sentence or two.
     pub text: String,
@@ -108,7 +108,7 @@ pub enum AnswerSource {
 }
 
 /// Token and call totals for a node or a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct UsageTotals {
     /// Model calls.
     pub calls: u32,
@@ -144,7 +144,7 @@ impl UsageTotals {
 }
 
 /// One node's execution, as the trace records it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct NodeRecord {
     /// Order in the run, from 1.
     pub seq: u32,
@@ -169,7 +169,7 @@ pub struct NodeRecord {
 }
 
 /// Everything a run produced.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct QueryResult {
     /// How it ended.
     pub status: Status,

@@ -24,7 +24,7 @@ pub const MATCH_FLOOR: f32 = 0.7;
 const TOP_K: usize = 5;
 
 /// A candidate the similarity search found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Candidate {
     /// Its datasource.
     pub datasource_id: String,
@@ -35,7 +35,7 @@ pub struct Candidate {
 }
 
 /// What the matcher decided, as the result records it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct CuratedMatch {
     /// True when a verified query answered.
     pub matched: bool,

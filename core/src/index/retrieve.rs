@@ -32,7 +32,7 @@ impl Default for RetrieveSettings {
 }
 
 /// What the planner gets for one datasource.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Retrieval {
     /// The datasource.
     pub datasource: String,

@@ -39,7 +39,7 @@ impl Default for RouteSettings {
 const RRF_K: f32 = 60.0;
 
 /// One entry of a signal's pool, for the trace.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct PoolEntry {
     /// The datasource.
     pub datasource: String,
@@ -50,7 +50,7 @@ pub struct PoolEntry {
 }
 
 /// One signal's search, as the trace records it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct SignalRecord {
     /// `description`, `examples`, `verified`, `tables`, `columns` or `values`.
     pub name: String,
@@ -62,7 +62,7 @@ pub struct SignalRecord {
 }
 
 /// A datasource routing did not keep, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Dropped {
     /// The datasource.
     pub id: String,
@@ -71,7 +71,7 @@ pub struct Dropped {
 }
 
 /// Routing's decision and how it was reached.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Routing {
     /// The datasources kept, best first.
     pub ranked: Vec<String>,

@@ -28,7 +28,7 @@ pub enum EntryKind {
 }
 
 /// One searchable entry.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     /// What it describes.
     pub kind: EntryKind,

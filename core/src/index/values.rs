@@ -22,7 +22,7 @@ struct ValueColumn {
 }
 
 /// How a question's words matched a value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchKind {
     /// Exactly, case included.
@@ -37,7 +37,7 @@ pub enum MatchKind {
 }
 
 /// A value the question names.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ValueHint {
     /// The datasource.
     pub datasource: String,

@@ -9,7 +9,7 @@ use crate::http::HttpTransport;
 pub const PROBE_QUESTION: &str = "Reply with the single word: ready";
 
 /// A provider that answered.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Probe {
     /// The provider as a person names it.
     pub provider: String,
