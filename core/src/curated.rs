@@ -10,7 +10,9 @@ use crate::error::{ErrorCode, Node, PipelineError, Severity};
 use crate::import::import_sql;
 use crate::index::VerifiedPhrase;
 use crate::plan::Plan;
+use crate::policy::Policies;
 use crate::schema::SchemaSnapshot;
+use crate::validate::{validate, ValidatorSettings};
 use serde::{Deserialize, Serialize};
 use sqlparser::ast::{visit_expressions_mut, Expr, Value as SqlValue};
 use std::collections::BTreeMap;
@@ -241,8 +243,19 @@ fn check_query(
             ))
         })
         .collect::<Result<BTreeMap<_, _>, String>>()?;
-    bind(q, &examples, schema).map_err(|e| format!("{at}: {}", e.message))?;
-    Ok(())
+    let plan = bind(q, &examples, schema).map_err(|e| format!("{at}: {}", e.message))?;
+    // The tables and columns must still be there; who may read them is decided per run.
+    let everyone = Policies::read_all();
+    let checked = validate(
+        Some(&plan),
+        schema,
+        &everyone.scope(&[]),
+        &ValidatorSettings::default(),
+    );
+    match checked.errors.first() {
+        Some(e) => Err(format!("{at}: {}", e.message)),
+        None => Ok(()),
+    }
 }
 
 /// The tables a statement reads, by name (none when it does not parse).

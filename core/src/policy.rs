@@ -171,6 +171,25 @@ impl Policies {
         }
     }
 
+    /// One role, `reader` (the default), that reads every table of every datasource: for
+    /// front ends given no policy, and for checking declarations (verified queries) against
+    /// a schema regardless of who will ask.
+    pub fn read_all() -> Policies {
+        let all = Pattern::try_from("*".to_string()).map_or_else(|_| vec![], |p| vec![p]);
+        Policies {
+            default_role: Some("reader".into()),
+            refusal_names_tables: true,
+            roles: BTreeMap::from([(
+                "reader".to_string(),
+                Role {
+                    description: "Reads every table.".into(),
+                    allow: all,
+                    deny: vec![],
+                },
+            )]),
+        }
+    }
+
     /// The demo policy: `admin` reads everything; `analyst` everything but
     /// `chinook.Employee` and `support.agents`; `viewer` only the music catalogue and
     /// webanalytics' devices, page views and referrers. The default role is `admin`.

@@ -65,7 +65,7 @@ impl JsEngine {
                         .map_err(|e| fail(ErrorCode::ConfigInvalid, &format!("policies: {e}")))?;
                     p
                 }
-                None => everyone_reads_everything(),
+                None => Policies::read_all(),
             };
             let curated = from_js::<Curated>(&field(&options, "verifiedQueries"))?;
             let provider = from_js::<ProviderConfig>(&field(&options, "provider"))?;
@@ -240,22 +240,6 @@ impl JsEngine {
 }
 
 /// With no policy given, one role, `reader`, that reads every table.
-fn everyone_reads_everything() -> Policies {
-    let all = Pattern::try_from("*".to_string()).map_or_else(|_| vec![], |p| vec![p]);
-    Policies {
-        default_role: Some("reader".into()),
-        refusal_names_tables: true,
-        roles: BTreeMap::from([(
-            "reader".to_string(),
-            Role {
-                description: "Reads every table.".into(),
-                allow: all,
-                deny: vec![],
-            },
-        )]),
-    }
-}
-
 async fn start_sqljs(options: &JsValue) -> Result<SqlJs, JsValue> {
     let module = field(options, "sqlJs");
     if !module.is_undefined() && !module.is_null() {

@@ -2,39 +2,39 @@
 //! and run together (one layer, polled on one thread), the aggregator combines their rows
 //! in a scratch SQLite, and the answer is written from the combined rows.
 
-use super::aggregate::{self, Part};
+use super::aggregate::{self, Combined, Part};
 use super::decompose::{self, Decomposition};
 use super::join::join_all;
 use super::llm::{structured, Structured};
+use super::node::{At, Record, Run, ROWS_PREVIEW};
 use super::solve::{Solved, Task};
-use super::{AskOptions, CombinedRows, Engine, Event, QueryResult, Run, Status};
+use super::write::Rows;
+use super::{Asked, CombinedRows, Engine, Event, Found, Status};
 use crate::error::{ErrorCode, Node, PipelineError, Severity};
 use crate::index::{render, retrieve};
-use crate::policy::Scope;
 use crate::provider::{Message, Role};
 use serde_json::json;
 
 impl Engine<'_> {
-    /// Answers `question` from the `accepted` datasources together.
-    pub(super) async fn across(
+    /// Answers the question from the `accepted` datasources together: decomposed, the
+    /// parts solved side by side, their rows combined, the answer written from those.
+    pub(super) async fn several(
         &self,
-        question: &str,
+        q: &Asked<'_>,
         accepted: &[String],
-        scope: &Scope<'_>,
-        options: &AskOptions,
         run: &Run<'_>,
-        result: &mut QueryResult,
+        found: &mut Found,
     ) -> Result<(), PipelineError> {
-        let d = self
-            .decompose(question, accepted, scope, run, result)
-            .await?;
-        result.decomposition = Some(d.clone());
+        let (d, sequential) = self.decompose(q, accepted, run).await;
+        found.sequential += sequential;
+        let d = d?;
+        found.decomposition = Some(d.clone());
         let tasks: Vec<Task> = d
             .sub_queries
             .iter()
             .map(|p| Task {
                 id: p.id.clone(),
-                question,
+                question: q.question,
                 part: Some(p),
                 datasource: &p.datasource,
             })
@@ -42,15 +42,15 @@ impl Engine<'_> {
         let solved: Vec<Solved> = join_all(
             tasks
                 .iter()
-                .map(|t| self.solve(t, scope, None, options.plan_only, run))
+                .map(|t| self.solve(t, &q.scope, None, q.options.plan_only, run))
                 .collect(),
         )
         .await;
-        result.sequential_llm_calls += solved.iter().map(|s| s.sequential).max().unwrap_or(0);
+        found.sequential += solved.iter().map(|s| s.sequential).max().unwrap_or(0);
         let mut failure = None;
         for s in solved {
-            result.warnings.extend(s.warnings);
-            result.sub_queries.push(s.sub);
+            found.warnings.extend(s.warnings);
+            found.sub_queries.push(s.sub);
             if let (Err(e), None) = (s.outcome, &failure) {
                 failure = Some(e);
             }
@@ -58,13 +58,50 @@ impl Engine<'_> {
         if let Some(e) = failure {
             return Err(e);
         }
-        if options.plan_only {
-            result.status = Status::PlanOnly;
+        if q.options.plan_only {
+            found.status = Status::PlanOnly;
             return Ok(());
         }
+        let combined = self.aggregate(&d, &found.sub_queries, run).await?;
+        found.warnings.extend(combined.warnings);
+        let frame = combined.frame;
+        run.emit(Event::Rows {
+            sub_query_id: "combined".to_string(),
+            sql: Some(combined.sql.clone()),
+            columns: frame.columns.clone(),
+            preview: frame.rows.iter().take(ROWS_PREVIEW).cloned().collect(),
+            row_count: frame.rows.len(),
+        });
+        let rows = CombinedRows {
+            sql: combined.sql,
+            columns: frame.columns,
+            rows: frame.rows,
+            truncated: frame.truncated,
+        };
+        let written = self
+            .write_answer(
+                q.question,
+                Rows {
+                    columns: &rows.columns,
+                    rows: &rows.rows,
+                    truncated: rows.truncated,
+                },
+                run,
+            )
+            .await;
+        found.combined = Some(rows);
+        found.answered(written?);
+        Ok(())
+    }
 
-        run.enter(Node::Aggregator, 0)?;
-        let started = run.now();
+    /// The aggregator's node: the parts' rows combined in the scratch database.
+    async fn aggregate(
+        &self,
+        d: &Decomposition,
+        parts: &[super::SubQuery],
+        run: &Run<'_>,
+    ) -> Result<Combined, PipelineError> {
+        let step = run.begin(At::run(Node::Aggregator)).await?;
         let combined = match self.scratch {
             None => Err(PipelineError::new(
                 Node::Aggregator,
@@ -73,8 +110,7 @@ impl Engine<'_> {
                 "This engine has no scratch database, so it cannot combine results from several datasources.",
             )),
             Some(scratch) => {
-                let parts: Vec<Part> = result
-                    .sub_queries
+                let parts: Vec<Part> = parts
                     .iter()
                     .map(|s| Part {
                         columns: &s.columns,
@@ -82,66 +118,54 @@ impl Engine<'_> {
                         truncated: s.truncated,
                     })
                     .collect();
-                aggregate::combine(&d, &parts, scratch, self.settings.validator.lower.row_cap)
+                aggregate::combine(d, &parts, scratch, self.settings.validator.lower.row_cap)
                     .await
             }
         };
-        let (outputs, errors) = match &combined {
-            Ok(c) => (
-                json!({"sql": c.sql, "rows": c.frame.row_count(), "truncated": c.frame.truncated}),
-                vec![],
-            ),
-            Err(e) => (json!(null), vec![e.clone()]),
-        };
-        run.record(
-            Node::Aggregator,
-            0,
-            (started, run.now()),
-            outputs,
-            errors,
-            vec![],
-        );
+        step.end(Record::of(
+            &combined,
+            |c| json!({"sql": c.sql, "rows": c.frame.row_count(), "truncated": c.frame.truncated}),
+        ));
         let combined = combined?;
         // A cancel that came while combining wins: the caller no longer wants the rows.
         run.check(Node::Aggregator)?;
-        result.warnings.extend(combined.warnings);
-        let frame = combined.frame;
-        run.emit(Event::Rows {
-            sub_query_id: "combined".to_string(),
-            sql: Some(combined.sql.clone()),
-            columns: frame.columns.clone(),
-            preview: frame.rows.iter().take(50).cloned().collect(),
-            row_count: frame.rows.len(),
-        });
-        result.combined = Some(CombinedRows {
-            sql: combined.sql,
-            columns: frame.columns.clone(),
-            rows: frame.rows.clone(),
-            truncated: frame.truncated,
-        });
-        self.write_answer(
-            question,
-            &frame.columns,
-            &frame.rows,
-            frame.truncated,
-            run,
-            result,
-        )
-        .await
+        Ok(combined)
     }
 
-    /// Asks the decomposer how to split `question` over `accepted`, showing it the schema
-    /// each datasource retrieves for the question.
+    /// Asks the decomposer how to split the question over `accepted`, showing it the
+    /// schema each datasource retrieves for the question. Also says how many model calls
+    /// it made one after another (none when it failed before asking).
     async fn decompose(
         &self,
-        question: &str,
+        q: &Asked<'_>,
         accepted: &[String],
-        scope: &Scope<'_>,
         run: &Run<'_>,
-        result: &mut QueryResult,
+    ) -> (Result<Decomposition, PipelineError>, u32) {
+        let step = match run.begin(At::run(Node::Decomposer)).await {
+            Ok(step) => step,
+            Err(e) => return (Err(e), 0),
+        };
+        let mut calls = Vec::new();
+        let mut sequential = 0;
+        let proposed = self
+            .propose(q, accepted, run, &mut calls, &mut sequential)
+            .await;
+        step.end(
+            Record::of(&proposed, |d| serde_json::to_value(d).unwrap_or_default())
+                .with_calls(calls),
+        );
+        (proposed, sequential)
+    }
+
+    /// The decomposer's work: the schemas retrieved, the model asked, its answer checked.
+    async fn propose(
+        &self,
+        q: &Asked<'_>,
+        accepted: &[String],
+        run: &Run<'_>,
+        calls: &mut Vec<super::llm::LlmCall>,
+        sequential: &mut u32,
     ) -> Result<Decomposition, PipelineError> {
-        run.enter(Node::Decomposer, 0)?;
-        let started = run.now();
         let mut schemas = Vec::new();
         for id in accepted {
             let Some(schema) = self.index.schema(id) else {
@@ -151,8 +175,8 @@ impl Engine<'_> {
                 self.index,
                 self.embedder,
                 id,
-                question,
-                scope,
+                q.question,
+                &q.scope,
                 &self.settings.retrieval,
                 false,
             )
@@ -161,58 +185,42 @@ impl Engine<'_> {
             schemas.push((id.clone(), render(schema, &r)));
         }
         let agent = run.bounded(&self.settings.decomposer);
-        let mut calls = Vec::new();
         let now = || self.clock.now_ms();
-        result.sequential_llm_calls += 1;
+        *sequential += 1;
         let parse = |text: &str| decompose::parse(text, accepted);
-        let proposed = structured(
+        let d = structured(
             &self.caller(&now),
             &agent,
             Structured {
                 node: Node::Decomposer,
                 name: "decomposition",
-                description: "How the question splits over the datasources, and how the parts combine.",
+                description:
+                    "How the question splits over the datasources, and how the parts combine.",
                 schema: decompose::decomposition_schema(),
                 system: decompose::DECOMPOSER_SYSTEM.to_string(),
                 messages: vec![Message {
                     role: Role::User,
-                    content: decompose::decomposer_user(&schemas, question),
+                    content: decompose::decomposer_user(&schemas, q.question),
                 }],
             },
             &parse,
-            &mut calls,
+            calls,
             &run.budget,
         )
         .await
-        .map_err(|e| run.explain(e))
-        .and_then(|d| {
-            let most = self.settings.max_sub_queries;
-            if d.sub_queries.len() > most {
-                Err(PipelineError::new(
-                    Node::Decomposer,
-                    ErrorCode::QuestionTooBroad,
-                    Severity::Error,
-                    format!(
-                        "The question needs {} separate queries; at most {most} are allowed. Ask about fewer things at once.",
-                        d.sub_queries.len()
-                    ),
-                ))
-            } else {
-                Ok(d)
-            }
-        });
-        let (outputs, errors) = match &proposed {
-            Ok(d) => (serde_json::to_value(d).unwrap_or_default(), vec![]),
-            Err(e) => (json!(null), vec![e.clone()]),
-        };
-        run.record(
-            Node::Decomposer,
-            0,
-            (started, run.now()),
-            outputs,
-            errors,
-            calls,
-        );
-        proposed
+        .map_err(|e| run.explain(e))?;
+        let most = self.settings.max_sub_queries;
+        if d.sub_queries.len() > most {
+            return Err(PipelineError::new(
+                Node::Decomposer,
+                ErrorCode::QuestionTooBroad,
+                Severity::Error,
+                format!(
+                    "The question needs {} separate queries; at most {most} are allowed. Ask about fewer things at once.",
+                    d.sub_queries.len()
+                ),
+            ));
+        }
+        Ok(d)
     }
 }

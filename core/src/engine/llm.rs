@@ -149,7 +149,10 @@ pub async fn structured<T>(
             timeout_ms: agent.timeout_ms,
         };
         let started = now();
-        let answer = caller.model.chat(agent, ask.node, &request, &mut |_| {}).await;
+        let answer = caller
+            .model
+            .chat(agent, ask.node, &request, &mut |_| {})
+            .await;
         let mut record = LlmCall {
             node: ask.node,
             model: agent.model.clone(),
@@ -229,19 +232,27 @@ pub fn hash(text: &str) -> String {
     format!("{h:016x}")
 }
 
-/// Asks for streamed text (the written answer), handing each piece to `on_delta`; the call
-/// is pushed to `calls` whatever its outcome.
-#[allow(clippy::too_many_arguments)]
+/// What a text call needs besides the agent.
+pub struct TextAsk<'a> {
+    /// The node asking.
+    pub node: Node,
+    /// The instructions.
+    pub system: &'a str,
+    /// The one user message.
+    pub user: String,
+}
+
+/// Asks for streamed text (the written answer, the refiner's advice), handing each piece to
+/// `on_delta`; the call is pushed to `calls` whatever its outcome.
 pub async fn text(
     caller: &Caller<'_>,
     agent: &Agent,
-    node: Node,
-    system: &str,
-    user: String,
+    ask: TextAsk<'_>,
     on_delta: &mut dyn FnMut(&str),
     calls: &mut Vec<LlmCall>,
     budget: &Budget,
 ) -> Result<String, PipelineError> {
+    let TextAsk { node, system, user } = ask;
     let now = caller.now;
     budget.take(node)?;
     let messages = vec![Message {

@@ -20,6 +20,7 @@ pub mod decompose;
 mod join;
 pub mod llm;
 mod model;
+mod node;
 pub mod prompts;
 mod replay;
 mod result;
@@ -42,6 +43,7 @@ use crate::curated::Curated;
 use crate::datasource::Datasource;
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::http::HttpTransport;
+use crate::index::Routing;
 use crate::index::{retrieve, route, Clock, Embedder, Retrieval, SchemaIndex};
 use crate::plan::{plan_json_schema, Plan};
 use crate::policy::{Policies, Scope};
@@ -50,9 +52,10 @@ use crate::provider::{Message, Role};
 use crate::scratch::Scratch;
 use llm::{structured, Budget, Caller, LlmCall, Structured};
 use model::{Live, Model};
+use node::{At, Record, Run, RunParts, Span, Step};
 use serde_json::json;
 use solve::Task;
-use std::cell::RefCell;
+use write::{Rows, Written};
 
 /// How to ask.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -105,144 +108,83 @@ pub struct Parts<'a> {
     pub clock: &'a dyn Clock,
 }
 
-/// The parts of a run that accumulate as it goes.
-struct Run<'c> {
-    clock: &'c dyn Clock,
-    started: u64,
-    /// When the run must have ended, on the clock.
-    deadline: u64,
-    cancel: Option<CancelToken>,
-    events: Option<Events>,
-    trace: RefCell<Vec<NodeRecord>>,
-    /// Model calls and dollars left, shared by calls made at the same time.
-    budget: Budget,
+/// The question and who asks it, as every step sees them.
+struct Asked<'q> {
+    question: &'q str,
+    options: &'q AskOptions,
+    scope: Scope<'q>,
 }
 
-impl Run<'_> {
-    fn now(&self) -> u64 {
-        self.clock.now_ms()
-    }
+/// What the steps of a run found, gathered into the [`QueryResult`] once the run is over.
+struct Found {
+    status: Status,
+    routing: Option<Routing>,
+    retrieval: Option<Retrieval>,
+    decomposition: Option<decompose::Decomposition>,
+    combined: Option<CombinedRows>,
+    curated: Option<CuratedMatch>,
+    source: Option<AnswerSource>,
+    sub_queries: Vec<SubQuery>,
+    final_answer: Option<FinalAnswer>,
+    warnings: Vec<RunWarning>,
+    sequential: u32,
+}
 
-    fn emit(&self, event: Event) {
-        if let Some(events) = &self.events {
-            (events.0)(&event);
+impl Found {
+    fn new(notices: &[RunWarning]) -> Found {
+        Found {
+            status: Status::Error,
+            routing: None,
+            retrieval: None,
+            decomposition: None,
+            combined: None,
+            curated: None,
+            source: None,
+            sub_queries: Vec::new(),
+            final_answer: None,
+            warnings: notices.to_vec(),
+            sequential: 0,
         }
     }
 
-    fn cancelled(&self) -> bool {
-        self.cancel.as_ref().is_some_and(CancelToken::is_cancelled)
+    /// The run ends with `written`.
+    fn answered(&mut self, written: Written) {
+        self.final_answer = Some(written.answer);
+        self.warnings.extend(written.warnings);
+        self.sequential += written.sequential;
+        self.status = Status::Success;
     }
+}
 
-    /// Stops the run when it was cancelled or is out of time.
-    fn check(&self, node: Node) -> Result<(), PipelineError> {
-        if self.cancelled() {
-            return Err(cancelled(node));
-        }
-        if self.now() >= self.deadline {
-            return Err(timed_out(node));
-        }
-        Ok(())
-    }
+/// Where the answerability check sent the question.
+enum Resolution {
+    /// One datasource, with its first plan when planning ran beside the check.
+    One {
+        datasource: String,
+        planned: Option<Box<(Planned, Vec<LlmCall>)>>,
+    },
+    /// Several datasources together.
+    Several(Vec<String>),
+}
 
-    /// A node begins: checked, then announced.
-    fn enter(&self, node: Node, attempt: u32) -> Result<(), PipelineError> {
-        self.check(node)?;
-        self.emit(Event::NodeStarted { node, attempt });
-        Ok(())
-    }
+/// The check's outcome and the model calls it made one after another.
+struct Resolved {
+    sequential: u32,
+    outcome: Result<Resolution, PipelineError>,
+}
 
-    /// `agent` with its call timeout cut to the time the run has left.
-    fn bounded(&self, agent: &Agent) -> Agent {
-        let left = self.deadline.saturating_sub(self.now()).max(1);
-        Agent {
-            timeout_ms: agent.timeout_ms.min(left),
-            ..agent.clone()
-        }
-    }
-
-    /// What an error means once the run's own state is known: a call that failed because
-    /// the run was cancelled or ran out of time says so.
-    fn explain(&self, e: PipelineError) -> PipelineError {
-        if self.cancelled() && e.error_code != ErrorCode::Cancelled {
-            cancelled(e.node)
-        } else if self.now() >= self.deadline
-            && matches!(
-                e.error_code,
-                ErrorCode::ProviderTimeout | ErrorCode::Cancelled
-            )
-            && !self.cancelled()
-        {
-            timed_out(e.node)
-        } else {
-            e
-        }
-    }
-
-    fn record(
-        &self,
-        node: Node,
-        attempt: u32,
-        span: (u64, u64),
-        outputs: serde_json::Value,
-        errors: Vec<PipelineError>,
-        llm_calls: Vec<LlmCall>,
-    ) {
-        self.record_in(None, node, attempt, span, outputs, errors, llm_calls);
-    }
-
-    /// Records a node's execution for sub-query `sub` (or the run, with `None`).
-    #[allow(clippy::too_many_arguments)]
-    fn record_in(
-        &self,
-        sub: Option<&str>,
-        node: Node,
-        attempt: u32,
-        (started, ended): (u64, u64),
-        outputs: serde_json::Value,
-        errors: Vec<PipelineError>,
-        llm_calls: Vec<LlmCall>,
-    ) {
-        let status = if errors.iter().any(|e| e.severity.is_blocking()) {
-            NodeStatus::Error
-        } else {
-            NodeStatus::Ok
-        };
-        let mut trace = self.trace.borrow_mut();
-        let seq = u32::try_from(trace.len() + 1).unwrap_or(u32::MAX);
-        for call in &llm_calls {
-            self.emit(Event::LlmCall {
-                node,
-                model: call.model.clone(),
-                latency_ms: call.latency_ms,
-            });
-        }
-        self.emit(Event::NodeFinished {
-            node,
-            attempt,
-            status,
-            duration_ms: ended.saturating_sub(started),
-        });
-        trace.push(NodeRecord {
-            seq,
-            node,
-            sub_query_id: sub.map(String::from),
-            attempt,
-            status,
-            started_ms: started.saturating_sub(self.started),
-            duration_ms: ended.saturating_sub(started),
-            outputs,
-            errors,
-            llm_calls,
-        });
-    }
+/// The candidates routing ranked (or the caller chose), and routing's record.
+struct Routed {
+    candidates: Vec<String>,
+    routing: Option<Routing>,
 }
 
 /// The first plan and the schema it was planned on, with when each was made.
 struct Planned {
     retrieval: Retrieval,
-    retrieved: (u64, u64),
+    retrieved: Span,
     plan: Result<Plan, PipelineError>,
-    planned: (u64, u64),
+    planned: Span,
 }
 
 /// The verdict of the answerability check.
@@ -279,15 +221,6 @@ impl<'a> Engine<'a> {
             scratch: None,
             curated: None,
             notices: &[],
-        }
-    }
-
-    /// Lets the host run its own work (a page paints the timeline) before the engine goes
-    /// on: everything up to the first model call is synchronous, and a page only updates
-    /// when the engine awaits. A no-op without a `Sleep`.
-    pub(crate) async fn pause(&self) {
-        if let Some(sleep) = self.sleep {
-            sleep.sleep(0).await;
         }
     }
 
@@ -341,49 +274,31 @@ impl<'a> Engine<'a> {
 
     /// Answers `question`. Never fails: what went wrong is in the result.
     pub async fn ask(&self, question: &str, options: &AskOptions) -> QueryResult {
-        let started = self.clock.now_ms();
-        let run = Run {
+        let run = Run::new(RunParts {
             clock: self.clock,
-            started,
-            deadline: started.saturating_add(self.settings.timeout_ms),
+            sleep: self.sleep,
+            timeout_ms: self.settings.timeout_ms,
             cancel: options.cancel.clone(),
             events: options.events.clone(),
-            trace: RefCell::new(Vec::new()),
             budget: Budget::new(
                 self.settings.max_llm_calls,
                 self.settings.max_cost_usd,
                 self.prices.clone(),
             ),
+        });
+        let asked = Asked {
+            question,
+            options,
+            scope: self.policies.scope(&options.roles),
         };
-        let mut result = QueryResult {
-            status: Status::Error,
-            question: question.to_string(),
-            roles: options.roles.clone(),
-            datasource: options.datasource.clone(),
-            plan_only: options.plan_only,
-            sub_queries: Vec::new(),
-            final_answer: None,
-            errors: Vec::new(),
-            warnings: self.notices.to_vec(),
-            usage: UsageTotals::default(),
-            usage_by_node: Vec::new(),
-            sequential_llm_calls: 0,
-            routing: None,
-            retrieval: None,
-            decomposition: None,
-            combined: None,
-            curated: None,
-            source: None,
-            duration_ms: 0,
-            trace: Vec::new(),
-            replay_divergences: Vec::new(),
-        };
-        if let Err(e) = self.run(question, options, &run, &mut result).await {
+        let mut found = Found::new(self.notices);
+        let mut errors = Vec::new();
+        if let Err(e) = self.steps(&asked, &run, &mut found).await {
             let e = run.explain(e);
             match e.error_code {
-                ErrorCode::RunLimitReached => result.status = Status::Stopped,
+                ErrorCode::RunLimitReached => found.status = Status::Stopped,
                 ErrorCode::PipelineTimeout => {
-                    result.final_answer = Some(FinalAnswer {
+                    found.final_answer = Some(FinalAnswer {
                         text: format!(
                             "Sorry, I could not finish within {} seconds. Try a narrower question, or allow more time.",
                             self.settings.timeout_ms.div_ceil(1000)
@@ -393,85 +308,196 @@ impl<'a> Engine<'a> {
                 }
                 _ => {}
             }
-            result.errors.push(e.for_client());
+            errors.push(e.for_client());
         }
-        result.duration_ms = run.now().saturating_sub(run.started);
-        result.trace = run.trace.into_inner();
+        let duration_ms = run.elapsed();
+        let mut result = QueryResult {
+            status: found.status,
+            question: question.to_string(),
+            roles: options.roles.clone(),
+            datasource: options.datasource.clone(),
+            plan_only: options.plan_only,
+            sub_queries: found.sub_queries,
+            final_answer: found.final_answer,
+            errors,
+            warnings: found.warnings,
+            usage: UsageTotals::default(),
+            usage_by_node: Vec::new(),
+            sequential_llm_calls: found.sequential,
+            routing: found.routing,
+            retrieval: found.retrieval,
+            decomposition: found.decomposition,
+            combined: found.combined,
+            curated: found.curated,
+            source: found.source,
+            duration_ms,
+            trace: run.into_trace(),
+            replay_divergences: self.replay.map(Replay::divergences).unwrap_or_default(),
+        };
         result.total_usage(&self.prices);
-        if let Some(replay) = self.replay {
-            result.replay_divergences = replay.divergences();
-        }
         result
     }
 
-    async fn run(
+    /// The run: route, let a verified query answer, then check answerability (planning
+    /// beside it) and answer from one datasource or from several together.
+    async fn steps(
         &self,
-        question: &str,
-        options: &AskOptions,
+        q: &Asked<'_>,
         run: &Run<'_>,
-        result: &mut QueryResult,
+        found: &mut Found,
     ) -> Result<(), PipelineError> {
-        let scope = self.policies.scope(&options.roles);
-        run.enter(Node::DatasourceResolver, 0)?;
-        self.pause().await;
-        let candidates = self
-            .candidates(question, options, &scope, run, result)
-            .await?;
-        let Some(first) = candidates.first().cloned() else {
-            return Err(not_answerable("No datasource can answer this question."));
+        let resolver = run.begin(At::run(Node::DatasourceResolver)).await?;
+        let candidates = match self.candidates(q).await {
+            Ok(routed) => {
+                found.routing = routed.routing;
+                routed.candidates
+            }
+            Err(e) => {
+                resolver.end(Record::failed(&e));
+                return Err(e);
+            }
         };
         // A verified query answers before any model is asked to plan (plan-only runs want
         // a generated plan, so they skip it).
-        if let (Some(curated), false) = (self.curated, options.plan_only) {
-            if self
-                .try_verified(curated, question, &candidates, &scope, run, result)
-                .await?
-            {
-                return Ok(());
+        if let (Some(curated), false) = (self.curated, q.options.plan_only) {
+            let matched = self.try_verified(curated, q, &candidates, run).await;
+            found.curated = Some(matched.record);
+            found.sequential += matched.sequential;
+            match matched.outcome {
+                Ok(None) => {}
+                Ok(Some(v)) => {
+                    resolver.end(Record::ok(json!({ "candidates": candidates })));
+                    found.source = Some(v.source);
+                    found.warnings.extend(v.warnings);
+                    return self.answer_from(q, v.sub, run, found).await;
+                }
+                Err(e) => {
+                    resolver.end(Record::ok(json!({ "candidates": candidates })));
+                    return Err(e);
+                }
             }
         }
+        let resolved = self.resolve(q, candidates, resolver, run).await;
+        found.sequential += resolved.sequential;
+        match resolved.outcome? {
+            Resolution::One {
+                datasource,
+                planned,
+            } => {
+                self.one(q, &datasource, planned.map(|p| *p), run, found)
+                    .await
+            }
+            Resolution::Several(accepted) => self.several(q, &accepted, run, found).await,
+        }
+    }
 
+    /// One datasource: its sub-query solved, then the answer written from its rows.
+    async fn one(
+        &self,
+        q: &Asked<'_>,
+        datasource: &str,
+        planned: Option<(Planned, Vec<LlmCall>)>,
+        run: &Run<'_>,
+        found: &mut Found,
+    ) -> Result<(), PipelineError> {
+        let task = Task {
+            id: "q1".to_string(),
+            question: q.question,
+            part: None,
+            datasource,
+        };
+        let solved = self
+            .solve(&task, &q.scope, planned, q.options.plan_only, run)
+            .await;
+        found.retrieval = solved.retrieval;
+        found.warnings.extend(solved.warnings);
+        found.sequential += solved.sequential;
+        if let Err(e) = solved.outcome {
+            found.sub_queries.push(solved.sub);
+            return Err(e);
+        }
+        if q.options.plan_only {
+            found.sub_queries.push(solved.sub);
+            found.status = Status::PlanOnly;
+            return Ok(());
+        }
+        self.answer_from(q, solved.sub, run, found).await
+    }
+
+    /// Writes the answer from one sub-query's rows (already announced).
+    async fn answer_from(
+        &self,
+        q: &Asked<'_>,
+        sub: SubQuery,
+        run: &Run<'_>,
+        found: &mut Found,
+    ) -> Result<(), PipelineError> {
+        let rows = Rows {
+            columns: &sub.columns,
+            rows: &sub.rows,
+            truncated: sub.truncated,
+        };
+        let written = self.write_answer(q.question, rows, run).await;
+        found.sub_queries.push(sub);
+        found.answered(written?);
+        Ok(())
+    }
+
+    /// The answerability check over every datasource the caller may reach, with the first
+    /// plan for the best candidate asked beside it (unless speculative planning is off);
+    /// ends the resolver's step with the verdict.
+    async fn resolve(
+        &self,
+        q: &Asked<'_>,
+        candidates: Vec<String>,
+        resolver: Step<'_, '_>,
+        run: &Run<'_>,
+    ) -> Resolved {
+        let refused = |e: PipelineError| Resolved {
+            sequential: 0,
+            outcome: Err(e),
+        };
+        let Some(first) = candidates.first().cloned() else {
+            let e = not_answerable("No datasource can answer this question.");
+            resolver.end(Record::failed(&e));
+            return refused(e);
+        };
         // The check lists every datasource the caller may reach (only the chosen one when
         // the caller chose), so its prompt is byte-identical across questions for a role
         // and a provider can cache it; routing only orders what the verdict accepts.
-        let listed: Vec<String> = match &options.datasource {
+        let listed: Vec<String> = match &q.options.datasource {
             Some(_) => candidates.clone(),
             None => {
                 let mut all: Vec<String> = self
                     .datasources
                     .iter()
                     .map(|d| d.id().to_string())
-                    .filter(|d| scope.can_reach(d))
+                    .filter(|d| q.scope.can_reach(d))
                     .collect();
                 all.sort();
                 all
             }
         };
-        // The answerability check and the planning of the best candidate run together (a
-        // refusal returns at once and the planning is dropped), unless speculative planning
-        // is off: then the planning waits for the check to accept.
-        run.check(Node::DatasourceResolver)?;
-        let check = self.answerability(question, &listed, &scope);
-        let resolver = run.bounded(&self.settings.resolver);
-        let planner = run.bounded(&self.settings.planner);
+        if let Err(e) = run.check(Node::DatasourceResolver) {
+            resolver.end(Record::failed(&e));
+            return refused(e);
+        }
+        let speculative = self.settings.speculative_planning;
         let planning_started = || {
-            run.emit(Event::NodeStarted {
-                node: Node::SchemaRetriever,
-                attempt: 0,
-            });
-            run.emit(Event::NodeStarted {
-                node: Node::AstPlanner,
-                attempt: 0,
-            });
+            run.announce(At::run(Node::SchemaRetriever));
+            run.announce(At::run(Node::AstPlanner));
         };
-        if self.settings.speculative_planning {
+        if speculative {
             planning_started();
         }
+        let check = self.answerability(q.question, &listed, &q.scope);
+        let resolver_agent = run.bounded(&self.settings.resolver);
+        let planner_agent = run.bounded(&self.settings.planner);
         let mut calls_check = Vec::new();
         let mut calls_plan = Vec::new();
         let first_task = Task {
             id: "q1".to_string(),
-            question,
+            question: q.question,
             part: None,
             datasource: &first,
         };
@@ -482,28 +508,37 @@ impl<'a> Engine<'a> {
                 let now = || self.clock.now_ms();
                 let v = structured(
                     &self.caller(&now),
-                    &resolver,
+                    &resolver_agent,
                     check,
                     &parse_verdict,
                     &mut calls_check,
                     &run.budget,
                 )
                 .await;
-                (v, (started, self.clock.now_ms()))
+                let span = Span {
+                    started,
+                    ended: self.clock.now_ms(),
+                };
+                (v, span)
             };
-            let plan =
-                self.retrieve_and_plan(&first_task, &scope, &planner, &mut calls_plan, &run.budget);
+            let plan = self.retrieve_and_plan(
+                &first_task,
+                &q.scope,
+                &planner_agent,
+                &mut calls_plan,
+                &run.budget,
+            );
             // A refusal, or a failed check (a provider failure is fatal), ends the run.
-            let refused = |(v, _): &(Result<Verdict, PipelineError>, (u64, u64))| {
+            let refusal = |(v, _): &(Result<Verdict, PipelineError>, Span)| {
                 v.as_ref()
                     .map_or(true, |v: &Verdict| v.datasources.is_empty())
             };
-            if self.settings.speculative_planning {
-                join::join_unless(check, plan, refused).await
+            if speculative {
+                join::join_unless(check, plan, refusal).await
             } else {
                 let verdict = check.await;
                 let across = matches!(&verdict.0, Ok(v) if v.combine && v.datasources.len() > 1);
-                if refused(&verdict) || across {
+                if refusal(&verdict) || across {
                     (verdict, None)
                 } else {
                     planning_started();
@@ -512,10 +547,6 @@ impl<'a> Engine<'a> {
             }
         };
         let (verdict, check_span) = verdict;
-        let verdict_outputs = match &verdict {
-            Ok(v) => json!({"datasources": v.datasources, "reason": v.reason}),
-            Err(_) => json!(null),
-        };
         // What the verdict names among the listed, routing's order first.
         let accepted: Vec<String> = match &verdict {
             Ok(v) => candidates
@@ -526,8 +557,8 @@ impl<'a> Engine<'a> {
                 .collect(),
             Err(_) => Vec::new(),
         };
-        let verdict_errors: Vec<PipelineError> = match &verdict {
-            Err(e) => vec![e.clone()],
+        let verdict_error: Option<PipelineError> = match &verdict {
+            Err(e) => Some(e.clone()),
             Ok(v) if accepted.is_empty() => {
                 let reason = v.reason.trim().trim_end_matches('.');
                 let because = if reason.is_empty() {
@@ -535,196 +566,122 @@ impl<'a> Engine<'a> {
                 } else {
                     format!(": {reason}")
                 };
-                vec![not_answerable(&format!(
+                Some(not_answerable(&format!(
                     "None of the datasources you may read can answer this question{because}."
-                ))]
+                )))
             }
-            Ok(_) => vec![],
+            Ok(_) => None,
+        };
+        let verdict_outputs = match &verdict {
+            Ok(v) => json!({"datasources": v.datasources, "reason": v.reason}),
+            Err(_) => json!(null),
         };
         // The resolver's time runs from the start of the run (routing) to the verdict.
-        run.record(
-            Node::DatasourceResolver,
-            0,
-            (run.started, check_span.1),
-            json!({"candidates": candidates, "verdict": verdict_outputs, "accepted": accepted}),
-            verdict_errors.clone(),
-            calls_check,
+        resolver.end_at(
+            check_span.ended,
+            Record {
+                outputs: json!({"candidates": candidates, "verdict": verdict_outputs, "accepted": accepted}),
+                errors: verdict_error.iter().cloned().collect(),
+                calls: calls_check,
+            },
         );
-        // The check, and the planning beside it; without speculative planning the first plan
-        // waited for the check, one call after the other.
-        let planned_after_check = !self.settings.speculative_planning && planned.is_some();
-        result.sequential_llm_calls += 1 + u32::from(planned_after_check);
-        if let Some(e) = verdict_errors.into_iter().next() {
-            // Planning may have spent calls too; they are recorded, not used.
-            if !calls_plan.is_empty() {
-                run.record(
-                    Node::AstPlanner,
-                    0,
-                    (started, run.now()),
-                    json!({"dropped": "the question was refused"}),
-                    vec![],
-                    calls_plan,
-                );
+        // The check, and the planning beside it; without speculative planning the first
+        // plan waited for the check, one call after the other.
+        let sequential = 1 + u32::from(!speculative && planned.is_some());
+        // Planning that ran beside the check but is not used keeps its calls on the record.
+        let drop_planning = |why: String, calls: Vec<LlmCall>| {
+            if !calls.is_empty() {
+                let span = Span {
+                    started,
+                    ended: run.now(),
+                };
+                let record = Record::ok(json!({ "dropped": why })).with_calls(calls);
+                run.record_span(At::run(Node::AstPlanner), span, record);
             }
-            return Err(e);
-        }
-
-        let combine = matches!(&verdict, Ok(v) if v.combine) && accepted.len() > 1;
-        if combine {
-            if !calls_plan.is_empty() {
-                run.record(
-                    Node::AstPlanner,
-                    0,
-                    (started, run.now()),
-                    json!({"dropped": "the question needs several datasources"}),
-                    vec![],
-                    std::mem::take(&mut calls_plan),
-                );
-            }
-            return self
-                .across(question, &accepted, &scope, options, run, result)
-                .await;
-        }
-        run.check(Node::AstPlanner)?;
-        let chosen = accepted.first().cloned().unwrap_or(first.clone());
-        let task = Task {
-            id: "q1".to_string(),
-            question,
-            part: None,
-            datasource: &chosen,
         };
-        let planned = match planned {
-            Some(p) if chosen == first => p,
-            // The verdict ruled the planned candidate out: plan on the one it chose.
-            _ => {
-                if !calls_plan.is_empty() {
-                    run.record(
-                        Node::AstPlanner,
-                        0,
-                        (started, run.now()),
-                        json!({"dropped": format!("planned for {first}, which the verdict did not choose")}),
-                        vec![],
-                        std::mem::take(&mut calls_plan),
+        let outcome = if let Some(e) = verdict_error {
+            drop_planning("the question was refused".into(), calls_plan);
+            Err(e)
+        } else if matches!(&verdict, Ok(v) if v.combine) && accepted.len() > 1 {
+            drop_planning("the question needs several datasources".into(), calls_plan);
+            Ok(Resolution::Several(accepted))
+        } else {
+            let chosen = accepted.first().cloned().unwrap_or_else(|| first.clone());
+            let planned = match planned {
+                Some(p) if chosen == first => Some(Box::new((p, calls_plan))),
+                // The verdict ruled the planned candidate out: the solver plans on the one
+                // it chose.
+                _ => {
+                    drop_planning(
+                        format!("planned for {first}, which the verdict did not choose"),
+                        calls_plan,
                     );
+                    None
                 }
-                run.enter(Node::AstPlanner, 0)?;
-                let planner = run.bounded(&self.settings.planner);
-                let p = self
-                    .retrieve_and_plan(&task, &scope, &planner, &mut calls_plan, &run.budget)
-                    .await;
-                result.sequential_llm_calls += 1;
-                p
-            }
+            };
+            Ok(Resolution::One {
+                datasource: chosen,
+                planned,
+            })
         };
-        let solved = self
-            .solve(
-                &task,
-                &scope,
-                Some((planned, calls_plan)),
-                options.plan_only,
-                run,
-            )
-            .await;
-        result.retrieval = solved.retrieval;
-        result.warnings.extend(solved.warnings);
-        result.sequential_llm_calls += solved.sequential;
-        let sub = solved.sub;
-        result.sub_queries.push(sub.clone());
-        solved.outcome?;
-        if options.plan_only {
-            result.status = Status::PlanOnly;
-            return Ok(());
+        Resolved {
+            sequential,
+            outcome,
         }
-        self.write_answer(
-            question,
-            &sub.columns,
-            &sub.rows,
-            sub.truncated,
-            run,
-            result,
-        )
-        .await
     }
 
     /// Candidates in order, after the explicit choice, routing and the role check.
-    async fn candidates(
-        &self,
-        question: &str,
-        options: &AskOptions,
-        scope: &Scope<'_>,
-        run: &Run<'_>,
-        result: &mut QueryResult,
-    ) -> Result<Vec<String>, PipelineError> {
-        let started = run.now();
+    async fn candidates(&self, q: &Asked<'_>) -> Result<Routed, PipelineError> {
         let resolver = |code, severity, message: String| {
             PipelineError::new(Node::DatasourceResolver, code, severity, message)
         };
         let registered: Vec<&str> = self.datasources.iter().map(|d| d.id()).collect();
-        let outcome = if let Some(id) = &options.datasource {
+        let mut routing = None;
+        let candidates = if let Some(id) = &q.options.datasource {
             if !registered.contains(&id.as_str()) || self.index.schema(id).is_none() {
-                Err(resolver(
+                return Err(resolver(
                     ErrorCode::InvalidState,
                     Severity::Error,
                     format!(
                         "There is no datasource {id:?}; the datasources are {}.",
                         registered.join(", ")
                     ),
-                ))
-            } else {
-                Ok(vec![id.clone()])
+                ));
             }
+            vec![id.clone()]
         } else if registered.len() == 1 {
-            Ok(registered.iter().map(|s| s.to_string()).collect())
+            registered.iter().map(|s| s.to_string()).collect()
+        } else if !registered.iter().any(|d| q.scope.can_reach(d)) {
+            Vec::new()
         } else {
-            let reachable = registered.iter().any(|d| scope.can_reach(d));
-            if !reachable {
-                Ok(vec![])
-            } else {
-                match route(
-                    self.index,
-                    self.embedder,
-                    question,
-                    scope,
-                    &self.settings.routing,
-                )
-                .await
-                {
-                    Ok(r) => {
-                        let ranked = r.ranked.clone();
-                        result.routing = Some(r);
-                        Ok(ranked)
-                    }
-                    Err(e) => Err(e.into_error(Node::DatasourceResolver)),
-                }
-            }
+            let routed = route(
+                self.index,
+                self.embedder,
+                q.question,
+                &q.scope,
+                &self.settings.routing,
+            )
+            .await
+            .map_err(|e| e.into_error(Node::DatasourceResolver))?;
+            let ranked = routed.ranked.clone();
+            routing = Some(routed);
+            ranked
         };
-        let outcome = outcome.and_then(|c| {
-            let allowed: Vec<String> = c.into_iter().filter(|d| scope.can_reach(d)).collect();
-            if allowed.is_empty() {
-                Err(resolver(
-                    ErrorCode::SecurityViolation,
-                    Severity::Critical,
-                    crate::validate::REFUSAL_MESSAGE.to_string(),
-                ))
-            } else {
-                Ok(allowed)
-            }
-        });
-        let outputs = match &outcome {
-            Ok(c) => json!({"candidates": c, "explicit": options.datasource}),
-            Err(_) => json!(null),
-        };
-        if let Err(e) = &outcome {
-            run.record(
-                Node::DatasourceResolver,
-                0,
-                (started, run.now()),
-                outputs,
-                vec![e.clone()],
-                vec![],
-            );
+        let allowed: Vec<String> = candidates
+            .into_iter()
+            .filter(|d| q.scope.can_reach(d))
+            .collect();
+        if allowed.is_empty() {
+            return Err(resolver(
+                ErrorCode::SecurityViolation,
+                Severity::Critical,
+                crate::validate::REFUSAL_MESSAGE.to_string(),
+            ));
         }
-        outcome
+        Ok(Routed {
+            candidates: allowed,
+            routing,
+        })
     }
 
     fn answerability(
@@ -783,7 +740,10 @@ impl<'a> Engine<'a> {
             false,
         )
         .await;
-        let retrieved_at = (started, self.clock.now_ms());
+        let retrieved_at = Span {
+            started,
+            ended: self.clock.now_ms(),
+        };
         let retrieval = match retrieved {
             Ok(r) => r,
             Err(e) => {
@@ -797,7 +757,10 @@ impl<'a> Engine<'a> {
                     },
                     retrieved: retrieved_at,
                     plan: Err(e.into_error(Node::SchemaRetriever)),
-                    planned: (retrieved_at.1, retrieved_at.1),
+                    planned: Span {
+                        started: retrieved_at.ended,
+                        ended: retrieved_at.ended,
+                    },
                 };
             }
         };
@@ -808,7 +771,10 @@ impl<'a> Engine<'a> {
             retrieval,
             retrieved: retrieved_at,
             plan,
-            planned: (retrieved_at.1, self.clock.now_ms()),
+            planned: Span {
+                started: retrieved_at.ended,
+                ended: self.clock.now_ms(),
+            },
         }
     }
 
@@ -868,23 +834,5 @@ fn not_answerable(message: &str) -> PipelineError {
         ErrorCode::QuestionNotAnswerable,
         Severity::Error,
         message,
-    )
-}
-
-fn cancelled(node: Node) -> PipelineError {
-    PipelineError::new(
-        node,
-        ErrorCode::Cancelled,
-        Severity::Error,
-        "The run was cancelled.",
-    )
-}
-
-fn timed_out(node: Node) -> PipelineError {
-    PipelineError::new(
-        node,
-        ErrorCode::PipelineTimeout,
-        Severity::Error,
-        "The run took longer than its time limit.",
     )
 }

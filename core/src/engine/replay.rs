@@ -6,11 +6,11 @@
 use super::llm::{hash, LlmCall};
 use super::model::Model;
 use super::settings::Agent;
-use crate::datasource::LocalBoxFuture;
-use crate::provider::ChatRequest;
 use super::QueryResult;
+use crate::datasource::LocalBoxFuture;
 use crate::error::{ErrorCode, Node};
 use crate::provider::chat::{ChatAnswer, ChatError};
+use crate::provider::ChatRequest;
 use crate::provider::{Message, ProviderFailure};
 use serde::Serialize;
 use std::cell::RefCell;

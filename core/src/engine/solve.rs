@@ -3,7 +3,9 @@
 
 use super::decompose::SubQuestion;
 use super::llm::{self, LlmCall};
-use super::{prompts, sanity, Engine, Event, Feedback, Planned, Run, SubQuery};
+use super::node::Span;
+use super::node::{At, Record, Run};
+use super::{prompts, sanity, Engine, Feedback, Planned, SubQuery};
 use crate::datasource::{Datasource, ResultFrame};
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::index::Retrieval;
@@ -39,6 +41,29 @@ pub(super) struct Solved {
     pub sequential: u32,
     /// Its failure, if it failed.
     pub outcome: Result<(), PipelineError>,
+}
+
+/// One try at a sub-query: its plan and where it is checked.
+struct Attempt<'t> {
+    task: &'t Task<'t>,
+    plan: &'t Plan,
+    schema: &'t SchemaSnapshot,
+    scope: &'t Scope<'t>,
+    attempt: u32,
+}
+
+impl Attempt<'_> {
+    /// `node` at this try, for this sub-query.
+    fn node(&self, node: Node) -> At<'_> {
+        At::sub(node, self.attempt, &self.task.id)
+    }
+}
+
+/// What a step found: blocking errors and warnings.
+#[derive(Default)]
+struct Findings {
+    errors: Vec<PipelineError>,
+    warnings: Vec<RunWarning>,
 }
 
 /// Sanity findings are retried once per sub-query each.
@@ -92,12 +117,14 @@ impl Engine<'_> {
         run: &Run<'_>,
         solved: &mut Solved,
     ) -> Result<(), PipelineError> {
-        let sub_id = Some(task.id.as_str());
+        let id = task.id.as_str();
         let (db, schema) = self.open(task.datasource)?;
         let (first, mut calls) = match first {
             Some(f) => f,
             None => {
-                run.enter(Node::SchemaRetriever, 0)?;
+                run.check(Node::SchemaRetriever)?;
+                run.announce(At::sub(Node::SchemaRetriever, 0, id));
+                run.announce(At::sub(Node::AstPlanner, 0, id));
                 let mut calls = Vec::new();
                 let agent = run.bounded(&self.settings.planner);
                 solved.sequential += 1;
@@ -108,16 +135,12 @@ impl Engine<'_> {
             }
         };
         let retrieval = first.retrieval.clone();
-        run.record_in(
-            sub_id,
-            Node::SchemaRetriever,
-            0,
+        run.record_span(
+            At::sub(Node::SchemaRetriever, 0, id),
             first.retrieved,
-            json!({"datasource": task.datasource, "tables": retrieval.tables, "columns": retrieval.columns,
+            Record::ok(json!({"datasource": task.datasource, "tables": retrieval.tables, "columns": retrieval.columns,
                    "values": retrieval.values.iter().map(|v| v.render()).collect::<Vec<_>>(),
-                   "full_snapshot": retrieval.full_snapshot}),
-            vec![],
-            vec![],
+                   "full_snapshot": retrieval.full_snapshot})),
         );
         solved.retrieval = Some(retrieval.clone());
         let mut planned = first.plan;
@@ -126,35 +149,24 @@ impl Engine<'_> {
         let mut attempt = 0;
         let mut retried = Retried::default();
         loop {
-            let plan = match planned {
-                Ok(p) => p,
-                Err(e) => {
-                    run.record_in(
-                        sub_id,
-                        Node::AstPlanner,
-                        attempt,
-                        plan_span,
-                        json!(null),
-                        vec![e.clone()],
-                        calls,
-                    );
-                    return Err(e);
-                }
-            };
-            run.record_in(
-                sub_id,
-                Node::AstPlanner,
-                attempt,
+            let planner = At::sub(Node::AstPlanner, attempt, id);
+            let record = Record::of(&planned, |p| json!({"plan": p.to_string()}));
+            run.record_span(
+                planner,
                 plan_span,
-                json!({"plan": plan.to_string()}),
-                vec![],
-                std::mem::take(&mut calls),
+                record.with_calls(std::mem::take(&mut calls)),
             );
+            let plan = planned?;
             solved.sub.plan = Some(plan.clone());
+            let try_ = Attempt {
+                task,
+                plan: &plan,
+                schema,
+                scope,
+                attempt,
+            };
             let rejections = if plan_only {
-                let v = self
-                    .checked(task, &plan, schema, scope, attempt, run, solved)
-                    .await?;
+                let v = self.checked(&try_, run, solved).await?;
                 solved.warnings.extend(v.warnings.iter().cloned());
                 if v.passed() {
                     solved.sub.sql = render(
@@ -169,17 +181,7 @@ impl Engine<'_> {
                 v.errors
             } else {
                 let rejections = self
-                    .check_render_run(
-                        task,
-                        &plan,
-                        db,
-                        schema,
-                        scope,
-                        attempt,
-                        run,
-                        solved,
-                        &mut retried,
-                    )
+                    .check_render_run(&try_, db, run, solved, &mut retried)
                     .await?;
                 if rejections.is_empty() {
                     return Ok(());
@@ -219,7 +221,8 @@ impl Engine<'_> {
                 content: feedback,
             });
             solved.sequential += 1;
-            run.enter(Node::AstPlanner, attempt)?;
+            run.check(Node::AstPlanner)?;
+            run.announce(At::sub(Node::AstPlanner, attempt, id));
             let asked = run.now();
             let agent = run.bounded(&self.settings.planner);
             planned = self
@@ -232,7 +235,10 @@ impl Engine<'_> {
                     &run.budget,
                 )
                 .await;
-            plan_span = (asked, run.now());
+            plan_span = Span {
+                started: asked,
+                ended: run.now(),
+            };
         }
     }
 
@@ -250,8 +256,7 @@ impl Engine<'_> {
         let Feedback::Refiner(agent) = &self.settings.feedback else {
             return Ok(prompts::planner_feedback(reasons));
         };
-        run.enter(Node::Refiner, attempt)?;
-        let started = run.now();
+        let step = run.begin(At::sub(Node::Refiner, attempt, &task.id)).await?;
         let agent = run.bounded(agent);
         let mut calls = Vec::new();
         let now = || self.clock.now_ms();
@@ -259,25 +264,18 @@ impl Engine<'_> {
         let advice = llm::text(
             &self.caller(&now),
             &agent,
-            Node::Refiner,
-            prompts::REFINER_SYSTEM,
-            prompts::refiner_user(task.question, plan, reasons),
+            llm::TextAsk {
+                node: Node::Refiner,
+                system: prompts::REFINER_SYSTEM,
+                user: prompts::refiner_user(task.question, plan, reasons),
+            },
             &mut |_| {},
             &mut calls,
             &run.budget,
         )
         .await
         .map_err(|e| run.explain(e));
-        let errors = advice.as_ref().err().cloned().into_iter().collect();
-        run.record_in(
-            Some(&task.id),
-            Node::Refiner,
-            attempt,
-            (started, run.now()),
-            json!({"advice": advice.as_ref().ok()}),
-            errors,
-            calls,
-        );
+        step.end(Record::of(&advice, |a| json!({ "advice": a })).with_calls(calls));
         Ok(prompts::refined_feedback(reasons, &advice?))
     }
 
@@ -308,122 +306,94 @@ impl Engine<'_> {
 
     /// The validator's node: the plan checked for the caller, the checks kept on the
     /// sub-query, the record written.
-    #[allow(clippy::too_many_arguments)]
     async fn checked(
         &self,
-        task: &Task<'_>,
-        plan: &Plan,
-        schema: &SchemaSnapshot,
-        scope: &Scope<'_>,
-        attempt: u32,
+        at: &Attempt<'_>,
         run: &Run<'_>,
         solved: &mut Solved,
     ) -> Result<Validation, PipelineError> {
-        run.enter(Node::LogicalValidator, attempt)?;
-        self.pause().await;
-        let started = run.now();
-        let v = validate(Some(plan), schema, scope, &self.settings.validator);
+        let step = run.begin(at.node(Node::LogicalValidator)).await?;
+        let v = validate(Some(at.plan), at.schema, at.scope, &self.settings.validator);
         solved.sub.validation = v.checks.clone();
-        run.record_in(
-            Some(task.id.as_str()),
-            Node::LogicalValidator,
-            attempt,
-            (started, run.now()),
-            json!({"checks": v.checks}),
-            v.errors.clone(),
-            vec![],
-        );
+        step.end(Record {
+            outputs: json!({"checks": v.checks}),
+            errors: v.errors.clone(),
+            calls: vec![],
+        });
         Ok(v)
     }
 
     /// One attempt's deterministic steps, each its own node in the trace: the validator's
     /// checks, the generator's SQL, the executor's rows and sanity checks. Returns the
     /// rejections (empty when rows are in `solved`).
-    #[allow(clippy::too_many_arguments)]
     async fn check_render_run(
         &self,
-        task: &Task<'_>,
-        plan: &Plan,
+        at: &Attempt<'_>,
         db: &dyn Datasource,
-        schema: &SchemaSnapshot,
-        scope: &Scope<'_>,
-        attempt: u32,
         run: &Run<'_>,
         solved: &mut Solved,
         retried: &mut Retried,
     ) -> Result<Vec<PipelineError>, PipelineError> {
-        let sub_id = Some(task.id.as_str());
-        let v = self
-            .checked(task, plan, schema, scope, attempt, run, solved)
-            .await?;
+        let v = self.checked(at, run, solved).await?;
         if !v.passed() {
             return Ok(v.errors);
         }
-        run.enter(Node::Generator, attempt)?;
-        let started = run.now();
-        let rendered = render(plan, schema, db.dialect(), &self.settings.validator.lower);
-        run.record_in(
-            sub_id,
-            Node::Generator,
-            attempt,
-            (started, run.now()),
-            json!({"sql": rendered.as_ref().ok(), "dialect": db.dialect()}),
-            rendered.as_ref().err().cloned().into_iter().collect(),
-            vec![],
+        let step = run.begin(at.node(Node::Generator)).await?;
+        let rendered = render(
+            at.plan,
+            at.schema,
+            db.dialect(),
+            &self.settings.validator.lower,
         );
+        step.end(Record {
+            outputs: json!({"sql": rendered.as_ref().ok(), "dialect": db.dialect()}),
+            errors: rendered.as_ref().err().cloned().into_iter().collect(),
+            calls: vec![],
+        });
         let sql = match rendered {
             Ok(sql) => sql,
             Err(e) => return Ok(vec![e]),
         };
         solved.sub.sql = Some(sql.clone());
-        run.enter(Node::Executor, attempt)?;
-        self.pause().await;
-        let started = run.now();
+        let step = run.begin(at.node(Node::Executor)).await?;
         let executed = execute(&sql, db, &self.settings.validator.lower).await;
-        let mut errors = Vec::new();
-        let mut warnings = v.warnings.clone();
-        warnings.extend(executed.warnings);
+        let mut found = Findings {
+            errors: Vec::new(),
+            warnings: v.warnings.clone(),
+        };
+        found.warnings.extend(executed.warnings);
         match &executed.frame {
             Ok(frame) => {
-                if let Some(e) = task.part.and_then(|p| width_mismatch(p, frame)) {
-                    errors.push(e);
+                if let Some(e) = at.task.part.and_then(|p| width_mismatch(p, frame)) {
+                    found.errors.push(e);
                 } else if self.settings.sanity_checks {
-                    self.sanity(plan, schema, db, frame, retried, &mut errors, &mut warnings)
-                        .await;
+                    let more = self.sanity(at, db, frame, retried).await;
+                    found.errors.extend(more.errors);
+                    found.warnings.extend(more.warnings);
                 }
             }
-            Err(e) => errors.push(e.clone()),
+            Err(e) => found.errors.push(e.clone()),
         }
-        run.record_in(
-            sub_id,
-            Node::Executor,
-            attempt,
-            (started, run.now()),
-            json!({"sql": sql, "rows": executed.frame.as_ref().ok().map(ResultFrame::row_count)}),
-            errors.clone(),
-            vec![],
-        );
-        let blocked = errors.iter().any(|e| e.severity.is_blocking());
+        step.end(Record {
+            outputs: json!({"sql": sql, "rows": executed.frame.as_ref().ok().map(ResultFrame::row_count)}),
+            errors: found.errors.clone(),
+            calls: vec![],
+        });
+        let blocked = found.errors.iter().any(|e| e.severity.is_blocking());
         match executed.frame {
             Ok(frame) if !blocked => {
                 // A part's columns take the names the combination declared for them.
-                solved.sub.columns = match task.part {
+                solved.sub.columns = match at.task.part {
                     Some(p) => p.columns.clone(),
                     None => frame.columns,
                 };
                 solved.sub.rows = frame.rows;
                 solved.sub.truncated = frame.truncated;
-                solved.warnings.extend(warnings);
-                run.emit(Event::Rows {
-                    sub_query_id: solved.sub.id.clone(),
-                    sql: solved.sub.sql.clone(),
-                    columns: solved.sub.columns.clone(),
-                    preview: solved.sub.rows.iter().take(50).cloned().collect(),
-                    row_count: solved.sub.rows.len(),
-                });
+                solved.warnings.extend(found.warnings);
+                run.rows(&solved.sub);
                 Ok(Vec::new())
             }
-            _ => Ok(errors),
+            _ => Ok(found.errors),
         }
     }
 
@@ -431,24 +401,22 @@ impl Engine<'_> {
     /// its column lacks becomes an error (once, when close values exist, so the planner
     /// retries with them) or a warning; an aggregate a join repeats, an error under COUNT
     /// (once) or a warning; an all-NULL result column, a warning.
-    #[allow(clippy::too_many_arguments)]
     async fn sanity(
         &self,
-        plan: &Plan,
-        schema: &SchemaSnapshot,
+        at: &Attempt<'_>,
         db: &dyn Datasource,
         frame: &ResultFrame,
         retried: &mut Retried,
-        errors: &mut Vec<PipelineError>,
-        warnings: &mut Vec<RunWarning>,
-    ) {
+    ) -> Findings {
+        let (plan, schema) = (at.plan, at.schema);
+        let mut found = Findings::default();
         if frame.rows.is_empty() {
             let missing = sanity::missing_values(plan, schema, db, self.index.values()).await;
             let retry = !retried.value && missing.iter().any(|m| !m.closest.is_empty());
             for m in &missing {
                 let detail = json!({"table": m.table, "column": m.column, "value": m.value, "closest": m.closest});
                 if retry {
-                    errors.push(
+                    found.errors.push(
                         PipelineError::new(
                             Node::Executor,
                             ErrorCode::ValueNotFound,
@@ -458,21 +426,21 @@ impl Engine<'_> {
                         .with_details(detail),
                     );
                 } else {
-                    warnings.push(RunWarning {
+                    found.warnings.push(RunWarning {
                         detail: Some(detail),
                         ..RunWarning::new(Node::Executor, ErrorCode::ValueNotFound, m.sentence())
                     });
                 }
             }
             retried.value |= retry;
-            return;
+            return found;
         }
         for fan in sanity::fan_outs(plan, schema, db, &self.settings.validator).await {
             let retry = fan.counts && !retried.fan_out && !retried.value;
             let detail = json!({"table": fan.table, "aggregate": fan.aggregate, "repeated_by": fan.repeated_by});
             if retry {
                 retried.fan_out = true;
-                errors.push(
+                found.errors.push(
                     PipelineError::new(
                         Node::Executor,
                         ErrorCode::JoinFanOut,
@@ -482,19 +450,20 @@ impl Engine<'_> {
                     .with_details(detail),
                 );
             } else {
-                warnings.push(RunWarning {
+                found.warnings.push(RunWarning {
                     detail: Some(detail),
                     ..RunWarning::new(Node::Executor, ErrorCode::JoinFanOut, fan.sentence(false))
                 });
             }
         }
         for column in sanity::all_null_columns(&frame.columns, &frame.rows) {
-            warnings.push(RunWarning::new(
+            found.warnings.push(RunWarning::new(
                 Node::Executor,
                 ErrorCode::AllNullColumn,
                 format!("The result column {column} is empty (NULL) in every row."),
             ));
         }
+        found
     }
 }
 

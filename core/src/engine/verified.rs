@@ -5,7 +5,8 @@
 //! and a fallback is never an error: the run goes on to the generated path.
 
 use super::llm::{structured, Structured};
-use super::{AnswerSource, Engine, QueryResult, Run, SubQuery};
+use super::node::{At, Record, Run};
+use super::{AnswerSource, Asked, Engine, SubQuery};
 use crate::curated::{bind, extract, typed, Curated, ParamValue, VerifiedQuery};
 use crate::error::{Node, PipelineError, RunWarning};
 use crate::index::EntryKind;
@@ -101,21 +102,41 @@ const NONE: &str = "none_of_these";
 
 const MATCHER_SYSTEM: &str = "Decide whether one of the verified queries below answers the question exactly. Pick one only when its meaning is exactly what the question asks (the same measure, grouping and filters); when unsure, pick none_of_these. Give each parameter the value the question states, as text; leave out parameters the question does not state.";
 
+/// A verified query's answer: its sub-query, warnings, and where it came from.
+pub(super) struct Verified {
+    pub sub: SubQuery,
+    pub warnings: Vec<RunWarning>,
+    pub source: AnswerSource,
+}
+
+/// What the matcher decided, the calls it made one after another, and its outcome:
+/// `Ok(Some)` a verified query answered; `Ok(None)` a fallback, recorded, and the run goes
+/// on; `Err` the run must stop (cancelled, out of time, out of budget).
+pub(super) struct Matched {
+    pub record: CuratedMatch,
+    pub sequential: u32,
+    pub outcome: Result<Option<Verified>, PipelineError>,
+}
+
+/// What the model is asked to choose among.
+struct Offer<'m> {
+    curated: &'m Curated,
+    question: &'m str,
+    searchable: &'m [&'m String],
+    scope: &'m Scope<'m>,
+}
+
+type Pick<'c> = (String, &'c VerifiedQuery, BTreeMap<String, ParamValue>);
+
 impl Engine<'_> {
-    /// Tries the verified queries of the `routed` datasources. `Ok(true)`: a verified query
-    /// answered and the result is complete. `Ok(false)`: a fallback, recorded; the run goes
-    /// on. `Err`: the run must stop (cancelled, out of time, out of budget).
+    /// Tries the verified queries of the `routed` datasources.
     pub(super) async fn try_verified(
         &self,
         curated: &Curated,
-        question: &str,
+        q: &Asked<'_>,
         routed: &[String],
-        scope: &Scope<'_>,
         run: &Run<'_>,
-        result: &mut QueryResult,
-    ) -> Result<bool, PipelineError> {
-        run.enter(Node::CuratedMatcher, 0)?;
-        let started = run.now();
+    ) -> Matched {
         let mut record = CuratedMatch {
             matched: false,
             reason: MatchReason::NoCandidates,
@@ -124,46 +145,65 @@ impl Engine<'_> {
             params: BTreeMap::new(),
             detail: None,
         };
+        let step = match run.begin(At::run(Node::CuratedMatcher)).await {
+            Ok(step) => step,
+            Err(e) => {
+                return Matched {
+                    record,
+                    sequential: 0,
+                    outcome: Err(e),
+                }
+            }
+        };
         let mut calls = Vec::new();
+        let outcome = self
+            .match_and_run(curated, q, routed, run, &mut record, &mut calls)
+            .await;
+        let errors = outcome.as_ref().err().cloned().into_iter().collect();
+        let sequential = u32::from(!calls.is_empty());
+        step.end(Record {
+            outputs: serde_json::to_value(&record).unwrap_or_default(),
+            errors,
+            calls,
+        });
+        Matched {
+            record,
+            sequential,
+            outcome,
+        }
+    }
+
+    /// The matcher's work: a phrasing matched by code, else by the model; the match bound,
+    /// checked and run.
+    async fn match_and_run(
+        &self,
+        curated: &Curated,
+        q: &Asked<'_>,
+        routed: &[String],
+        run: &Run<'_>,
+        record: &mut CuratedMatch,
+        calls: &mut Vec<super::llm::LlmCall>,
+    ) -> Result<Option<Verified>, PipelineError> {
         let searchable: Vec<&String> = routed
             .iter()
             .filter(|d| !curated.queries(d).is_empty())
             .collect();
-        let picked = match by_code(curated, question, &searchable) {
+        let picked = match by_code(curated, q.question, &searchable) {
             Ok(Some(hit)) => {
                 record.reason = MatchReason::Code;
                 Some(hit)
             }
             Ok(None) => {
-                let asked = self
-                    .by_model(
-                        curated,
-                        question,
-                        &searchable,
-                        scope,
-                        run,
-                        &mut record,
-                        &mut calls,
-                        result,
-                    )
-                    .await;
-                match asked {
-                    Ok(hit) => hit,
-                    // The run stops, but the matcher's call stays on the record.
-                    Err(e) => {
-                        record.reason = MatchReason::ModelFailed;
-                        run.record(
-                            Node::CuratedMatcher,
-                            0,
-                            (started, run.now()),
-                            serde_json::to_value(&record).unwrap_or_default(),
-                            vec![e.clone()],
-                            calls,
-                        );
-                        result.curated = Some(record);
-                        return Err(e);
-                    }
-                }
+                let offer = Offer {
+                    curated,
+                    question: q.question,
+                    searchable: &searchable,
+                    scope: &q.scope,
+                };
+                // The run stops, but the matcher's call stays on the record.
+                self.by_model(&offer, run, record, calls)
+                    .await
+                    .inspect_err(|_| record.reason = MatchReason::ModelFailed)?
             }
             Err(detail) => {
                 record.reason = MatchReason::ParamInvalid;
@@ -171,73 +211,51 @@ impl Engine<'_> {
                 None
             }
         };
-        let mut answered = None;
-        if let Some((datasource, query, params)) = picked {
-            record.choice = Some(format!("{datasource}.{}", query.id));
-            record.params = params.clone();
-            match self.run_verified(&datasource, query, &params, scope).await {
-                Ok(ran) => {
-                    record.matched = true;
-                    answered = Some(ran);
-                }
-                Err((reason, detail)) => {
-                    record.reason = reason;
-                    record.detail = Some(detail);
-                }
+        let Some((datasource, query, params)) = picked else {
+            return Ok(None);
+        };
+        record.choice = Some(format!("{datasource}.{}", query.id));
+        record.params = params.clone();
+        match self
+            .run_verified(&datasource, query, &params, &q.scope)
+            .await
+        {
+            Ok((sub, warnings)) => {
+                record.matched = true;
+                run.rows(&sub);
+                let source = AnswerSource::Verified {
+                    id: query.id.clone(),
+                    datasource_id: datasource,
+                    params,
+                };
+                Ok(Some(Verified {
+                    sub,
+                    warnings,
+                    source,
+                }))
+            }
+            Err((reason, detail)) => {
+                record.reason = reason;
+                record.detail = Some(detail);
+                Ok(None)
             }
         }
-        run.record(
-            Node::CuratedMatcher,
-            0,
-            (started, run.now()),
-            serde_json::to_value(&record).unwrap_or_default(),
-            vec![],
-            calls,
-        );
-        result.curated = Some(record.clone());
-        let Some((sub, warnings)) = answered else {
-            return Ok(false);
-        };
-        result.warnings.extend(warnings);
-        result.source = Some(AnswerSource::Verified {
-            id: sub.id.trim_start_matches("verified_").to_string(),
-            datasource_id: sub.datasource_id.clone(),
-            params: record.params.clone(),
-        });
-        run.emit(super::Event::Rows {
-            sub_query_id: sub.id.clone(),
-            sql: sub.sql.clone(),
-            columns: sub.columns.clone(),
-            preview: sub.rows.iter().take(50).cloned().collect(),
-            row_count: sub.rows.len(),
-        });
-        result.sub_queries.push(sub.clone());
-        self.write_answer(
-            question,
-            &sub.columns,
-            &sub.rows,
-            sub.truncated,
-            run,
-            result,
-        )
-        .await?;
-        Ok(true)
     }
 
     /// Offers the most similar verified queries to the model, when any is similar enough.
-    #[allow(clippy::too_many_arguments)]
     async fn by_model<'c>(
         &self,
-        curated: &'c Curated,
-        question: &str,
-        searchable: &[&String],
-        scope: &Scope<'_>,
+        offer: &Offer<'c>,
         run: &Run<'_>,
         record: &mut CuratedMatch,
         calls: &mut Vec<super::llm::LlmCall>,
-        result: &mut QueryResult,
-    ) -> Result<Option<(String, &'c VerifiedQuery, BTreeMap<String, ParamValue>)>, PipelineError>
-    {
+    ) -> Result<Option<Pick<'c>>, PipelineError> {
+        let Offer {
+            curated,
+            question,
+            searchable,
+            scope,
+        } = *offer;
         let Ok(vector) = self.index.embed_query(self.embedder, question).await else {
             record.reason = MatchReason::NoCandidates;
             record.detail = Some("the question could not be embedded".into());
@@ -300,7 +318,6 @@ impl Engine<'_> {
             .collect();
         let agent = run.bounded(&self.settings.resolver);
         let now = || self.clock.now_ms();
-        result.sequential_llm_calls += 1;
         let chosen = structured(
             &self.caller(&now),
             &agent,

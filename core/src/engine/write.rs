@@ -1,61 +1,78 @@
 //! The answer node: a deterministic sentence (template) or a short answer the model writes,
 //! streamed, checked against the rows it was given.
 
-use super::{
-    answer, llm, AnswerMode, Engine, Event, FinalAnswer, QueryResult, Run, Status, Writer,
-};
+use super::node::{At, Record, Run};
+use super::{answer, llm, AnswerMode, Engine, Event, FinalAnswer, Writer};
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::value::Value;
 use serde_json::json;
 
+/// The rows an answer is written from.
+pub(super) struct Rows<'r> {
+    pub columns: &'r [String],
+    pub rows: &'r [Vec<Value>],
+    /// The row cap cut them (the sentence says so; the RESULT_TRUNCATED warning is the
+    /// executor's or the aggregator's, where the cap was hit).
+    pub truncated: bool,
+}
+
+/// The answer and what writing it found.
+pub(super) struct Written {
+    pub answer: FinalAnswer,
+    pub warnings: Vec<RunWarning>,
+    /// Model calls made one after another (the writer's, if it was asked).
+    pub sequential: u32,
+}
+
 impl Engine<'_> {
-    /// Writes the answer to `question` from the final rows (the sentence says so when the
-    /// row cap cut them; the RESULT_TRUNCATED warning is the executor's or the aggregator's,
-    /// where the cap was hit), and marks the run a success.
+    /// Writes the answer to `question` from the final rows.
     pub(super) async fn write_answer(
         &self,
         question: &str,
-        columns: &[String],
-        rows: &[Vec<Value>],
-        truncated: bool,
+        rows: Rows<'_>,
         run: &Run<'_>,
-        result: &mut QueryResult,
-    ) -> Result<(), PipelineError> {
-        run.enter(Node::AnswerSynthesizer, 0)?;
-        let started = run.now();
-        let mut calls = Vec::new();
-        let mut errors = Vec::new();
-        let (text, written_by) = match &self.settings.answer {
-            AnswerMode::Template => (answer::template(columns, rows, truncated), Writer::Template),
+    ) -> Result<Written, PipelineError> {
+        let step = run.begin(At::run(Node::AnswerSynthesizer)).await?;
+        let template = || answer::template(rows.columns, rows.rows, rows.truncated);
+        let mut written = Written {
+            answer: FinalAnswer {
+                text: String::new(),
+                written_by: Writer::Template,
+            },
+            warnings: Vec::new(),
+            sequential: 0,
+        };
+        let mut record = Record::default();
+        match &self.settings.answer {
+            AnswerMode::Template => written.answer.text = template(),
             AnswerMode::Llm(agent) => {
                 let agent = run.bounded(agent);
-                let user = answer::writer_user(question, columns, rows, truncated);
-                let events = run.events.clone();
+                let user = answer::writer_user(question, rows.columns, rows.rows, rows.truncated);
                 let mut on_delta = |piece: &str| {
-                    if let Some(e) = &events {
-                        (e.0)(&Event::AnswerDelta {
-                            text: piece.to_string(),
-                        });
-                    }
+                    run.emit(Event::AnswerDelta {
+                        text: piece.to_string(),
+                    });
                 };
-                result.sequential_llm_calls += 1;
+                written.sequential = 1;
                 let now = || self.clock.now_ms();
-                let written = llm::text(
+                let text = llm::text(
                     &self.caller(&now),
                     &agent,
-                    Node::AnswerSynthesizer,
-                    answer::WRITER_SYSTEM,
-                    user,
+                    llm::TextAsk {
+                        node: Node::AnswerSynthesizer,
+                        system: answer::WRITER_SYSTEM,
+                        user,
+                    },
                     &mut on_delta,
-                    &mut calls,
+                    &mut record.calls,
                     &run.budget,
                 )
                 .await;
-                match written {
+                match text.map_err(|e| run.explain(e)) {
                     Ok(text) => {
-                        let made_up = answer::ungrounded(&text, question, columns, rows);
+                        let made_up = answer::ungrounded(&text, question, rows.columns, rows.rows);
                         if !made_up.is_empty() {
-                            result.warnings.push(RunWarning {
+                            written.warnings.push(RunWarning {
                                 detail: Some(json!({ "not_in_result": made_up })),
                                 ..RunWarning::new(
                                     Node::AnswerSynthesizer,
@@ -67,62 +84,46 @@ impl Engine<'_> {
                                 )
                             });
                         }
-                        (text, Writer::Llm)
+                        written.answer = FinalAnswer {
+                            text,
+                            written_by: Writer::Llm,
+                        };
                     }
-                    // The rows are there: a failed write-up falls back to the template,
-                    // and says so (unless the run itself was cancelled or timed out).
-                    Err(e) => {
-                        let e = run.explain(e);
+                    // A cancelled or timed-out run ends here; the caller no longer waits.
+                    Err(e)
                         if matches!(
                             e.error_code,
                             ErrorCode::Cancelled | ErrorCode::PipelineTimeout
-                        ) {
-                            run.record(
-                                Node::AnswerSynthesizer,
-                                0,
-                                (started, run.now()),
-                                json!(null),
-                                vec![e.clone()],
-                                calls,
-                            );
-                            return Err(e);
-                        }
-                        result.warnings.push(RunWarning::from(PipelineError {
-                            severity: Severity::Warning,
-                            ..e.clone()
-                        }));
-                        errors.push(PipelineError {
+                        ) =>
+                    {
+                        record.errors.push(e.clone());
+                        step.end(record);
+                        return Err(e);
+                    }
+                    // The rows are there: a failed write-up falls back to the template,
+                    // and says so.
+                    Err(e) => {
+                        let warning = PipelineError {
                             severity: Severity::Warning,
                             ..e
-                        });
-                        (answer::template(columns, rows, truncated), Writer::Template)
+                        };
+                        written.warnings.push(RunWarning::from(warning.clone()));
+                        record.errors.push(warning);
+                        written.answer.text = template();
                     }
                 }
             }
-        };
+        }
         // A cancel that came while the answer was being written still wins: the caller no
         // longer wants it.
         if let Err(e) = run.check(Node::AnswerSynthesizer) {
-            run.record(
-                Node::AnswerSynthesizer,
-                0,
-                (started, run.now()),
-                json!(null),
-                vec![e.clone()],
-                calls,
-            );
+            record.errors.push(e.clone());
+            step.end(record);
             return Err(e);
         }
-        run.record(
-            Node::AnswerSynthesizer,
-            0,
-            (started, run.now()),
-            json!({"text": text, "written_by": written_by}),
-            errors,
-            calls,
-        );
-        result.final_answer = Some(FinalAnswer { text, written_by });
-        result.status = Status::Success;
-        Ok(())
+        record.outputs =
+            json!({"text": written.answer.text, "written_by": written.answer.written_by});
+        step.end(record);
+        Ok(written)
     }
 }

@@ -442,7 +442,7 @@ fn a_query_of_at_most_one_row_gets_no_tie_breaker() {
     );
     // Grouped, it returns a row per group, and the groups are ordered.
     assert!(
-        sql(json!({"group_by": [c("i", "BillingCountry")]})).contains("ORDER BY"),
+        sql(json!({"group_by": [{"expr": c("i", "BillingCountry")}]})).contains("ORDER BY"),
         "a grouped count is ordered"
     );
 }
