@@ -3,10 +3,12 @@
 
 use crate::routing::{build_index, embed_failure_text};
 use crate::Failure;
+use clap::ValueEnum;
 use nl2sql_core::curated::Curated;
 use nl2sql_core::demo::{DEMO_DATABASES, DEMO_VERIFIED};
 use nl2sql_core::engine::{
-    Agent, AnswerMode, AskOptions, Engine, EngineSettings, Event, Events, Parts, Replay, Writer,
+    Agent, AnswerMode, AskOptions, Engine, EngineSettings, Event, Events, Parts, QueryResult,
+    Replay, Writer,
 };
 use nl2sql_core::index::BuiltinEmbedder;
 use nl2sql_core::policy::Policies;
@@ -15,87 +17,106 @@ use nl2sql_core::Datasource;
 use nl2sql_native::{BlockingTransport, SqliteFile, WallClock};
 use std::path::PathBuf;
 
-struct Options {
-    question: Option<String>,
+/// `nl2sql ask`'s command line.
+#[derive(clap::Args)]
+pub struct AskArgs {
+    /// The question, in quotes
+    question: String,
+    /// A role the caller holds; repeat for several [default: the policy's default role]
+    #[arg(long = "role", value_name = "ROLE")]
     roles: Vec<String>,
+    /// Ask this demo database, no routing: chinook, support or webanalytics
+    #[arg(long, value_name = "ID")]
     datasource: Option<String>,
+    /// Validate and render the plan, but do not run it
+    #[arg(long)]
     plan_only: bool,
-    provider: String,
-    model: Option<String>,
-    base_url: Option<String>,
-    trace: Option<PathBuf>,
-    json: bool,
-    data: PathBuf,
-    /// The answer written by the model (`llm`) or by a template.
-    written: bool,
-    /// Dollars the run may spend.
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Who writes the answer
+    #[arg(long, value_enum, default_value_t = AnswerWriter::Llm)]
+    answer: AnswerWriter,
+    /// Stop the run (RUN_LIMIT_REACHED) once its priced model calls cost this many US dollars
+    #[arg(long, value_name = "USD", value_parser = dollars)]
     max_cost: Option<f64>,
+    #[command(flatten)]
+    output: RunArgs,
 }
 
-fn parse(args: &[String]) -> Result<Options, Failure> {
-    let mut o = Options {
-        question: None,
-        roles: vec![],
-        datasource: None,
-        plan_only: false,
-        provider: "openai".into(),
-        model: None,
-        base_url: None,
-        trace: None,
-        json: false,
-        data: PathBuf::from("data"),
-        written: true,
-        max_cost: None,
-    };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |what: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| Failure::Usage(format!("{arg} needs {what}")))
-        };
-        match arg.as_str() {
-            "--role" => o.roles.push(value("a role")?),
-            "--datasource" => o.datasource = Some(value("an id")?),
-            "--plan-only" => o.plan_only = true,
-            "--provider" => o.provider = value("openai, anthropic or compatible")?,
-            "--model" => o.model = Some(value("a model")?),
-            "--base-url" => o.base_url = Some(value("a URL")?),
-            "--trace" => o.trace = Some(value("a file")?.into()),
-            "--json" => o.json = true,
-            "--max-cost" => {
-                let text = value("a number of US dollars")?;
-                let usd = text
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite() && *v >= 0.0);
-                let Some(usd) = usd else {
-                    return Err(Failure::Usage(format!(
-                        "--max-cost is a number of US dollars, not {text:?}"
-                    )));
-                };
-                o.max_cost = Some(usd);
-            }
-            "--answer" => {
-                o.written = match value("llm or template")?.as_str() {
-                    "llm" => true,
-                    "template" => false,
-                    other => {
-                        return Err(Failure::Usage(format!(
-                            "--answer is llm or template, not {other:?}"
-                        )))
-                    }
-                }
-            }
-            "--data" => o.data = value("a folder")?.into(),
-            other if other.starts_with("--") => {
-                return Err(Failure::Usage(format!("unknown option {other:?}")))
-            }
-            q if o.question.is_none() => o.question = Some(q.to_string()),
-            _ => return Err(Failure::Usage("give one question, in quotes".into())),
+/// `nl2sql replay`'s command line.
+#[derive(clap::Args)]
+pub struct ReplayArgs {
+    /// The recorded run (from ask --trace)
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    #[command(flatten)]
+    output: RunArgs,
+}
+
+/// What `ask` and `replay` share: where the databases are and what the run writes.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Write the whole result, with every node's record, as JSON to this file
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Print the whole result as JSON instead of the rows and the answer
+    #[arg(long)]
+    json: bool,
+    /// The folder holding the demo databases
+    #[arg(long, value_name = "DIR", default_value = "data")]
+    data: PathBuf,
+}
+
+/// The model provider and model, for `ask` and `eval`. Keys come from the environment only.
+#[derive(clap::Args)]
+pub(crate) struct ModelArgs {
+    /// The model provider; NL2SQL_API_KEY overrides the provider's own key variable
+    #[arg(long, value_enum, default_value_t = ProviderName::Openai)]
+    pub(crate) provider: ProviderName,
+    /// The model [default: gpt-5.4 for openai, claude-opus-5 for anthropic; compatible
+    /// needs one]
+    #[arg(long, value_name = "MODEL")]
+    pub(crate) model: Option<String>,
+    /// The provider's endpoint [default: the provider's own API; compatible needs one]
+    #[arg(long, value_name = "URL")]
+    pub(crate) base_url: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ProviderName {
+    /// OpenAI (key: OPENAI_API_KEY)
+    Openai,
+    /// Anthropic (key: ANTHROPIC_API_KEY)
+    Anthropic,
+    /// Any OpenAI-compatible --base-url, e.g. Ollama (key: NL2SQL_API_KEY if it needs one)
+    Compatible,
+}
+
+impl ProviderName {
+    /// The environment variables holding its key, the one that wins first.
+    fn key_variables(self) -> &'static [&'static str] {
+        match self {
+            ProviderName::Openai => &["NL2SQL_API_KEY", "OPENAI_API_KEY"],
+            ProviderName::Anthropic => &["NL2SQL_API_KEY", "ANTHROPIC_API_KEY"],
+            ProviderName::Compatible => &["NL2SQL_API_KEY"],
         }
     }
-    Ok(o)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum AnswerWriter {
+    /// A short answer the model writes, streamed, checked against the rows
+    Llm,
+    /// An answer filled in from the rows, no model call
+    Template,
+}
+
+/// `--max-cost`'s value parser: a number of US dollars, zero or more.
+pub(crate) fn dollars(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(usd) if usd.is_finite() && usd >= 0.0 => Ok(usd),
+        _ => Err("not a number of US dollars".into()),
+    }
 }
 
 fn env_key(names: &[&str]) -> ApiKey {
@@ -106,63 +127,43 @@ fn env_key(names: &[&str]) -> ApiKey {
         .unwrap_or_default()
 }
 
-/// The provider and model the options name.
-fn agent(o: &Options) -> Result<Agent, Failure> {
-    agent_for(&o.provider, o.model.clone(), o.base_url.clone())
-}
-
-/// The agent for `--provider`, `--model` and `--base-url`, the key from the environment.
-pub(crate) fn agent_for(
-    which: &str,
-    model: Option<String>,
-    base_url: Option<String>,
-) -> Result<Agent, Failure> {
-    let url = |default: &str| base_url.clone().unwrap_or_else(|| default.to_string());
-    let (provider, model) = match which {
-        "openai" => (
-            Provider::new(
+impl ModelArgs {
+    /// The agent the options name, its key from the environment.
+    pub(crate) fn agent(&self) -> Result<Agent, Failure> {
+        let url = |default: &str| self.base_url.clone().unwrap_or_else(|| default.to_string());
+        let model = |default: &str| self.model.clone().unwrap_or_else(|| default.to_string());
+        let (wire, base, model) = match self.provider {
+            ProviderName::Openai => (
                 Wire::OpenAi,
-                &url("https://api.openai.com/v1"),
-                env_key(&["NL2SQL_API_KEY", "OPENAI_API_KEY"]),
+                url("https://api.openai.com/v1"),
+                model("gpt-5.4"),
             ),
-            model.clone().unwrap_or_else(|| "gpt-5.4".into()),
-        ),
-        "anthropic" => (
-            Provider::new(
+            ProviderName::Anthropic => (
                 Wire::Anthropic,
-                &url("https://api.anthropic.com/v1"),
-                env_key(&["NL2SQL_API_KEY", "ANTHROPIC_API_KEY"]),
+                url("https://api.anthropic.com/v1"),
+                model("claude-opus-5"),
             ),
-            model.clone().unwrap_or_else(|| "claude-opus-5".into()),
-        ),
-        "compatible" => {
-            let (Some(base), Some(model)) = (&base_url, &model) else {
-                return Err(Failure::Usage(
-                    "--provider compatible needs --base-url and --model".into(),
-                ));
-            };
-            (
-                Provider::new(Wire::OpenAi, base, env_key(&["NL2SQL_API_KEY"])),
-                model.clone(),
-            )
-        }
-        other => {
+            // Checked here rather than by clap: eval's gold-plan provider comes this way too.
+            ProviderName::Compatible => match (&self.base_url, &self.model) {
+                (Some(base), Some(model)) => (Wire::OpenAi, base.clone(), model.clone()),
+                _ => {
+                    return Err(Failure::Usage(
+                        "--provider compatible needs --base-url and --model".into(),
+                    ))
+                }
+            },
+        };
+        let variables = self.provider.key_variables();
+        let provider = Provider::new(wire, &base, env_key(variables));
+        // A compatible endpoint (a local Ollama, say) may need no key.
+        if provider.key.is_empty() && self.provider != ProviderName::Compatible {
             return Err(Failure::Usage(format!(
-                "--provider is openai, anthropic or compatible, not {other:?}"
-            )))
+                "no key: set {}",
+                variables.join(" or ")
+            )));
         }
-    };
-    if provider.key.is_empty() && which != "compatible" {
-        return Err(Failure::Usage(format!(
-            "no key: set NL2SQL_API_KEY or {}",
-            if which == "anthropic" {
-                "ANTHROPIC_API_KEY"
-            } else {
-                "OPENAI_API_KEY"
-            }
-        )));
+        Ok(Agent::new(provider, &model))
     }
-    Ok(Agent::new(provider, &model))
 }
 
 fn print_rows(
@@ -186,15 +187,11 @@ fn print_rows(
 }
 
 /// Runs `nl2sql ask`.
-pub fn run(args: &[String]) -> Result<(), Failure> {
-    let o = parse(args)?;
-    let Some(question) = o.question.clone() else {
-        return Err(Failure::Usage("give a question, in quotes".into()));
-    };
-    let agent = agent(&o)?;
+pub fn run(args: &AskArgs) -> Result<(), Failure> {
+    let agent = args.model.agent()?;
     let mut settings = EngineSettings::new(agent.clone());
-    settings.max_cost_usd = o.max_cost;
-    if o.written {
+    settings.max_cost_usd = args.max_cost;
+    if args.answer == AnswerWriter::Llm {
         settings.answer = AnswerMode::Llm(Agent {
             max_tokens: 400,
             ..agent
@@ -202,43 +199,32 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     }
     let transport = BlockingTransport::default();
     let request = Request {
-        question,
-        roles: o.roles.clone(),
-        datasource: o.datasource.clone(),
-        plan_only: o.plan_only,
+        question: args.question.clone(),
+        roles: args.roles.clone(),
+        datasource: args.datasource.clone(),
+        plan_only: args.plan_only,
     };
-    execute(&o, settings, &transport, None, &request)
+    execute(&args.output, settings, &transport, None, &request)
 }
 
 /// Runs `nl2sql replay FILE`: the recorded run's question, asked again with every model
 /// answer taken from the recording; no request leaves the machine.
-pub fn replay(args: &[String]) -> Result<(), Failure> {
-    let mut o = parse(args)?;
-    let Some(file) = o.question.take() else {
-        return Err(Failure::Usage(
-            "give the file a run was recorded to (ask --trace FILE)".into(),
-        ));
-    };
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| Failure::Runtime(format!("cannot read {file}: {e}")))?;
-    let replay = Replay::from_result_json(&text).map_err(Failure::Runtime)?;
-    let recorded: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| Failure::Runtime(e.to_string()))?;
-    let strings = |v: &serde_json::Value| -> Vec<String> {
-        v.as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|s| s.as_str().map(str::to_string))
-            .collect()
-    };
+pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
+    let file = &args.file;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Failure::Runtime(format!("cannot read {}: {e}", file.display())))?;
+    let recorded: QueryResult = serde_json::from_str(&text).map_err(|e| {
+        Failure::Runtime(format!(
+            "{} is not a run's result (nl2sql ask --trace): {e}",
+            file.display()
+        ))
+    })?;
+    let replay = Replay::from_result(&recorded);
     let request = Request {
-        question: recorded["question"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        roles: strings(&recorded["roles"]),
-        datasource: recorded["datasource"].as_str().map(str::to_string),
-        plan_only: recorded["plan_only"].as_bool().unwrap_or(false),
+        question: recorded.question.clone(),
+        roles: recorded.roles.clone(),
+        datasource: recorded.datasource.clone(),
+        plan_only: recorded.plan_only,
     };
     // The model is never asked; the agent only names what the recording answers for.
     let agent = Agent::new(
@@ -246,14 +232,14 @@ pub fn replay(args: &[String]) -> Result<(), Failure> {
         "replay",
     );
     let mut settings = EngineSettings::new(agent.clone());
-    let written = recorded["final_answer"]["written_by"] == "llm";
-    if written {
+    let written = recorded.final_answer.as_ref().map(|a| a.written_by);
+    if written == Some(Writer::Llm) {
         settings.answer = AnswerMode::Llm(agent);
     }
     let offline = BlockingTransport::cancelled_by(std::sync::Arc::new(
         std::sync::atomic::AtomicBool::new(true),
     ));
-    execute(&o, settings, &offline, Some(&replay), &request)
+    execute(&args.output, settings, &offline, Some(&replay), &request)
 }
 
 /// What was asked.
@@ -265,7 +251,7 @@ struct Request {
 }
 
 fn execute(
-    o: &Options,
+    o: &RunArgs,
     settings: EngineSettings,
     transport: &BlockingTransport,
     replay: Option<&Replay>,
@@ -394,4 +380,27 @@ fn execute(
         result.duration_ms
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    #[test]
+    fn roles_accumulate_when_repeated() {
+        let cli = crate::Cli::try_parse_from([
+            "nl2sql",
+            "ask",
+            "--role",
+            "analyst",
+            "--role",
+            "viewer",
+            "a question",
+        ])
+        .unwrap_or_else(|e| panic!("parses: {e}"));
+        let crate::Command::Ask(args) = cli.command else {
+            panic!("an ask command line")
+        };
+        assert_eq!(args.roles, ["analyst", "viewer"]);
+    }
 }

@@ -6,21 +6,22 @@ use crate::Failure;
 use nl2sql_native::catalogue::demo_catalogue;
 use std::path::PathBuf;
 
-pub fn run(args: &[String]) -> Result<(), Failure> {
-    let mut data = PathBuf::from("data");
-    let mut out: Option<PathBuf> = None;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--data" => data = it.next().ok_or("--data needs a folder")?.into(),
-            "--out" => out = Some(it.next().ok_or("--out needs a file")?.into()),
-            other => return Err(Failure::Usage(format!("unknown option {other:?}"))),
-        }
-    }
-    let catalogue = demo_catalogue(&data).map_err(Failure::Runtime)?;
+#[derive(clap::Args)]
+pub struct Args {
+    /// The folder holding the demo databases
+    #[arg(long, value_name = "DIR", default_value = "data")]
+    data: PathBuf,
+    /// Write the JSON to this file [default: standard output]
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+/// Runs `nl2sql catalogue`.
+pub fn run(args: &Args) -> Result<(), Failure> {
+    let catalogue = demo_catalogue(&args.data).map_err(Failure::Runtime)?;
     let json = serde_json::to_string(&catalogue).map_err(|e| Failure::Runtime(e.to_string()))?;
-    match out {
-        Some(path) => std::fs::write(&path, json)
+    match &args.out {
+        Some(path) => std::fs::write(path, json)
             .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", path.display()))),
         None => {
             println!("{json}");

@@ -6,9 +6,10 @@
 //! - `retrieval`: routing and schema retrieval alone (search forced), no model;
 //! - `full`: the real provider, with a spending cap.
 
-use crate::ask::agent_for;
+use crate::ask::{ModelArgs, ProviderName};
 use crate::routing::{build_index, embed_failure_text};
-use crate::Failure;
+use crate::{choice_name, Failure};
+use clap::ValueEnum;
 use nl2sql_core::demo::DEMO_DATABASES;
 use nl2sql_core::engine::{AskOptions, Engine, EngineSettings, Parts, QueryResult, Status};
 use nl2sql_core::error::{ErrorCode, Node};
@@ -27,101 +28,47 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Plans,
-    Retrieval,
-    Full,
-}
-
-impl Mode {
-    fn name(self) -> &'static str {
-        match self {
-            Mode::Plans => "plans",
-            Mode::Retrieval => "retrieval",
-            Mode::Full => "full",
-        }
-    }
-}
-
-struct Options {
+/// `nl2sql eval`'s command line.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The suite, in the reference format
+    #[arg(long, value_name = "FILE")]
     suite: PathBuf,
+    /// What is scored
+    #[arg(long, value_enum)]
     mode: Mode,
+    /// Stop once the priced model calls cost this many US dollars (the record is marked
+    /// partial)
+    #[arg(long, value_name = "USD", value_parser = crate::ask::dollars)]
     max_cost: Option<f64>,
-    json: bool,
-    data: PathBuf,
-    out: PathBuf,
+    /// Score only this role's runs; repeat for several [default: every role a case lists;
+    /// retrieval runs as the first, default admin]
+    #[arg(long = "role", value_name = "ROLE")]
     roles: Vec<String>,
-    provider: String,
-    model: Option<String>,
-    base_url: Option<String>,
+    #[command(flatten)]
+    model: ModelArgs,
+    /// The folder records are saved under, as <OUT>/<mode>/<suite>/<date>_<commit>_<config>.json
+    #[arg(long, value_name = "DIR", default_value = "benchmarks")]
+    out: PathBuf,
+    /// A sentence saved with the record
+    #[arg(long, value_name = "TEXT", default_value_t, hide_default_value = true)]
     note: String,
+    /// Print the record as JSON
+    #[arg(long)]
+    json: bool,
+    /// The folder holding the demo databases
+    #[arg(long, value_name = "DIR", default_value = "data")]
+    data: PathBuf,
 }
 
-fn parse(args: &[String]) -> Result<Options, Failure> {
-    let mut suite = None;
-    let mut mode = None;
-    let mut o = Options {
-        suite: PathBuf::new(),
-        mode: Mode::Plans,
-        max_cost: None,
-        json: false,
-        data: PathBuf::from("data"),
-        out: PathBuf::from("benchmarks"),
-        roles: vec![],
-        provider: "openai".into(),
-        model: None,
-        base_url: None,
-        note: String::new(),
-    };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |what: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| Failure::Usage(format!("{arg} needs {what}")))
-        };
-        match arg.as_str() {
-            "--suite" => suite = Some(PathBuf::from(value("a file")?)),
-            "--mode" => {
-                mode = Some(match value("plans, retrieval or full")?.as_str() {
-                    "plans" => Mode::Plans,
-                    "retrieval" => Mode::Retrieval,
-                    "full" => Mode::Full,
-                    other => {
-                        return Err(Failure::Usage(format!(
-                            "--mode is plans, retrieval or full, not {other:?}"
-                        )))
-                    }
-                })
-            }
-            "--max-cost" => {
-                let text = value("a number of US dollars")?;
-                o.max_cost = Some(
-                    text.parse::<f64>()
-                        .ok()
-                        .filter(|v| v.is_finite() && *v >= 0.0)
-                        .ok_or_else(|| {
-                            Failure::Usage(format!(
-                                "--max-cost is a number of US dollars, not {text:?}"
-                            ))
-                        })?,
-                );
-            }
-            "--json" => o.json = true,
-            "--data" => o.data = value("a folder")?.into(),
-            "--out" => o.out = value("a folder")?.into(),
-            "--role" => o.roles.push(value("a role")?),
-            "--provider" => o.provider = value("openai, anthropic or compatible")?,
-            "--model" => o.model = Some(value("a model")?),
-            "--base-url" => o.base_url = Some(value("a URL")?),
-            "--note" => o.note = value("a sentence")?,
-            other => return Err(Failure::Usage(format!("unknown option {other:?}"))),
-        }
-    }
-    o.suite = suite.ok_or_else(|| Failure::Usage("eval needs --suite FILE".into()))?;
-    o.mode = mode.ok_or_else(|| Failure::Usage("eval needs --mode plans|retrieval|full".into()))?;
-    Ok(o)
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Mode {
+    /// The whole pipeline over HTTP, a local provider serving each gold plan
+    Plans,
+    /// Routing and retrieval recall, no model
+    Retrieval,
+    /// The real provider (refused when CI is set)
+    Full,
 }
 
 /// The parts of the reference suite format eval reads.
@@ -199,8 +146,7 @@ impl Case {
 }
 
 /// Runs `nl2sql eval`.
-pub fn run(args: &[String]) -> Result<(), Failure> {
-    let o = parse(args)?;
+pub fn run(o: &Args) -> Result<(), Failure> {
     if o.mode == Mode::Full && std::env::var_os("CI").is_some() {
         return Err(Failure::Usage(
             "--mode full calls a paid model; it is refused when CI is set".into(),
@@ -224,11 +170,11 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             let (m, b) = retrieval(&cases, &index, &embedder, &o.roles)?;
             (m, b, false, json!({}))
         }
-        Mode::Plans | Mode::Full => answers(&o, &cases, &index, &embedder)?,
+        Mode::Plans | Mode::Full => answers(o, &cases, &index, &embedder)?,
     };
     let record = json!({
         "schema": 2,
-        "kind": o.mode.name(),
+        "kind": choice_name(&o.mode),
         "recorded_at": now_utc(),
         "engine_version": env!("CARGO_PKG_VERSION"),
         "git_commit": git(&["rev-parse", "--short", "HEAD"]),
@@ -238,7 +184,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         "note": o.note,
         "dataset": {"name": o.suite.file_name().map(|n| n.to_string_lossy().to_string()),
                     "sha256": hex(&Sha256::digest(text.as_bytes()))},
-        "config": {"name": config_name(&o), "models": models},
+        "config": {"name": config_name(o), "models": models},
         "roles": o.roles,
         "metrics": metrics,
         "stopped": stopped,
@@ -246,7 +192,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         "seconds": started.elapsed().as_secs_f64(),
         "scoreboard": board,
     });
-    let path = save(&o, &record)?;
+    let path = save(o, &record)?;
     if o.json {
         println!("{record}");
     } else {
@@ -260,7 +206,7 @@ type Board = Vec<Json>;
 
 /// Modes `plans` and `full`: every case and role through `Engine::ask`.
 fn answers(
-    o: &Options,
+    o: &Args,
     cases: &[&Case],
     index: &nl2sql_core::index::SchemaIndex,
     embedder: &BuiltinEmbedder,
@@ -280,8 +226,13 @@ fn answers(
         _ => None,
     };
     let agent = match &mock {
-        Some(m) => agent_for("compatible", Some("gold-plans".into()), Some(m.base_url()))?,
-        None => agent_for(&o.provider, o.model.clone(), o.base_url.clone())?,
+        Some(m) => ModelArgs {
+            provider: ProviderName::Compatible,
+            model: Some("gold-plans".into()),
+            base_url: Some(m.base_url()),
+        }
+        .agent()?,
+        None => o.model.agent()?,
     };
     let models = json!({"planner": agent.model, "provider": agent.provider.label()});
     let settings = EngineSettings::new(agent);
@@ -584,26 +535,26 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[at.min(sorted.len() - 1)]
 }
 
-fn config_name(o: &Options) -> String {
+fn config_name(o: &Args) -> String {
     match o.mode {
         Mode::Plans => "gold-plans".into(),
         Mode::Retrieval => "builtin-embedder".into(),
         Mode::Full => format!(
             "{}-{}",
-            o.provider,
-            o.model.clone().unwrap_or_else(|| "default".into())
+            choice_name(&o.model.provider),
+            o.model.model.as_deref().unwrap_or("default")
         ),
     }
 }
 
 /// Writes the record to `<out>/<mode>/<suite>/<date>_<commit>_<config>.json`, never over an
 /// existing record (a second run the same day gets `-2`, `-3`, …).
-fn save(o: &Options, record: &Json) -> Result<PathBuf, Failure> {
+fn save(o: &Args, record: &Json) -> Result<PathBuf, Failure> {
     let stem = o
         .suite
         .file_stem()
         .map_or("suite".into(), |s| s.to_string_lossy().to_string());
-    let dir = o.out.join(o.mode.name()).join(stem);
+    let dir = o.out.join(choice_name(&o.mode)).join(stem);
     std::fs::create_dir_all(&dir)
         .map_err(|e| Failure::Runtime(format!("cannot create {}: {e}", dir.display())))?;
     let date: String = now_utc().chars().take(10).collect();
@@ -678,6 +629,7 @@ fn now_utc() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
 
     #[test]
     fn intervals_and_percentiles() {
@@ -693,15 +645,20 @@ mod tests {
     #[test]
     fn a_path_is_never_written_twice() {
         let dir = std::env::temp_dir().join(format!("nl2sql-eval-{}", std::process::id()));
-        let o = parse(&[
+        let cli = crate::Cli::try_parse_from([
+            "nl2sql".into(),
+            "eval".into(),
             "--suite".into(),
             "x/routing.yaml".into(),
             "--mode".into(),
             "retrieval".into(),
             "--out".into(),
-            dir.to_string_lossy().to_string(),
+            dir.clone().into_os_string(),
         ])
-        .unwrap_or_else(|_| panic!("parses"));
+        .unwrap_or_else(|e| panic!("parses: {e}"));
+        let crate::Command::Eval(o) = cli.command else {
+            panic!("an eval command line")
+        };
         let record = json!({"git_commit": "abc"});
         let a = save(&o, &record).unwrap_or_else(|_| panic!("saves"));
         let b = save(&o, &record).unwrap_or_else(|_| panic!("saves"));

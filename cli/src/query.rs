@@ -2,6 +2,7 @@
 //! the generator and the database, reported as text or as one JSON object.
 
 use crate::{demo_path, Failure};
+use clap::ValueEnum;
 use nl2sql_core::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use nl2sql_core::import::import_sql;
 use nl2sql_core::lower::{to_sql, LowerOptions};
@@ -9,167 +10,207 @@ use nl2sql_core::plan::Plan;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::run::{run_plan, PlanRun};
 use nl2sql_core::validate::{JoinRule, Validation, ValidationCheck, ValidatorSettings};
-use nl2sql_core::{Datasource, Dialect, Value};
+use nl2sql_core::{Datasource, Dialect, SchemaSnapshot, Value};
 use nl2sql_native::SqliteFile;
 use serde::Serialize;
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// What the command reads the plan from.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Input {
-    /// A plan JSON file, or `-` for standard input.
-    PlanFile,
-    /// A SQL query given on the command line.
-    Sql,
+/// `nl2sql plan`'s command line.
+#[derive(clap::Args)]
+pub struct PlanArgs {
+    /// The plan JSON file, or - for standard input
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    #[command(flatten)]
+    options: Args,
 }
 
-struct Options {
+/// `nl2sql sql`'s command line.
+#[derive(clap::Args)]
+pub struct SqlArgs {
+    /// One SQL query, in quotes
+    #[arg(value_name = "SQL")]
+    sql: String,
+    #[command(flatten)]
+    options: Args,
+}
+
+/// The options `plan` and `sql` share.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The demo database to check against and run on: chinook, support or webanalytics
+    #[arg(long, value_name = "ID", default_value = "chinook")]
     datasource: String,
+    /// The caller's role [default: the policy's default role, admin]
+    #[arg(long, value_name = "ROLE")]
     role: Option<String>,
+    /// Print one JSON object: status, sql, plan, checks, errors, warnings, columns, rows,
+    /// row_count
+    #[arg(long)]
     json: bool,
+    /// The folder holding the demo databases
+    #[arg(long, value_name = "DIR", default_value = "data")]
     data: PathBuf,
-    dialect: Option<Dialect>,
-    settings: ValidatorSettings,
-    input: String,
+    /// Render for this dialect; one other than the datasource's is rendered, not run
+    /// [default: the datasource's]
+    #[arg(long, value_enum)]
+    dialect: Option<DialectName>,
+    /// The day CURRENT_DATE means [default: the database's own date]
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = iso_day)]
+    today: Option<String>,
+    /// Whether joins need a declared foreign key
+    #[arg(long, value_enum, default_value_t = Joins::Typed)]
+    joins: Joins,
+    /// The most rows a result may have
+    #[arg(long, value_name = "N", value_parser = positive,
+          default_value_t = LowerOptions::default().row_cap)]
+    row_cap: u64,
+    /// Unknown columns are warnings, not errors
+    #[arg(long)]
+    lenient_columns: bool,
 }
 
-fn parse(args: &[String], input: Input) -> Result<Options, Failure> {
-    let mut o = Options {
-        datasource: "chinook".to_string(),
-        role: None,
-        json: false,
-        data: PathBuf::from("data"),
-        dialect: None,
-        settings: ValidatorSettings::default(),
-        input: String::new(),
-    };
-    let mut positional = Vec::new();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |what: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| Failure::Usage(format!("{arg} needs {what}")))
-        };
-        match arg.as_str() {
-            "--datasource" => o.datasource = value("an id")?,
-            "--role" => o.role = Some(value("a role")?),
-            "--json" => o.json = true,
-            "--data" => o.data = value("a folder")?.into(),
-            "--today" => {
-                let day = value("a date (YYYY-MM-DD)")?;
-                if !is_iso_day(&day) {
-                    return Err(Failure::Usage(format!("--today {day:?} is not YYYY-MM-DD")));
-                }
-                o.settings.lower.today = Some(day);
-            }
-            "--joins" => {
-                o.settings.joins = match value("typed or fk_only")?.as_str() {
-                    "typed" => JoinRule::Typed,
-                    "fk_only" => JoinRule::FkOnly,
-                    other => {
-                        return Err(Failure::Usage(format!(
-                            "--joins {other:?}: typed or fk_only"
-                        )))
-                    }
-                }
-            }
-            "--row-cap" => {
-                let text = value("a number")?;
-                o.settings.lower.row_cap =
-                    text.parse::<u64>().ok().filter(|n| *n > 0).ok_or_else(|| {
-                        Failure::Usage(format!("--row-cap {text:?} is not a positive number"))
-                    })?;
-            }
-            "--lenient-columns" => o.settings.strict_columns = false,
-            "--dialect" => {
-                let name = value("a dialect")?;
-                o.dialect = Some(
-                    Dialect::ALL
-                        .into_iter()
-                        .find(|d| d.to_string() == name)
-                        .ok_or_else(|| {
-                            let all: Vec<String> =
-                                Dialect::ALL.iter().map(|d| d.to_string()).collect();
-                            Failure::Usage(format!("--dialect {name:?}: one of {}", all.join(", ")))
-                        })?,
-                );
-            }
-            "-" => positional.push(arg.clone()),
-            other if other.starts_with("--") => {
-                return Err(Failure::Usage(format!("unknown option {other:?}")))
-            }
-            _ => positional.push(arg.clone()),
+/// The dialects `--dialect` takes: `Dialect` cannot derive clap's trait (the core crate
+/// does not depend on clap), so this mirrors it; a test keeps the names equal.
+#[derive(Clone, Copy, ValueEnum)]
+enum DialectName {
+    Sqlite,
+    Postgres,
+    Mysql,
+    Duckdb,
+    Sqlserver,
+}
+
+impl From<DialectName> for Dialect {
+    fn from(name: DialectName) -> Dialect {
+        match name {
+            DialectName::Sqlite => Dialect::Sqlite,
+            DialectName::Postgres => Dialect::Postgres,
+            DialectName::Mysql => Dialect::MySql,
+            DialectName::Duckdb => Dialect::DuckDb,
+            DialectName::Sqlserver => Dialect::SqlServer,
         }
     }
-    let what = match input {
-        Input::PlanFile => "a plan file (or - for standard input)",
-        Input::Sql => "one SQL query",
-    };
-    o.input = match positional.as_slice() {
-        [one] => one.clone(),
-        [] => return Err(Failure::Usage(format!("give {what}"))),
-        _ => return Err(Failure::Usage(format!("give exactly {what}, in quotes"))),
-    };
-    Ok(o)
 }
 
-fn is_iso_day(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 10
+/// `--joins`, mirroring `JoinRule` with the names the command line has always used.
+#[derive(Clone, Copy, ValueEnum)]
+enum Joins {
+    /// Declared foreign keys, and equalities between columns of the same kind (with an
+    /// UNDECLARED_JOIN warning)
+    Typed,
+    /// Declared foreign keys only
+    #[value(name = "fk_only")]
+    FkOnly,
+}
+
+impl From<Joins> for JoinRule {
+    fn from(joins: Joins) -> JoinRule {
+        match joins {
+            Joins::Typed => JoinRule::Typed,
+            Joins::FkOnly => JoinRule::FkOnly,
+        }
+    }
+}
+
+/// `--today`'s value parser: the shape `YYYY-MM-DD` (the database judges the date itself).
+fn iso_day(text: &str) -> Result<String, String> {
+    let b = text.as_bytes();
+    let shaped = b.len() == 10
         && b.iter().enumerate().all(|(i, c)| match i {
             4 | 7 => *c == b'-',
             _ => c.is_ascii_digit(),
-        })
+        });
+    if shaped {
+        Ok(text.to_string())
+    } else {
+        Err("not YYYY-MM-DD".into())
+    }
 }
 
-/// Runs `nl2sql plan` or `nl2sql sql`.
-pub fn run(args: &[String], input: Input) -> Result<(), Failure> {
-    let o = parse(args, input)?;
-    let plan_text = match input {
-        Input::PlanFile if o.input == "-" => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| Failure::Usage(format!("reading standard input: {e}")))?;
-            Some(text)
-        }
-        Input::PlanFile => Some(
-            std::fs::read_to_string(&o.input)
-                .map_err(|e| Failure::Usage(format!("reading {}: {e}", o.input)))?,
-        ),
-        Input::Sql => None,
-    };
-    let (id, path) = demo_path(&o.datasource, &o.data)?;
-    let runtime = |e: nl2sql_core::DatasourceError| Failure::Runtime(e.to_string());
-    let db = SqliteFile::open(id, &path).map_err(runtime)?;
-    let schema = pollster::block_on(db.introspect()).map_err(runtime)?;
-    let policies = Policies::demo();
-    let roles: Vec<String> = o.role.iter().cloned().collect();
-    let scope = policies.scope(&roles);
+/// `--row-cap`'s value parser: a cap of 0 would refuse every result.
+fn positive(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err("not a positive whole number".into()),
+    }
+}
 
-    let plan: Result<Plan, PipelineError> = match &plan_text {
-        Some(text) => serde_json::from_str::<Plan>(text).map_err(|e| {
+impl Args {
+    fn settings(&self) -> ValidatorSettings {
+        ValidatorSettings {
+            strict_columns: !self.lenient_columns,
+            joins: self.joins.into(),
+            lower: LowerOptions {
+                row_cap: self.row_cap,
+                today: self.today.clone(),
+            },
+        }
+    }
+}
+
+/// Runs `nl2sql plan`.
+pub fn plan_command(args: &PlanArgs) -> Result<(), Failure> {
+    let text = read_plan(&args.file)?;
+    run(&args.options, |_| {
+        serde_json::from_str::<Plan>(&text).map_err(|e| {
             PipelineError::new(
                 Node::LogicalValidator,
                 ErrorCode::InvalidPlanStructure,
                 Severity::Error,
                 format!("The plan is not valid plan JSON: {e}"),
             )
-        }),
-        None => import_sql(&o.input, &schema, schema.dialect),
-    };
-    let report = match plan {
+        })
+    })
+}
+
+/// Runs `nl2sql sql`.
+pub fn sql_command(args: &SqlArgs) -> Result<(), Failure> {
+    run(&args.options, |schema| {
+        import_sql(&args.sql, schema, schema.dialect)
+    })
+}
+
+/// The plan file's text; `-` is standard input. Unreadable is a usage error: the command
+/// line named the file.
+fn read_plan(file: &Path) -> Result<String, Failure> {
+    if file == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| Failure::Usage(format!("reading standard input: {e}")))?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(file)
+        .map_err(|e| Failure::Usage(format!("reading {}: {e}", file.display())))
+}
+
+/// Checks the plan `make_plan` gives for the datasource's schema, then runs it (or renders
+/// it for another dialect), and prints the report.
+fn run(
+    o: &Args,
+    make_plan: impl FnOnce(&SchemaSnapshot) -> Result<Plan, PipelineError>,
+) -> Result<(), Failure> {
+    let (id, path) = demo_path(&o.datasource, &o.data)?;
+    let runtime = |e: nl2sql_core::DatasourceError| Failure::Runtime(e.to_string());
+    let db = SqliteFile::open(id, &path).map_err(runtime)?;
+    let schema = pollster::block_on(db.introspect()).map_err(runtime)?;
+    let policies = Policies::demo();
+    let scope = policies.scope(o.role.as_slice());
+    let settings = o.settings();
+    let dialect = o.dialect.map(Dialect::from);
+
+    let report = match make_plan(&schema) {
         Err(e) => Report::failed(None, e),
-        Ok(plan) => match o.dialect.filter(|d| *d != schema.dialect) {
+        Ok(plan) => match dialect.filter(|d| *d != schema.dialect) {
             // Another dialect: validate against this schema, render, do not execute.
             Some(dialect) => {
                 let validation =
-                    nl2sql_core::validate::validate(Some(&plan), &schema, &scope, &o.settings);
+                    nl2sql_core::validate::validate(Some(&plan), &schema, &scope, &settings);
                 let rendered = validation
                     .passed()
-                    .then(|| to_sql(&plan, &schema, dialect, &o.settings.lower));
+                    .then(|| to_sql(&plan, &schema, dialect, &settings.lower));
                 let mut report = Report::rendered(plan, validation);
                 match rendered {
                     Some(Ok(sql)) => report.sql = Some(sql),
@@ -185,7 +226,7 @@ pub fn run(args: &[String], input: Input) -> Result<(), Failure> {
                 report
             }
             None => {
-                let run = pollster::block_on(run_plan(&plan, &db, &schema, &scope, &o.settings));
+                let run = pollster::block_on(run_plan(&plan, &db, &schema, &scope, &settings));
                 Report::ran(plan, run)
             }
         },
@@ -195,7 +236,7 @@ pub fn run(args: &[String], input: Input) -> Result<(), Failure> {
             .map_err(|e| Failure::Runtime(e.to_string()))?;
         println!("{text}");
     } else {
-        report.print(&o.settings.lower);
+        report.print(&settings.lower);
     }
     Ok(())
 }
@@ -399,5 +440,28 @@ fn print_table(columns: &[String], rows: &[Vec<Value>]) {
             "… {} more rows (use --json for all)",
             rows.len() - PRINTED_ROWS
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_dialect_has_its_own_name_on_the_command_line() {
+        for dialect in Dialect::ALL {
+            let name = DialectName::from_str(&dialect.to_string(), false)
+                .unwrap_or_else(|e| panic!("{dialect}: {e}"));
+            assert_eq!(Dialect::from(name), dialect);
+        }
+        assert_eq!(DialectName::value_variants().len(), Dialect::ALL.len());
+    }
+
+    #[test]
+    fn values_are_checked_as_they_are_read() {
+        assert_eq!(iso_day("2026-11-30"), Ok("2026-11-30".into()));
+        assert!(iso_day("30/11/2026").is_err());
+        assert_eq!(positive("5"), Ok(5));
+        assert!(positive("0").is_err() && positive("-3").is_err() && positive("x").is_err());
     }
 }

@@ -2,6 +2,7 @@
 //! databases, built in memory on every run (it takes milliseconds).
 
 use crate::{demo_path, Failure};
+use clap::ValueEnum;
 use nl2sql_core::demo::{demo_profile, DEMO_DATABASES};
 use nl2sql_core::error::Node;
 use nl2sql_core::index::{
@@ -20,34 +21,78 @@ use std::time::Instant;
 /// Most distinct values read per text column.
 const VALUE_CAP: usize = 5_000;
 
-/// Which command runs.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Command {
-    /// Rank the datasources for a question.
-    Route,
-    /// The schema the planner would get for a question.
-    Retrieve,
-    /// What the index holds.
-    Index,
+/// `nl2sql index`'s command line, and the options every command that builds the index
+/// takes.
+#[derive(clap::Args)]
+pub struct IndexArgs {
+    #[command(flatten)]
+    embeddings: Embeddings,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+    /// The folder holding the demo databases
+    #[arg(long, value_name = "DIR", default_value = "data")]
+    data: PathBuf,
 }
 
-struct Options {
+/// `nl2sql route`'s command line.
+#[derive(clap::Args)]
+pub struct RouteArgs {
+    /// The question, in quotes
+    question: String,
+    /// The caller's role [default: the policy's default role, admin]
+    #[arg(long, value_name = "ROLE")]
     role: Option<String>,
-    json: bool,
-    data: PathBuf,
-    datasource: Option<String>,
+    #[command(flatten)]
+    index: IndexArgs,
+}
+
+/// `nl2sql retrieve`'s command line.
+#[derive(clap::Args)]
+pub struct RetrieveArgs {
+    /// The question, in quotes
+    question: String,
+    /// The demo database to retrieve from: chinook, support or webanalytics
+    #[arg(long, value_name = "ID")]
+    datasource: String,
+    /// Skip the small-schema shortcut (every table sent), for measuring recall
+    #[arg(long)]
     force_search: bool,
-    question: Option<String>,
-    embeddings: Embeddings,
+    /// The caller's role [default: the policy's default role, admin]
+    #[arg(long, value_name = "ROLE")]
+    role: Option<String>,
+    #[command(flatten)]
+    index: IndexArgs,
 }
 
 /// Where the index's vectors come from.
-#[derive(Default)]
+#[derive(clap::Args)]
 struct Embeddings {
-    /// `builtin` (the default), `openai`, `ollama` or `compatible`.
-    source: Option<String>,
+    /// Where the index's vectors come from (a provider's key: NL2SQL_API_KEY or
+    /// OPENAI_API_KEY)
+    #[arg(long = "embeddings", value_enum, value_name = "SOURCE",
+          default_value_t = Source::Builtin)]
+    source: Source,
+    /// The embedding model [default: text-embedding-3-small for openai, nomic-embed-text
+    /// for ollama; compatible needs one]
+    #[arg(long = "embedding-model", value_name = "MODEL")]
     model: Option<String>,
+    /// The embedding provider's endpoint [default: https://api.openai.com/v1 for openai,
+    /// http://localhost:11434/v1 for ollama; compatible needs one]
+    #[arg(long, value_name = "URL")]
     base_url: Option<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Source {
+    /// The built-in embedder: no network, the same as in the browser
+    Builtin,
+    /// OpenAI's embeddings API
+    Openai,
+    /// A local Ollama server
+    Ollama,
+    /// Any OpenAI-compatible endpoint (needs --base-url and --embedding-model)
+    Compatible,
 }
 
 /// The key for provider embeddings, from the environment (never from the command line,
@@ -64,48 +109,67 @@ impl Embeddings {
     /// The provider and model asked for, or `None` for the built-in embedder.
     fn provider(&self) -> Result<Option<(Provider, String)>, Failure> {
         let model = |default: &str| self.model.clone().unwrap_or_else(|| default.to_string());
-        let provider = match self.source.as_deref() {
-            None | Some("builtin") => return Ok(None),
-            Some("openai") => (
-                Provider::new(
-                    Wire::OpenAi,
-                    self.base_url
-                        .as_deref()
-                        .unwrap_or("https://api.openai.com/v1"),
-                    key_from_env(),
-                ),
+        let url = |default: &'static str| self.base_url.as_deref().unwrap_or(default);
+        let (url, model) = match self.source {
+            Source::Builtin => return Ok(None),
+            Source::Openai => (
+                url("https://api.openai.com/v1"),
                 model("text-embedding-3-small"),
             ),
-            Some("ollama") => (
-                Provider::new(
-                    Wire::OpenAi,
-                    self.base_url
-                        .as_deref()
-                        .unwrap_or("http://localhost:11434/v1"),
-                    key_from_env(),
-                ),
-                model("nomic-embed-text"),
-            ),
-            Some("compatible") => {
-                let Some(url) = self.base_url.as_deref() else {
+            Source::Ollama => (url("http://localhost:11434/v1"), model("nomic-embed-text")),
+            // Checked here rather than by clap, so that the message names the rule.
+            Source::Compatible => match (self.base_url.as_deref(), self.model.clone()) {
+                (Some(url), Some(model)) => (url, model),
+                (None, _) => {
                     return Err(Failure::Usage(
                         "--embeddings compatible needs --base-url".into(),
-                    ));
-                };
-                let Some(m) = self.model.clone() else {
+                    ))
+                }
+                (_, None) => {
                     return Err(Failure::Usage(
                         "--embeddings compatible needs --embedding-model".into(),
-                    ));
-                };
-                (Provider::new(Wire::OpenAi, url, key_from_env()), m)
-            }
-            Some(other) => {
-                return Err(Failure::Usage(format!(
-                    "--embeddings is builtin, openai, ollama or compatible, not {other:?}"
-                )))
-            }
+                    ))
+                }
+            },
         };
-        Ok(Some(provider))
+        Ok(Some((
+            Provider::new(Wire::OpenAi, url, key_from_env()),
+            model,
+        )))
+    }
+}
+
+/// The index as a command uses it.
+struct Built<'a> {
+    index: SchemaIndex,
+    embedder: &'a dyn Embedder,
+    /// The provider embedder, when one built the index (for its request counts).
+    provider: Option<&'a ProviderEmbedder<'a>>,
+    build_ms: f64,
+}
+
+impl IndexArgs {
+    /// Builds the index with the embedder the options name and hands it to `then` (the
+    /// embedder borrows the transport, so both live in this frame).
+    fn with_index(&self, then: impl FnOnce(&Built) -> Result<(), Failure>) -> Result<(), Failure> {
+        let builtin = BuiltinEmbedder::default();
+        let transport = BlockingTransport::default();
+        let provider = self
+            .embeddings
+            .provider()?
+            .map(|(p, model)| ProviderEmbedder::new(&transport, p, &model));
+        let embedder: &dyn Embedder = match &provider {
+            Some(p) => p,
+            None => &builtin,
+        };
+        let started = Instant::now();
+        let index = build_index(&self.data, embedder)?;
+        then(&Built {
+            index,
+            embedder,
+            provider: provider.as_ref(),
+            build_ms: started.elapsed().as_secs_f64() * 1e3,
+        })
     }
 }
 
@@ -125,50 +189,6 @@ pub(crate) fn embed_failure_text(e: Failure) -> String {
     match e {
         Failure::Usage(t) | Failure::Runtime(t) => t,
     }
-}
-
-fn parse(args: &[String], command: Command) -> Result<Options, Failure> {
-    let mut o = Options {
-        role: None,
-        json: false,
-        data: PathBuf::from("data"),
-        datasource: None,
-        force_search: false,
-        question: None,
-        embeddings: Embeddings::default(),
-    };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |what: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| Failure::Usage(format!("{arg} needs {what}")))
-        };
-        match arg.as_str() {
-            "--role" => o.role = Some(value("a role")?),
-            "--json" => o.json = true,
-            "--data" => o.data = value("a folder")?.into(),
-            "--datasource" if command == Command::Retrieve => o.datasource = Some(value("an id")?),
-            "--force-search" if command == Command::Retrieve => o.force_search = true,
-            "--embeddings" => o.embeddings.source = Some(value("a source")?),
-            "--embedding-model" => o.embeddings.model = Some(value("a model")?),
-            "--base-url" => o.embeddings.base_url = Some(value("a URL")?),
-            other if other.starts_with("--") => {
-                return Err(Failure::Usage(format!("unknown option {other:?}")))
-            }
-            question if o.question.is_none() && command != Command::Index => {
-                o.question = Some(question.to_string())
-            }
-            _ => return Err(Failure::Usage("give one question, in quotes".to_string())),
-        }
-    }
-    if command != Command::Index && o.question.is_none() {
-        return Err(Failure::Usage("give a question, in quotes".to_string()));
-    }
-    if command == Command::Retrieve && o.datasource.is_none() {
-        return Err(Failure::Usage("retrieve needs --datasource".to_string()));
-    }
-    Ok(o)
 }
 
 /// The index over the demo databases in `data`.
@@ -194,114 +214,114 @@ pub(crate) fn build_index(
     })
 }
 
-/// Runs one of the commands.
-pub fn run(args: &[String], command: Command) -> Result<(), Failure> {
-    let o = parse(args, command)?;
-    let builtin = BuiltinEmbedder::default();
-    let transport = BlockingTransport::default();
-    let provider = o
-        .embeddings
-        .provider()?
-        .map(|(p, model)| ProviderEmbedder::new(&transport, p, &model));
-    let embedder: &dyn Embedder = match &provider {
-        Some(p) => p,
-        None => &builtin,
-    };
-    let started = Instant::now();
-    let index = build_index(&o.data, embedder)?;
-    let build_ms = started.elapsed().as_secs_f64() * 1e3;
-    let policies = Policies::demo();
-    let roles: Vec<String> = o.role.iter().cloned().collect();
-    let scope = policies.scope(&roles);
-    let question = o.question.as_deref().unwrap_or_default();
-    match command {
-        Command::Route => {
-            let r = pollster::block_on(route(
-                &index,
-                embedder,
-                question,
-                &scope,
-                &RouteSettings::default(),
-            ))
-            .map_err(embed_failure)?;
-            if o.json {
-                #[derive(Serialize)]
-                struct Signal<'a> {
-                    name: &'a str,
-                    ranking: &'a [String],
-                }
-                let signals: Vec<Signal> = r
-                    .signals
-                    .iter()
-                    .map(|s| Signal {
-                        name: &s.name,
-                        ranking: &s.ranking,
-                    })
-                    .collect();
-                print_json(&json!({"ranked": r.ranked, "dropped": r.dropped, "signals": signals}))?;
-            } else {
-                println!("ranked: {}", r.ranked.join(", "));
-                for d in &r.dropped {
-                    println!("dropped: {} ({})", d.id, d.reason);
-                }
-                for s in &r.signals {
-                    println!("signal {}: {}", s.name, s.ranking.join(", "));
-                }
+/// Runs `nl2sql route`.
+pub fn route_command(args: &RouteArgs) -> Result<(), Failure> {
+    args.index.with_index(|built| {
+        let policies = Policies::demo();
+        let scope = policies.scope(args.role.as_slice());
+        let r = pollster::block_on(route(
+            &built.index,
+            built.embedder,
+            &args.question,
+            &scope,
+            &RouteSettings::default(),
+        ))
+        .map_err(embed_failure)?;
+        if args.index.json {
+            #[derive(Serialize)]
+            struct Signal<'a> {
+                name: &'a str,
+                ranking: &'a [String],
             }
+            let signals: Vec<Signal> = r
+                .signals
+                .iter()
+                .map(|s| Signal {
+                    name: &s.name,
+                    ranking: &s.ranking,
+                })
+                .collect();
+            return print_json(
+                &json!({"ranked": r.ranked, "dropped": r.dropped, "signals": signals}),
+            );
         }
-        Command::Retrieve => {
-            let id = o.datasource.as_deref().unwrap_or_default();
-            let (id, _) = demo_path(id, &o.data)?;
-            let r = pollster::block_on(retrieve(
-                &index,
-                embedder,
-                &id,
-                question,
-                &scope,
-                &RetrieveSettings::default(),
-                o.force_search,
-            ))
-            .map_err(embed_failure)?;
-            if o.json {
-                let values: Vec<String> = r.values.iter().map(|v| v.render()).collect();
-                print_json(&json!({"tables": r.tables, "columns": r.columns, "values": values}))?;
-            } else if let Some(schema) = index.schema(&id) {
-                print!("{}", render(schema, &r));
-            }
+        println!("ranked: {}", r.ranked.join(", "));
+        for d in &r.dropped {
+            println!("dropped: {} ({})", d.id, d.reason);
         }
-        Command::Index => {
-            let count = |k: EntryKind| index.entries().iter().filter(|e| e.kind == k).count();
-            let entries = json!({
-                "datasource": count(EntryKind::Datasource),
-                "example": count(EntryKind::Example),
-                "verified": count(EntryKind::Verified),
-                "table": count(EntryKind::Table),
-                "column": count(EntryKind::Column),
-                "value": index.values().len(),
-            });
-            if o.json {
-                print_json(&json!({
-                    "entries": entries,
-                    "build_ms": (build_ms * 10.0).round() / 10.0,
-                    "embedder": index.embedder(),
-                    "embedding_requests": provider.as_ref().map(|p| p.requests()),
-                    "embedding_tokens": provider.as_ref().map(|p| p.tokens()),
-                }))?;
-            } else {
-                println!("embedder: {}", index.embedder());
-                if let Some(p) = &provider {
-                    println!(
-                        "embedding requests: {}, tokens: {}",
-                        p.requests(),
-                        p.tokens()
-                    );
-                }
-                println!("built in {build_ms:.1} ms (reading values from the databases included)");
-                println!("entries: {entries}");
-            }
+        for s in &r.signals {
+            println!("signal {}: {}", s.name, s.ranking.join(", "));
         }
-    }
-    Ok(())
+        Ok(())
+    })
+}
+
+/// Runs `nl2sql retrieve`.
+pub fn retrieve_command(args: &RetrieveArgs) -> Result<(), Failure> {
+    args.index.with_index(|built| {
+        let (id, _) = demo_path(&args.datasource, &args.index.data)?;
+        let policies = Policies::demo();
+        let scope = policies.scope(args.role.as_slice());
+        let r = pollster::block_on(retrieve(
+            &built.index,
+            built.embedder,
+            &id,
+            &args.question,
+            &scope,
+            &RetrieveSettings::default(),
+            args.force_search,
+        ))
+        .map_err(embed_failure)?;
+        if args.index.json {
+            let values: Vec<String> = r.values.iter().map(|v| v.render()).collect();
+            return print_json(
+                &json!({"tables": r.tables, "columns": r.columns, "values": values}),
+            );
+        }
+        if let Some(schema) = built.index.schema(&id) {
+            print!("{}", render(schema, &r));
+        }
+        Ok(())
+    })
+}
+
+/// Runs `nl2sql index`.
+pub fn index_command(args: &IndexArgs) -> Result<(), Failure> {
+    args.with_index(|built| {
+        let index = &built.index;
+        let count = |k: EntryKind| index.entries().iter().filter(|e| e.kind == k).count();
+        let entries = json!({
+            "datasource": count(EntryKind::Datasource),
+            "example": count(EntryKind::Example),
+            "verified": count(EntryKind::Verified),
+            "table": count(EntryKind::Table),
+            "column": count(EntryKind::Column),
+            "value": index.values().len(),
+        });
+        if args.json {
+            return print_json(&json!({
+                "entries": entries,
+                "build_ms": (built.build_ms * 10.0).round() / 10.0,
+                "embedder": index.embedder(),
+                "embedding_requests": built.provider.map(|p| p.requests()),
+                "embedding_tokens": built.provider.map(|p| p.tokens()),
+            }));
+        }
+        println!("embedder: {}", index.embedder());
+        if let Some(p) = built.provider {
+            println!(
+                "embedding requests: {}, tokens: {}",
+                p.requests(),
+                p.tokens()
+            );
+        }
+        println!(
+            "built in {:.1} ms (reading values from the databases included)",
+            built.build_ms
+        );
+        println!("entries: {entries}");
+        Ok(())
+    })
 }
 
 fn print_json(value: &serde_json::Value) -> Result<(), Failure> {

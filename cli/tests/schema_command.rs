@@ -65,18 +65,18 @@ fn usage_errors_exit_2_with_a_clear_message() {
             vec!["schema", "--datasource", "nope"],
             "no datasource \"nope\"; choose one of chinook, support, webanalytics",
         ),
-        (vec!["schema", "--bogus"], "unknown option \"--bogus\""),
-        (vec!["frobnicate"], "unknown command \"frobnicate\""),
+        (vec!["schema", "--bogus"], "unexpected argument '--bogus'"),
+        (vec!["frobnicate"], "unrecognized subcommand 'frobnicate'"),
         (
             vec!["schema", "--file", "a.sqlite", "--datasource", "chinook"],
-            "not both",
+            "cannot be used with",
         ),
     ] {
         let out = nl2sql(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{args:?}: {err}");
-        assert!(err.contains("usage: nl2sql"), "{args:?}: {err}");
+        assert!(err.contains("--help"), "{args:?}: {err}");
     }
 }
 
@@ -86,5 +86,5 @@ fn a_file_that_cannot_be_read_exits_1_without_the_usage_text() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot open /no/such/file.sqlite"), "{err}");
-    assert!(!err.contains("usage:"), "{err}");
+    assert!(!err.contains("--help"), "{err}");
 }

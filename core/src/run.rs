@@ -111,8 +111,11 @@ pub async fn execute(sql: &str, datasource: &dyn Datasource, lower: &LowerOption
     let cap = usize::try_from(lower.row_cap).unwrap_or(usize::MAX);
     let mut warnings = Vec::new();
     let frame = match datasource.execute(sql, ExecLimits { max_rows: cap }).await {
-        Ok(frame) => {
+        Ok(mut frame) => {
+            // A result as long as the cap may have been cut (the SQL's LIMIT is the cap), so
+            // it is marked cut: the flag and the warning always agree.
             if frame.truncated || frame.row_count() >= cap {
+                frame.truncated = true;
                 warnings.push(RunWarning::new(
                     Node::Executor,
                     ErrorCode::ResultTruncated,

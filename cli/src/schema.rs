@@ -1,0 +1,75 @@
+//! `nl2sql schema`: a datasource's tables, columns, keys and statistics, as text or JSON.
+
+use crate::{demo_path, Failure};
+use nl2sql_core::{Datasource, SchemaSnapshot};
+use nl2sql_native::SqliteFile;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A demo database: chinook (default), support or webanalytics
+    #[arg(long, value_name = "ID", conflicts_with = "file")]
+    datasource: Option<String>,
+    /// Any SQLite file instead, opened read-only (its id is the file stem)
+    #[arg(long, value_name = "PATH")]
+    file: Option<PathBuf>,
+    /// The folder holding the demo databases
+    #[arg(long, value_name = "DIR", default_value = "data")]
+    data: PathBuf,
+    /// Print the schema snapshot as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `nl2sql schema`.
+pub fn run(args: &Args) -> Result<(), Failure> {
+    let (id, path) = match &args.file {
+        Some(path) => {
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            (stem.into_owned(), path.clone())
+        }
+        None => demo_path(args.datasource.as_deref().unwrap_or("chinook"), &args.data)?,
+    };
+    let runtime = |e: nl2sql_core::DatasourceError| Failure::Runtime(e.to_string());
+    let source = SqliteFile::open(id, &path).map_err(runtime)?;
+    let snapshot = pollster::block_on(source.introspect()).map_err(runtime)?;
+    if args.json {
+        let text =
+            serde_json::to_string_pretty(&snapshot).map_err(|e| Failure::Runtime(e.to_string()))?;
+        println!("{text}");
+    } else {
+        print_schema(&snapshot);
+    }
+    Ok(())
+}
+
+fn print_schema(s: &SchemaSnapshot) {
+    println!("{} ({}, schema {})", s.datasource_id, s.dialect, s.version);
+    for t in &s.tables {
+        println!("\n{} — {} rows", t.name, t.row_count);
+        for c in &t.columns {
+            let key = c
+                .primary_key_position
+                .map(|p| format!(" PK{p}"))
+                .unwrap_or_default();
+            let null = if c.nullable { "" } else { " NOT NULL" };
+            let samples = if c.stats.sample_values.is_empty() {
+                String::new()
+            } else {
+                format!("  e.g. {}", c.stats.sample_values.join(", "))
+            };
+            println!(
+                "  {} {}{key}{null}  [{:?}, {} distinct]{samples}",
+                c.name, c.declared_type, c.category, c.stats.distinct_count
+            );
+        }
+        for fk in &t.foreign_keys {
+            println!(
+                "  FK ({}) -> {}({})",
+                fk.columns.join(", "),
+                fk.referenced_table,
+                fk.referenced_columns.join(", ")
+            );
+        }
+    }
+}
