@@ -148,10 +148,8 @@ pub trait Datasource {
         limits: ExecLimits,
     ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>>;
 
-    /// Read the schema and its statistics. The default reads SQLite's catalogue through
-    /// [`Datasource::execute`], so every SQLite adapter gets identical snapshots; an adapter
-    /// for another engine overrides it.
-    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
-        Box::pin(crate::sqlite::introspect(self))
-    }
+    /// Read the schema and its statistics. Every SQLite adapter answers with
+    /// [`crate::sqlite::introspect`] (SQLite's catalogue read through
+    /// [`Datasource::execute`]), so they all give identical snapshots.
+    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>>;
 }

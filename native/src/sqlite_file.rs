@@ -4,7 +4,7 @@ use nl2sql_core::guard::check_read_only;
 use nl2sql_core::sqlite::classify_error;
 use nl2sql_core::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
-    ResultFrame, Value,
+    ResultFrame, SchemaSnapshot, Value,
 };
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
@@ -114,6 +114,10 @@ impl Datasource for SqliteFile {
         limits: ExecLimits,
     ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
         Box::pin(std::future::ready(self.run(sql, limits)))
+    }
+
+    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
+        Box::pin(nl2sql_core::sqlite::introspect(self))
     }
 }
 
