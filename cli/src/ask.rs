@@ -4,6 +4,9 @@
 use crate::routing::{build_index, embed_failure_text};
 use crate::Failure;
 use clap::ValueEnum;
+use nl2sql_core::config::{
+    engine_settings, AnswerConfig, NodeModels, ProviderConfig, ProviderKind, RunConfig,
+};
 use nl2sql_core::curated::Curated;
 use nl2sql_core::demo::{DEMO_DATABASES, DEMO_VERIFIED};
 use nl2sql_core::engine::{
@@ -73,11 +76,12 @@ pub(crate) struct ModelArgs {
     /// The model provider; NL2SQL_API_KEY overrides the provider's own key variable
     #[arg(long, value_enum, default_value_t = ProviderName::Openai)]
     pub(crate) provider: ProviderName,
-    /// The model [default: gpt-5.4 for openai, claude-opus-5 for anthropic; compatible
-    /// needs one]
+    /// The model [default: gpt-5.4-mini for openai, claude-haiku-4-5 for anthropic,
+    /// llama3.1 for compatible: the same defaults as the playground and the npm package]
     #[arg(long, value_name = "MODEL")]
     pub(crate) model: Option<String>,
-    /// The provider's endpoint [default: the provider's own API; compatible needs one]
+    /// The provider's endpoint [default: the provider's own API; http://localhost:11434/v1
+    /// (a local Ollama) for compatible]
     #[arg(long, value_name = "URL")]
     pub(crate) base_url: Option<String>,
 }
@@ -119,50 +123,44 @@ pub(crate) fn dollars(text: &str) -> Result<f64, String> {
     }
 }
 
-fn env_key(names: &[&str]) -> ApiKey {
-    names
-        .iter()
-        .find_map(|n| std::env::var(n).ok().filter(|k| !k.trim().is_empty()))
-        .map(ApiKey::new)
-        .unwrap_or_default()
-}
-
 impl ModelArgs {
-    /// The agent the options name, its key from the environment.
-    pub(crate) fn agent(&self) -> Result<Agent, Failure> {
-        let url = |default: &str| self.base_url.clone().unwrap_or_else(|| default.to_string());
-        let model = |default: &str| self.model.clone().unwrap_or_else(|| default.to_string());
-        let (wire, base, model) = match self.provider {
-            ProviderName::Openai => (
-                Wire::OpenAi,
-                url("https://api.openai.com/v1"),
-                model("gpt-5.4"),
-            ),
-            ProviderName::Anthropic => (
-                Wire::Anthropic,
-                url("https://api.anthropic.com/v1"),
-                model("claude-opus-5"),
-            ),
-            // Checked here rather than by clap: eval's gold-plan provider comes this way too.
-            ProviderName::Compatible => match (&self.base_url, &self.model) {
-                (Some(base), Some(model)) => (Wire::OpenAi, base.clone(), model.clone()),
-                _ => {
-                    return Err(Failure::Usage(
-                        "--provider compatible needs --base-url and --model".into(),
-                    ))
-                }
-            },
+    /// The provider configuration the options name, as the page and the npm package
+    /// configure one (so the defaults are the same everywhere), its key from the
+    /// environment.
+    pub(crate) fn provider_config(&self) -> Result<ProviderConfig, Failure> {
+        let kind = match self.provider {
+            ProviderName::Openai => ProviderKind::OpenAi,
+            ProviderName::Anthropic => ProviderKind::Anthropic,
+            ProviderName::Compatible => ProviderKind::Compatible,
         };
         let variables = self.provider.key_variables();
-        let provider = Provider::new(wire, &base, env_key(variables));
+        let api_key = variables
+            .iter()
+            .find_map(|n| std::env::var(n).ok().filter(|k| !k.trim().is_empty()))
+            .unwrap_or_default();
         // A compatible endpoint (a local Ollama, say) may need no key.
-        if provider.key.is_empty() && self.provider != ProviderName::Compatible {
+        if api_key.is_empty() && kind.needs_key() {
             return Err(Failure::Usage(format!(
                 "no key: set {}",
                 variables.join(" or ")
             )));
         }
-        Ok(Agent::new(provider, &model))
+        Ok(ProviderConfig {
+            kind,
+            model: self
+                .model
+                .clone()
+                .unwrap_or_else(|| kind.default_model().to_string()),
+            api_key,
+            base_url: self.base_url.clone(),
+            models: NodeModels::default(),
+        })
+    }
+
+    /// The engine's settings for these options and `run`, by the one function every
+    /// front end uses.
+    pub(crate) fn settings(&self, run: &RunConfig) -> Result<EngineSettings, Failure> {
+        engine_settings(&self.provider_config()?, run).map_err(|e| Failure::Usage(e.0))
     }
 }
 
@@ -188,15 +186,15 @@ fn print_rows(
 
 /// Runs `nl2sql ask`.
 pub fn run(args: &AskArgs) -> Result<(), Failure> {
-    let agent = args.model.agent()?;
-    let mut settings = EngineSettings::new(agent.clone());
-    settings.max_cost_usd = args.max_cost;
-    if args.answer == AnswerWriter::Llm {
-        settings.answer = AnswerMode::Llm(Agent {
-            max_tokens: 400,
-            ..agent
-        });
-    }
+    let run = RunConfig {
+        answer: match args.answer {
+            AnswerWriter::Llm => AnswerConfig::Llm,
+            AnswerWriter::Template => AnswerConfig::Template,
+        },
+        max_cost_usd: args.max_cost,
+        ..RunConfig::default()
+    };
+    let settings = args.model.settings(&run)?;
     let transport = BlockingTransport::default();
     let request = Request {
         question: args.question.clone(),

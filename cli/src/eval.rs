@@ -11,7 +11,8 @@ use crate::routing::{build_index, embed_failure_text};
 use crate::{choice_name, Failure};
 use clap::ValueEnum;
 use nl2sql_core::demo::DEMO_DATABASES;
-use nl2sql_core::engine::{AskOptions, Engine, EngineSettings, Parts, QueryResult, Status};
+use nl2sql_core::config::{AnswerConfig, RunConfig};
+use nl2sql_core::engine::{AskOptions, Engine, Parts, QueryResult, Status};
 use nl2sql_core::error::{ErrorCode, Node};
 use nl2sql_core::eval::{compare, compare_lenient, Gold};
 use nl2sql_core::index::{retrieve, route, BuiltinEmbedder, RetrieveSettings, RouteSettings};
@@ -225,17 +226,22 @@ fn answers(
         Mode::Plans => Some(gold_plan_provider(cases)?),
         _ => None,
     };
-    let agent = match &mock {
+    // Scored answers are the rows: the template writes the sentence, no model call.
+    let run = RunConfig {
+        answer: AnswerConfig::Template,
+        ..RunConfig::default()
+    };
+    let settings = match &mock {
         Some(m) => ModelArgs {
             provider: ProviderName::Compatible,
             model: Some("gold-plans".into()),
             base_url: Some(m.base_url()),
         }
-        .agent()?,
-        None => o.model.agent()?,
+        .settings(&run)?,
+        None => o.model.settings(&run)?,
     };
-    let models = json!({"planner": agent.model, "provider": agent.provider.label()});
-    let settings = EngineSettings::new(agent);
+    let planner = &settings.planner;
+    let models = json!({"planner": planner.model, "provider": planner.provider.label()});
     let transport = BlockingTransport::default();
     let clock = WallClock::start();
     let engine = Engine::new(

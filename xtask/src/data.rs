@@ -3,8 +3,7 @@
 //!
 //! Provenance and licences: docs/data.md. Nothing else is taken from that package.
 
-use crate::run::{Failure, Project};
-use crate::setup::{apt_install, hex};
+use crate::run::{apt_install, hex, Failure, Project};
 use sha2::{Digest, Sha256};
 use std::fs;
 use std::path::Path;

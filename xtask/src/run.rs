@@ -138,3 +138,33 @@ impl Cmd {
         }
     }
 }
+
+/// Installs Debian packages when running as root; otherwise stops with the exact command.
+pub fn apt_install(project: &Project, packages: &[&str], why: &str) -> Result<(), Failure> {
+    let is_root = project
+        .command("id", &["-u"])
+        .output("id -u")
+        .map(|uid| uid.trim() == "0")
+        .unwrap_or(false);
+    let list = packages.join(" ");
+    if !is_root || project.find("apt-get").is_none() {
+        return Err(Failure(format!(
+            "{why}; install them with:\n\
+             sudo apt-get update && sudo apt-get install -y {list}"
+        )));
+    }
+    println!("    installing {list} with apt-get");
+    project
+        .command("apt-get", &["update"])
+        .run("apt-get update")?;
+    let mut args = vec!["install", "-y"];
+    args.extend_from_slice(packages);
+    project
+        .command("apt-get", &args)
+        .run(&format!("apt-get install {list}"))
+}
+
+/// Lower-case hexadecimal, two digits a byte (how SHA-256 sums are written).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

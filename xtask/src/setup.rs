@@ -3,7 +3,7 @@
 //! nothing is downloaded from anywhere else, and Trunk is pinned so it never tries.
 
 use crate::data;
-use crate::run::{Failure, Project};
+use crate::run::{apt_install, hex, Failure, Project};
 use sha2::{Digest, Sha256};
 use std::fs;
 
@@ -179,31 +179,6 @@ fn chromium(project: &Project) -> Result<(), Failure> {
     )
 }
 
-/// Installs Debian packages when running as root; otherwise stops with the exact command.
-pub fn apt_install(project: &Project, packages: &[&str], why: &str) -> Result<(), Failure> {
-    let is_root = project
-        .command("id", &["-u"])
-        .output("id -u")
-        .map(|uid| uid.trim() == "0")
-        .unwrap_or(false);
-    let list = packages.join(" ");
-    if !is_root || project.find("apt-get").is_none() {
-        return Err(Failure(format!(
-            "{why}; install them with:\n\
-             sudo apt-get update && sudo apt-get install -y {list}"
-        )));
-    }
-    println!("    installing {list} with apt-get");
-    project
-        .command("apt-get", &["update"])
-        .run("apt-get update")?;
-    let mut args = vec!["install", "-y"];
-    args.extend_from_slice(packages);
-    project
-        .command("apt-get", &args)
-        .run(&format!("apt-get install {list}"))
-}
-
 /// The version Cargo.lock records for a package (the first, if several).
 fn locked_version(lock: &str, package: &str) -> Option<String> {
     let name_line = format!("name = \"{package}\"");
@@ -233,10 +208,6 @@ fn toml_string(toml: &str, key: &str) -> Option<String> {
         let (k, v) = line.split_once('=')?;
         (k.trim() == key).then(|| v.trim().trim_matches('"').to_string())
     })
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn ok(what: &str) -> Result<(), Failure> {
