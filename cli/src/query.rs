@@ -3,16 +3,15 @@
 
 use crate::{demo_path, Failure};
 use clap::ValueEnum;
-use nl2sql_core::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
+use nl2sql_core::error::{ErrorCode, Node, PipelineError, Severity};
 use nl2sql_core::import::import_sql;
 use nl2sql_core::lower::{to_sql, LowerOptions};
 use nl2sql_core::plan::Plan;
 use nl2sql_core::policy::Policies;
-use nl2sql_core::run::{run_plan, PlanRun};
-use nl2sql_core::validate::{JoinRule, Validation, ValidationCheck, ValidatorSettings};
+use nl2sql_core::run::{run_plan, SqlRun, SqlStatus};
+use nl2sql_core::validate::{JoinRule, ValidatorSettings};
 use nl2sql_core::{Datasource, Dialect, SchemaSnapshot, Value};
 use nl2sql_native::SqliteFile;
-use serde::Serialize;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -153,7 +152,7 @@ impl Args {
 /// Runs `nl2sql plan`.
 pub fn plan_command(args: &PlanArgs) -> Result<(), Failure> {
     let text = read_plan(&args.file)?;
-    run(&args.options, |_| {
+    run(&args.options, &text, |_| {
         serde_json::from_str::<Plan>(&text).map_err(|e| {
             PipelineError::new(
                 Node::LogicalValidator,
@@ -167,7 +166,7 @@ pub fn plan_command(args: &PlanArgs) -> Result<(), Failure> {
 
 /// Runs `nl2sql sql`.
 pub fn sql_command(args: &SqlArgs) -> Result<(), Failure> {
-    run(&args.options, |schema| {
+    run(&args.options, &args.sql, |schema| {
         import_sql(&args.sql, schema, schema.dialect)
     })
 }
@@ -187,14 +186,15 @@ fn read_plan(file: &Path) -> Result<String, Failure> {
 }
 
 /// Checks the plan `make_plan` gives for the datasource's schema, then runs it (or renders
-/// it for another dialect), and prints the report.
+/// it for another dialect), and prints the report: SQL mode's one contract, [`SqlRun`].
 fn run(
     o: &Args,
+    input: &str,
     make_plan: impl FnOnce(&SchemaSnapshot) -> Result<Plan, PipelineError>,
 ) -> Result<(), Failure> {
     let (id, path) = demo_path(&o.datasource, &o.data)?;
     let runtime = |e: nl2sql_core::DatasourceError| Failure::Runtime(e.to_string());
-    let db = SqliteFile::open(id, &path).map_err(runtime)?;
+    let db = SqliteFile::open(&id, &path).map_err(runtime)?;
     let schema = pollster::block_on(db.introspect()).map_err(runtime)?;
     let policies = Policies::demo();
     let scope = policies.scope(o.role.as_slice());
@@ -202,194 +202,79 @@ fn run(
     let dialect = o.dialect.map(Dialect::from);
 
     let report = match make_plan(&schema) {
-        Err(e) => Report::failed(None, e),
+        Err(e) => SqlRun::failed(&id, input, None, e),
         Ok(plan) => match dialect.filter(|d| *d != schema.dialect) {
             // Another dialect: validate against this schema, render, do not execute.
             Some(dialect) => {
                 let validation =
                     nl2sql_core::validate::validate(Some(&plan), &schema, &scope, &settings);
-                let rendered = validation
-                    .passed()
-                    .then(|| to_sql(&plan, &schema, dialect, &settings.lower));
-                let mut report = Report::rendered(plan, validation);
-                match rendered {
-                    Some(Ok(sql)) => report.sql = Some(sql),
-                    // Valid for the datasource, but not expressible in that dialect.
-                    Some(Err(e)) => report.errors.push(PipelineError::new(
-                        Node::Generator,
-                        ErrorCode::InvalidPlanStructure,
-                        Severity::Error,
-                        format!("Cannot render for {dialect}: {e}"),
-                    )),
-                    None => {}
-                }
-                report
+                // Valid for the datasource, but perhaps not expressible in that dialect.
+                let rendered = validation.passed().then(|| {
+                    to_sql(&plan, &schema, dialect, &settings.lower).map_err(|e| {
+                        PipelineError::new(
+                            Node::Generator,
+                            ErrorCode::InvalidPlanStructure,
+                            Severity::Error,
+                            format!("Cannot render for {dialect}: {e}"),
+                        )
+                    })
+                });
+                SqlRun::rendered(&id, input, plan, validation, rendered)
             }
             None => {
                 let run = pollster::block_on(run_plan(&plan, &db, &schema, &scope, &settings));
-                Report::ran(plan, run)
+                SqlRun::ran(&id, input, plan, run)
             }
         },
     };
     if o.json {
-        let text = serde_json::to_string_pretty(&report.to_json())
-            .map_err(|e| Failure::Runtime(e.to_string()))?;
+        let text =
+            serde_json::to_string_pretty(&report).map_err(|e| Failure::Runtime(e.to_string()))?;
         println!("{text}");
     } else {
-        report.print(&settings.lower);
+        print(&report, &settings.lower);
     }
     Ok(())
 }
 
-/// The `--json` output, fields in the documented order.
-#[derive(Serialize)]
-struct JsonReport<'a> {
-    status: &'static str,
-    sql: Option<&'a str>,
-    plan: Option<&'a Plan>,
-    checks: &'a [ValidationCheck],
-    errors: Vec<JsonError>,
-    warnings: Vec<JsonWarning<'a>>,
-    columns: &'a [String],
-    rows: &'a [Vec<Value>],
-    row_count: usize,
-}
-
-#[derive(Serialize)]
-struct JsonError {
-    code: ErrorCode,
-    severity: Severity,
-    message: String,
-    node: Node,
-}
-
-#[derive(Serialize)]
-struct JsonWarning<'a> {
-    code: ErrorCode,
-    message: &'a str,
-}
-
-struct Report {
-    plan: Option<Plan>,
-    sql: Option<String>,
-    validation: Validation,
-    errors: Vec<PipelineError>,
-    warnings: Vec<RunWarning>,
-    columns: Vec<String>,
-    rows: Vec<Vec<Value>>,
-}
-
-impl Report {
-    fn failed(plan: Option<Plan>, e: PipelineError) -> Report {
-        Report {
-            plan,
-            sql: None,
-            validation: Validation::default(),
-            errors: vec![e],
-            warnings: vec![],
-            columns: vec![],
-            rows: vec![],
-        }
+fn print(report: &SqlRun, lower: &LowerOptions) {
+    if let Some(plan) = &report.plan {
+        println!("plan: {plan}");
     }
-
-    fn rendered(plan: Plan, validation: Validation) -> Report {
-        Report {
-            plan: Some(plan),
-            sql: None,
-            errors: validation.errors.clone(),
-            warnings: validation.warnings.clone(),
-            validation,
-            columns: vec![],
-            rows: vec![],
-        }
+    if let Some(sql) = &report.sql {
+        println!("sql:  {sql}");
     }
-
-    fn ran(plan: Plan, run: PlanRun) -> Report {
-        let (columns, rows) = run.frame.map(|f| (f.columns, f.rows)).unwrap_or_default();
-        Report {
-            plan: Some(plan),
-            sql: run.sql,
-            validation: run.validation,
-            errors: run.errors,
-            warnings: run.warnings,
-            columns,
-            rows,
-        }
+    for c in &report.checks {
+        let mark = if c.passed { "ok  " } else { "FAIL" };
+        let message = if c.message.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", c.message.replace('\n', " "))
+        };
+        println!("check {mark} {}{message}", c.name);
     }
-
-    fn ok(&self) -> bool {
-        !self.errors.iter().any(|e| e.severity.is_blocking())
+    for e in &report.errors {
+        println!(
+            "error {} ({:?}, {}): {}",
+            e.error_code, e.severity, e.node, e.message
+        );
     }
-
-    fn to_json(&self) -> JsonReport<'_> {
-        JsonReport {
-            status: if self.ok() { "ok" } else { "error" },
-            sql: self.sql.as_deref(),
-            plan: self.plan.as_ref(),
-            checks: &self.validation.checks,
-            errors: self
-                .errors
-                .iter()
-                .map(|e| {
-                    let e = e.for_client();
-                    JsonError {
-                        code: e.error_code,
-                        severity: e.severity,
-                        message: e.message,
-                        node: e.node,
-                    }
-                })
-                .collect(),
-            warnings: self
-                .warnings
-                .iter()
-                .map(|w| JsonWarning {
-                    code: w.code,
-                    message: &w.message,
-                })
-                .collect(),
-            columns: &self.columns,
-            rows: &self.rows,
-            row_count: self.rows.len(),
-        }
+    for w in &report.warnings {
+        println!("warning {}: {}", w.code, w.message);
     }
-
-    fn print(&self, lower: &LowerOptions) {
-        if let Some(plan) = &self.plan {
-            println!("plan: {plan}");
-        }
-        if let Some(sql) = &self.sql {
-            println!("sql:  {sql}");
-        }
-        for c in &self.validation.checks {
-            let mark = if c.passed { "ok  " } else { "FAIL" };
-            let message = if c.message.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", c.message.replace('\n', " "))
-            };
-            println!("check {mark} {}{message}", c.name);
-        }
-        for e in &self.errors {
-            let e = e.for_client();
-            println!(
-                "error {} ({:?}, {}): {}",
-                e.error_code, e.severity, e.node, e.message
-            );
-        }
-        for w in &self.warnings {
-            println!("warning {}: {}", w.code, w.message);
-        }
-        if self.ok() && self.sql.is_some() && !self.columns.is_empty() {
-            print_table(&self.columns, &self.rows);
-            let capped = if self.rows.len() as u64 >= lower.row_cap {
-                " (the row cap)"
-            } else {
-                ""
-            };
-            let noun = if self.rows.len() == 1 { "row" } else { "rows" };
-            println!("({} {noun}{capped})", self.rows.len());
-        }
+    if report.status == SqlStatus::Ok && report.sql.is_some() && !report.columns.is_empty() {
+        print_table(&report.columns, &report.rows);
+        let capped = if report.rows.len() as u64 >= lower.row_cap {
+            " (the row cap)"
+        } else {
+            ""
+        };
+        let noun = if report.rows.len() == 1 {
+            "row"
+        } else {
+            "rows"
+        };
+        println!("({} {noun}{capped})", report.rows.len());
     }
 }
 

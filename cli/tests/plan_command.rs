@@ -57,14 +57,16 @@ fn sql_runs_and_reports_every_field_in_order() {
     let report = json(&out);
     let keys: Vec<&str> = [
         "status",
-        "sql",
+        "datasource",
+        "input",
         "plan",
+        "sql",
         "checks",
         "errors",
         "warnings",
         "columns",
         "rows",
-        "row_count",
+        "truncated",
     ]
     .into_iter()
     .collect();
@@ -79,7 +81,9 @@ fn sql_runs_and_reports_every_field_in_order() {
     assert_eq!(report["status"], "ok");
     assert_eq!(report["columns"], serde_json::json!(["Country", "n"]));
     assert_eq!(report["rows"][0], serde_json::json!(["USA", 13]));
-    assert_eq!(report["row_count"], 3);
+    assert_eq!(report["rows"].as_array().map(Vec::len), Some(3));
+    assert_eq!(report["truncated"], false);
+    assert_eq!(report["datasource"], "chinook");
     let checks: Vec<&str> = report["checks"]
         .as_array()
         .unwrap()
@@ -107,7 +111,7 @@ fn a_refusal_is_a_report_not_a_failure() {
     );
     let report = json(&out);
     assert_eq!(report["status"], "error");
-    assert_eq!(report["errors"][0]["code"], "SECURITY_VIOLATION");
+    assert_eq!(report["errors"][0]["error_code"], "SECURITY_VIOLATION");
     assert_eq!(report["errors"][0]["severity"], "CRITICAL");
     assert_eq!(report["errors"][0]["node"], "logical_validator");
     assert_eq!(report["rows"], serde_json::json!([]));
@@ -123,7 +127,7 @@ fn a_plan_comes_from_standard_input_and_a_bad_one_is_reported() {
         &["plan", "--data", &data, "--json", "-"],
         Some(plan),
     ));
-    assert_eq!(report["errors"][0]["code"], "COLUMN_NOT_FOUND");
+    assert_eq!(report["errors"][0]["error_code"], "COLUMN_NOT_FOUND");
     assert!(report["errors"][0]["message"]
         .as_str()
         .unwrap()
@@ -132,7 +136,7 @@ fn a_plan_comes_from_standard_input_and_a_bad_one_is_reported() {
         &["plan", "--data", &data, "--json", "-"],
         Some("{\"tables\": 3}"),
     ));
-    assert_eq!(report["errors"][0]["code"], "INVALID_PLAN_STRUCTURE");
+    assert_eq!(report["errors"][0]["error_code"], "INVALID_PLAN_STRUCTURE");
 }
 
 #[test]
@@ -155,7 +159,7 @@ fn another_dialect_is_rendered_not_run() {
         report["sql"],
         "SELECT t.Name FROM Track AS t ORDER BY t.Name ASC OFFSET 0 ROWS FETCH FIRST 5 ROWS ONLY"
     );
-    assert_eq!(report["row_count"], 0);
+    assert_eq!(report["rows"], serde_json::json!([]));
 }
 
 #[test]

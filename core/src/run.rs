@@ -7,7 +7,9 @@ use crate::lower::{to_sql, LowerOptions};
 use crate::plan::Plan;
 use crate::policy::Scope;
 use crate::schema::SchemaSnapshot;
-use crate::validate::{validate, Validation, ValidatorSettings};
+use crate::validate::{validate, Validation, ValidationCheck, ValidatorSettings};
+use crate::value::Value;
+use serde::{Deserialize, Serialize};
 
 /// What happened to one plan.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,4 +131,126 @@ pub async fn execute(sql: &str, datasource: &dyn Datasource, lower: &LowerOption
         Err(e) => Err(execution_error(&e)),
     };
     Executed { frame, warnings }
+}
+
+/// How SQL mode ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SqlStatus {
+    /// It ran (or, for another dialect, rendered) with no blocking error.
+    Ok,
+    /// It was refused or failed: `errors` says why.
+    Error,
+}
+
+/// What SQL mode (`nl2sql sql`, `nl2sql plan`, the npm package's `engine.sql`, the page's
+/// SQL tab) did with one statement or plan: the one report every front end shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SqlRun {
+    /// How it ended.
+    pub status: SqlStatus,
+    /// Where it ran.
+    pub datasource: String,
+    /// The SQL (or plan) as given.
+    pub input: String,
+    /// The plan it imported as.
+    pub plan: Option<Plan>,
+    /// The SQL the engine rendered from that plan (and ran, in the datasource's dialect).
+    pub sql: Option<String>,
+    /// The validator's checks.
+    pub checks: Vec<ValidationCheck>,
+    /// Why it was refused or failed, as callers may see it.
+    pub errors: Vec<PipelineError>,
+    /// What is worth knowing about the result.
+    pub warnings: Vec<RunWarning>,
+    /// Result columns.
+    pub columns: Vec<String>,
+    /// Result rows, up to the row cap.
+    pub rows: Vec<Vec<Value>>,
+    /// True when the row cap cut the result.
+    pub truncated: bool,
+}
+
+impl SqlRun {
+    /// Nothing ran: `e` says why (`plan` when there was one).
+    pub fn failed(datasource: &str, input: &str, plan: Option<Plan>, e: PipelineError) -> SqlRun {
+        SqlRun {
+            status: SqlStatus::Error,
+            datasource: datasource.to_string(),
+            input: input.to_string(),
+            plan,
+            sql: None,
+            checks: Vec::new(),
+            errors: vec![e.for_client()],
+            warnings: Vec::new(),
+            columns: Vec::new(),
+            rows: Vec::new(),
+            truncated: false,
+        }
+    }
+
+    /// `plan` went through [`run_plan`].
+    pub fn ran(datasource: &str, input: &str, plan: Plan, run: PlanRun) -> SqlRun {
+        let mut out = SqlRun::checked(datasource, input, plan, run.validation, run.errors);
+        out.sql = run.sql;
+        out.warnings = run.warnings;
+        if let Some(frame) = run.frame {
+            out.truncated = frame.truncated;
+            out.columns = frame.columns;
+            out.rows = frame.rows;
+        }
+        out
+    }
+
+    /// `plan` was validated (`validation`) and then `rendered` for another dialect than the
+    /// datasource's, not run.
+    pub fn rendered(
+        datasource: &str,
+        input: &str,
+        plan: Plan,
+        validation: Validation,
+        rendered: Option<Result<String, PipelineError>>,
+    ) -> SqlRun {
+        let mut errors = validation.errors.clone();
+        let warnings = validation.warnings.clone();
+        let sql = match rendered {
+            Some(Ok(sql)) => Some(sql),
+            Some(Err(e)) => {
+                errors.push(e);
+                None
+            }
+            None => None,
+        };
+        let mut out = SqlRun::checked(datasource, input, plan, validation, errors);
+        out.sql = sql;
+        out.warnings = warnings;
+        out
+    }
+
+    fn checked(
+        datasource: &str,
+        input: &str,
+        plan: Plan,
+        validation: Validation,
+        errors: Vec<PipelineError>,
+    ) -> SqlRun {
+        let blocked = errors.iter().any(|e| e.severity.is_blocking());
+        SqlRun {
+            status: if blocked {
+                SqlStatus::Error
+            } else {
+                SqlStatus::Ok
+            },
+            datasource: datasource.to_string(),
+            input: input.to_string(),
+            plan: Some(plan),
+            sql: None,
+            checks: validation.checks,
+            errors: errors.iter().map(PipelineError::for_client).collect(),
+            warnings: Vec::new(),
+            columns: Vec::new(),
+            rows: Vec::new(),
+            truncated: false,
+        }
+    }
 }

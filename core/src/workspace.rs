@@ -15,13 +15,11 @@ use crate::index::{
     retrieve, route, BuildError, Clock, DatasourceProfile, EmbedError, Embedder, Retrieval,
     RetrieveSettings, RouteSettings, Routing, SchemaIndex, ValueIndex,
 };
-use crate::plan::Plan;
 use crate::policy::Policies;
-use crate::run::run_plan;
+use crate::run::{run_plan, SqlRun};
 use crate::schema::SchemaSnapshot;
 use crate::scratch::Scratch;
-use crate::validate::{ValidationCheck, ValidatorSettings};
-use crate::value::Value;
+use crate::validate::ValidatorSettings;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::rc::Rc;
@@ -393,20 +391,8 @@ impl Workspace {
         roles: &[String],
         settings: &ValidatorSettings,
     ) -> SqlRun {
-        let mut out = SqlRun {
-            datasource: datasource.to_string(),
-            input: sql.to_string(),
-            plan: None,
-            sql: None,
-            checks: Vec::new(),
-            errors: Vec::new(),
-            warnings: Vec::new(),
-            columns: Vec::new(),
-            rows: Vec::new(),
-            truncated: false,
-        };
         let Some(source) = self.source(datasource) else {
-            out.errors.push(PipelineError::new(
+            let e = PipelineError::new(
                 Node::SqlImport,
                 ErrorCode::InvalidState,
                 Severity::Error,
@@ -414,15 +400,12 @@ impl Workspace {
                     "There is no datasource {datasource:?}; the datasources are {}.",
                     self.ids().join(", ")
                 ),
-            ));
-            return out;
+            );
+            return SqlRun::failed(datasource, sql, None, e);
         };
         let plan = match import_sql(sql, &source.schema, source.schema.dialect) {
             Ok(plan) => plan,
-            Err(e) => {
-                out.errors.push(e.for_client());
-                return out;
-            }
+            Err(e) => return SqlRun::failed(datasource, sql, None, e),
         };
         let scope = self.policies.scope(roles);
         let run = run_plan(
@@ -433,48 +416,13 @@ impl Workspace {
             settings,
         )
         .await;
-        out.plan = Some(plan);
-        out.sql = run.sql;
-        out.checks = run.validation.checks;
-        out.errors = run.errors.iter().map(PipelineError::for_client).collect();
-        out.warnings = run.warnings;
-        if let Some(frame) = run.frame {
-            out.truncated = frame.truncated;
-            out.columns = frame.columns;
-            out.rows = frame.rows;
-        }
-        out
+        SqlRun::ran(datasource, sql, plan, run)
     }
 
     /// The datasource ids, in order.
     pub fn ids(&self) -> Vec<&str> {
         self.sources.iter().map(|s| s.profile.id.as_str()).collect()
     }
-}
-
-/// What SQL mode did with one statement.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct SqlRun {
-    /// Where it ran.
-    pub datasource: String,
-    /// The SQL as typed.
-    pub input: String,
-    /// The plan it imported as.
-    pub plan: Option<Plan>,
-    /// The SQL the engine rendered from that plan and ran.
-    pub sql: Option<String>,
-    /// The validator's checks.
-    pub checks: Vec<ValidationCheck>,
-    /// Why it was refused or failed.
-    pub errors: Vec<PipelineError>,
-    /// What is worth knowing about the result.
-    pub warnings: Vec<RunWarning>,
-    /// Result columns.
-    pub columns: Vec<String>,
-    /// Result rows, up to the row cap.
-    pub rows: Vec<Vec<Value>>,
-    /// True when the row cap cut the result.
-    pub truncated: bool,
 }
 
 fn check_id(id: &str, sources: &[Rc<Source>]) -> Result<(), WorkspaceError> {

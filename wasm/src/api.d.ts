@@ -86,7 +86,7 @@ export type Cell = null | number | string | number[];
 
 export type EngineEvent =
   | { event: "node_started"; node: NodeName; attempt: number }
-  | { event: "node_finished"; node: NodeName; attempt: number; status: string; duration_ms: number }
+  | { event: "node_finished"; node: NodeName; attempt: number; status: NodeStatus; duration_ms: number }
   | { event: "llm_call"; node: NodeName; model: string; latency_ms: number }
   | { event: "rows"; sub_query_id: string; sql: string | null; columns: string[]; preview: Cell[][]; row_count: number }
   | { event: "answer_delta"; text: string };
@@ -117,7 +117,7 @@ export interface LlmCall {
 
 export interface NodeRecord {
   seq: number; node: NodeName; sub_query_id: string | null; attempt: number;
-  status: "ok" | "warning" | "error" | "skipped"; started_ms: number; duration_ms: number;
+  status: NodeStatus; started_ms: number; duration_ms: number;
   outputs: unknown; errors: PipelineError[]; llm_calls: LlmCall[];
 }
 
@@ -149,21 +149,30 @@ export interface QueryResult {
   status: "success" | "plan_only" | "error" | "stopped";
   question: string; roles: string[]; datasource: string | null; plan_only: boolean;
   sub_queries: SubQuery[];
-  final_answer: { text: string; written_by: string } | null;
+  final_answer: { text: string; written_by: "template" | "llm" } | null;
   errors: PipelineError[]; warnings: RunWarning[];
   usage: UsageTotals; usage_by_node: [NodeName, UsageTotals][];
   sequential_llm_calls: number;
   routing: Routing | null; retrieval: Retrieval | null;
   decomposition: unknown | null;
   combined: { sql: string; columns: string[]; rows: Cell[][]; truncated: boolean } | null;
-  curated: { matched: boolean; reason: string; choice: string | null; candidates: unknown[]; params: Record<string, unknown>; detail: string | null } | null;
-  source: unknown | null;
+  curated: { matched: boolean; reason: MatchReason; choice: string | null; candidates: unknown[]; params: Record<string, unknown>; detail: string | null } | null;
+  source: { type: "verified"; id: string; datasource_id: string; params: Record<string, number | string> } | null;
   duration_ms: number;
   trace: NodeRecord[];
   replay_divergences: unknown[];
 }
 
+/** How a node's execution ended. */
+export type NodeStatus = "ok" | "error";
+
+/** How the curated matcher decided: a match (`code`, `model`) or why it fell back. */
+export type MatchReason =
+  | "code" | "model" | "no_candidates" | "below_floor" | "none_of_these" | "model_failed"
+  | "unknown_query" | "param_invalid" | "param_missing" | "policy_denied" | "execution_failed";
+
 export interface SqlRun {
+  status: "ok" | "error";
   datasource: string; input: string; plan: unknown | null; sql: string | null;
   checks: ValidationCheck[]; errors: PipelineError[]; warnings: RunWarning[];
   columns: string[]; rows: Cell[][]; truncated: boolean;

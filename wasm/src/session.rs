@@ -15,8 +15,9 @@ use nl2sql_core::policy::Policies;
 use nl2sql_core::provider::chat::PriceTable;
 use nl2sql_core::provider::probe::{probe, Probe};
 use nl2sql_core::provider::ChatError;
+use nl2sql_core::run::SqlRun;
 use nl2sql_core::validate::ValidatorSettings;
-use nl2sql_core::workspace::{Opening, ReadSource, SqlRun, Workspace, WorkspaceError, World};
+use nl2sql_core::workspace::{Opening, ReadSource, Workspace, WorkspaceError, World};
 use std::cell::RefCell;
 use std::rc::Rc;
 
