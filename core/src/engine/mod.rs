@@ -187,6 +187,15 @@ struct Planned {
     planned: Span,
 }
 
+/// The answerability check's verdict and its planning, each with its calls.
+struct Checked {
+    verdict: Result<Verdict, PipelineError>,
+    check_span: Span,
+    planned: Option<Planned>,
+    calls_check: Vec<LlmCall>,
+    calls_plan: Vec<LlmCall>,
+}
+
 /// The verdict of the answerability check.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -483,95 +492,16 @@ impl<'a> Engine<'a> {
             return refused(e);
         }
         let speculative = self.settings.speculative_planning;
-        let planning_started = || {
-            run.announce(At::run(Node::SchemaRetriever));
-            run.announce(At::run(Node::AstPlanner));
-        };
-        if speculative {
-            planning_started();
-        }
-        let check = self.answerability(q.question, &listed, &q.scope);
-        let resolver_agent = run.bounded(&self.settings.resolver);
-        let planner_agent = run.bounded(&self.settings.planner);
-        let mut calls_check = Vec::new();
-        let mut calls_plan = Vec::new();
-        let first_task = Task {
-            id: "q1".to_string(),
-            question: q.question,
-            part: None,
-            datasource: &first,
-        };
         let started = run.now();
-        let (verdict, planned) = {
-            let check = async {
-                let started = self.clock.now_ms();
-                let now = || self.clock.now_ms();
-                let v = structured(
-                    &self.caller(&now),
-                    &resolver_agent,
-                    check,
-                    &parse_verdict,
-                    &mut calls_check,
-                    &run.budget,
-                )
-                .await;
-                let span = Span {
-                    started,
-                    ended: self.clock.now_ms(),
-                };
-                (v, span)
-            };
-            let plan = self.retrieve_and_plan(
-                &first_task,
-                &q.scope,
-                &planner_agent,
-                &mut calls_plan,
-                &run.budget,
-            );
-            // A refusal, or a failed check (a provider failure is fatal), ends the run.
-            let refusal = |(v, _): &(Result<Verdict, PipelineError>, Span)| {
-                v.as_ref()
-                    .map_or(true, |v: &Verdict| v.datasources.is_empty())
-            };
-            if speculative {
-                join::join_unless(check, plan, refusal).await
-            } else {
-                let verdict = check.await;
-                let across = matches!(&verdict.0, Ok(v) if v.combine && v.datasources.len() > 1);
-                if refusal(&verdict) || across {
-                    (verdict, None)
-                } else {
-                    planning_started();
-                    (verdict, Some(plan.await))
-                }
-            }
-        };
-        let (verdict, check_span) = verdict;
-        // What the verdict names among the listed, routing's order first.
-        let accepted: Vec<String> = match &verdict {
-            Ok(v) => candidates
-                .iter()
-                .chain(listed.iter().filter(|d| !candidates.contains(d)))
-                .filter(|c| v.datasources.contains(c))
-                .cloned()
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        let verdict_error: Option<PipelineError> = match &verdict {
-            Err(e) => Some(e.clone()),
-            Ok(v) if accepted.is_empty() => {
-                let reason = v.reason.trim().trim_end_matches('.');
-                let because = if reason.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {reason}")
-                };
-                Some(not_answerable(&format!(
-                    "None of the datasources you may read can answer this question{because}."
-                )))
-            }
-            Ok(_) => None,
-        };
+        let checked = self.check_beside_planning(q, &listed, &first, run).await;
+        let (accepted, verdict_error) = judge(&checked.verdict, &candidates, &listed);
+        let Checked {
+            verdict,
+            check_span,
+            planned,
+            calls_check,
+            calls_plan,
+        } = checked;
         let verdict_outputs = match &verdict {
             Ok(v) => json!({"datasources": v.datasources, "reason": v.reason}),
             Err(_) => json!(null),
@@ -627,6 +557,88 @@ impl<'a> Engine<'a> {
         Resolved {
             sequential,
             outcome,
+        }
+    }
+
+    /// The answerability check over `listed`, and the first plan for `first` beside it
+    /// (after it, when speculative planning is off; not at all when the check refuses or
+    /// needs several datasources).
+    async fn check_beside_planning(
+        &self,
+        q: &Asked<'_>,
+        listed: &[String],
+        first: &str,
+        run: &Run<'_>,
+    ) -> Checked {
+        let speculative = self.settings.speculative_planning;
+        let planning_started = || {
+            run.announce(At::run(Node::SchemaRetriever));
+            run.announce(At::run(Node::AstPlanner));
+        };
+        if speculative {
+            planning_started();
+        }
+        let check = self.answerability(q.question, listed, &q.scope);
+        let resolver_agent = run.bounded(&self.settings.resolver);
+        let planner_agent = run.bounded(&self.settings.planner);
+        let mut calls_check = Vec::new();
+        let mut calls_plan = Vec::new();
+        let first_task = Task {
+            id: "q1".to_string(),
+            question: q.question,
+            part: None,
+            datasource: first,
+        };
+        let ((verdict, check_span), planned) = {
+            let check = async {
+                let started = self.clock.now_ms();
+                let now = || self.clock.now_ms();
+                let v = structured(
+                    &self.caller(&now),
+                    &resolver_agent,
+                    check,
+                    &parse_verdict,
+                    &mut calls_check,
+                    &run.budget,
+                )
+                .await;
+                let span = Span {
+                    started,
+                    ended: self.clock.now_ms(),
+                };
+                (v, span)
+            };
+            let plan = self.retrieve_and_plan(
+                &first_task,
+                &q.scope,
+                &planner_agent,
+                &mut calls_plan,
+                &run.budget,
+            );
+            // A refusal, or a failed check (a provider failure is fatal), ends the run.
+            let refusal = |(v, _): &(Result<Verdict, PipelineError>, Span)| {
+                v.as_ref()
+                    .map_or(true, |v: &Verdict| v.datasources.is_empty())
+            };
+            if speculative {
+                join::join_unless(check, plan, refusal).await
+            } else {
+                let verdict = check.await;
+                let across = matches!(&verdict.0, Ok(v) if v.combine && v.datasources.len() > 1);
+                if refusal(&verdict) || across {
+                    (verdict, None)
+                } else {
+                    planning_started();
+                    (verdict, Some(plan.await))
+                }
+            }
+        };
+        Checked {
+            verdict,
+            check_span,
+            planned,
+            calls_check,
+            calls_plan,
         }
     }
 
@@ -835,4 +847,39 @@ fn not_answerable(message: &str) -> PipelineError {
         Severity::Error,
         message,
     )
+}
+
+/// What the verdict accepts among the listed datasources (routing's order first), and the
+/// refusal when it accepts none.
+fn judge(
+    verdict: &Result<Verdict, PipelineError>,
+    candidates: &[String],
+    listed: &[String],
+) -> (Vec<String>, Option<PipelineError>) {
+    // What the verdict names among the listed, routing's order first.
+    let accepted: Vec<String> = match verdict {
+        Ok(v) => candidates
+            .iter()
+            .chain(listed.iter().filter(|d| !candidates.contains(d)))
+            .filter(|c| v.datasources.contains(c))
+            .cloned()
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    let error: Option<PipelineError> = match verdict {
+        Err(e) => Some(e.clone()),
+        Ok(v) if accepted.is_empty() => {
+            let reason = v.reason.trim().trim_end_matches('.');
+            let because = if reason.is_empty() {
+                String::new()
+            } else {
+                format!(": {reason}")
+            };
+            Some(not_answerable(&format!(
+                "None of the datasources you may read can answer this question{because}."
+            )))
+        }
+        Ok(_) => None,
+    };
+    (accepted, error)
 }
