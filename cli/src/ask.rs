@@ -4,6 +4,7 @@
 use crate::routing::{build_index, embed_failure_text};
 use crate::Failure;
 use clap::ValueEnum;
+use nl2sql_core::catalog::Assembled;
 use nl2sql_core::config::{
     engine_settings, AnswerConfig, NodeModels, ProviderConfig, ProviderKind, RunConfig,
 };
@@ -270,10 +271,12 @@ fn execute(
         .map_err(|e| Failure::Runtime(format!("the demo's verified queries: {e}")))?;
     let engine = Engine::new(
         Parts {
-            datasources: dbs.iter().map(|d| d as &dyn Datasource).collect(),
-            index: &index,
-            embedder: &embedder,
-            policies: &policies,
+            catalog: Box::new(Assembled {
+                datasources: dbs.iter().map(|d| d as &dyn Datasource).collect(),
+                index: &index,
+                embedder: &embedder,
+                policies: &policies,
+            }),
             transport,
             clock: &clock,
         },

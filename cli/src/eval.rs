@@ -10,6 +10,7 @@ use crate::ask::{ModelArgs, ProviderName};
 use crate::routing::{build_index, embed_failure_text};
 use crate::{choice_name, Failure};
 use clap::ValueEnum;
+use nl2sql_core::catalog::Assembled;
 use nl2sql_core::config::{AnswerConfig, RunConfig};
 use nl2sql_core::demo::DEMO_DATABASES;
 use nl2sql_core::engine::{AskOptions, Engine, Parts, QueryResult, Status};
@@ -246,10 +247,12 @@ fn answers(
     let clock = WallClock::start();
     let engine = Engine::new(
         Parts {
-            datasources: dbs.iter().map(|d| d as &dyn Datasource).collect(),
-            index,
-            embedder,
-            policies: &policies,
+            catalog: Box::new(Assembled {
+                datasources: dbs.iter().map(|d| d as &dyn Datasource).collect(),
+                index,
+                embedder,
+                policies: &policies,
+            }),
             transport: &transport,
             clock: &clock,
         },

@@ -104,6 +104,8 @@ pub enum ErrorCode {
     /// as given: an error where it stops a front end, a warning where one part of it was
     /// dropped and the rest kept.
     ConfigInvalid,
+    /// The question, the SQL or a step names a datasource the engine does not have.
+    DatasourceNotFound,
 }
 
 impl ErrorCode {
@@ -143,6 +145,7 @@ impl ErrorCode {
         ErrorCode::JoinKeyUnconverted,
         ErrorCode::JoinFanOut,
         ErrorCode::ConfigInvalid,
+        ErrorCode::DatasourceNotFound,
     ];
 
     /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
@@ -182,6 +185,7 @@ impl ErrorCode {
             ErrorCode::JoinKeyUnconverted => "JOIN_KEY_UNCONVERTED",
             ErrorCode::JoinFanOut => "JOIN_FAN_OUT",
             ErrorCode::ConfigInvalid => "CONFIG_INVALID",
+            ErrorCode::DatasourceNotFound => "DATASOURCE_NOT_FOUND",
         }
     }
 
@@ -203,6 +207,7 @@ impl ErrorCode {
                 | ErrorCode::RunLimitReached
                 | ErrorCode::QuestionTooBroad
                 | ErrorCode::ConfigInvalid
+                | ErrorCode::DatasourceNotFound
         )
     }
 

@@ -5,10 +5,11 @@
 //! A workspace never changes: adding or removing a datasource builds a new one from the
 //! parts already read, so a run that started keeps the catalogue it started with.
 
+use crate::catalog::{Catalog, Entry};
 use crate::curated::Curated;
 use crate::datasource::Datasource;
 use crate::engine::{Engine, EngineSettings, Parts, Sleep};
-use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
+use crate::error::{ErrorCode, Node, RunWarning};
 use crate::http::HttpTransport;
 use crate::import::import_sql;
 use crate::index::{
@@ -327,10 +328,7 @@ impl Workspace {
     pub fn engine<'a>(&'a self, world: World<'a>, settings: EngineSettings) -> Engine<'a> {
         let engine = Engine::new(
             Parts {
-                datasources: self.sources.iter().map(|s| s.datasource.as_ref()).collect(),
-                index: &self.index,
-                embedder: self.embedder.as_ref(),
-                policies: &self.policies,
+                catalog: Box::new(self),
                 transport: world.transport,
                 clock: world.clock,
             },
@@ -391,37 +389,49 @@ impl Workspace {
         roles: &[String],
         settings: &ValidatorSettings,
     ) -> SqlRun {
-        let Some(source) = self.source(datasource) else {
-            let e = PipelineError::new(
-                Node::SqlImport,
-                ErrorCode::InvalidState,
-                Severity::Error,
-                format!(
-                    "There is no datasource {datasource:?}; the datasources are {}.",
-                    self.ids().join(", ")
-                ),
-            );
-            return SqlRun::failed(datasource, sql, None, e);
+        let source = match self.require(datasource, Node::SqlImport) {
+            Ok(source) => source,
+            Err(e) => return SqlRun::failed(datasource, sql, None, e),
         };
-        let plan = match import_sql(sql, &source.schema, source.schema.dialect) {
+        let plan = match import_sql(sql, source.schema, source.schema.dialect) {
             Ok(plan) => plan,
             Err(e) => return SqlRun::failed(datasource, sql, None, e),
         };
         let scope = self.policies.scope(roles);
-        let run = run_plan(
-            &plan,
-            source.datasource.as_ref(),
-            &source.schema,
-            &scope,
-            settings,
-        )
-        .await;
+        let run = run_plan(&plan, source.datasource, source.schema, &scope, settings).await;
         SqlRun::ran(datasource, sql, plan, run)
     }
 
     /// The datasource ids, in order.
     pub fn ids(&self) -> Vec<&str> {
         self.sources.iter().map(|s| s.profile.id.as_str()).collect()
+    }
+}
+
+impl Catalog for Workspace {
+    fn ids(&self) -> Vec<&str> {
+        Workspace::ids(self)
+    }
+
+    fn entry(&self, id: &str) -> Option<Entry<'_>> {
+        let source = self.source(id)?;
+        Some(Entry {
+            datasource: source.datasource.as_ref(),
+            schema: &source.schema,
+            description: &source.profile.description,
+        })
+    }
+
+    fn index(&self) -> &SchemaIndex {
+        &self.index
+    }
+
+    fn embedder(&self) -> &dyn Embedder {
+        self.embedder.as_ref()
+    }
+
+    fn policies(&self) -> &Policies {
+        &self.policies
     }
 }
 

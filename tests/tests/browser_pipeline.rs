@@ -3,6 +3,7 @@
 //! `NL2SQL_MOCK_URL`): the reference suite's 141 role runs, as natively.
 #![cfg(target_arch = "wasm32")]
 
+use nl2sql_core::catalog::Assembled;
 use nl2sql_core::engine::{Agent, AskOptions, CancelToken, Engine, EngineSettings, Parts, Status};
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::index::BuiltinEmbedder;
@@ -58,10 +59,12 @@ async fn the_reference_suite_through_the_whole_pipeline_in_the_browser() {
     );
     let engine = Engine::new(
         Parts {
-            datasources: dbs.iter().map(|d| d.as_ref()).collect(),
-            index: &index,
-            embedder: &embedder,
-            policies: &policies,
+            catalog: Box::new(Assembled {
+                datasources: dbs.iter().map(|d| d.as_ref()).collect(),
+                index: &index,
+                embedder: &embedder,
+                policies: &policies,
+            }),
             transport: &transport,
             clock: &PageClock,
         },
@@ -87,10 +90,12 @@ async fn a_cancel_aborts_the_model_calls_in_flight_at_once() {
     // The mock never answers this model: both calls hang until the cancel.
     let engine = Engine::new(
         Parts {
-            datasources: vec![&chinook],
-            index: &index,
-            embedder: &embedder,
-            policies: &policies,
+            catalog: Box::new(Assembled {
+                datasources: vec![&chinook],
+                index: &index,
+                embedder: &embedder,
+                policies: &policies,
+            }),
             transport: &transport,
             clock: &PageClock,
         },
@@ -138,10 +143,12 @@ async fn a_rate_limited_call_waits_with_set_timeout_and_tries_again() {
     let provider = Provider::new(Wire::OpenAi, url, ApiKey::new("sk-mock-0123456789abcdef"));
     let engine = Engine::new(
         Parts {
-            datasources: vec![&chinook],
-            index: &index,
-            embedder: &embedder,
-            policies: &policies,
+            catalog: Box::new(Assembled {
+                datasources: vec![&chinook],
+                index: &index,
+                embedder: &embedder,
+                policies: &policies,
+            }),
             transport: &transport,
             clock: &PageClock,
         },
@@ -179,10 +186,12 @@ async fn a_question_across_two_databases_is_combined_in_a_scratch_sql_js() {
     );
     let engine = Engine::new(
         Parts {
-            datasources: dbs.iter().map(|d| d.as_ref()).collect(),
-            index: &index,
-            embedder: &embedder,
-            policies: &policies,
+            catalog: Box::new(Assembled {
+                datasources: dbs.iter().map(|d| d.as_ref()).collect(),
+                index: &index,
+                embedder: &embedder,
+                policies: &policies,
+            }),
             transport: &transport,
             clock: &PageClock,
         },

@@ -3,6 +3,7 @@
 //! compile here (the match is exhaustive).
 #![cfg(not(target_arch = "wasm32"))]
 
+use nl2sql_core::catalog::Assembled;
 use nl2sql_core::datasource::{DatasourceError, DatasourceErrorKind};
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::import::import_sql;
@@ -188,6 +189,11 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         | ErrorCode::JoinFanOut => pipeline_failure(env, code),
         ErrorCode::QuestionTooBroad | ErrorCode::JoinKeyUnconverted => cross_failure(code),
         ErrorCode::ConfigInvalid => config_invalid(),
+        ErrorCode::DatasourceNotFound => {
+            let ws = workspace(Default::default());
+            let run = pollster::block_on(ws.sql("nowhere", "SELECT 1", &[], &default));
+            run.errors.iter().map(|e| e.error_code).collect()
+        }
         ErrorCode::ResultTruncated => {
             let mut capped = ValidatorSettings::default();
             capped.lower.row_cap = 3;
@@ -199,15 +205,21 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
 /// A verified query that no longer fits its schema is dropped with a CONFIG_INVALID
 /// warning on the workspace, and every run carries it.
 fn config_invalid() -> Vec<ErrorCode> {
-    use nl2sql_core::curated::Curated;
-    use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
-    use nl2sql_core::workspace::{Opening, Workspace};
-    use std::rc::Rc;
-    let declared: Curated = serde_json::from_str(
+    let declared: nl2sql_core::curated::Curated = serde_json::from_str(
         r#"{"datasources": {"chinook": [{"id": "gone", "description": "A dropped table",
             "questions": ["How many old playlists?"], "sql": "SELECT COUNT(*) AS n FROM PlaylistOld"}]}}"#,
     )
     .expect("the declaration parses");
+    let ws = workspace(declared);
+    assert!(ws.curated().datasources.is_empty());
+    ws.notices().iter().map(|w| w.code).collect()
+}
+
+/// A workspace over Chinook with `declared` verified queries.
+fn workspace(declared: nl2sql_core::curated::Curated) -> nl2sql_core::workspace::Workspace {
+    use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
+    use nl2sql_core::workspace::{Opening, Workspace};
+    use std::rc::Rc;
     let opening = Opening {
         profile: DatasourceProfile {
             id: "chinook".into(),
@@ -218,15 +230,13 @@ fn config_invalid() -> Vec<ErrorCode> {
         datasource: Rc::new(chinook()),
         read_ahead: None,
     };
-    let ws = pollster::block_on(Workspace::open(
+    pollster::block_on(Workspace::open(
         vec![opening],
         Policies::demo(),
         declared,
         Rc::new(BuiltinEmbedder::default()),
     ))
-    .expect("the workspace opens without the query");
-    assert!(ws.curated().datasources.is_empty());
-    ws.notices().iter().map(|w| w.code).collect()
+    .expect("the workspace opens")
 }
 
 /// Provider codes come from a provider embedder talking to the mock provider over HTTP.
@@ -351,10 +361,12 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
     }
     let engine = Engine::new(
         Parts {
-            datasources: vec![&env.db],
-            index: &index,
-            embedder: &embedder,
-            policies: &env.policies,
+            catalog: Box::new(Assembled {
+                datasources: vec![&env.db],
+                index: &index,
+                embedder: &embedder,
+                policies: &env.policies,
+            }),
             transport: &transport,
             clock: &Zero,
         },
@@ -442,10 +454,12 @@ fn cross_failure(code: ErrorCode) -> Vec<ErrorCode> {
     let policies = Policies::demo();
     let engine = Engine::new(
         Parts {
-            datasources: dbs.iter().map(|d| d.as_ref()).collect(),
-            index: &index,
-            embedder: &embedder,
-            policies: &policies,
+            catalog: Box::new(Assembled {
+                datasources: dbs.iter().map(|d| d.as_ref()).collect(),
+                index: &index,
+                embedder: &embedder,
+                policies: &policies,
+            }),
             transport: &transport,
             clock: &Zero,
         },

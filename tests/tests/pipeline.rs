@@ -2,6 +2,7 @@
 //! provider over real HTTP through the command line's transport.
 #![cfg(not(target_arch = "wasm32"))]
 
+use nl2sql_core::catalog::Assembled;
 use nl2sql_core::engine::{
     Agent, AnswerSource, AskOptions, Engine, EngineSettings, MatchReason, Parts, Status, Writer,
 };
@@ -74,10 +75,12 @@ fn engine_with<'a>(
 ) -> Engine<'a> {
     Engine::new(
         Parts {
-            datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
-            index: &w.index,
-            embedder: &w.embedder,
-            policies: &w.policies,
+            catalog: Box::new(Assembled {
+                datasources: w.dbs.iter().map(|d| d.as_ref()).collect(),
+                index: &w.index,
+                embedder: &w.embedder,
+                policies: &w.policies,
+            }),
             transport,
             clock: &w.clock,
         },

@@ -105,7 +105,7 @@ impl Engine<'_> {
         let combined = match self.scratch {
             None => Err(PipelineError::new(
                 Node::Aggregator,
-                ErrorCode::InvalidState,
+                ErrorCode::ConfigInvalid,
                 Severity::Error,
                 "This engine has no scratch database, so it cannot combine results from several datasources.",
             )),
@@ -168,12 +168,12 @@ impl Engine<'_> {
     ) -> Result<Decomposition, PipelineError> {
         let mut schemas = Vec::new();
         for id in accepted {
-            let Some(schema) = self.index.schema(id) else {
+            let Some(schema) = self.catalog.index().schema(id) else {
                 continue;
             };
             let r = retrieve(
-                self.index,
-                self.embedder,
+                self.catalog.index(),
+                self.catalog.embedder(),
                 id,
                 q.question,
                 &q.scope,

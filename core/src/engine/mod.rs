@@ -39,14 +39,14 @@ pub use result::{
 pub use settings::{Agent, AnswerMode, EngineSettings, Feedback};
 pub use verified::{Candidate, CuratedMatch, MatchReason, MATCH_FLOOR};
 
+use crate::catalog::Catalog;
 use crate::curated::Curated;
-use crate::datasource::Datasource;
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::http::HttpTransport;
 use crate::index::Routing;
-use crate::index::{retrieve, route, Clock, Embedder, Retrieval, SchemaIndex};
+use crate::index::{retrieve, route, Clock, Retrieval};
 use crate::plan::{plan_json_schema, Plan};
-use crate::policy::{Policies, Scope};
+use crate::policy::Scope;
 use crate::provider::chat::PriceTable;
 use crate::provider::{Message, Role};
 use crate::scratch::Scratch;
@@ -74,10 +74,7 @@ pub struct AskOptions {
 
 /// The engine: datasources, their index, the policy, and the outside world's traits.
 pub struct Engine<'a> {
-    datasources: Vec<&'a dyn Datasource>,
-    index: &'a SchemaIndex,
-    embedder: &'a dyn Embedder,
-    policies: &'a Policies,
+    catalog: Box<dyn Catalog + 'a>,
     clock: &'a dyn Clock,
     settings: EngineSettings,
     prices: PriceTable,
@@ -91,17 +88,12 @@ pub struct Engine<'a> {
     notices: &'a [RunWarning],
 }
 
-/// What an engine is built from: the datasources, their index and its embedder, the
-/// policy, and the outside world (HTTP, the clock).
+/// What an engine is built from: its catalogue (the datasources, their index and the
+/// policy) and the outside world (HTTP, the clock).
 pub struct Parts<'a> {
-    /// The open datasources, each indexed in `index`.
-    pub datasources: Vec<&'a dyn Datasource>,
-    /// Their index.
-    pub index: &'a SchemaIndex,
-    /// The embedder that built the index.
-    pub embedder: &'a dyn Embedder,
-    /// Who may read what.
-    pub policies: &'a Policies,
+    /// The datasources, their index and who may read what: a
+    /// [`crate::workspace::Workspace`], or an [`crate::catalog::Assembled`] one.
+    pub catalog: Box<dyn Catalog + 'a>,
     /// HTTP to the model providers.
     pub transport: &'a dyn HttpTransport,
     /// Milliseconds, for timings.
@@ -213,10 +205,7 @@ impl<'a> Engine<'a> {
     pub fn new(parts: Parts<'a>, settings: EngineSettings) -> Engine<'a> {
         let retries = settings.retries_max;
         Engine {
-            datasources: parts.datasources,
-            index: parts.index,
-            embedder: parts.embedder,
-            policies: parts.policies,
+            catalog: parts.catalog,
             clock: parts.clock,
             settings,
             prices: PriceTable::published(),
@@ -298,7 +287,7 @@ impl<'a> Engine<'a> {
         let asked = Asked {
             question,
             options,
-            scope: self.policies.scope(&options.roles),
+            scope: self.catalog.policies().scope(&options.roles),
         };
         let mut found = Found::new(self.notices);
         let mut errors = Vec::new();
@@ -478,9 +467,10 @@ impl<'a> Engine<'a> {
             Some(_) => candidates.clone(),
             None => {
                 let mut all: Vec<String> = self
-                    .datasources
-                    .iter()
-                    .map(|d| d.id().to_string())
+                    .catalog
+                    .ids()
+                    .into_iter()
+                    .map(str::to_string)
                     .filter(|d| q.scope.can_reach(d))
                     .collect();
                 all.sort();
@@ -647,19 +637,10 @@ impl<'a> Engine<'a> {
         let resolver = |code, severity, message: String| {
             PipelineError::new(Node::DatasourceResolver, code, severity, message)
         };
-        let registered: Vec<&str> = self.datasources.iter().map(|d| d.id()).collect();
+        let registered = self.catalog.ids();
         let mut routing = None;
         let candidates = if let Some(id) = &q.options.datasource {
-            if !registered.contains(&id.as_str()) || self.index.schema(id).is_none() {
-                return Err(resolver(
-                    ErrorCode::InvalidState,
-                    Severity::Error,
-                    format!(
-                        "There is no datasource {id:?}; the datasources are {}.",
-                        registered.join(", ")
-                    ),
-                ));
-            }
+            self.catalog.require(id, Node::DatasourceResolver)?;
             vec![id.clone()]
         } else if registered.len() == 1 {
             registered.iter().map(|s| s.to_string()).collect()
@@ -667,8 +648,8 @@ impl<'a> Engine<'a> {
             Vec::new()
         } else {
             let routed = route(
-                self.index,
-                self.embedder,
+                self.catalog.index(),
+                self.catalog.embedder(),
                 q.question,
                 &q.scope,
                 &self.settings.routing,
@@ -705,8 +686,8 @@ impl<'a> Engine<'a> {
         let listed: Vec<(&str, &str, Vec<String>)> = candidates
             .iter()
             .filter_map(|id| {
-                let schema = self.index.schema(id)?;
-                let description = self.index.description(id).unwrap_or_default();
+                let schema = self.catalog.index().schema(id)?;
+                let description = self.catalog.index().description(id).unwrap_or_default();
                 let tables = schema
                     .tables
                     .iter()
@@ -743,8 +724,8 @@ impl<'a> Engine<'a> {
         // A part is found by its own words; the planner still reads the whole question.
         let query = task.part.map_or(task.question, |p| p.question.as_str());
         let retrieved = retrieve(
-            self.index,
-            self.embedder,
+            self.catalog.index(),
+            self.catalog.embedder(),
             datasource,
             query,
             scope,
@@ -801,15 +782,10 @@ impl<'a> Engine<'a> {
         calls: &mut Vec<LlmCall>,
         budget: &Budget,
     ) -> Result<Plan, PipelineError> {
-        let datasource = retrieval.datasource.as_str();
-        let Some(schema) = self.index.schema(datasource) else {
-            return Err(PipelineError::new(
-                Node::AstPlanner,
-                ErrorCode::InvalidState,
-                Severity::Error,
-                format!("The datasource {datasource} is not in the index."),
-            ));
-        };
+        let schema = self
+            .catalog
+            .require(&retrieval.datasource, Node::AstPlanner)?
+            .schema;
         let today = self.settings.validator.lower.today.as_deref();
         let mut messages = vec![Message {
             role: Role::User,

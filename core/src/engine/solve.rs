@@ -284,24 +284,8 @@ impl Engine<'_> {
         &self,
         id: &str,
     ) -> Result<(&dyn Datasource, &SchemaSnapshot), PipelineError> {
-        let missing = |what: &str| {
-            PipelineError::new(
-                Node::Executor,
-                ErrorCode::InvalidState,
-                Severity::Error,
-                format!("The datasource {id} is not {what}."),
-            )
-        };
-        let db = self
-            .datasources
-            .iter()
-            .find(|d| d.id() == id)
-            .ok_or_else(|| missing("open"))?;
-        let schema = self
-            .index
-            .schema(id)
-            .ok_or_else(|| missing("in the index"))?;
-        Ok((*db, schema))
+        let entry = self.catalog.require(id, Node::Executor)?;
+        Ok((entry.datasource, entry.schema))
     }
 
     /// The validator's node: the plan checked for the caller, the checks kept on the
@@ -411,7 +395,8 @@ impl Engine<'_> {
         let (plan, schema) = (at.plan, at.schema);
         let mut found = Findings::default();
         if frame.rows.is_empty() {
-            let missing = sanity::missing_values(plan, schema, db, self.index.values()).await;
+            let missing =
+                sanity::missing_values(plan, schema, db, self.catalog.index().values()).await;
             let retry = !retried.value && missing.iter().any(|m| !m.closest.is_empty());
             for m in &missing {
                 let detail = json!({"table": m.table, "column": m.column, "value": m.value, "closest": m.closest});

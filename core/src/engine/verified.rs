@@ -256,16 +256,22 @@ impl Engine<'_> {
             searchable,
             scope,
         } = *offer;
-        let Ok(vector) = self.index.embed_query(self.embedder, question).await else {
+        let Ok(vector) = self
+            .catalog
+            .index()
+            .embed_query(self.catalog.embedder(), question)
+            .await
+        else {
             record.reason = MatchReason::NoCandidates;
             record.detail = Some("the question could not be embedded".into());
             return Ok(None);
         };
         let mut best: Vec<Candidate> = Vec::new();
         for d in searchable {
-            for hit in self
-                .index
-                .search(&vector, EntryKind::Verified, Some(d), scope, None)
+            for hit in
+                self.catalog
+                    .index()
+                    .search(&vector, EntryKind::Verified, Some(d), scope, None)
             {
                 let Some(id) = &hit.entry.verified_query else {
                     continue;

@@ -1,0 +1,113 @@
+//! What the engine reads its datasources from. One trait hands a step a datasource together
+//! with its schema and description, plus the index over all of them and the policy, so no
+//! step joins parts by id itself and a missing datasource is one error,
+//! DATASOURCE_NOT_FOUND.
+
+use crate::datasource::Datasource;
+use crate::error::{ErrorCode, Node, PipelineError, Severity};
+use crate::index::{Embedder, SchemaIndex};
+use crate::policy::Policies;
+use crate::schema::SchemaSnapshot;
+
+/// One datasource as the engine sees it.
+#[derive(Clone, Copy)]
+pub struct Entry<'c> {
+    /// The open database.
+    pub datasource: &'c dyn Datasource,
+    /// Its schema, as indexed.
+    pub schema: &'c SchemaSnapshot,
+    /// How routing describes it.
+    pub description: &'c str,
+}
+
+/// The datasources a run may use, their index and who may read what.
+pub trait Catalog {
+    /// Every datasource id, in the order they were added.
+    fn ids(&self) -> Vec<&str>;
+    /// Datasource `id` with its schema, when it is there.
+    fn entry(&self, id: &str) -> Option<Entry<'_>>;
+    /// The index over every datasource.
+    fn index(&self) -> &SchemaIndex;
+    /// The embedder that built the index (questions are embedded with it too).
+    fn embedder(&self) -> &dyn Embedder;
+    /// Who may read what.
+    fn policies(&self) -> &Policies;
+
+    /// Datasource `id`, or the one error saying it is not there (`node` found out).
+    fn require(&self, id: &str, node: Node) -> Result<Entry<'_>, PipelineError> {
+        self.entry(id).ok_or_else(|| {
+            PipelineError::new(
+                node,
+                ErrorCode::DatasourceNotFound,
+                Severity::Error,
+                format!(
+                    "There is no datasource {id:?}; the datasources are {}.",
+                    self.ids().join(", ")
+                ),
+            )
+        })
+    }
+}
+
+impl<C: Catalog + ?Sized> Catalog for &C {
+    fn ids(&self) -> Vec<&str> {
+        (**self).ids()
+    }
+
+    fn entry(&self, id: &str) -> Option<Entry<'_>> {
+        (**self).entry(id)
+    }
+
+    fn index(&self) -> &SchemaIndex {
+        (**self).index()
+    }
+
+    fn embedder(&self) -> &dyn Embedder {
+        (**self).embedder()
+    }
+
+    fn policies(&self) -> &Policies {
+        (**self).policies()
+    }
+}
+
+/// A catalogue put together from its parts: open datasources, the index built over them
+/// (which holds their schemas and descriptions), its embedder and the policy. Front ends
+/// with a [`crate::workspace::Workspace`] use that instead.
+pub struct Assembled<'a> {
+    /// The open datasources, each indexed in `index`.
+    pub datasources: Vec<&'a dyn Datasource>,
+    /// Their index.
+    pub index: &'a SchemaIndex,
+    /// The embedder that built the index.
+    pub embedder: &'a dyn Embedder,
+    /// Who may read what.
+    pub policies: &'a Policies,
+}
+
+impl Catalog for Assembled<'_> {
+    fn ids(&self) -> Vec<&str> {
+        self.datasources.iter().map(|d| d.id()).collect()
+    }
+
+    fn entry(&self, id: &str) -> Option<Entry<'_>> {
+        let datasource = *self.datasources.iter().find(|d| d.id() == id)?;
+        Some(Entry {
+            datasource,
+            schema: self.index.schema(id)?,
+            description: self.index.description(id).unwrap_or_default(),
+        })
+    }
+
+    fn index(&self) -> &SchemaIndex {
+        self.index
+    }
+
+    fn embedder(&self) -> &dyn Embedder {
+        self.embedder
+    }
+
+    fn policies(&self) -> &Policies {
+        self.policies
+    }
+}
