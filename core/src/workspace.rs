@@ -128,7 +128,7 @@ impl WorkspaceError {
         match self {
             WorkspaceError::InvalidId(_) => "DATASOURCE_ID_INVALID",
             WorkspaceError::IdTaken(_) => "DATASOURCE_ID_TAKEN",
-            WorkspaceError::UnknownId(_) => "DATASOURCE_NOT_FOUND",
+            WorkspaceError::UnknownId(_) => ErrorCode::DatasourceNotFound.as_str(),
             WorkspaceError::Unreadable(_) => "DATASOURCE_UNREADABLE",
             WorkspaceError::Empty(_) => "DATASOURCE_EMPTY",
             WorkspaceError::Index(_) => "INDEX_BUILD_FAILED",

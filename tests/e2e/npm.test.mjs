@@ -46,6 +46,10 @@ test("the packed npm package installs into a web app and answers a question", as
   const sqljs = JSON.parse(fs.readFileSync(path.join(ROOT, "node_modules/sql.js/package.json"), "utf8")).version;
   npm(["install", "--no-audit", "--no-fund", "--prefer-offline", path.join(work, tarball), `sql.js@${sqljs}`], app);
 
+  // A TypeScript app compiles against the installed declarations: strict, no skipLibCheck.
+  const tsc = path.join(ROOT, "node_modules/typescript/bin/tsc");
+  execFileSync(process.execPath, [tsc, "--strict", "--noEmit", "--target", "es2022", "--module", "esnext", "--moduleResolution", "bundler", "typecheck.ts"], { cwd: app, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
   const server = await serve(app, "/");
   const { page, problems } = await openPage(browser.context);
   try {
@@ -62,6 +66,16 @@ test("the packed npm package installs into a web app and answers a question", as
       albums: 347,
       datasources: ["chinook"],
     });
+    // Every field the engine emits is declared, and every field declared as always there
+    // is emitted.
+    const emitted = await page.evaluate(() => window.emittedFields);
+    for (const [name, keys] of Object.entries(emitted)) {
+      const declared = declaredFields(types, name);
+      assert.ok(keys.length > 0, `the app read a ${name}`);
+      assert.deepEqual(keys.filter((k) => !(k in declared)), [], `${name}: emitted but not declared`);
+      const required = Object.keys(declared).filter((k) => !declared[k]);
+      assert.deepEqual(required.filter((k) => !keys.includes(k)), [], `${name}: declared but not emitted`);
+    }
     assert.match(await page.locator("#answer").textContent(), /Rock has by far the most tracks/);
     assert.equal(await page.locator("#rows tr").count(), 25);
     assert.match(await page.locator("#events").textContent(), /node_started.*rows.*answer_delta/);
@@ -72,3 +86,26 @@ test("the packed npm package installs into a web app and answers a question", as
     await server.close();
   }
 });
+
+// The fields `export interface NAME { … }` declares, each mapped to whether it is optional.
+function declaredFields(dts, name) {
+  const at = dts.indexOf(`export interface ${name} {`);
+  assert.ok(at >= 0, `nl2sql.d.ts declares ${name}`);
+  const fields = {};
+  let depth = 1;
+  let segment = "";
+  for (let i = dts.indexOf("{", at) + 1; i < dts.length && depth > 0; i++) {
+    const c = dts[i];
+    if ("{[(".includes(c)) depth++;
+    if ("}])".includes(c)) depth--;
+    // A member ends at `;` or a line's end, outside any nested type.
+    if (depth <= 1 && (c === ";" || c === "\n" || depth === 0)) {
+      const m = segment.match(/^\s*(\w+)(\?)?:/);
+      if (m) fields[m[1]] = m[2] === "?";
+      segment = "";
+    } else {
+      segment += c;
+    }
+  }
+  return fields;
+}

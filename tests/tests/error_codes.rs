@@ -500,3 +500,18 @@ fn safe_messages_hide_the_database_s_words() {
     let query_fault = DatasourceError::new(DatasourceErrorKind::InvalidQuery, "no such column: x");
     assert!(execution_error(&query_fault).is_retryable());
 }
+
+/// The npm package's declarations name exactly the codes the engine has, in its order, so
+/// a page switching over `error_code` sees every case.
+#[test]
+fn the_npm_declarations_name_every_code_and_no_other() {
+    let declarations = include_str!("../../wasm/src/api.d.ts");
+    let start = declarations
+        .find("export type ErrorCodeName =")
+        .expect("api.d.ts declares ErrorCodeName");
+    let union = &declarations[start..];
+    let union = &union[..union.find(';').expect("the union ends")];
+    let declared: Vec<&str> = union.split('"').skip(1).step_by(2).collect();
+    let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+    assert_eq!(declared, codes);
+}

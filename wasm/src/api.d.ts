@@ -48,7 +48,7 @@ export interface Policies {
 export interface EngineOptions {
   datasources: DatasourceInput[];
   /** A started sql.js module (`await initSqlJs()`); otherwise the page's global `initSqlJs`. */
-  sqlJs?: unknown;
+  sqlJs?: SqlJsModule;
   /** Where the global `initSqlJs` finds `sql-wasm.wasm` (default: next to the page). */
   sqlJsWasmUrl?: string;
   provider?: ProviderOptions;
@@ -84,6 +84,34 @@ export type NodeName =
 
 export type Cell = null | number | string | number[];
 
+/** The engine's stable error codes (`ErrorCode` in Rust; a test keeps this list equal to it). */
+export type ErrorCodeName =
+  | "MISSING_PLAN" | "INVALID_PLAN_STRUCTURE" | "UNSUPPORTED_FUNCTION" | "TABLE_NOT_FOUND"
+  | "COLUMN_NOT_FOUND" | "JOIN_TABLE_NOT_IN_PLAN" | "JOIN_KEY_TYPE_MISMATCH"
+  | "UNDECLARED_JOIN" | "SECURITY_VIOLATION" | "SQL_IMPORT_FAILED" | "EXECUTION_FAILED"
+  | "DB_EXECUTION_ERROR" | "RESULT_TRUNCATED" | "INVALID_STATE" | "SCHEMA_CHANGED"
+  | "SCHEMA_RETRIEVAL_FAILED" | "PROVIDER_AUTH_FAILED" | "PROVIDER_RATE_LIMITED"
+  | "PROVIDER_QUOTA_EXCEEDED" | "PROVIDER_TIMEOUT" | "PROVIDER_UNAVAILABLE"
+  | "PROVIDER_MODEL_UNAVAILABLE" | "CANCELLED" | "MODEL_OUTPUT_INVALID"
+  | "QUESTION_NOT_ANSWERABLE" | "RUN_LIMIT_REACHED" | "PIPELINE_TIMEOUT"
+  | "ANSWER_NOT_GROUNDED" | "VALUE_NOT_FOUND" | "ALL_NULL_COLUMN" | "QUESTION_TOO_BROAD"
+  | "JOIN_KEY_UNCONVERTED" | "JOIN_FAN_OUT" | "CONFIG_INVALID" | "DATASOURCE_NOT_FOUND";
+
+/** Codes only adding, removing or reading a datasource can fail with. */
+export type DatasourceErrorCode =
+  | "DATASOURCE_ID_INVALID" | "DATASOURCE_ID_TAKEN" | "DATASOURCE_UNREADABLE" | "DATASOURCE_EMPTY"
+  | "INDEX_BUILD_FAILED";
+
+/** What every method of `Engine` rejects with: an `Error` with a stable `code`. */
+export interface EngineError extends Error {
+  code: ErrorCodeName | DatasourceErrorCode;
+}
+
+/** A started sql.js module, as `await initSqlJs()` gives it. */
+export interface SqlJsModule {
+  Database: new (data?: ArrayLike<number> | null) => unknown;
+}
+
 export type EngineEvent =
   | { event: "node_started"; node: NodeName; attempt: number }
   | { event: "node_finished"; node: NodeName; attempt: number; status: NodeStatus; duration_ms: number }
@@ -96,13 +124,13 @@ export interface PipelineError {
   message: string;
   severity: "INFO" | "WARNING" | "ERROR" | "CRITICAL";
   /** Stable, e.g. `SECURITY_VIOLATION`, `PROVIDER_AUTH_FAILED`. */
-  error_code: string;
+  error_code: ErrorCodeName;
   provider?: string;
   provider_response?: string;
   details?: unknown;
 }
 
-export interface RunWarning { code: string; node: NodeName; message: string; sub_query_id?: string; detail?: unknown }
+export interface RunWarning { code: ErrorCodeName; node: NodeName; message: string; sub_query_id?: string; detail?: unknown }
 
 export interface ValidationCheck { name: string; passed: boolean; message: string }
 
@@ -111,7 +139,7 @@ export interface Usage { input: number | null; cached: number | null; cache_writ
 export interface LlmCall {
   node: NodeName; model: string; system_hash: string; system: string;
   messages: { role: "user" | "assistant"; content: string }[];
-  response: string | null; error: string | null; error_code?: string;
+  response: string | null; error: string | null; error_code?: ErrorCodeName;
   usage: Usage; latency_ms: number;
 }
 

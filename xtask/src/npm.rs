@@ -57,6 +57,7 @@ pub fn build(project: &Project) -> Result<(), Failure> {
             ],
         )
         .run("wasm-opt")?;
+    declare_disposable(&pkg.join("nl2sql.d.ts"))?;
     let manifest = fs::read_to_string(project.root.join("wasm/npm/package.json"))
         .map_err(|e| Failure(format!("wasm/npm/package.json: {e}")))?
         .replace("WORKSPACE_VERSION", env!("CARGO_PKG_VERSION"));
@@ -70,4 +71,18 @@ pub fn build(project: &Project) -> Result<(), Failure> {
     // wasm-bindgen's own ignore file would keep everything out of `npm pack`.
     let _ = fs::remove_file(pkg.join(".gitignore"));
     crate::sizes::report(&pkg, "pkg/")
+}
+
+/// wasm-bindgen declares `[Symbol.dispose]()` on every class; without the library that
+/// declares `Symbol.dispose`, a strict `tsc` with its default `lib` (and no
+/// `skipLibCheck`) rejects the package. The reference pulls in just that library.
+fn declare_disposable(declarations: &std::path::Path) -> Result<(), Failure> {
+    let text = fs::read_to_string(declarations)
+        .map_err(|e| Failure(format!("{}: {e}", declarations.display())))?;
+    let reference = "/// <reference lib=\"esnext.disposable\" />\n";
+    if text.starts_with(reference) {
+        return Ok(());
+    }
+    fs::write(declarations, format!("{reference}{text}"))
+        .map_err(|e| Failure(format!("{}: {e}", declarations.display())))
 }

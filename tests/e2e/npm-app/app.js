@@ -50,6 +50,14 @@ async function main() {
     albums: counted.rows[0]?.[0],
     datasources: engine.datasources().map((d) => d.id),
   };
+  // The fields the engine emits, for the test to hold against the declarations.
+  window.emittedFields = {
+    QueryResult: Object.keys(result),
+    SubQuery: Object.keys(part ?? {}),
+    NodeRecord: Object.keys(result.trace[0] ?? {}),
+    SqlRun: Object.keys(counted),
+    PipelineError: Object.keys(refused.errors[0] ?? {}),
+  };
   $("status").textContent = `Done: ${result.status}`;
   document.body.dataset.done = "true";
 }
