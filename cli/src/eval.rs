@@ -22,9 +22,8 @@ use nl2sql_core::validate::REFUSAL_MESSAGE;
 use nl2sql_core::Datasource;
 use nl2sql_native::WallClock;
 use nl2sql_native::{BlockingTransport, MemoryScratch, SqliteFile};
-use serde::Deserialize;
+use nl2sql_suite::{gold_plan_fixtures, Case, Suite};
 use serde_json::{json, Value as Json};
-use serde_norway::Value as Yaml;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -73,80 +72,6 @@ enum Mode {
     Full,
 }
 
-/// The parts of the reference suite format eval reads.
-#[derive(Deserialize)]
-struct Suite {
-    cases: Vec<Case>,
-}
-
-#[derive(Deserialize)]
-struct Case {
-    id: String,
-    question: String,
-    #[serde(default)]
-    datasources: Vec<String>,
-    #[serde(default = "approved")]
-    status: String,
-    #[serde(default = "answer")]
-    kind: String,
-    #[serde(default)]
-    outcome: BTreeMap<String, String>,
-    #[serde(default)]
-    tables: Vec<String>,
-    #[serde(default)]
-    columns: Vec<String>,
-    #[serde(default)]
-    order_matters: bool,
-    #[serde(default)]
-    rows: Option<Vec<Yaml>>,
-    #[serde(default)]
-    plan: Option<Yaml>,
-}
-
-fn approved() -> String {
-    "approved".into()
-}
-
-fn answer() -> String {
-    "answer".into()
-}
-
-impl Case {
-    fn gold_rows(&self) -> Vec<Vec<Gold>> {
-        let cell = |v: &Yaml| match v {
-            Yaml::Null => Gold::Null,
-            Yaml::Bool(b) => Gold::Bool(*b),
-            Yaml::Number(n) => Gold::Number(n.as_f64().unwrap_or(f64::NAN)),
-            Yaml::String(s) => Gold::Text(s.clone()),
-            other => Gold::Text(format!("{other:?}")),
-        };
-        self.rows
-            .as_deref()
-            .unwrap_or_default()
-            .iter()
-            .map(|r| match r {
-                Yaml::Mapping(m) => m.values().map(cell).collect(),
-                other => vec![cell(other)],
-            })
-            .collect()
-    }
-
-    /// The roles to run and what each expects (no roles listed: admin, allowed).
-    fn roles(&self, only: &[String]) -> Vec<(String, String)> {
-        let all: Vec<(String, String)> = if self.outcome.is_empty() {
-            vec![("admin".into(), "allowed".into())]
-        } else {
-            self.outcome
-                .iter()
-                .map(|(r, o)| (r.clone(), o.clone()))
-                .collect()
-        };
-        all.into_iter()
-            .filter(|(r, _)| only.is_empty() || only.contains(r))
-            .collect()
-    }
-}
-
 /// Runs `nl2sql eval`.
 pub fn run(o: &Args) -> Result<(), Failure> {
     if o.mode == Mode::Full && std::env::var_os("CI").is_some() {
@@ -156,8 +81,8 @@ pub fn run(o: &Args) -> Result<(), Failure> {
     }
     let text = std::fs::read_to_string(&o.suite)
         .map_err(|e| Failure::Runtime(format!("cannot read {}: {e}", o.suite.display())))?;
-    let suite: Suite = serde_norway::from_str(&text)
-        .map_err(|e| Failure::Runtime(format!("{} is not a suite: {e}", o.suite.display())))?;
+    let suite =
+        Suite::parse(&text).map_err(|e| Failure::Runtime(format!("{}: {e}", o.suite.display())))?;
     let cases: Vec<&Case> = suite
         .cases
         .iter()
@@ -298,24 +223,10 @@ fn answers(
 fn gold_plan_provider(cases: &[&Case]) -> Result<nl2sql_mock::MockProvider, Failure> {
     let mock = nl2sql_mock::MockProvider::start()
         .map_err(|e| Failure::Runtime(format!("the gold-plan provider could not start: {e}")))?;
-    let mut fixtures = Vec::new();
-    for case in cases.iter().filter(|c| c.kind == "answer") {
-        let unanswerable =
-            !case.outcome.is_empty() && case.outcome.values().all(|o| o == "unanswerable");
-        let named: &[String] = if unanswerable { &[] } else { &case.datasources };
-        fixtures.push(nl2sql_mock::Fixture::new(
-            "answerability",
-            &case.question,
-            &json!({"datasources": named, "combine": false, "reason": "the suite's datasources"})
-                .to_string(),
-        ));
-        if let Some(plan) = &case.plan {
-            let plan = serde_json::to_string(plan).map_err(|e| {
-                Failure::Runtime(format!("{}: the gold plan is not JSON: {e}", case.id))
-            })?;
-            fixtures.push(nl2sql_mock::Fixture::new("plan", &case.question, &plan));
-        }
-    }
+    let fixtures = gold_plan_fixtures(cases.iter().copied()).map_err(Failure::Runtime)?;
+    let fixtures = fixtures
+        .iter()
+        .map(|(name, question, answer)| nl2sql_mock::Fixture::new(name, question, answer));
     mock.add(fixtures);
     Ok(mock)
 }

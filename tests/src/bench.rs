@@ -1,7 +1,7 @@
 //! The plan-path benchmark shared by the native bench (`benches/plan.rs`) and the browser
 //! one (`tests/browser_bench.rs`): JSON parse, validate, lower and render each gold plan.
 
-use crate::gold::{suite, REFERENCE_SUITE};
+use crate::gold::{suite, GoldPlan, REFERENCE_SUITE};
 use nl2sql_core::lower::to_sql;
 use nl2sql_core::plan::Plan;
 use nl2sql_core::policy::Policies;

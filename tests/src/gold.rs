@@ -3,88 +3,28 @@
 //! own `tests/gold/chinook_sql.yaml` (questions with SQL).
 
 use crate::compare::Gold;
-use serde::Deserialize;
-use serde_norway::Value as Yaml;
-use std::collections::BTreeMap;
 
 /// The reference suite's text, compiled in so the browser needs no file access.
 pub const REFERENCE_SUITE: &str = include_str!("../../data/chinook.yaml");
 /// Our own suite's text.
 pub const OWN_SUITE: &str = include_str!("../gold/chinook_sql.yaml");
 
-/// Just the parts of the suite format the tests read.
-#[derive(Deserialize)]
-pub struct Suite {
-    /// The cases, in file order.
-    pub cases: Vec<Case>,
-}
-
-/// One case of either suite.
-#[derive(Deserialize)]
-pub struct Case {
-    /// `chinook_001`, `own_001`, …
-    pub id: String,
-    /// The question.
-    #[serde(default)]
-    pub question: String,
-    /// The gold plan (reference suite only), as YAML.
-    pub plan: Option<Yaml>,
-    /// The expected outcome per role (reference suite only).
-    #[serde(default)]
-    pub outcome: BTreeMap<String, String>,
-    /// Whether row order is part of the answer.
-    #[serde(default)]
-    pub order_matters: bool,
-    /// The gold rows, as mappings in column order (reference suite only).
-    #[serde(default)]
-    pub rows: Option<Vec<Yaml>>,
-    /// The SQL (our suite; the reference suite's own SQL is not used).
-    #[serde(default)]
-    pub sql: Option<String>,
-    /// What the case exercises (our suite).
-    #[serde(default)]
-    pub tags: Vec<String>,
-}
+pub use nl2sql_suite::{Case, Suite};
 
 /// Parses a suite; the suites are ours or pinned by checksum, so a failure is a bug.
 pub fn suite(text: &str) -> Suite {
-    match serde_norway::from_str(text) {
-        Ok(suite) => suite,
-        Err(e) => panic!("a gold suite does not parse: {e}"),
-    }
+    Suite::parse(text).unwrap_or_else(|e| panic!("a gold suite: {e}"))
 }
 
-fn gold_cell(v: &Yaml) -> Gold {
-    match v {
-        Yaml::Null => Gold::Null,
-        Yaml::Bool(b) => Gold::Bool(*b),
-        Yaml::Number(n) => Gold::Number(n.as_f64().unwrap_or(f64::NAN)),
-        Yaml::String(s) => Gold::Text(s.clone()),
-        other => Gold::Text(format!("{other:?}")),
-    }
+/// A case's gold plan for the tests: a plan that does not parse is a bug in the suite.
+pub trait GoldPlan {
+    /// The gold plan, parsed, when the case has one.
+    fn parsed_plan(&self) -> Option<nl2sql_core::plan::Plan>;
 }
 
-impl Case {
-    /// The gold rows as cells, columns in file order.
-    pub fn gold_rows(&self) -> Vec<Vec<Gold>> {
-        self.rows
-            .as_deref()
-            .unwrap_or_default()
-            .iter()
-            .map(|r| match r {
-                Yaml::Mapping(m) => m.values().map(gold_cell).collect(),
-                other => vec![gold_cell(other)],
-            })
-            .collect()
-    }
-
-    /// The gold plan, parsed.
-    pub fn parsed_plan(&self) -> Option<nl2sql_core::plan::Plan> {
-        let raw = self.plan.clone()?;
-        match serde_norway::from_value(raw) {
-            Ok(plan) => Some(plan),
-            Err(e) => panic!("{}: the gold plan does not parse: {e}", self.id),
-        }
+impl GoldPlan for Case {
+    fn parsed_plan(&self) -> Option<nl2sql_core::plan::Plan> {
+        self.gold_plan().unwrap_or_else(|e| panic!("{e}"))
     }
 }
 

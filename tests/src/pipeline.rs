@@ -15,25 +15,8 @@ pub type Canned = (String, String, String);
 /// The answers the mock needs for the reference suite: every case's verdict (Chinook, or
 /// none for the unanswerable ones) and every gold plan, as JSON.
 pub fn reference_fixtures() -> Vec<Canned> {
-    let mut out = Vec::new();
-    for case in suite(REFERENCE_SUITE).cases {
-        let unanswerable = case.outcome.values().all(|o| o == "unanswerable");
-        let verdict = if unanswerable {
-            r#"{"datasources": [], "reason": "No datasource holds this."}"#
-        } else {
-            r#"{"datasources": ["chinook"], "reason": "The music store holds this."}"#
-        };
-        out.push((
-            "answerability".into(),
-            case.question.clone(),
-            verdict.into(),
-        ));
-        if let Some(plan) = case.parsed_plan() {
-            let json = serde_json::to_string(&plan).unwrap_or_default();
-            out.push(("plan".into(), case.question.clone(), json));
-        }
-    }
-    out
+    nl2sql_suite::gold_plan_fixtures(&suite(REFERENCE_SUITE).cases)
+        .unwrap_or_else(|e| panic!("the reference suite's fixtures: {e}"))
 }
 
 /// Asks every case for every role and scores the outcome as the reference does: rows that

@@ -6,8 +6,7 @@ use nl2sql_core::demo::{demo_profile, DEMO_DATABASES};
 use nl2sql_core::index::{retrieve, route, Embedder, RetrieveSettings, RouteSettings, SchemaIndex};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::Datasource;
-use serde::Deserialize;
-use std::collections::BTreeMap;
+use nl2sql_suite::Suite;
 
 /// The reference routing suite's text.
 pub const ROUTING_SUITE: &str = include_str!("../../data/routing.yaml");
@@ -19,29 +18,8 @@ pub const OWN_RETRIEVAL: &str = include_str!("../gold/retrieval_own.yaml");
 /// Most distinct values read per column for the value index.
 pub const VALUE_CAP: usize = 5_000;
 
-#[derive(Deserialize)]
-struct Suite {
-    cases: Vec<Case>,
-}
-
-#[derive(Deserialize)]
-struct Case {
-    id: String,
-    question: String,
-    datasources: Vec<String>,
-    #[serde(default)]
-    outcome: BTreeMap<String, String>,
-    #[serde(default)]
-    tables: Vec<String>,
-    #[serde(default)]
-    columns: Vec<String>,
-}
-
 fn suite(text: &str) -> Suite {
-    match serde_norway::from_str(text) {
-        Ok(s) => s,
-        Err(e) => panic!("a routing suite does not parse: {e}"),
-    }
+    Suite::parse(text).unwrap_or_else(|e| panic!("a routing suite: {e}"))
 }
 
 /// Every question of a suite.

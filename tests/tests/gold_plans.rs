@@ -4,7 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use nl2sql_core::plan::Plan;
-use nl2sql_tests::gold::{run_own_suite, run_reference_suite, suite, REFERENCE_SUITE};
+use nl2sql_tests::gold::{run_own_suite, run_reference_suite, suite, GoldPlan, REFERENCE_SUITE};
 use nl2sql_tests::native::chinook;
 
 #[test]

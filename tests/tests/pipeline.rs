@@ -321,6 +321,7 @@ fn pipeline_overhead_and_prompt_tokens() {
     let verdict_schema_tokens = bpe
         .encode_ordinary(&nl2sql_core::engine::prompts::answerability_schema().to_string())
         .len();
+    use nl2sql_tests::gold::GoldPlan;
     let suite = nl2sql_tests::gold::suite(nl2sql_tests::gold::REFERENCE_SUITE);
     let (mut overhead, mut wall, mut input, mut planner_in, mut check_in) =
         (vec![], vec![], vec![], vec![], vec![]);

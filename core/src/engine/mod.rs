@@ -1,16 +1,21 @@
 //! The pipeline: a question in, a [`QueryResult`] out, every node traced.
 //!
 //! ```text
-//! resolver ─┬─ answerability check ───────────────┐ (a refusal drops the planning)
-//!           └─ retriever ─► planner ─► validator ─► generator ─► executor ─► answer
-//!                              ▲                                     │
-//!                              └──── rejected: the messages, direct ─┘
+//! resolver ─► curated matcher ─(a verified query answers)──────────────────► answer
+//!    │ (routing)      │ fallback
+//!    ▼                ▼
+//! answerability check ∥ retriever ─► planner   (a refusal drops the planning)
+//!    │ one datasource                     │ several, together
+//!    ▼                                    ▼
+//! validator ─► generator ─► executor    decomposer ─► parts side by side ─► aggregator
+//!    ▲ rejected: the reasons, direct        │                                  │
+//!    └──── or through the refiner ──────────┘                                  ▼
+//!                                                                            answer
 //! ```
 //!
-//! One datasource per question for now (the top-ranked one the verdict accepts); the
-//! decomposer and aggregator for cross-database questions are still to come.
 //! [`Engine::ask`] never fails and never panics: every problem is an error value in the
-//! result.
+//! result. Nodes run as steps of a `Run` (`node.rs`); steps return their values, and the result
+//! is assembled from them once the run is over.
 
 mod across;
 mod aggregate;

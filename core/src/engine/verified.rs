@@ -250,35 +250,60 @@ impl Engine<'_> {
         record: &mut CuratedMatch,
         calls: &mut Vec<super::llm::LlmCall>,
     ) -> Result<Option<Pick<'c>>, PipelineError> {
-        let Offer {
-            curated,
-            question,
-            searchable,
-            scope,
-        } = *offer;
-        let Ok(vector) = self
-            .catalog
-            .index()
-            .embed_query(self.catalog.embedder(), question)
+        let best = self.similar(offer, record).await;
+        match best.first() {
+            None => {
+                record.reason = MatchReason::NoCandidates;
+                return Ok(None);
+            }
+            Some(top) if top.similarity < MATCH_FLOOR => {
+                record.reason = MatchReason::BelowFloor;
+                return Ok(None);
+            }
+            Some(_) => {}
+        }
+        let choice = match self.ask_model(offer, &best, run, calls).await {
+            Ok(c) => c,
+            Err(e) => {
+                let e = run.explain(e);
+                if e.error_code.is_fatal()
+                    || matches!(
+                        e.error_code,
+                        crate::error::ErrorCode::Cancelled
+                            | crate::error::ErrorCode::PipelineTimeout
+                    )
+                {
+                    return Err(e);
+                }
+                record.reason = MatchReason::ModelFailed;
+                record.detail = Some(e.message);
+                return Ok(None);
+            }
+        };
+        Ok(read_choice(offer.curated, &best, choice, record))
+    }
+
+    /// The verified queries (by their phrasings) most similar to the question, best first,
+    /// at most [`TOP_K`]; also kept on the record.
+    async fn similar(&self, offer: &Offer<'_>, record: &mut CuratedMatch) -> Vec<Candidate> {
+        let index = self.catalog.index();
+        let Ok(vector) = index
+            .embed_query(self.catalog.embedder(), offer.question)
             .await
         else {
-            record.reason = MatchReason::NoCandidates;
             record.detail = Some("the question could not be embedded".into());
-            return Ok(None);
+            return Vec::new();
         };
         let mut best: Vec<Candidate> = Vec::new();
-        for d in searchable {
-            for hit in
-                self.catalog
-                    .index()
-                    .search(&vector, EntryKind::Verified, Some(d), scope, None)
-            {
+        for d in offer.searchable {
+            for hit in index.search(&vector, EntryKind::Verified, Some(d), offer.scope, None) {
                 let Some(id) = &hit.entry.verified_query else {
                     continue;
                 };
                 // Only a phrasing is a question asked the same way; the description
                 // shares words with far too many questions to count as a match.
-                if curated
+                if offer
+                    .curated
                     .query(d, id)
                     .is_some_and(|q| q.description == hit.entry.text)
                 {
@@ -299,21 +324,21 @@ impl Engine<'_> {
         best.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
         best.truncate(TOP_K);
         record.candidates = best.clone();
-        match best.first() {
-            None => {
-                record.reason = MatchReason::NoCandidates;
-                return Ok(None);
-            }
-            Some(top) if top.similarity < MATCH_FLOOR => {
-                record.reason = MatchReason::BelowFloor;
-                return Ok(None);
-            }
-            Some(_) => {}
-        }
+        best
+    }
+
+    /// One small structured call: which of `best` answers the question, with its values.
+    async fn ask_model(
+        &self,
+        offer: &Offer<'_>,
+        best: &[Candidate],
+        run: &Run<'_>,
+        calls: &mut Vec<super::llm::LlmCall>,
+    ) -> Result<Choice, PipelineError> {
         let offered: Vec<serde_json::Value> = best
             .iter()
             .filter_map(|c| {
-                let q = curated.query(&c.datasource_id, &c.query_id)?;
+                let q = offer.curated.query(&c.datasource_id, &c.query_id)?;
                 let params: serde_json::Map<String, serde_json::Value> = q
                     .params
                     .iter()
@@ -324,7 +349,7 @@ impl Engine<'_> {
             .collect();
         let agent = run.bounded(&self.settings.resolver);
         let now = || self.clock.now_ms();
-        let chosen = structured(
+        structured(
             &self.caller(&now),
             &agent,
             Structured {
@@ -339,76 +364,14 @@ impl Engine<'_> {
                 ),
                 messages: vec![Message {
                     role: Role::User,
-                    content: format!("Question: {question}"),
+                    content: format!("Question: {}", offer.question),
                 }],
             },
             &|text| serde_json::from_str::<Choice>(text).map_err(|e| e.to_string()),
             calls,
             &run.budget,
         )
-        .await;
-        let choice = match chosen {
-            Ok(c) => c,
-            Err(e) => {
-                let e = run.explain(e);
-                if e.error_code.is_fatal()
-                    || matches!(
-                        e.error_code,
-                        crate::error::ErrorCode::Cancelled
-                            | crate::error::ErrorCode::PipelineTimeout
-                    )
-                {
-                    return Err(e);
-                }
-                record.reason = MatchReason::ModelFailed;
-                record.detail = Some(e.message);
-                return Ok(None);
-            }
-        };
-        if choice.query_id == NONE {
-            record.reason = MatchReason::NoneOfThese;
-            record.detail = Some(choice.reason);
-            return Ok(None);
-        }
-        // `datasource.query`, or a bare query id when only one candidate has it.
-        let found = best
-            .iter()
-            .find(|c| format!("{}.{}", c.datasource_id, c.query_id) == choice.query_id)
-            .or_else(|| {
-                let bare: Vec<&Candidate> = best
-                    .iter()
-                    .filter(|c| c.query_id == choice.query_id)
-                    .collect();
-                match bare.as_slice() {
-                    [one] => Some(*one),
-                    _ => None,
-                }
-            });
-        let Some(query) = found.and_then(|c| {
-            curated
-                .query(&c.datasource_id, &c.query_id)
-                .map(|q| (c.datasource_id.clone(), q))
-        }) else {
-            record.reason = MatchReason::UnknownQuery;
-            record.detail = Some(choice.query_id);
-            return Ok(None);
-        };
-        let raw: BTreeMap<String, String> = choice
-            .params
-            .into_iter()
-            .map(|p| (p.name, p.value))
-            .collect();
-        match typed_params(query.1, &raw) {
-            Ok(params) => {
-                record.reason = MatchReason::Model;
-                Ok(Some((query.0, query.1, params)))
-            }
-            Err((reason, detail)) => {
-                record.reason = reason;
-                record.detail = Some(detail);
-                Ok(None)
-            }
-        }
+        .await
     }
 
     /// Binds, checks against the policy and runs a verified query; its warnings (a capped
@@ -447,6 +410,59 @@ impl Engine<'_> {
             retry_count: 0,
         };
         Ok((sub, r.warnings))
+    }
+}
+
+/// The model's choice among `best`, typed: a pick, or the fallback reason on the record.
+fn read_choice<'c>(
+    curated: &'c Curated,
+    best: &[Candidate],
+    choice: Choice,
+    record: &mut CuratedMatch,
+) -> Option<Pick<'c>> {
+    if choice.query_id == NONE {
+        record.reason = MatchReason::NoneOfThese;
+        record.detail = Some(choice.reason);
+        return None;
+    }
+    // `datasource.query`, or a bare query id when only one candidate has it.
+    let found = best
+        .iter()
+        .find(|c| format!("{}.{}", c.datasource_id, c.query_id) == choice.query_id)
+        .or_else(|| {
+            let bare: Vec<&Candidate> = best
+                .iter()
+                .filter(|c| c.query_id == choice.query_id)
+                .collect();
+            match bare.as_slice() {
+                [one] => Some(*one),
+                _ => None,
+            }
+        });
+    let Some((datasource, query)) = found.and_then(|c| {
+        curated
+            .query(&c.datasource_id, &c.query_id)
+            .map(|q| (c.datasource_id.clone(), q))
+    }) else {
+        record.reason = MatchReason::UnknownQuery;
+        record.detail = Some(choice.query_id);
+        return None;
+    };
+    let raw: BTreeMap<String, String> = choice
+        .params
+        .into_iter()
+        .map(|p| (p.name, p.value))
+        .collect();
+    match typed_params(query, &raw) {
+        Ok(params) => {
+            record.reason = MatchReason::Model;
+            Some((datasource, query, params))
+        }
+        Err((reason, detail)) => {
+            record.reason = reason;
+            record.detail = Some(detail);
+            None
+        }
     }
 }
 
