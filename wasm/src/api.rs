@@ -89,15 +89,18 @@ impl JsEngine {
     pub fn ask(&self, question: String, options: Option<AskOptionsArg>) -> Promise {
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
         let inner = Rc::clone(&self.inner);
-        // Made before the promise's future starts, so `cancel()` in the same tick stops it.
-        let ask = inner.session.request(
-            roles(&options),
-            field(&options, "datasource").as_string(),
-            field(&options, "planOnly").is_truthy(),
-        );
+        // The request is made before the promise's future starts, so `cancel()` in the same
+        // tick stops it; a configuration that cannot be used registers nothing.
+        let prepared = engine_settings(&inner.provider.borrow(), &inner.run.borrow()).map(|s| {
+            let ask = inner.session.request(
+                roles(&options),
+                field(&options, "datasource").as_string(),
+                field(&options, "planOnly").is_truthy(),
+            );
+            (s, ask)
+        });
         future_to_promise(async move {
-            let settings = engine_settings(&inner.provider.borrow(), &inner.run.borrow())
-                .map_err(|e| fail(ErrorCode::ConfigInvalid, &e.0))?;
+            let (settings, ask) = prepared.map_err(|e| fail(ErrorCode::ConfigInvalid, &e.0))?;
             let prices = inner.run.borrow().prices.clone();
             let events = field(&options, "onEvent")
                 .dyn_into::<Function>()
