@@ -39,7 +39,13 @@ pub fn import_sql(
             )
         }
     })?;
-    Importer { schema, dialect }.query(&query)
+    Importer {
+        schema,
+        dialect,
+        text: sql.to_lowercase(),
+        generated: std::cell::Cell::new(0),
+    }
+    .query(&query)
 }
 
 fn failed(message: impl Into<String>) -> PipelineError {
@@ -60,6 +66,10 @@ fn unsupported<T>(what: impl std::fmt::Display) -> Result<T, PipelineError> {
 struct Importer<'a> {
     schema: &'a SchemaSnapshot,
     dialect: Dialect,
+    /// The statement's text, lower-cased: a generated name must appear nowhere in it.
+    text: String,
+    /// How many names this statement has generated.
+    generated: std::cell::Cell<u32>,
 }
 
 type R<T> = Result<T, PipelineError>;
@@ -370,7 +380,7 @@ impl Importer<'_> {
                 // without a name (SQLite allows it) gets a name no table or CTE has.
                 let name = match alias {
                     Some(alias) => ident_text(&alias.name),
-                    None => self.unused_name(plan),
+                    None => self.unused_name(),
                 };
                 plan.ctes.push(Cte {
                     name: name.clone(),
@@ -389,21 +399,24 @@ impl Importer<'_> {
         }
     }
 
-    /// `subquery_1`, `subquery_2`, …: the first that is neither a table of the schema nor a
-    /// CTE of `plan`.
-    fn unused_name(&self, plan: &Plan) -> String {
-        let taken = |name: &str| {
-            plan.ctes.iter().any(|c| c.name.eq_ignore_ascii_case(name))
+    /// `subquery_1`, `subquery_2`, … counted over the whole statement, skipping any name the
+    /// statement's text holds (its CTEs and aliases at every level) or the schema has, so a
+    /// generated name meets no other.
+    fn unused_name(&self) -> String {
+        loop {
+            let n = self.generated.get() + 1;
+            self.generated.set(n);
+            let name = format!("subquery_{n}");
+            let taken = self.text.contains(&name)
                 || self
                     .schema
                     .tables
                     .iter()
-                    .any(|t| t.name.eq_ignore_ascii_case(name))
-        };
-        (1..)
-            .map(|n| format!("subquery_{n}"))
-            .find(|name| !taken(name))
-            .unwrap_or_default()
+                    .any(|t| t.name.eq_ignore_ascii_case(&name));
+            if !taken {
+                return name;
+            }
+        }
     }
 
     fn from(&self, from: &ast::TableWithJoins, plan: &mut Plan) -> R<()> {

@@ -90,8 +90,7 @@ impl Engine<'_> {
             )
             .await;
         found.combined = Some(rows);
-        found.answered(written?);
-        Ok(())
+        found.answered(written)
     }
 
     /// The aggregator's node: the parts' rows combined in the scratch database.
@@ -168,9 +167,7 @@ impl Engine<'_> {
     ) -> Result<Decomposition, PipelineError> {
         let mut schemas = Vec::new();
         for id in accepted {
-            let Some(schema) = self.catalog.index().schema(id) else {
-                continue;
-            };
+            let schema = self.catalog.require(id, Node::Decomposer)?.schema;
             let r = retrieve(
                 self.catalog.index(),
                 self.catalog.embedder(),

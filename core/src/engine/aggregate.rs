@@ -80,7 +80,7 @@ pub async fn combine(
         })
         .collect();
     let sql = combining_sql(d, row_cap);
-    let frame = scratch
+    let mut frame = scratch
         .query(
             &tables,
             &sql,
@@ -95,8 +95,13 @@ pub async fn combine(
                 format!("The scratch database could not combine the results: {e}"),
             )
         })?;
+    // The combining SQL's LIMIT is the cap, so a result as long as the cap may be cut; it
+    // is warned about here, once. A union of a cut part is cut too, but that part's
+    // executor already warned.
     let at_cap = u64::try_from(frame.row_count()).unwrap_or(u64::MAX) >= row_cap;
-    let warnings = if frame.truncated || at_cap {
+    let warn = frame.truncated || at_cap;
+    frame.truncated = warn || parts.iter().any(|p| p.truncated);
+    let warnings = if warn {
         vec![RunWarning::new(
             Node::Aggregator,
             ErrorCode::ResultTruncated,

@@ -144,12 +144,14 @@ impl Found {
         }
     }
 
-    /// The run ends with `written`.
-    fn answered(&mut self, written: Written) {
-        self.final_answer = Some(written.answer);
+    /// The run ends with `written`: its warnings and calls are kept whether or not an
+    /// answer came.
+    fn answered(&mut self, written: Written) -> Result<(), PipelineError> {
         self.warnings.extend(written.warnings);
         self.sequential += written.sequential;
+        self.final_answer = Some(written.answer?);
         self.status = Status::Success;
+        Ok(())
     }
 }
 
@@ -364,7 +366,7 @@ impl<'a> Engine<'a> {
         // a generated plan, so they skip it).
         if let (Some(curated), false) = (self.curated, q.options.plan_only) {
             let matched = self.try_verified(curated, q, &candidates, run).await;
-            found.curated = Some(matched.record);
+            found.curated = matched.record;
             found.sequential += matched.sequential;
             match matched.outcome {
                 Ok(None) => {}
@@ -442,8 +444,7 @@ impl<'a> Engine<'a> {
         };
         let written = self.write_answer(q.question, rows, run).await;
         found.sub_queries.push(sub);
-        found.answered(written?);
-        Ok(())
+        found.answered(written)
     }
 
     /// The answerability check over every datasource the caller may reach, with the first
@@ -513,16 +514,25 @@ impl<'a> Engine<'a> {
         // The check, and the planning beside it; without speculative planning the first
         // plan waited for the check, one call after the other.
         let sequential = 1 + u32::from(!speculative && planned.is_some());
-        // Planning that ran beside the check but is not used keeps its calls on the record.
+        // Planning that was announced (or ran) but is not used still ends on the record,
+        // its calls with it, so no node is left running and no call goes uncounted.
+        let announced = speculative || planned.is_some();
         let drop_planning = |why: String, calls: Vec<LlmCall>| {
-            if !calls.is_empty() {
-                let span = Span {
-                    started,
-                    ended: run.now(),
-                };
-                let record = Record::ok(json!({ "dropped": why })).with_calls(calls);
-                run.record_span(At::run(Node::AstPlanner), span, record);
+            if !announced {
+                return;
             }
+            let span = Span {
+                started,
+                ended: run.now(),
+            };
+            let outputs = json!({ "dropped": why });
+            run.record_span(
+                At::run(Node::SchemaRetriever),
+                span,
+                Record::ok(outputs.clone()),
+            );
+            let record = Record::ok(outputs).with_calls(calls);
+            run.record_span(At::run(Node::AstPlanner), span, record);
         };
         let outcome = if let Some(e) = verdict_error {
             drop_planning("the question was refused".into(), calls_plan);
@@ -691,8 +701,8 @@ impl<'a> Engine<'a> {
         let listed: Vec<(&str, &str, Vec<String>)> = candidates
             .iter()
             .filter_map(|id| {
-                let schema = self.catalog.index().schema(id)?;
-                let description = self.catalog.index().description(id).unwrap_or_default();
+                let entry = self.catalog.entry(id)?;
+                let (schema, description) = (entry.schema, entry.description);
                 let tables = schema
                     .tables
                     .iter()

@@ -118,7 +118,6 @@ impl Engine<'_> {
         solved: &mut Solved,
     ) -> Result<(), PipelineError> {
         let id = task.id.as_str();
-        let (db, schema) = self.open(task.datasource)?;
         let (first, mut calls) = match first {
             Some(f) => f,
             None => {
@@ -143,6 +142,8 @@ impl Engine<'_> {
                    "full_snapshot": retrieval.full_snapshot})),
         );
         solved.retrieval = Some(retrieval.clone());
+        // Looked up after the first plan is recorded, so a missing datasource loses no call.
+        let opened = self.open(task.datasource);
         let mut planned = first.plan;
         let mut plan_span = first.planned;
         let mut history: Vec<Message> = Vec::new();
@@ -157,6 +158,7 @@ impl Engine<'_> {
                 record.with_calls(std::mem::take(&mut calls)),
             );
             let plan = planned?;
+            let (db, schema) = opened.clone()?;
             solved.sub.plan = Some(plan.clone());
             let try_ = Attempt {
                 task,

@@ -113,7 +113,8 @@ pub(super) struct Verified {
 /// `Ok(Some)` a verified query answered; `Ok(None)` a fallback, recorded, and the run goes
 /// on; `Err` the run must stop (cancelled, out of time, out of budget).
 pub(super) struct Matched {
-    pub record: CuratedMatch,
+    /// `None` when the matcher never ran (the run was cancelled or out of time first).
+    pub record: Option<CuratedMatch>,
     pub sequential: u32,
     pub outcome: Result<Option<Verified>, PipelineError>,
 }
@@ -149,7 +150,7 @@ impl Engine<'_> {
             Ok(step) => step,
             Err(e) => {
                 return Matched {
-                    record,
+                    record: None,
                     sequential: 0,
                     outcome: Err(e),
                 }
@@ -167,7 +168,7 @@ impl Engine<'_> {
             calls,
         });
         Matched {
-            record,
+            record: Some(record),
             sequential,
             outcome,
         }

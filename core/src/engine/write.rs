@@ -1,7 +1,7 @@
 //! The answer node: a deterministic sentence (template) or a short answer the model writes,
 //! streamed, checked against the rows it was given.
 
-use super::node::{At, Record, Run};
+use super::node::{At, Record, Run, Step};
 use super::{answer, llm, AnswerMode, Engine, Event, FinalAnswer, Writer};
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::value::Value;
@@ -16,9 +16,10 @@ pub(super) struct Rows<'r> {
     pub truncated: bool,
 }
 
-/// The answer and what writing it found.
+/// The answer (or why the run ends without one) and what writing it found, which the
+/// result keeps either way.
 pub(super) struct Written {
-    pub answer: FinalAnswer,
+    pub answer: Result<FinalAnswer, PipelineError>,
     pub warnings: Vec<RunWarning>,
     /// Model calls made one after another (the writer's, if it was asked).
     pub sequential: u32,
@@ -31,20 +32,44 @@ impl Engine<'_> {
         question: &str,
         rows: Rows<'_>,
         run: &Run<'_>,
-    ) -> Result<Written, PipelineError> {
-        let step = run.begin(At::run(Node::AnswerSynthesizer)).await?;
-        let template = || answer::template(rows.columns, rows.rows, rows.truncated);
+    ) -> Written {
         let mut written = Written {
-            answer: FinalAnswer {
+            answer: Ok(FinalAnswer {
                 text: String::new(),
                 written_by: Writer::Template,
-            },
+            }),
             warnings: Vec::new(),
             sequential: 0,
         };
+        let step = match run.begin(At::run(Node::AnswerSynthesizer)).await {
+            Ok(step) => step,
+            Err(e) => {
+                written.answer = Err(e);
+                return written;
+            }
+        };
+        written.answer = self.write(question, &rows, run, &mut written, step).await;
+        written
+    }
+
+    /// The answer node's work, recorded by `step`; warnings and the call count go to
+    /// `written`.
+    async fn write(
+        &self,
+        question: &str,
+        rows: &Rows<'_>,
+        run: &Run<'_>,
+        written: &mut Written,
+        step: Step<'_, '_>,
+    ) -> Result<FinalAnswer, PipelineError> {
+        let template = || answer::template(rows.columns, rows.rows, rows.truncated);
+        let mut answer = FinalAnswer {
+            text: String::new(),
+            written_by: Writer::Template,
+        };
         let mut record = Record::default();
         match &self.settings.answer {
-            AnswerMode::Template => written.answer.text = template(),
+            AnswerMode::Template => answer.text = template(),
             AnswerMode::Llm(agent) => {
                 let agent = run.bounded(agent);
                 let user = answer::writer_user(question, rows.columns, rows.rows, rows.truncated);
@@ -84,7 +109,7 @@ impl Engine<'_> {
                                 )
                             });
                         }
-                        written.answer = FinalAnswer {
+                        answer = FinalAnswer {
                             text,
                             written_by: Writer::Llm,
                         };
@@ -109,7 +134,7 @@ impl Engine<'_> {
                         };
                         written.warnings.push(RunWarning::from(warning.clone()));
                         record.errors.push(warning);
-                        written.answer.text = template();
+                        answer.text = template();
                     }
                 }
             }
@@ -121,9 +146,8 @@ impl Engine<'_> {
             step.end(record);
             return Err(e);
         }
-        record.outputs =
-            json!({"text": written.answer.text, "written_by": written.answer.written_by});
+        record.outputs = json!({"text": answer.text, "written_by": answer.written_by});
         step.end(record);
-        Ok(written)
+        Ok(answer)
     }
 }

@@ -162,11 +162,13 @@ pub fn has_aggregate(e: &Expr) -> bool {
 }
 
 /// True when `plan` returns at most one row whatever the data: it aggregates (in its
-/// selection or a HAVING) without GROUP BY and without a set operation.
+/// selection or its HAVING) without GROUP BY and without a set operation. A HAVING with no
+/// aggregate does not count: MySQL reads it as a row filter.
 pub fn at_most_one_row(plan: &Plan) -> bool {
     plan.group_by.is_empty()
         && plan.set_operations.is_empty()
-        && (plan.having.is_some() || plan.select_items.iter().any(|s| has_aggregate(&s.expr)))
+        && (plan.having.as_ref().is_some_and(has_aggregate)
+            || plan.select_items.iter().any(|s| has_aggregate(&s.expr)))
 }
 
 /// How deep `plan` nests: one level per expression inside another and per sub-plan. Plans
