@@ -440,6 +440,13 @@ fn a_query_of_at_most_one_row_gets_no_tie_breaker() {
         sql(json!({})),
         "SELECT COUNT(*) FROM Invoice AS i LIMIT 100000"
     );
+    // A HAVING with no aggregate filters rows (MySQL reads it as a WHERE): still ordered.
+    let plan: Plan = serde_json::from_value(invoices(
+        vec![c("i", "InvoiceId")],
+        json!({"having": bin(">", c("i", "Total"), lit(json!(10)))}),
+    ))
+    .unwrap();
+    assert!(!crate::validate::walk::at_most_one_row(&plan));
     // Grouped, it returns a row per group, and the groups are ordered.
     assert!(
         sql(json!({"group_by": [{"expr": c("i", "BillingCountry")}]})).contains("ORDER BY"),
