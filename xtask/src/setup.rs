@@ -158,7 +158,7 @@ fn npm_packages(project: &Project) -> Result<(), Failure> {
     let hash = hex(&Sha256::digest(&lock));
     let stamp = project.root.join("node_modules").join(".xtask-lock-sha256");
     if fs::read_to_string(&stamp).ok().as_deref() == Some(hash.as_str()) {
-        return ok("npm packages (sql.js, binaryen, playwright-core)");
+        return ok("npm packages (sql.js, binaryen, playwright-core, typescript)");
     }
     println!("    npm ci");
     project
