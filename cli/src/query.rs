@@ -202,7 +202,7 @@ fn run(
     let dialect = o.dialect.map(Dialect::from);
 
     let report = match make_plan(&schema) {
-        Err(e) => SqlRun::failed(&id, input, None, e),
+        Err(e) => SqlRun::failed(&id, input, e),
         Ok(plan) => match dialect.filter(|d| *d != schema.dialect) {
             // Another dialect: validate against this schema, render, do not execute.
             Some(dialect) => {

@@ -172,13 +172,13 @@ pub struct SqlRun {
 }
 
 impl SqlRun {
-    /// Nothing ran: `e` says why (`plan` when there was one).
-    pub fn failed(datasource: &str, input: &str, plan: Option<Plan>, e: PipelineError) -> SqlRun {
+    /// Nothing could be planned: `e` says why.
+    pub fn failed(datasource: &str, input: &str, e: PipelineError) -> SqlRun {
         SqlRun {
             status: SqlStatus::Error,
             datasource: datasource.to_string(),
             input: input.to_string(),
-            plan,
+            plan: None,
             sql: None,
             checks: Vec::new(),
             errors: vec![e.for_client()],

@@ -391,11 +391,11 @@ impl Workspace {
     ) -> SqlRun {
         let source = match self.require(datasource, Node::SqlImport) {
             Ok(source) => source,
-            Err(e) => return SqlRun::failed(datasource, sql, None, e),
+            Err(e) => return SqlRun::failed(datasource, sql, e),
         };
         let plan = match import_sql(sql, source.schema, source.schema.dialect) {
             Ok(plan) => plan,
-            Err(e) => return SqlRun::failed(datasource, sql, None, e),
+            Err(e) => return SqlRun::failed(datasource, sql, e),
         };
         let scope = self.policies.scope(roles);
         let run = run_plan(&plan, source.datasource, source.schema, &scope, settings).await;
