@@ -1,24 +1,16 @@
 //! `nl2sql ask`: the whole pipeline on the demo databases, with a real model provider (or
 //! any OpenAI-compatible endpoint). The key comes from the environment only.
 
-use crate::routing::{build_index, embed_failure_text};
 use crate::Failure;
 use clap::ValueEnum;
-use nl2sql_core::catalog::Assembled;
 use nl2sql_core::config::{
     engine_settings, AnswerConfig, NodeModels, ProviderConfig, ProviderKind, RunConfig,
 };
-use nl2sql_core::curated::Curated;
-use nl2sql_core::demo::{DEMO_DATABASES, DEMO_VERIFIED};
-use nl2sql_core::engine::{
-    Agent, AnswerMode, AskOptions, Engine, EngineSettings, Event, Events, Parts, QueryResult,
-    Replay, Writer,
-};
-use nl2sql_core::index::BuiltinEmbedder;
+use nl2sql_core::demo::DEMO_DATABASES;
+use nl2sql_core::engine::{EngineSettings, Event, Events, QueryResult, Writer};
 use nl2sql_core::policy::Policies;
-use nl2sql_core::provider::{ApiKey, Provider, Wire};
-use nl2sql_core::Datasource;
-use nl2sql_native::{BlockingTransport, SqliteFile, WallClock};
+use nl2sql_core::service::{Ask, Question, Service};
+use nl2sql_native::{demo_workspace, NativeHost};
 use std::path::PathBuf;
 
 /// `nl2sql ask`'s command line.
@@ -195,15 +187,16 @@ pub fn run(args: &AskArgs) -> Result<(), Failure> {
         max_cost_usd: args.max_cost,
         ..RunConfig::default()
     };
-    let settings = args.model.settings(&run)?;
-    let transport = BlockingTransport::default();
-    let request = Request {
-        question: args.question.clone(),
-        roles: args.roles.clone(),
-        datasource: args.datasource.clone(),
-        plan_only: args.plan_only,
-    };
-    execute(&args.output, settings, &transport, None, &request)
+    let service = open(&args.output, args.model.provider_config()?, run)?;
+    let ask = service
+        .request(Question {
+            text: args.question.clone(),
+            roles: args.roles.clone(),
+            datasource: args.datasource.clone(),
+            plan_only: args.plan_only,
+        })
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    execute(&args.output, &service, ask)
 }
 
 /// Runs `nl2sql replay FILE`: the recorded run's question, asked again with every model
@@ -218,76 +211,37 @@ pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
             file.display()
         ))
     })?;
-    let replay = Replay::from_result(&recorded);
-    let request = Request {
-        question: recorded.question.clone(),
-        roles: recorded.roles.clone(),
-        datasource: recorded.datasource.clone(),
-        plan_only: recorded.plan_only,
-    };
-    // The model is never asked; the agent only names what the recording answers for.
-    let agent = Agent::new(
-        Provider::new(Wire::OpenAi, "http://replay.invalid/v1", ApiKey::default()),
-        "replay",
-    );
-    let mut settings = EngineSettings::new(agent.clone());
-    let written = recorded.final_answer.as_ref().map(|a| a.written_by);
-    if written == Some(Writer::Llm) {
-        settings.answer = AnswerMode::Llm(agent);
-    }
-    let offline = BlockingTransport::cancelled_by(std::sync::Arc::new(
-        std::sync::atomic::AtomicBool::new(true),
-    ));
-    execute(&args.output, settings, &offline, Some(&replay), &request)
+    let service = open(
+        &args.output,
+        ProviderConfig::default(),
+        RunConfig::default(),
+    )?;
+    let ask = service.replaying(&recorded);
+    execute(&args.output, &service, ask)
 }
 
-/// What was asked.
-struct Request {
-    question: String,
-    roles: Vec<String>,
-    datasource: Option<String>,
-    plan_only: bool,
-}
-
-fn execute(
+/// The facade over the demo databases in `o.data`.
+fn open(
     o: &RunArgs,
-    settings: EngineSettings,
-    transport: &BlockingTransport,
-    replay: Option<&Replay>,
-    request: &Request,
-) -> Result<(), Failure> {
-    let embedder = BuiltinEmbedder::default();
-    let index =
-        build_index(&o.data, &embedder).map_err(|e| Failure::Runtime(embed_failure_text(e)))?;
-    let mut dbs: Vec<SqliteFile> = Vec::new();
+    provider: ProviderConfig,
+    run: RunConfig,
+) -> Result<Service<NativeHost>, Failure> {
+    // A missing file is named before anything is read.
     for d in &DEMO_DATABASES {
-        let (id, path) = crate::demo_path(d.id, &o.data)?;
-        dbs.push(SqliteFile::open(id, &path).map_err(|e| Failure::Runtime(e.to_string()))?);
+        crate::demo_path(d.id, &o.data)?;
     }
-    let policies = Policies::demo();
-    let clock = WallClock::start();
-    let schemas: Vec<&nl2sql_core::SchemaSnapshot> = index.schemas().iter().collect();
-    let curated = Curated::from_json(DEMO_VERIFIED, &schemas)
-        .map_err(|e| Failure::Runtime(format!("the demo's verified queries: {e}")))?;
-    let engine = Engine::new(
-        Parts {
-            catalog: Box::new(Assembled {
-                datasources: dbs.iter().map(|d| d as &dyn Datasource).collect(),
-                index: &index,
-                embedder: &embedder,
-                policies: &policies,
-            }),
-            transport,
-            clock: &clock,
-        },
-        settings,
-    )
-    .combining_with(&nl2sql_native::MemoryScratch)
-    .with_verified(&curated);
-    let engine = match replay {
-        Some(r) => engine.replaying(r),
-        None => engine.waiting_with(&nl2sql_native::ThreadSleep),
-    };
+    let workspace =
+        demo_workspace(&o.data, Policies::demo()).map_err(|e| Failure::Runtime(e.to_string()))?;
+    Ok(Service::new(
+        NativeHost::default(),
+        workspace,
+        provider,
+        run,
+    ))
+}
+
+fn execute(o: &RunArgs, service: &Service<NativeHost>, ask: Ask) -> Result<(), Failure> {
+    let replaying = ask.is_replay();
     // In text mode the SQL and rows print as soon as they exist, then the written answer
     // as it streams.
     let shown = std::rc::Rc::new(std::cell::Cell::new(false));
@@ -311,14 +265,7 @@ fn execute(
             _ => {}
         }))
     });
-    let options = AskOptions {
-        roles: request.roles.clone(),
-        datasource: request.datasource.clone(),
-        plan_only: request.plan_only,
-        events,
-        ..AskOptions::default()
-    };
-    let result = pollster::block_on(engine.ask(&request.question, &options));
+    let result = pollster::block_on(service.ask(ask, events));
     let json =
         serde_json::to_string_pretty(&result).map_err(|e| Failure::Runtime(e.to_string()))?;
     if let Some(path) = &o.trace {
@@ -355,7 +302,7 @@ fn execute(
     for w in &result.warnings {
         println!("warning {}: {}", w.code, w.message);
     }
-    if replay.is_some() {
+    if replaying {
         if result.replay_divergences.is_empty() {
             println!("\nreplayed: every prompt matched the recording");
         }

@@ -133,6 +133,24 @@ impl Utf8Chunks {
     }
 }
 
+/// A transport that sends nothing: every request fails as unreachable. A replayed run holds
+/// one, so no request can leave the machine even if a call were not answered from the
+/// recording.
+pub struct Offline;
+
+impl HttpTransport for Offline {
+    fn post<'a>(
+        &'a self,
+        _request: &'a HttpRequest,
+    ) -> LocalBoxFuture<'a, Result<HttpResponse, HttpFailure>> {
+        Box::pin(async {
+            Err(HttpFailure::Unreachable(
+                "a replayed run sends nothing".into(),
+            ))
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

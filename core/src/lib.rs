@@ -23,6 +23,7 @@ pub mod provider;
 pub mod run;
 pub mod schema;
 pub mod scratch;
+pub mod service;
 pub mod sqlite;
 pub mod validate;
 pub mod value;

@@ -17,11 +17,17 @@ pub fn App() -> impl IntoView {
     provide_context(state);
 
     spawn_local(async move {
-        let loaded = load_demo_databases().await;
+        let loaded = load_demo_databases(
+            state.provider.get_untracked(),
+            state.run_config.get_untracked(),
+        )
+        .await;
         match loaded.session {
             Ok(session) => {
                 mark("session-ms", now_ms());
                 state.session.set_value(Some(Rc::new(session)));
+                // The settings may have changed while the databases loaded.
+                state.configure_session();
                 state.refresh_sources();
                 state.load.set(Load::Ready {
                     failures: loaded.failures,

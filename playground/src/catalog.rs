@@ -4,9 +4,10 @@
 
 use crate::browser::mark;
 use js_sys::{Promise, Uint8Array};
+use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::demo::{DemoDatabase, DEMO_DATABASES};
 use nl2sql_core::workspace::Catalogue;
-use nl2sql_wasm::{js_message, Session, SqlJs};
+use nl2sql_wasm::{demo_session, js_message, Session, SqlJs};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -23,8 +24,9 @@ pub struct Loaded {
 /// The demo databases read ahead of time (`nl2sql catalogue`), copied next to them.
 const CATALOGUE_URL: &str = "data/demo-catalogue.json";
 
-/// Loads every demo database. One file failing leaves the others usable.
-pub async fn load_demo_databases() -> Loaded {
+/// Loads every demo database, for a session asking with `provider` under `run`. One file
+/// failing leaves the others usable.
+pub async fn load_demo_databases(provider: ProviderConfig, run: RunConfig) -> Loaded {
     // Start every download before awaiting any, so they overlap with sql.js starting up.
     let catalogue = start_fetch(CATALOGUE_URL);
     let downloads: Vec<(DemoDatabase, Result<Promise, String>)> = DEMO_DATABASES
@@ -71,7 +73,7 @@ pub async fn load_demo_databases() -> Loaded {
         }
     }
     mark("downloaded-ms", now_ms());
-    let session = Session::demo(sqljs, files)
+    let session = demo_session(sqljs, files, provider, run)
         .await
         .map_err(|e| format!("{} ({})", e, e.code()));
     Loaded { session, failures }

@@ -142,9 +142,20 @@ impl AppState {
         self.sources.set(list);
     }
 
+    /// Hands the settings to the session, which every later run asks with.
+    pub fn configure_session(&self) {
+        if let Some(session) = self.session() {
+            session.configure(
+                Some(self.provider.get_untracked()),
+                Some(self.run_config.get_untracked()),
+            );
+        }
+    }
+
     /// Saves the settings: everything but the key to localStorage, the key to
     /// sessionStorage only when the person asked for it.
     pub fn save_settings(&self) {
+        self.configure_session();
         let p = self.provider.get_untracked();
         let saved = Saved {
             kind: p.kind,

@@ -5,18 +5,17 @@
 //! method that can fail rejects with an `Error` carrying a stable `code`; `ask` itself
 //! never rejects for anything that happens during the run (those are in the result).
 
-use crate::session::{DatabaseFile, Session};
+use crate::session::{add_file, open_session, DatabaseFile, Session};
 use crate::SqlJs;
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array, JSON};
-use nl2sql_core::config::{engine_settings, ProviderConfig, RunConfig};
+use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::curated::Curated;
 use nl2sql_core::engine::{Event, Events};
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::policy::Policies;
-use nl2sql_core::validate::ValidatorSettings;
+use nl2sql_core::service::{Question, ServiceError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -38,13 +37,7 @@ extern "C" {
 /// The engine over a set of SQLite databases, asking a model provider from the page.
 #[wasm_bindgen(js_name = Engine)]
 pub struct JsEngine {
-    inner: Rc<Inner>,
-}
-
-struct Inner {
-    session: Session,
-    provider: RefCell<ProviderConfig>,
-    run: RefCell<RunConfig>,
+    session: Rc<Session>,
 }
 
 #[wasm_bindgen(js_class = Engine)]
@@ -69,15 +62,18 @@ impl JsEngine {
             let curated = from_js::<Curated>(&field(&options, "verifiedQueries"))?;
             let provider = from_js::<ProviderConfig>(&field(&options, "provider"))?;
             let run = from_js::<RunConfig>(&field(&options, "settings"))?;
-            let session = Session::open(sqljs, files, policies, curated.unwrap_or_default())
-                .await
-                .map_err(|e| error(e.code(), &e.to_string()))?;
+            let session = open_session(
+                sqljs,
+                files,
+                policies,
+                curated.unwrap_or_default(),
+                provider.unwrap_or_default(),
+                run.unwrap_or_default(),
+            )
+            .await
+            .map_err(|e| error(e.code(), &e.to_string()))?;
             Ok(JsEngine {
-                inner: Rc::new(Inner {
-                    session,
-                    provider: RefCell::new(provider.unwrap_or_default()),
-                    run: RefCell::new(run.unwrap_or_default()),
-                }),
+                session: Rc::new(session),
             }
             .into())
         })
@@ -88,48 +84,40 @@ impl JsEngine {
     #[wasm_bindgen(unchecked_return_type = "Promise<QueryResult>")]
     pub fn ask(&self, question: String, options: Option<AskOptionsArg>) -> Promise {
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
-        let inner = Rc::clone(&self.inner);
+        let session = Rc::clone(&self.session);
         // The request is made before the promise's future starts, so `cancel()` in the same
         // tick stops it; a configuration that cannot be used registers nothing.
-        let prepared = engine_settings(&inner.provider.borrow(), &inner.run.borrow()).map(|s| {
-            let ask = inner.session.request(
-                roles(&options),
-                field(&options, "datasource").as_string(),
-                field(&options, "planOnly").is_truthy(),
-            );
-            (s, ask)
+        let request = session.request(Question {
+            text: question,
+            roles: roles(&options),
+            datasource: field(&options, "datasource").as_string(),
+            plan_only: field(&options, "planOnly").is_truthy(),
         });
         future_to_promise(async move {
-            let (settings, ask) = prepared.map_err(|e| fail(ErrorCode::ConfigInvalid, &e.0))?;
-            let prices = inner.run.borrow().prices.clone();
+            let ask = request.map_err(service_error)?;
             let events = field(&options, "onEvent")
                 .dyn_into::<Function>()
                 .ok()
                 .map(forward_events);
-            let result = inner
-                .session
-                .ask(&question, &ask, settings, prices, events)
-                .await;
-            to_js(&result)
+            to_js(&session.ask(ask, events).await)
         })
     }
 
     /// Stops every run in flight at once.
     pub fn cancel(&self) {
-        self.inner.session.cancel();
+        self.session.cancel();
     }
 
     /// Ranks the datasources for `question` (no model call): the routing trace.
     #[wasm_bindgen(unchecked_return_type = "Promise<Routing>")]
     pub fn route(&self, question: String, options: Option<RouteOptionsArg>) -> Promise {
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
-        let inner = Rc::clone(&self.inner);
+        let session = Rc::clone(&self.session);
         future_to_promise(async move {
-            let routing = inner
-                .session
+            let routing = session
                 .route(&question, &roles(&options))
                 .await
-                .map_err(|e| fail(ErrorCode::SchemaRetrievalFailed, &e.to_string()))?;
+                .map_err(service_error)?;
             to_js(&routing)
         })
     }
@@ -138,18 +126,11 @@ impl JsEngine {
     #[wasm_bindgen(unchecked_return_type = "Promise<SqlRun>")]
     pub fn sql(&self, sql: String, options: Option<SqlOptionsArg>) -> Promise {
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
-        let inner = Rc::clone(&self.inner);
+        let session = Rc::clone(&self.session);
         future_to_promise(async move {
-            let workspace = inner.session.workspace();
-            let datasource = field(&options, "datasource")
-                .as_string()
-                .or_else(|| workspace.ids().first().map(|s| s.to_string()))
-                .unwrap_or_default();
-            let mut settings = ValidatorSettings::default();
-            settings.lower.row_cap = inner.run.borrow().row_cap;
-            let run = inner
-                .session
-                .sql(&datasource, &sql, &roles(&options), &settings)
+            let datasource = field(&options, "datasource").as_string();
+            let run = session
+                .sql(&sql, datasource.as_deref(), &roles(&options))
                 .await;
             to_js(&run)
         })
@@ -158,19 +139,7 @@ impl JsEngine {
     /// The datasources with their schemas, in the order they were added.
     #[wasm_bindgen(unchecked_return_type = "DatasourceInfo[]")]
     pub fn datasources(&self) -> Result<JsValue, JsValue> {
-        let workspace = self.inner.session.workspace();
-        let list: Vec<serde_json::Value> = workspace
-            .sources()
-            .iter()
-            .map(|s| {
-                serde_json::json!({
-                    "id": s.profile.id,
-                    "description": s.profile.description,
-                    "schema": s.schema,
-                })
-            })
-            .collect();
-        to_js(&list)
+        to_js(&self.session.datasources())
     }
 
     /// Opens, reads and indexes one more database; routable as soon as this resolves.
@@ -179,14 +148,10 @@ impl JsEngine {
         &self,
         #[wasm_bindgen(unchecked_param_type = "DatasourceInput")] input: JsValue,
     ) -> Promise {
-        let inner = Rc::clone(&self.inner);
+        let session = Rc::clone(&self.session);
         future_to_promise(async move {
             let file = database_file(&input)?;
-            inner
-                .session
-                .add(file)
-                .await
-                .map_err(|e| error(e.code(), &e.to_string()))?;
+            add_file(&session, file).await.map_err(service_error)?;
             Ok(JsValue::UNDEFINED)
         })
     }
@@ -194,13 +159,9 @@ impl JsEngine {
     /// Removes datasource `id`.
     #[wasm_bindgen(js_name = removeDatasource, unchecked_return_type = "Promise<void>")]
     pub fn remove_datasource(&self, id: String) -> Promise {
-        let inner = Rc::clone(&self.inner);
+        let session = Rc::clone(&self.session);
         future_to_promise(async move {
-            inner
-                .session
-                .remove(&id)
-                .await
-                .map_err(|e| error(e.code(), &e.to_string()))?;
+            session.remove(&id).await.map_err(service_error)?;
             Ok(JsValue::UNDEFINED)
         })
     }
@@ -213,12 +174,9 @@ impl JsEngine {
         )]
         options: JsValue,
     ) -> Result<(), JsValue> {
-        if let Some(p) = from_js::<ProviderConfig>(&field(&options, "provider"))? {
-            *self.inner.provider.borrow_mut() = p;
-        }
-        if let Some(r) = from_js::<RunConfig>(&field(&options, "settings"))? {
-            *self.inner.run.borrow_mut() = r;
-        }
+        let provider = from_js::<ProviderConfig>(&field(&options, "provider"))?;
+        let run = from_js::<RunConfig>(&field(&options, "settings"))?;
+        self.session.configure(provider, run);
         Ok(())
     }
 
@@ -226,17 +184,10 @@ impl JsEngine {
     /// failure code (`PROVIDER_AUTH_FAILED`, …) and its message in plain words.
     #[wasm_bindgen(js_name = testConnection, unchecked_return_type = "Promise<Probe>")]
     pub fn test_connection(&self) -> Promise {
-        let inner = Rc::clone(&self.inner);
+        let session = Rc::clone(&self.session);
         future_to_promise(async move {
-            let provider = inner.provider.borrow().clone();
-            provider
-                .check()
-                .map_err(|e| fail(ErrorCode::ConfigInvalid, &e.0))?;
-            match Session::test_connection(&provider).await {
-                Ok(probe) => to_js(&probe),
-                Err(nl2sql_core::provider::ChatError::Provider(f)) => Err(fail(f.code, &f.message)),
-                Err(e) => Err(fail(ErrorCode::ProviderUnavailable, &e.to_string())),
-            }
+            let probe = session.test_connection().await.map_err(service_error)?;
+            to_js(&probe)
         })
     }
 }
@@ -353,10 +304,14 @@ fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
     JSON::parse(&text)
 }
 
-/// An `Error` with a stable `code`.
 /// An `Error` carrying one of the engine's stable codes.
 fn fail(code: ErrorCode, message: &str) -> JsValue {
     error(code.as_str(), message)
+}
+
+/// A facade call's failure as an `Error` with its code.
+fn service_error(e: ServiceError) -> JsValue {
+    error(e.code(), &e.to_string())
 }
 
 fn error(code: &str, message: &str) -> JsValue {

@@ -9,6 +9,8 @@ mod sleep;
 mod sqljs;
 
 pub use fetch::FetchTransport;
-pub use session::{Ask, DatabaseFile, PageClock, Session};
+pub use session::{
+    add_file, demo_session, open_session, DatabaseFile, PageClock, PageHost, Session,
+};
 pub use sleep::TimeoutSleep;
 pub use sqljs::{js_message, SqlJs, SqlJsDatabase, SqlJsScratch};

@@ -8,8 +8,8 @@ use crate::run::RunView;
 use crate::state::{AppState, Page};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use nl2sql_core::config::engine_settings;
 use nl2sql_core::engine::{Event, Events};
+use nl2sql_core::service::Question;
 use std::rc::Rc;
 
 #[component]
@@ -29,14 +29,17 @@ pub fn AskPage() -> impl IntoView {
         let Some(session) = state.session() else {
             return;
         };
-        let settings = engine_settings(
-            &state.provider.get_untracked(),
-            &state.run_config.get_untracked(),
-        );
-        let settings = match settings {
-            Ok(s) => s,
+        // The request is registered before the run starts, so Cancel always reaches it.
+        let request = session.request(Question {
+            text: q.clone(),
+            roles: vec![state.role.get_untracked()],
+            datasource: Some(datasource.get_untracked()).filter(|d| !d.is_empty()),
+            plan_only: plan_only.get_untracked(),
+        });
+        let request = match request {
+            Ok(r) => r,
             Err(e) => {
-                config_error.set(Some(e.0));
+                config_error.set(Some(e.to_string()));
                 return;
             }
         };
@@ -53,16 +56,8 @@ pub fn AskPage() -> impl IntoView {
                 r.apply(event, now);
             });
         }));
-        let request = session.request(
-            vec![state.role.get_untracked()],
-            Some(datasource.get_untracked()).filter(|d| !d.is_empty()),
-            plan_only.get_untracked(),
-        );
-        let prices = state.run_config.get_untracked().prices;
         spawn_local(async move {
-            let result = session
-                .ask(&q, &request, settings, prices, Some(events))
-                .await;
+            let result = session.ask(request, Some(events)).await;
             let json = serde_json::to_value(&result).unwrap_or_default();
             state.run.update(|r| r.finish(json));
             mark("done-ms", now_ms());

@@ -5,7 +5,7 @@ use crate::catalog::read_file;
 use crate::state::AppState;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use nl2sql_wasm::DatabaseFile;
+use nl2sql_wasm::{add_file, DatabaseFile};
 use wasm_bindgen::JsCast;
 
 #[component]
@@ -37,16 +37,18 @@ pub fn DatasourcesPage() -> impl IntoView {
         spawn_local(async move {
             let outcome = match read_file(&f).await {
                 Err(e) => Err(e),
-                Ok(bytes) => session
-                    .add(DatabaseFile {
+                Ok(bytes) => add_file(
+                    &session,
+                    DatabaseFile {
                         id: new_id.clone(),
                         description: desc,
                         examples: vec![],
                         bytes,
                         read_ahead: None,
-                    })
-                    .await
-                    .map_err(|e| format!("{} ({})", e, e.code())),
+                    },
+                )
+                .await
+                .map_err(|e| format!("{} ({})", e, e.code())),
             };
             busy.set(false);
             match outcome {

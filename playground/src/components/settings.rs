@@ -5,9 +5,10 @@ use crate::state::AppState;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use nl2sql_core::config::{AnswerConfig, ProviderKind};
+use nl2sql_core::error::ErrorCode;
 use nl2sql_core::provider::chat::PriceTable;
-use nl2sql_core::provider::ChatError;
-use nl2sql_wasm::Session;
+use nl2sql_core::service::test_connection;
+use nl2sql_wasm::FetchTransport;
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
@@ -29,25 +30,14 @@ pub fn SettingsPage() -> impl IntoView {
     let test = move |_| {
         let config = p.get_untracked();
         if let Err(e) = config.check() {
-            probe.set(Some((false, "CONFIG_INVALID".into(), e.0)));
+            probe.set(Some((false, ErrorCode::ConfigInvalid.as_str().into(), e.0)));
             return;
         }
         probe.set(Some((true, String::new(), "Asking the provider…".into())));
         spawn_local(async move {
-            let outcome = match Session::test_connection(&config).await {
+            let outcome = match test_connection(&config, &FetchTransport::default()).await {
                 Ok(ok) => (true, String::new(), ok.summary()),
-                Err(ChatError::Provider(f)) => {
-                    let words = f
-                        .provider_response
-                        .map(|w| format!(" The provider said: {w}"))
-                        .unwrap_or_default();
-                    (
-                        false,
-                        f.code.as_str().to_string(),
-                        format!("{}{words}", f.message),
-                    )
-                }
-                Err(e) => (false, "PROVIDER_UNAVAILABLE".into(), e.to_string()),
+                Err(e) => (false, e.code().to_string(), e.to_string()),
             };
             probe.set(Some(outcome));
         });

@@ -6,7 +6,6 @@ use crate::state::AppState;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use nl2sql_core::plan::Plan;
-use nl2sql_core::validate::ValidatorSettings;
 use serde_json::Value as Json;
 
 #[component]
@@ -19,20 +18,11 @@ pub fn SqlPage() -> impl IntoView {
         let Some(session) = state.session() else {
             return;
         };
-        let ds = Some(datasource.get_untracked())
-            .filter(|d| !d.is_empty())
-            .or_else(|| {
-                state
-                    .sources
-                    .with_untracked(|s| s.first().map(|s| s.id.clone()))
-            })
-            .unwrap_or_default();
+        let ds = Some(datasource.get_untracked()).filter(|d| !d.is_empty());
         let text = sql.get_untracked();
         let role = state.role.get_untracked();
-        let mut settings = ValidatorSettings::default();
-        settings.lower.row_cap = state.run_config.get_untracked().row_cap;
         spawn_local(async move {
-            let result = session.sql(&ds, &text, &[role], &settings).await;
+            let result = session.sql(&text, ds.as_deref(), &[role]).await;
             outcome.set(serde_json::to_value(&result).ok());
         });
     };

@@ -1,0 +1,362 @@
+//! The one facade every front end uses — the command line, the page, the npm package and the
+//! coming server: a workspace, the provider and run configuration, runs in flight (so cancel
+//! reaches them), ask, SQL mode, routing, the datasources and a connection test.
+//!
+//! A front end brings a [`Host`] (HTTP, the clock, a scratch database, a way to wait) and
+//! says how to open its databases; everything else — which settings a run gets, the row cap
+//! SQL mode uses, which datasource SQL mode defaults to, how a connection test's failure is
+//! coded — is decided here once.
+
+use crate::config::{engine_settings, ConfigError, ProviderConfig, RunConfig};
+use crate::engine::{
+    Agent, AnswerMode, AskOptions, CancelToken, EngineSettings, Events, QueryResult, Replay, Sleep,
+    Writer,
+};
+use crate::error::ErrorCode;
+use crate::http::{HttpTransport, Offline};
+use crate::index::{Clock, EmbedError, Retrieval, Routing};
+use crate::provider::chat::ChatError;
+use crate::provider::probe::{probe, Probe};
+use crate::provider::{ApiKey, Provider, ProviderFailure, Wire};
+use crate::run::SqlRun;
+use crate::schema::SchemaSnapshot;
+use crate::scratch::Scratch;
+use crate::validate::ValidatorSettings;
+use crate::workspace::{Opening, Workspace, WorkspaceError, World};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+
+/// What a front end lends the runs: the outside world, behind small traits.
+pub trait Host {
+    /// HTTP for one run; it must abort what is in flight as soon as `cancel` fires.
+    fn transport(&self, cancel: &CancelToken) -> Box<dyn HttpTransport>;
+    /// Milliseconds.
+    fn clock(&self) -> &dyn Clock;
+    /// A fresh database to combine one run's sub-results in; `None`: questions across
+    /// datasources are refused.
+    fn scratch(&self) -> Option<Box<dyn Scratch>>;
+    /// Waits between retries of a rate-limited call; `None`: no retry waits.
+    fn sleep(&self) -> Option<&dyn Sleep>;
+}
+
+/// A question and how to ask it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Question {
+    /// The question, in plain words.
+    pub text: String,
+    /// The caller's roles (none: the policy's default).
+    pub roles: Vec<String>,
+    /// One datasource, no routing.
+    pub datasource: Option<String>,
+    /// Validate and render only.
+    pub plan_only: bool,
+}
+
+/// One run, ready to go and cancellable from the moment [`Service::request`] made it: a
+/// [`Service::cancel`] in the same tick, before the run has even started, stops it.
+pub struct Ask {
+    question: Question,
+    settings: EngineSettings,
+    replay: Option<Replay>,
+    cancel: CancelToken,
+}
+
+impl Ask {
+    /// What is asked.
+    pub fn question(&self) -> &Question {
+        &self.question
+    }
+
+    /// True when every model answer comes from a recording.
+    pub fn is_replay(&self) -> bool {
+        self.replay.is_some()
+    }
+}
+
+/// A datasource as a front end lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DatasourceInfo {
+    /// Its id.
+    pub id: String,
+    /// What it holds, in plain words.
+    pub description: String,
+    /// Its schema as read.
+    pub schema: SchemaSnapshot,
+}
+
+/// Why a facade call failed; each has a stable code ([`ServiceError::code`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServiceError {
+    /// The provider or run configuration cannot be used: CONFIG_INVALID.
+    Config(ConfigError),
+    /// Adding, removing or opening a datasource failed (its own code).
+    Workspace(WorkspaceError),
+    /// The provider answered with a failure (auth, rate, model, …), its words kept.
+    Provider(ProviderFailure),
+    /// The provider could not be reached or read: PROVIDER_UNAVAILABLE.
+    Unavailable(String),
+    /// The index could not be searched: SCHEMA_RETRIEVAL_FAILED.
+    Retrieval(EmbedError),
+}
+
+impl ServiceError {
+    /// The stable code: an [`ErrorCode`]'s name, or a workspace code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ServiceError::Config(_) => ErrorCode::ConfigInvalid.as_str(),
+            ServiceError::Workspace(e) => e.code(),
+            ServiceError::Provider(f) => f.code.as_str(),
+            ServiceError::Unavailable(_) => ErrorCode::ProviderUnavailable.as_str(),
+            ServiceError::Retrieval(_) => ErrorCode::SchemaRetrievalFailed.as_str(),
+        }
+    }
+}
+
+impl fmt::Display for ServiceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServiceError::Config(e) => write!(f, "{e}"),
+            ServiceError::Workspace(e) => write!(f, "{e}"),
+            ServiceError::Provider(p) => match &p.provider_response {
+                Some(words) => write!(f, "{} The provider said: {words}", p.message),
+                None => f.write_str(&p.message),
+            },
+            ServiceError::Unavailable(why) => f.write_str(why),
+            ServiceError::Retrieval(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServiceError {}
+
+impl From<WorkspaceError> for ServiceError {
+    fn from(e: WorkspaceError) -> Self {
+        ServiceError::Workspace(e)
+    }
+}
+
+/// The engine as a front end holds it.
+pub struct Service<H: Host> {
+    host: H,
+    /// Replaced whole on add and remove, so a run keeps the catalogue it started with.
+    workspace: RefCell<Rc<Workspace>>,
+    provider: RefCell<ProviderConfig>,
+    run: RefCell<RunConfig>,
+    /// The runs in flight, so [`Service::cancel`] can stop them.
+    running: RefCell<Vec<CancelToken>>,
+}
+
+impl<H: Host> Service<H> {
+    /// The facade over `workspace`, asking with `provider` under `run`.
+    pub fn new(host: H, workspace: Workspace, provider: ProviderConfig, run: RunConfig) -> Self {
+        Service {
+            host,
+            workspace: RefCell::new(Rc::new(workspace)),
+            provider: RefCell::new(provider),
+            run: RefCell::new(run),
+            running: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// What the front end lent.
+    pub fn host(&self) -> &H {
+        &self.host
+    }
+
+    /// The catalogue as it is now.
+    pub fn workspace(&self) -> Rc<Workspace> {
+        Rc::clone(&self.workspace.borrow())
+    }
+
+    /// The provider configuration in force.
+    pub fn provider(&self) -> ProviderConfig {
+        self.provider.borrow().clone()
+    }
+
+    /// The run configuration in force.
+    pub fn run_config(&self) -> RunConfig {
+        self.run.borrow().clone()
+    }
+
+    /// Replaces the provider and/or the run configuration (each only when given); runs
+    /// already requested keep theirs.
+    pub fn configure(&self, provider: Option<ProviderConfig>, run: Option<RunConfig>) {
+        if let Some(p) = provider {
+            *self.provider.borrow_mut() = p;
+        }
+        if let Some(r) = run {
+            *self.run.borrow_mut() = r;
+        }
+    }
+
+    /// A run of `question` with the configuration in force, registered for cancel at once.
+    /// Fails (CONFIG_INVALID) when the configuration cannot be used; nothing is registered
+    /// then.
+    pub fn request(&self, question: Question) -> Result<Ask, ServiceError> {
+        let settings = engine_settings(&self.provider.borrow(), &self.run.borrow())
+            .map_err(ServiceError::Config)?;
+        Ok(self.register(question, settings, None))
+    }
+
+    /// A recorded run asked again, every model answer taken from `recorded`: no request
+    /// leaves the machine, and the result says where the prompts differed.
+    pub fn replaying(&self, recorded: &QueryResult) -> Ask {
+        // The model is never asked; the agent only names what the recording answers for.
+        let agent = Agent::new(
+            Provider::new(Wire::OpenAi, "http://replay.invalid/v1", ApiKey::default()),
+            "replay",
+        );
+        let mut settings = EngineSettings::new(agent.clone());
+        if recorded.final_answer.as_ref().map(|a| a.written_by) == Some(Writer::Llm) {
+            settings.answer = AnswerMode::Llm(agent);
+        }
+        let question = Question {
+            text: recorded.question.clone(),
+            roles: recorded.roles.clone(),
+            datasource: recorded.datasource.clone(),
+            plan_only: recorded.plan_only,
+        };
+        self.register(question, settings, Some(Replay::from_result(recorded)))
+    }
+
+    fn register(
+        &self,
+        question: Question,
+        settings: EngineSettings,
+        replay: Option<Replay>,
+    ) -> Ask {
+        let cancel = CancelToken::new();
+        self.running.borrow_mut().push(cancel.clone());
+        Ask {
+            question,
+            settings,
+            replay,
+            cancel,
+        }
+    }
+
+    /// Runs `ask` through the pipeline, `events` hearing it as it goes. Never fails:
+    /// problems are in the result.
+    pub async fn ask(&self, ask: Ask, events: Option<Events>) -> QueryResult {
+        let workspace = self.workspace();
+        let transport: Box<dyn HttpTransport> = match ask.replay {
+            Some(_) => Box::new(Offline),
+            None => self.host.transport(&ask.cancel),
+        };
+        let scratch = self.host.scratch();
+        let world = World {
+            transport: transport.as_ref(),
+            clock: self.host.clock(),
+            scratch: scratch.as_deref(),
+            sleep: self.host.sleep(),
+        };
+        let mut engine = workspace.engine(world, ask.settings);
+        if let Some(prices) = self.run.borrow().prices.clone() {
+            engine = engine.with_prices(prices);
+        }
+        if let Some(replay) = &ask.replay {
+            engine = engine.replaying(replay);
+        }
+        let options = AskOptions {
+            roles: ask.question.roles.clone(),
+            datasource: ask.question.datasource.clone(),
+            plan_only: ask.question.plan_only,
+            cancel: Some(ask.cancel.clone()),
+            events,
+        };
+        let result = engine.ask(&ask.question.text, &options).await;
+        self.running.borrow_mut().retain(|t| *t != ask.cancel);
+        result
+    }
+
+    /// Stops every run in flight at once: model calls are aborted, nothing else starts.
+    pub fn cancel(&self) {
+        for token in self.running.borrow_mut().drain(..) {
+            token.cancel();
+        }
+    }
+
+    /// SQL mode: `sql` imported as a plan, validated for `roles`, rendered and run on
+    /// `datasource` (none: the first one) under the run configuration's row cap.
+    pub async fn sql(&self, sql: &str, datasource: Option<&str>, roles: &[String]) -> SqlRun {
+        let workspace = self.workspace();
+        let datasource = datasource
+            .or_else(|| workspace.ids().first().copied())
+            .unwrap_or_default()
+            .to_string();
+        let mut settings = ValidatorSettings::default();
+        settings.lower.row_cap = self.run.borrow().row_cap;
+        workspace.sql(&datasource, sql, roles, &settings).await
+    }
+
+    /// Ranks the datasources `roles` may reach for `question`, with no model call.
+    pub async fn route(&self, question: &str, roles: &[String]) -> Result<Routing, ServiceError> {
+        self.workspace()
+            .route(question, roles)
+            .await
+            .map_err(ServiceError::Retrieval)
+    }
+
+    /// What the planner would be sent from `datasource` for `question` (search forced).
+    pub async fn retrieve(
+        &self,
+        question: &str,
+        datasource: &str,
+        roles: &[String],
+    ) -> Result<Retrieval, ServiceError> {
+        self.workspace()
+            .retrieve(question, datasource, roles)
+            .await
+            .map_err(ServiceError::Retrieval)
+    }
+
+    /// The datasources with their schemas, in the order they were added.
+    pub fn datasources(&self) -> Vec<DatasourceInfo> {
+        self.workspace()
+            .sources()
+            .iter()
+            .map(|s| DatasourceInfo {
+                id: s.profile.id.clone(),
+                description: s.profile.description.clone(),
+                schema: s.schema.clone(),
+            })
+            .collect()
+    }
+
+    /// Reads and indexes one more datasource; routable as soon as this returns.
+    pub async fn add(&self, opening: Opening) -> Result<(), ServiceError> {
+        let next = self.workspace().with_source(opening).await?;
+        *self.workspace.borrow_mut() = Rc::new(next);
+        Ok(())
+    }
+
+    /// Removes datasource `id`.
+    pub async fn remove(&self, id: &str) -> Result<(), ServiceError> {
+        let next = self.workspace().without(id).await?;
+        *self.workspace.borrow_mut() = Rc::new(next);
+        Ok(())
+    }
+
+    /// One tiny call to the configured provider and model.
+    pub async fn test_connection(&self) -> Result<Probe, ServiceError> {
+        let transport = self.host.transport(&CancelToken::new());
+        test_connection(&self.provider(), transport.as_ref()).await
+    }
+}
+
+/// One tiny call to `provider`'s model over `transport`, its failure coded as the facade
+/// codes it (for a front end that has no [`Service`] yet, such as a page still loading).
+pub async fn test_connection(
+    provider: &ProviderConfig,
+    transport: &dyn HttpTransport,
+) -> Result<Probe, ServiceError> {
+    provider.check().map_err(ServiceError::Config)?;
+    probe(&provider.provider(), provider.model.trim(), transport)
+        .await
+        .map_err(|e| match e {
+            ChatError::Provider(f) => ServiceError::Provider(f),
+            other => ServiceError::Unavailable(other.to_string()),
+        })
+}

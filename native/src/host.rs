@@ -1,0 +1,70 @@
+//! The native [`Host`]: blocking HTTP that stops at cancel, the wall clock, an in-memory
+//! scratch database per run and a sleeping thread between retries; and the demo databases
+//! opened as a workspace for the facade.
+
+use crate::clock::WallClock;
+use crate::demo::open_demo;
+use crate::http::{BlockingTransport, ThreadSleep};
+use crate::scratch::MemoryScratch;
+use nl2sql_core::curated::Curated;
+use nl2sql_core::demo::{demo_profile, DEMO_DATABASES, DEMO_VERIFIED};
+use nl2sql_core::engine::{CancelToken, Sleep};
+use nl2sql_core::http::HttpTransport;
+use nl2sql_core::index::{BuiltinEmbedder, Clock};
+use nl2sql_core::policy::Policies;
+use nl2sql_core::scratch::Scratch;
+use nl2sql_core::service::Host;
+use nl2sql_core::workspace::{Opening, Workspace, WorkspaceError};
+use std::path::Path;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// What native front ends lend the engine's runs.
+#[derive(Default)]
+pub struct NativeHost {
+    clock: WallClock,
+}
+
+impl Host for NativeHost {
+    fn transport(&self, cancel: &CancelToken) -> Box<dyn HttpTransport> {
+        let flag = Arc::new(AtomicBool::new(false));
+        let set = Arc::clone(&flag);
+        cancel.on_cancel(move || set.store(true, Ordering::SeqCst));
+        Box::new(BlockingTransport::cancelled_by(flag))
+    }
+
+    fn clock(&self) -> &dyn Clock {
+        &self.clock
+    }
+
+    fn scratch(&self) -> Option<Box<dyn Scratch>> {
+        Some(Box::new(MemoryScratch))
+    }
+
+    fn sleep(&self) -> Option<&dyn Sleep> {
+        Some(&ThreadSleep)
+    }
+}
+
+/// The three demo databases in `data`, read and indexed, with their verified queries and
+/// `policies`.
+pub fn demo_workspace(data: &Path, policies: Policies) -> Result<Workspace, WorkspaceError> {
+    let curated = serde_json::from_str::<Curated>(DEMO_VERIFIED)
+        .map_err(|e| WorkspaceError::Config(format!("the demo's verified queries: {e}")))?;
+    let mut openings = Vec::with_capacity(DEMO_DATABASES.len());
+    for d in &DEMO_DATABASES {
+        let db = open_demo(d.id, data).map_err(|e| WorkspaceError::Unreadable(e.to_string()))?;
+        openings.push(Opening {
+            profile: demo_profile(d),
+            datasource: Rc::new(db),
+            read_ahead: None,
+        });
+    }
+    pollster::block_on(Workspace::open(
+        openings,
+        policies,
+        curated,
+        Rc::new(BuiltinEmbedder::default()),
+    ))
+}

@@ -1,0 +1,134 @@
+//! The facade every front end uses, on the demo databases with the native host: cancel in
+//! the same tick, configuration failures as CONFIG_INVALID, replay offline, SQL mode's
+//! defaults, and adding and removing a datasource.
+
+use nl2sql_core::config::{AnswerConfig, ProviderConfig, ProviderKind, RunConfig};
+use nl2sql_core::engine::Status;
+use nl2sql_core::error::ErrorCode;
+use nl2sql_core::policy::Policies;
+use nl2sql_core::run::SqlStatus;
+use nl2sql_core::service::{Question, Service, ServiceError};
+use nl2sql_native::{demo_workspace, NativeHost};
+use nl2sql_tests::mock::{Fixture, MockProvider};
+use nl2sql_tests::native::data_dir;
+
+fn service(provider: ProviderConfig, run: RunConfig) -> Service<NativeHost> {
+    let workspace = demo_workspace(&data_dir(), Policies::demo())
+        .unwrap_or_else(|e| panic!("the demo workspace opens: {e}"));
+    Service::new(NativeHost::default(), workspace, provider, run)
+}
+
+fn mock_provider(mock: &MockProvider) -> ProviderConfig {
+    ProviderConfig {
+        kind: ProviderKind::Compatible,
+        model: "m".into(),
+        api_key: "sk-test-key-0000".into(),
+        base_url: Some(mock.base_url()),
+        ..ProviderConfig::default()
+    }
+}
+
+fn question(text: &str) -> Question {
+    Question {
+        text: text.into(),
+        roles: vec!["admin".into()],
+        ..Question::default()
+    }
+}
+
+#[test]
+fn a_cancel_in_the_same_tick_as_the_request_ends_the_run_cancelled() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let s = service(mock_provider(&mock), RunConfig::default());
+    let ask = s
+        .request(question("How many albums are there?"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    s.cancel();
+    let result = pollster::block_on(s.ask(ask, None));
+    assert_eq!(result.status, Status::Error);
+    let codes: Vec<ErrorCode> = result.errors.iter().map(|e| e.error_code).collect();
+    assert_eq!(codes, [ErrorCode::Cancelled]);
+    assert_eq!(result.usage.calls, 0, "no model call was made");
+}
+
+#[test]
+fn a_configuration_that_cannot_be_used_is_config_invalid_and_registers_nothing() {
+    let s = service(ProviderConfig::default(), RunConfig::default());
+    let Err(e) = s.request(question("How many albums are there?")) else {
+        panic!("an OpenAI configuration with no key is refused");
+    };
+    assert_eq!(e.code(), "CONFIG_INVALID");
+    assert!(matches!(e, ServiceError::Config(_)));
+    let Err(e) = pollster::block_on(s.test_connection()) else {
+        panic!("no connection test without a key");
+    };
+    assert_eq!(e.code(), "CONFIG_INVALID");
+}
+
+#[test]
+fn a_recorded_run_replays_offline_with_the_same_answer() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let q = "Count the albums, please.";
+    let albums = r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"alias": "albums", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#;
+    mock.add([
+        Fixture::new(
+            "answerability",
+            q,
+            r#"{"datasources": ["chinook"], "reason": "albums"}"#,
+        ),
+        Fixture::new("plan", q, albums),
+    ]);
+    let run = RunConfig {
+        answer: AnswerConfig::Template,
+        ..RunConfig::default()
+    };
+    let s = service(mock_provider(&mock), run);
+    let ask = s.request(question(q)).unwrap_or_else(|e| panic!("{e}"));
+    let recorded = pollster::block_on(s.ask(ask, None));
+    assert_eq!(recorded.status, Status::Success, "{:?}", recorded.errors);
+    // The provider is gone: a replay that reached it would fail.
+    drop(mock);
+    let replay = s.replaying(&recorded);
+    assert!(replay.is_replay());
+    let replayed = pollster::block_on(s.ask(replay, None));
+    assert_eq!(replayed.status, Status::Success, "{:?}", replayed.errors);
+    assert!(replayed.replay_divergences.is_empty());
+    assert_eq!(
+        replayed.final_answer.map(|a| a.text),
+        recorded.final_answer.map(|a| a.text)
+    );
+}
+
+#[test]
+fn sql_mode_defaults_to_the_first_datasource_under_the_run_row_cap() {
+    let run = RunConfig {
+        row_cap: 7,
+        ..RunConfig::default()
+    };
+    let s = service(ProviderConfig::default(), run);
+    let first = s.datasources()[0].id.clone();
+    assert_eq!(first, "chinook");
+    let r = pollster::block_on(s.sql("SELECT Name FROM Artist", None, &["admin".into()]));
+    assert_eq!(r.status, SqlStatus::Ok, "{:?}", r.errors);
+    assert_eq!(r.datasource, "chinook");
+    assert_eq!(r.rows.len(), 7);
+    assert!(r.truncated);
+    let unknown = pollster::block_on(s.sql("SELECT 1", Some("nope"), &[]));
+    let codes: Vec<ErrorCode> = unknown.errors.iter().map(|e| e.error_code).collect();
+    assert_eq!(codes, [ErrorCode::DatasourceNotFound]);
+}
+
+#[test]
+fn a_removed_datasource_is_gone_from_the_list_and_from_routing() {
+    let s = service(ProviderConfig::default(), RunConfig::default());
+    pollster::block_on(s.remove("support")).unwrap_or_else(|e| panic!("{e}"));
+    let ids: Vec<String> = s.datasources().into_iter().map(|d| d.id).collect();
+    assert_eq!(ids, ["chinook", "webanalytics"]);
+    let routing = pollster::block_on(s.route("open support tickets", &["admin".into()]))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!routing.ranked.iter().any(|id| id == "support"));
+    let Err(e) = pollster::block_on(s.remove("support")) else {
+        panic!("removing it twice fails");
+    };
+    assert_eq!(e.code(), "DATASOURCE_NOT_FOUND");
+}
