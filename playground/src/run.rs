@@ -1,22 +1,23 @@
 //! A run as the page shows it. Live, it is built from the engine's events; once the run
-//! ends (or a trace file is opened) it is rebuilt from the result's JSON, the published
-//! format, so a live run and an opened trace render through the same code.
+//! ends (or a trace file is opened) it is rebuilt from the typed result, so a live run and
+//! an opened trace render through the same code.
 
-use nl2sql_core::engine::{Event, NodeStatus};
-use serde_json::Value as Json;
+use nl2sql_core::engine::{Event, NodeStatus, QueryResult};
+use nl2sql_core::error::Node;
+use nl2sql_core::Value;
 use std::sync::Arc;
 
 /// The nodes a single-datasource question passes through, in order: shown as pending when
 /// a run starts, and as skipped when it ended without them.
-pub const PIPELINE: [&str; 8] = [
-    "curated_matcher",
-    "datasource_resolver",
-    "schema_retriever",
-    "ast_planner",
-    "logical_validator",
-    "generator",
-    "executor",
-    "answer_synthesizer",
+pub const PIPELINE: [Node; 8] = [
+    Node::CuratedMatcher,
+    Node::DatasourceResolver,
+    Node::SchemaRetriever,
+    Node::AstPlanner,
+    Node::LogicalValidator,
+    Node::Generator,
+    Node::Executor,
+    Node::AnswerSynthesizer,
 ];
 
 /// Where one node execution stands.
@@ -25,7 +26,6 @@ pub enum StepStatus {
     Pending,
     Running,
     Ok,
-    Warning,
     Error,
     Skipped,
 }
@@ -36,18 +36,8 @@ impl StepStatus {
             StepStatus::Pending => "pending",
             StepStatus::Running => "running",
             StepStatus::Ok => "ok",
-            StepStatus::Warning => "warning",
             StepStatus::Error => "error",
             StepStatus::Skipped => "skipped",
-        }
-    }
-
-    fn parse(s: &str) -> StepStatus {
-        match s {
-            "ok" => StepStatus::Ok,
-            "warning" => StepStatus::Warning,
-            "skipped" => StepStatus::Skipped,
-            _ => StepStatus::Error,
         }
     }
 }
@@ -64,7 +54,7 @@ impl From<NodeStatus> for StepStatus {
 /// One entry of the timeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
-    pub node: String,
+    pub node: Node,
     pub sub_query: Option<String>,
     pub attempt: u32,
     pub status: StepStatus,
@@ -75,9 +65,9 @@ pub struct Step {
 }
 
 impl Step {
-    fn pending(node: &str) -> Step {
+    fn pending(node: Node) -> Step {
         Step {
-            node: node.to_string(),
+            node,
             sub_query: None,
             attempt: 0,
             status: StepStatus::Pending,
@@ -93,7 +83,7 @@ impl Step {
 pub struct Preview {
     pub sql: Option<String>,
     pub columns: Vec<String>,
-    pub rows: Vec<Vec<Json>>,
+    pub rows: Vec<Vec<Value>>,
     pub row_count: usize,
 }
 
@@ -105,8 +95,8 @@ pub struct RunView {
     pub steps: Vec<Step>,
     pub answer: String,
     pub preview: Option<Preview>,
-    /// The result as JSON: the run's, or an opened trace file's.
-    pub result: Option<Arc<Json>>,
+    /// The result: the run's, or an opened trace file's.
+    pub result: Option<Arc<QueryResult>>,
     /// When the person asked and when the timeline first changed (page milliseconds).
     pub asked_at_ms: f64,
     pub first_update_ms: Option<f64>,
@@ -118,7 +108,7 @@ impl RunView {
         RunView {
             question: question.to_string(),
             running: true,
-            steps: PIPELINE.iter().map(|n| Step::pending(n)).collect(),
+            steps: PIPELINE.into_iter().map(Step::pending).collect(),
             asked_at_ms: now_ms,
             ..RunView::default()
         }
@@ -128,18 +118,17 @@ impl RunView {
     pub fn apply(&mut self, event: &Event, now_ms: f64) {
         match event {
             Event::NodeStarted { node, attempt } => {
-                let node = node.to_string();
                 let pending = self
                     .steps
                     .iter_mut()
-                    .find(|s| s.node == node && s.status == StepStatus::Pending);
+                    .find(|s| s.node == *node && s.status == StepStatus::Pending);
                 match pending {
                     Some(step) => {
                         step.status = StepStatus::Running;
                         step.attempt = *attempt;
                     }
                     None => {
-                        let mut step = Step::pending(&node);
+                        let mut step = Step::pending(*node);
                         step.status = StepStatus::Running;
                         step.attempt = *attempt;
                         self.insert_after_last_started(step);
@@ -152,9 +141,8 @@ impl RunView {
                 status,
                 duration_ms,
             } => {
-                let node = node.to_string();
                 let step = self.steps.iter_mut().rev().find(|s| {
-                    s.node == node && s.attempt == *attempt && s.status == StepStatus::Running
+                    s.node == *node && s.attempt == *attempt && s.status == StepStatus::Running
                 });
                 if let Some(step) = step {
                     step.status = StepStatus::from(*status);
@@ -162,12 +150,11 @@ impl RunView {
                 }
             }
             Event::LlmCall { node, .. } => {
-                let node = node.to_string();
                 let step = self
                     .steps
                     .iter_mut()
                     .rev()
-                    .find(|s| s.node == node && s.status != StepStatus::Pending);
+                    .find(|s| s.node == *node && s.status != StepStatus::Pending);
                 if let Some(step) = step {
                     step.model_calls += 1;
                 }
@@ -182,10 +169,7 @@ impl RunView {
                 self.preview = Some(Preview {
                     sql: sql.clone(),
                     columns: columns.clone(),
-                    rows: preview
-                        .iter()
-                        .map(|r| r.iter().map(cell_json).collect())
-                        .collect(),
+                    rows: preview.clone(),
                     row_count: *row_count,
                 });
             }
@@ -208,18 +192,18 @@ impl RunView {
     }
 
     /// The run ended (or a trace was opened): everything is rebuilt from the result.
-    pub fn finish(&mut self, result: Json) {
+    pub fn finish(&mut self, result: QueryResult) {
         self.running = false;
         self.steps = steps_of(&result);
-        if let Some(text) = result["final_answer"]["text"].as_str() {
-            self.answer = text.to_string();
+        if let Some(answer) = &result.final_answer {
+            self.answer = answer.text.clone();
         }
-        self.question = result["question"].as_str().unwrap_or_default().to_string();
+        self.question = result.question.clone();
         self.result = Some(Arc::new(result));
     }
 
     /// A trace file, opened for viewing.
-    pub fn from_trace(result: Json) -> RunView {
+    pub fn from_trace(result: QueryResult) -> RunView {
         let mut view = RunView::default();
         view.finish(result);
         view
@@ -228,18 +212,18 @@ impl RunView {
 
 /// The timeline of a finished run: one step per trace record, then the usual nodes it
 /// never reached, as skipped.
-pub fn steps_of(result: &Json) -> Vec<Step> {
-    let records = result["trace"].as_array().cloned().unwrap_or_default();
-    let mut steps: Vec<Step> = records
+pub fn steps_of(result: &QueryResult) -> Vec<Step> {
+    let mut steps: Vec<Step> = result
+        .trace
         .iter()
         .enumerate()
         .map(|(i, r)| Step {
-            node: r["node"].as_str().unwrap_or("?").to_string(),
-            sub_query: r["sub_query_id"].as_str().map(str::to_string),
-            attempt: r["attempt"].as_u64().unwrap_or(0) as u32,
-            status: StepStatus::parse(r["status"].as_str().unwrap_or("error")),
-            duration_ms: r["duration_ms"].as_u64(),
-            model_calls: r["llm_calls"].as_array().map_or(0, |c| c.len() as u32),
+            node: r.node,
+            sub_query: r.sub_query_id.clone(),
+            attempt: r.attempt,
+            status: StepStatus::from(r.status),
+            duration_ms: Some(r.duration_ms),
+            model_calls: r.llm_calls.len() as u32,
             trace_index: Some(i),
         })
         .collect();
@@ -251,8 +235,4 @@ pub fn steps_of(result: &Json) -> Vec<Step> {
         }
     }
     steps
-}
-
-fn cell_json(v: &nl2sql_core::Value) -> Json {
-    serde_json::to_value(v).unwrap_or(Json::Null)
 }

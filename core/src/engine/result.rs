@@ -27,6 +27,18 @@ pub enum Status {
     Stopped,
 }
 
+impl Status {
+    /// The published name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Success => "success",
+            Status::PlanOnly => "plan_only",
+            Status::Error => "error",
+            Status::Stopped => "stopped",
+        }
+    }
+}
+
 /// One query the run planned: `q1` alone, or one per part of a decomposed question.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct SubQuery {
@@ -234,5 +246,23 @@ impl QueryResult {
         }
         self.usage = total;
         self.usage_by_node = by_node;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Status;
+
+    #[test]
+    fn a_status_name_is_its_published_name() {
+        for status in [
+            Status::Success,
+            Status::PlanOnly,
+            Status::Error,
+            Status::Stopped,
+        ] {
+            let json = serde_json::to_string(&status).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", status.as_str()));
+        }
     }
 }

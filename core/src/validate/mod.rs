@@ -57,11 +57,34 @@ impl Default for ValidatorSettings {
     }
 }
 
+/// The validator's checks, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckName {
+    /// A plan reached the validator.
+    PlanPresent,
+    /// The plan's shape, names and types fit the schema.
+    StructureAndSchema,
+    /// The caller's role may read everything the plan reads.
+    Policy,
+}
+
+impl CheckName {
+    /// The check as a person reads it.
+    pub fn label(self) -> &'static str {
+        match self {
+            CheckName::PlanPresent => "plan present",
+            CheckName::StructureAndSchema => "structure and schema",
+            CheckName::Policy => "policy",
+        }
+    }
+}
+
 /// One named check and how it went.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ValidationCheck {
-    /// `plan_present`, `structure_and_schema` or `policy`.
-    pub name: String,
+    /// Which check.
+    pub name: CheckName,
     /// Whether it passed.
     pub passed: bool,
     /// On failure, the first error's message; empty on success.
@@ -136,8 +159,8 @@ pub fn validate(
     scope: &Scope<'_>,
     settings: &ValidatorSettings,
 ) -> Validation {
-    let check = |name: &str, errors: &[PipelineError]| ValidationCheck {
-        name: name.to_string(),
+    let check = |name: CheckName, errors: &[PipelineError]| ValidationCheck {
+        name,
         passed: errors.is_empty(),
         message: errors
             .first()
@@ -152,7 +175,7 @@ pub fn validate(
             "No plan reached the validator.",
         );
         return Validation {
-            checks: vec![check("plan_present", std::slice::from_ref(&error))],
+            checks: vec![check(CheckName::PlanPresent, std::slice::from_ref(&error))],
             errors: vec![error],
             warnings: vec![],
         };
@@ -166,7 +189,7 @@ pub fn validate(
     static_checks(plan, schema, settings, &readable, &mut findings);
     let policy_errors = policy(plan, schema, scope);
 
-    let mut checks = vec![check("plan_present", &[])];
+    let mut checks = vec![check(CheckName::PlanPresent, &[])];
     if policy_errors.is_empty() {
         let blocking: Vec<PipelineError> = findings
             .errors
@@ -174,19 +197,19 @@ pub fn validate(
             .filter(|e| e.severity.is_blocking())
             .cloned()
             .collect();
-        checks.push(check("structure_and_schema", &blocking));
+        checks.push(check(CheckName::StructureAndSchema, &blocking));
     } else {
         // What the static checks found about a table the role may not read (a column's
         // existence, its type, a key) is itself data about that table: none of it is told.
         findings.errors.clear();
         findings.warnings.clear();
         checks.push(ValidationCheck {
-            name: "structure_and_schema".to_string(),
+            name: CheckName::StructureAndSchema,
             passed: false,
             message: "Not reported: the plan reads a table the role may not read.".to_string(),
         });
     }
-    checks.push(check("policy", &policy_errors));
+    checks.push(check(CheckName::Policy, &policy_errors));
     let mut errors = policy_errors;
     errors.extend(findings.errors);
     Validation {

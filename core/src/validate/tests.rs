@@ -60,8 +60,18 @@ fn tracks_of_albums() -> serde_json::Value {
 fn a_good_plan_passes_all_three_checks_in_order() {
     let v = run(&plan(tracks_of_albums()));
     assert!(v.passed(), "{}", messages(&v));
-    let names: Vec<&str> = v.checks.iter().map(|c| c.name.as_str()).collect();
-    assert_eq!(names, ["plan_present", "structure_and_schema", "policy"]);
+    let names: Vec<CheckName> = v.checks.iter().map(|c| c.name).collect();
+    assert_eq!(
+        names,
+        [
+            CheckName::PlanPresent,
+            CheckName::StructureAndSchema,
+            CheckName::Policy
+        ]
+    );
+    // The published names.
+    let json = serde_json::to_string(&names).unwrap_or_default();
+    assert_eq!(json, r#"["plan_present","structure_and_schema","policy"]"#);
     assert!(v.checks.iter().all(|c| c.passed && c.message.is_empty()));
     assert!(v.warnings.is_empty());
 }
@@ -78,7 +88,7 @@ fn no_plan_is_missing_plan_and_the_only_check() {
     assert_eq!(codes(&v), [ErrorCode::MissingPlan]);
     assert_eq!(v.errors[0].severity, Severity::Critical);
     assert_eq!(v.checks.len(), 1);
-    assert_eq!(v.checks[0].name, "plan_present");
+    assert_eq!(v.checks[0].name, CheckName::PlanPresent);
     assert!(!v.checks[0].passed);
 }
 
@@ -666,4 +676,15 @@ fn result_names_are_checked_as_what_they_stand_for() {
         "{}",
         messages(&run(&p))
     );
+}
+
+#[test]
+fn table_names_reach_into_ctes_set_operations_and_subqueries() {
+    let s = schema();
+    let sql = "WITH a AS (SELECT ArtistId FROM Album) \
+               SELECT Name FROM Artist WHERE ArtistId IN (SELECT ArtistId FROM a) \
+               UNION SELECT Title FROM Album";
+    let p = crate::import::import_sql(sql, &s, s.dialect).unwrap_or_else(|e| panic!("{e:?}"));
+    let names = super::walk::table_names(&p);
+    assert_eq!(names, ["Artist", "Album", "Album", "a"]);
 }

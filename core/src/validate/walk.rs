@@ -108,6 +108,15 @@ pub fn each_plan<'a>(plan: &'a Plan, f: &mut dyn FnMut(&'a Plan)) {
     }
 }
 
+/// The names of the tables (and CTEs) every plan in `plan` reads, in the order met.
+pub fn table_names(plan: &Plan) -> Vec<&str> {
+    let mut names = Vec::new();
+    each_plan(plan, &mut |p| {
+        names.extend(p.tables.iter().map(|t| t.name.as_str()));
+    });
+    names
+}
+
 /// Calls `f` on every expression node of every plan in `plan`, with its clause.
 pub fn each_expr<'a>(plan: &'a Plan, f: &mut dyn FnMut(Clause, &'a Expr)) {
     each_plan(plan, &mut |p| {

@@ -3,7 +3,8 @@
 
 use crate::state::AppState;
 use leptos::prelude::*;
-use serde_json::Value as Json;
+use nl2sql_core::engine::{MatchReason, QueryResult};
+use nl2sql_core::error::Node;
 
 #[component]
 pub fn AnswerCard() -> impl IntoView {
@@ -15,7 +16,7 @@ pub fn AnswerCard() -> impl IntoView {
             let status = move || {
                 run.with(|r| match &r.result {
                     None => "running".to_string(),
-                    Some(res) => res["status"].as_str().unwrap_or("error").to_string(),
+                    Some(res) => res.status.as_str().to_string(),
                 })
             };
             view! {
@@ -45,11 +46,10 @@ fn Headline() -> impl IntoView {
     let state = expect_context::<AppState>();
     move || {
         state.run.with(|r| {
-            let res = r.result.as_ref()?;
-            let e = res["errors"].as_array()?.first()?;
-            let code = e["error_code"].as_str().unwrap_or_default().to_string();
-            let code_attr = code.clone();
-            let message = e["message"].as_str().unwrap_or_default().to_string();
+            let e = r.result.as_ref()?.errors.first()?;
+            let code = e.error_code.as_str();
+            let code_attr = code;
+            let message = e.message.clone();
             Some(view! {
                 <p class="headline-error" data-code=code_attr>
                     <code>{code}</code>" "{message}
@@ -65,13 +65,13 @@ fn Verified() -> impl IntoView {
     let state = expect_context::<AppState>();
     move || {
         state.run.with(|r| {
-            let curated = &r.result.as_ref()?["curated"];
-            if curated["matched"] != true {
+            let curated = r.result.as_ref()?.curated.as_ref()?;
+            if !curated.matched {
                 return None;
             }
-            let choice = curated["choice"].as_str().unwrap_or_default().to_string();
+            let choice = curated.choice.clone().unwrap_or_default();
             let choice_attr = choice.clone();
-            let by = if curated["reason"] == "code" {
+            let by = if curated.reason == MatchReason::Code {
                 "matched by the engine, no model call"
             } else {
                 "picked by the model"
@@ -118,60 +118,48 @@ fn Fact(name: &'static str, value: String) -> impl IntoView {
 }
 
 /// The card's figures, from the result.
-fn facts_of(res: &Json) -> Vec<(&'static str, String)> {
+fn facts_of(res: &QueryResult) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
-    let subs = res["sub_queries"].as_array().cloned().unwrap_or_default();
-    let rows = match res["combined"]["rows"].as_array() {
-        Some(rows) => rows.len(),
-        None => subs
-            .iter()
-            .map(|q| q["rows"].as_array().map_or(0, Vec::len))
-            .sum(),
+    let rows = match &res.combined {
+        Some(combined) => combined.rows.len(),
+        None => res.sub_queries.iter().map(|q| q.rows.len()).sum(),
     };
     out.push(("rows", rows.to_string()));
-    let checks: Vec<&Json> = subs
+    let checks = res.sub_queries.iter().flat_map(|q| &q.validation);
+    let (passed, all) = checks.fold((0, 0), |(p, n), c| (p + usize::from(c.passed), n + 1));
+    out.push(("checks passed", format!("{passed} of {all}")));
+    let model: u64 = res
+        .trace
         .iter()
-        .flat_map(|q| q["validation"].as_array().into_iter().flatten())
-        .collect();
-    let passed = checks.iter().filter(|c| c["passed"] == true).count();
-    out.push(("checks passed", format!("{passed} of {}", checks.len())));
-    let total = res["duration_ms"].as_u64().unwrap_or(0);
-    let model: u64 = res["trace"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|n| n["llm_calls"].as_array().into_iter().flatten())
-        .filter_map(|c| c["latency_ms"].as_u64())
+        .flat_map(|n| &n.llm_calls)
+        .map(|c| c.latency_ms)
         .sum();
-    out.push(("time", format!("{total} ms")));
+    out.push(("time", format!("{} ms", res.duration_ms)));
     out.push(("waiting on the model", format!("{model} ms")));
-    let usage = &res["usage"];
+    let usage = &res.usage;
     out.push((
         "model calls",
-        format!(
-            "{} ({} in sequence)",
-            usage["calls"].as_u64().unwrap_or(0),
-            res["sequential_llm_calls"].as_u64().unwrap_or(0)
-        ),
+        format!("{} ({} in sequence)", usage.calls, res.sequential_llm_calls),
     ));
-    let tokens = |k: &str| usage[k].as_u64().map_or("?".to_string(), |n| n.to_string());
+    let tokens = |n: Option<u64>| n.map_or("?".to_string(), |n| n.to_string());
     out.push((
         "tokens",
         format!(
             "{} in / {} out",
-            tokens("input_tokens"),
-            tokens("output_tokens")
+            tokens(usage.input_tokens),
+            tokens(usage.output_tokens)
         ),
     ));
     out.push((
         "cost",
-        usage["cost_usd"]
-            .as_f64()
+        usage
+            .cost_usd
             .map_or("not priced".to_string(), |c| format!("${c:.4}")),
     ));
-    let mut answered: Vec<String> = subs
+    let mut answered: Vec<&str> = res
+        .sub_queries
         .iter()
-        .filter_map(|q| q["datasource_id"].as_str().map(str::to_string))
+        .map(|q| q.datasource_id.as_str())
         .collect();
     answered.dedup();
     if !answered.is_empty() {
@@ -184,18 +172,19 @@ fn facts_of(res: &Json) -> Vec<(&'static str, String)> {
 }
 
 /// Why these datasources: the explicit choice, the verified query, or the check's reason.
-fn why_these(res: &Json) -> Option<String> {
-    if res["curated"]["matched"] == true {
+fn why_these(res: &QueryResult) -> Option<String> {
+    if res.curated.as_ref().is_some_and(|c| c.matched) {
         return Some("a verified query matched the question".into());
     }
-    if let Some(ds) = res["datasource"].as_str() {
+    if let Some(ds) = &res.datasource {
         return Some(format!("you chose {ds}"));
     }
-    let resolver = res["trace"]
-        .as_array()?
+    let resolver = res
+        .trace
         .iter()
-        .find(|n| n["node"] == "datasource_resolver")?;
-    resolver["outputs"]["verdict"]["reason"]
+        .find(|n| n.node == Node::DatasourceResolver)?;
+    // A node's outputs are its own record, kept as JSON; the verdict's reason is read from it.
+    resolver.outputs["verdict"]["reason"]
         .as_str()
         .filter(|r| !r.is_empty())
         .map(str::to_string)

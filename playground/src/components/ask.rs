@@ -58,8 +58,7 @@ pub fn AskPage() -> impl IntoView {
         }));
         spawn_local(async move {
             let result = session.ask(request, Some(events)).await;
-            let json = serde_json::to_value(&result).unwrap_or_default();
-            state.run.update(|r| r.finish(json));
+            state.run.update(|r| r.finish(result));
             mark("done-ms", now_ms());
         });
     };

@@ -3,7 +3,7 @@
 
 use crate::browser::download;
 use leptos::prelude::*;
-use serde_json::Value as Json;
+use nl2sql_core::Value;
 
 /// Rows the grid draws; the CSV always has them all.
 const SHOWN: usize = 200;
@@ -11,7 +11,7 @@ const SHOWN: usize = 200;
 #[component]
 pub fn RowsView(
     columns: Vec<String>,
-    rows: Vec<Vec<Json>>,
+    rows: Vec<Vec<Value>>,
     /// How many rows exist (more than `rows` in a preview).
     total: usize,
     truncated: bool,
@@ -21,16 +21,17 @@ pub fn RowsView(
     let numeric: Vec<bool> = (0..columns.len())
         .map(|i| {
             !rows.is_empty()
-                && rows
-                    .iter()
-                    .all(|r| r.get(i).is_some_and(|v| v.is_number() || v.is_null()))
-                && rows.iter().any(|r| r.get(i).is_some_and(Json::is_number))
+                && rows.iter().all(|r| {
+                    r.get(i)
+                        .is_some_and(|v| number(v).is_some() || *v == Value::Null)
+                })
+                && rows.iter().any(|r| r.get(i).and_then(number).is_some())
         })
         .collect();
     let max: Vec<f64> = (0..columns.len())
         .map(|i| {
             rows.iter()
-                .filter_map(|r| r.get(i)?.as_f64())
+                .filter_map(|r| number(r.get(i)?))
                 .fold(0.0_f64, |m, v| m.max(v.abs()))
         })
         .collect();
@@ -60,7 +61,7 @@ pub fn RowsView(
                             <tr>
                                 {row.into_iter().enumerate().map(|(i, v)| {
                                     let is_num = numeric.get(i).copied().unwrap_or(false);
-                                    let width = match (v.as_f64(), max.get(i)) {
+                                    let width = match (number(&v), max.get(i)) {
                                         (Some(x), Some(m)) if is_num && *m > 0.0 => format!("{:.1}%", x.abs() / m * 100.0),
                                         _ => String::new(),
                                     };
@@ -80,17 +81,24 @@ pub fn RowsView(
     }
 }
 
-pub fn cell_text(v: &Json) -> String {
+/// A cell as the grid shows it; a blob by its size (its bytes would be noise).
+pub fn cell_text(v: &Value) -> String {
     match v {
-        Json::Null => "NULL".into(),
-        Json::String(s) => s.clone(),
-        Json::Number(n) => n.to_string(),
-        Json::Array(bytes) => format!("<{} bytes>", bytes.len()),
+        Value::Blob(bytes) => format!("<{} bytes>", bytes.len()),
         other => other.to_string(),
     }
 }
 
-fn to_csv(columns: &[String], rows: &[Vec<Json>]) -> String {
+/// A number cell's value, for bars and charts.
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Integer(i) => Some(*i as f64),
+        Value::Real(r) => Some(*r),
+        _ => None,
+    }
+}
+
+fn to_csv(columns: &[String], rows: &[Vec<Value>]) -> String {
     let field = |s: &str| {
         if s.contains([',', '"', '\n', '\r']) {
             format!("\"{}\"", s.replace('"', "\"\""))
@@ -108,7 +116,7 @@ fn to_csv(columns: &[String], rows: &[Vec<Json>]) -> String {
         let line: Vec<String> = r
             .iter()
             .map(|v| {
-                if v.is_null() {
+                if *v == Value::Null {
                     String::new()
                 } else {
                     field(&cell_text(v))
@@ -123,7 +131,7 @@ fn to_csv(columns: &[String], rows: &[Vec<Json>]) -> String {
 
 /// A label column and the last numeric column, 2 to 40 rows: a chart. Years or dates as
 /// labels make it a line, anything else bars.
-fn chart_of(columns: &[String], rows: &[Vec<Json>], numeric: &[bool]) -> Option<AnyView> {
+fn chart_of(columns: &[String], rows: &[Vec<Value>], numeric: &[bool]) -> Option<AnyView> {
     if columns.len() < 2 || rows.len() < 2 || rows.len() > 40 {
         return None;
     }
@@ -131,7 +139,7 @@ fn chart_of(columns: &[String], rows: &[Vec<Json>], numeric: &[bool]) -> Option<
     let label = (0..columns.len()).find(|i| *i != value)?;
     let points: Vec<(String, f64)> = rows
         .iter()
-        .map(|r| (cell_text(&r[label]), r[value].as_f64().unwrap_or(0.0)))
+        .map(|r| (cell_text(&r[label]), number(&r[value]).unwrap_or(0.0)))
         .collect();
     let timeish = points.iter().all(|(l, _)| looks_like_time(l));
     let title = format!("{} by {}", columns[value], columns[label]);

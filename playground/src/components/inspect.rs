@@ -4,14 +4,14 @@
 use crate::state::AppState;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde_json::Value as Json;
+use nl2sql_core::index::{MatchKind, Retrieval, Routing};
 
 #[component]
 pub fn InspectPage() -> impl IntoView {
     let state = expect_context::<AppState>();
     let question = RwSignal::new("Which artists have the most albums?".to_string());
-    let routing = RwSignal::new(None::<Json>);
-    let retrieval = RwSignal::new(None::<Json>);
+    let routing = RwSignal::new(None::<Routing>);
+    let retrieval = RwSignal::new(None::<Retrieval>);
     let failure = RwSignal::new(None::<String>);
     let inspect = move || {
         let Some(session) = state.session() else {
@@ -23,12 +23,12 @@ pub fn InspectPage() -> impl IntoView {
             match session.route(&q, &roles).await {
                 Ok(r) => {
                     let top = r.ranked.first().cloned();
-                    routing.set(serde_json::to_value(&r).ok());
+                    routing.set(Some(r));
                     failure.set(None);
                     retrieval.set(None);
                     if let Some(top) = top {
                         match session.retrieve(&q, &top, &roles).await {
-                            Ok(x) => retrieval.set(serde_json::to_value(&x).ok()),
+                            Ok(x) => retrieval.set(Some(x)),
                             Err(e) => failure.set(Some(e.to_string())),
                         }
                     }
@@ -56,36 +56,37 @@ pub fn InspectPage() -> impl IntoView {
 
 /// Routing's decision and every signal's pool and ranking.
 #[component]
-pub fn RoutingTables(routing: Json) -> impl IntoView {
-    let ranked = super::result::strings(&routing["ranked"]);
-    let dropped = routing["dropped"].as_array().cloned().unwrap_or_default();
-    let fused = routing["fused"].as_array().cloned().unwrap_or_default();
-    let signals = routing["signals"].as_array().cloned().unwrap_or_default();
+pub fn RoutingTables(routing: Routing) -> impl IntoView {
+    let Routing {
+        ranked,
+        dropped,
+        signals,
+        fused,
+    } = routing;
     view! {
         <div class="routing">
             <h4>"Routing"</h4>
             <p class="ranked">"Kept, best first: " <strong>{ranked.join(", ")}</strong></p>
             {(!dropped.is_empty()).then(|| view! {
-                <p>"Dropped: " {dropped.iter().map(|d| format!("{} ({})", d["id"].as_str().unwrap_or("?"), d["reason"].as_str().unwrap_or("?"))).collect::<Vec<_>>().join(", ")}</p>
+                <p>"Dropped: " {dropped.iter().map(|d| format!("{} ({})", d.id, d.reason)).collect::<Vec<_>>().join(", ")}</p>
             })}
             <table class="grid fused">
                 <thead><tr><th>"Datasource"</th><th>"Fused score"</th></tr></thead>
-                <tbody>{fused.into_iter().map(|f| view! {
-                    <tr><td>{f[0].as_str().unwrap_or("?").to_string()}</td><td class="num">{format!("{:.4}", f[1].as_f64().unwrap_or(0.0))}</td></tr>
+                <tbody>{fused.into_iter().map(|(id, score)| view! {
+                    <tr><td>{id}</td><td class="num">{format!("{score:.4}")}</td></tr>
                 }).collect_view()}</tbody>
             </table>
             {signals.into_iter().map(|s| {
-                let pool = s["pool"].as_array().cloned().unwrap_or_default();
                 view! {
-                    <details class="signal" data-signal=s["name"].as_str().unwrap_or_default().to_string()>
-                        <summary>{format!("Signal {}: {}", s["name"].as_str().unwrap_or("?"), super::result::strings(&s["ranking"]).join(" > "))}</summary>
+                    <details class="signal" data-signal=s.name.clone()>
+                        <summary>{format!("Signal {}: {}", s.name, s.ranking.join(" > "))}</summary>
                         <table class="grid">
                             <thead><tr><th>"Datasource"</th><th>"Entry"</th><th>"Similarity"</th></tr></thead>
-                            <tbody>{pool.into_iter().map(|p| view! {
+                            <tbody>{s.pool.into_iter().map(|p| view! {
                                 <tr>
-                                    <td>{p["datasource"].as_str().unwrap_or_default().to_string()}</td>
-                                    <td>{p["entry"].as_str().unwrap_or_default().to_string()}</td>
-                                    <td class="num">{format!("{:.3}", p["similarity"].as_f64().unwrap_or(0.0))}</td>
+                                    <td>{p.datasource}</td>
+                                    <td>{p.entry}</td>
+                                    <td class="num">{format!("{:.3}", p.similarity)}</td>
                                 </tr>
                             }).collect_view()}</tbody>
                         </table>
@@ -98,27 +99,43 @@ pub fn RoutingTables(routing: Json) -> impl IntoView {
 
 /// What retrieval would send the planner.
 #[component]
-pub fn RetrievalTables(retrieval: Json) -> impl IntoView {
-    let values = retrieval["values"].as_array().cloned().unwrap_or_default();
+pub fn RetrievalTables(retrieval: Retrieval) -> impl IntoView {
+    let Retrieval {
+        datasource,
+        tables,
+        columns,
+        values,
+        full_snapshot,
+    } = retrieval;
     view! {
-        <div class="retrieval" data-datasource=retrieval["datasource"].as_str().unwrap_or_default().to_string()>
-            <h4>{format!("Retrieval from {}", retrieval["datasource"].as_str().unwrap_or("?"))}</h4>
-            <p>{if retrieval["full_snapshot"] == true { "The whole readable schema is sent." } else { "Searched:" }}</p>
-            <p class="retrieved-tables">"Tables: " {super::result::strings(&retrieval["tables"]).join(", ")}</p>
-            <p class="retrieved-columns">"Columns: " {super::result::strings(&retrieval["columns"]).join(", ")}</p>
+        <div class="retrieval" data-datasource=datasource.clone()>
+            <h4>{format!("Retrieval from {datasource}")}</h4>
+            <p>{if full_snapshot { "The whole readable schema is sent." } else { "Searched:" }}</p>
+            <p class="retrieved-tables">"Tables: " {tables.join(", ")}</p>
+            <p class="retrieved-columns">"Columns: " {columns.join(", ")}</p>
             {(!values.is_empty()).then(|| view! {
                 <table class="grid">
                     <thead><tr><th>"Words"</th><th>"Value"</th><th>"Match"</th><th>"Score"</th></tr></thead>
                     <tbody>{values.into_iter().map(|v| view! {
                         <tr>
-                            <td>{v["span"].as_str().unwrap_or_default().to_string()}</td>
-                            <td>{format!("{}.{} = '{}'", v["table"].as_str().unwrap_or("?"), v["column"].as_str().unwrap_or("?"), v["value"].as_str().unwrap_or("?"))}</td>
-                            <td>{v["matched"].as_str().unwrap_or_default().to_string()}</td>
-                            <td class="num">{format!("{:.2}", v["score"].as_f64().unwrap_or(0.0))}</td>
+                            <td>{v.span}</td>
+                            <td>{format!("{}.{} = '{}'", v.table, v.column, v.value)}</td>
+                            <td>{match_name(v.matched)}</td>
+                            <td class="num">{format!("{:.2}", v.score)}</td>
                         </tr>
                     }).collect_view()}</tbody>
                 </table>
             })}
         </div>
+    }
+}
+
+/// How a value matched, in the published words.
+fn match_name(kind: MatchKind) -> &'static str {
+    match kind {
+        MatchKind::Exact => "exact",
+        MatchKind::CaseInsensitive => "case_insensitive",
+        MatchKind::Fuzzy => "fuzzy",
+        MatchKind::Word => "word",
     }
 }

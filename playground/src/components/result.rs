@@ -5,8 +5,10 @@ use super::{ErrorLine, RowsView};
 use crate::browser::{copy, download};
 use crate::state::AppState;
 use leptos::prelude::*;
-use nl2sql_core::plan::Plan;
-use serde_json::Value as Json;
+use nl2sql_core::engine::{QueryResult, SubQuery};
+use nl2sql_core::error::{PipelineError, RunWarning};
+use nl2sql_core::validate::ValidationCheck;
+use std::sync::Arc;
 
 #[component]
 pub fn ResultPanels() -> impl IntoView {
@@ -14,7 +16,7 @@ pub fn ResultPanels() -> impl IntoView {
     move || {
         state.run.with(|r| {
             if let Some(res) = &r.result {
-                return Some(view! { <Finished result=Json::clone(res) /> }.into_any());
+                return Some(view! { <Finished result=Arc::clone(res) /> }.into_any());
             }
             let p = r.preview.clone()?;
             Some(view! {
@@ -28,16 +30,9 @@ pub fn ResultPanels() -> impl IntoView {
 }
 
 #[component]
-fn Finished(result: Json) -> impl IntoView {
-    let subs = result["sub_queries"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let several = subs.len() > 1;
-    let combined = result["combined"].clone();
-    let errors = result["errors"].as_array().cloned().unwrap_or_default();
-    let warnings = result["warnings"].as_array().cloned().unwrap_or_default();
-    let trace = serde_json::to_string_pretty(&result).unwrap_or_default();
+fn Finished(result: Arc<QueryResult>) -> impl IntoView {
+    let several = result.sub_queries.len() > 1;
+    let trace = serde_json::to_string_pretty(result.as_ref()).unwrap_or_default();
     view! {
         <section class="panels">
             <div class="panel-actions">
@@ -45,39 +40,40 @@ fn Finished(result: Json) -> impl IntoView {
                     "Download trace (JSON)"
                 </button>
             </div>
-            <Problems errors=errors warnings=warnings />
-            {combined.is_object().then(|| view! {
+            <Problems errors=result.errors.clone() warnings=result.warnings.clone() />
+            {result.combined.clone().map(|combined| view! {
                 <article class="part combined">
                     <h3>"Combined result"</h3>
-                    <SqlBlock sql=combined["sql"].as_str().unwrap_or_default().to_string() />
+                    <SqlBlock sql=combined.sql />
                     <RowsView
-                        columns=strings(&combined["columns"])
-                        rows=rows(&combined["rows"])
-                        total=combined["rows"].as_array().map_or(0, Vec::len)
-                        truncated=combined["truncated"] == true
+                        total=combined.rows.len()
+                        columns=combined.columns
+                        rows=combined.rows
+                        truncated=combined.truncated
                         name="combined".to_string() />
                 </article>
             })}
-            {subs.into_iter().map(|q| view! { <Part query=q several=several /> }).collect_view()}
+            {result.sub_queries.iter().cloned().map(|q| view! { <Part query=q several=several /> }).collect_view()}
         </section>
     }
 }
 
 /// One sub-query: plan, checks, SQL, rows.
 #[component]
-fn Part(query: Json, several: bool) -> impl IntoView {
-    let id = query["id"].as_str().unwrap_or("q").to_string();
-    let ds = query["datasource_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let plan_text = serde_json::from_value::<Plan>(query["plan"].clone())
-        .ok()
-        .map(|p| p.to_string());
-    let checks = query["validation"].as_array().cloned().unwrap_or_default();
-    let sql = query["sql"].as_str().map(str::to_string);
-    let has_rows = !query["columns"].as_array().is_none_or(Vec::is_empty);
-    let retries = query["retry_count"].as_u64().unwrap_or(0);
+fn Part(query: SubQuery, several: bool) -> impl IntoView {
+    let SubQuery {
+        id,
+        datasource_id: ds,
+        plan,
+        sql,
+        validation,
+        columns,
+        rows,
+        truncated,
+        retry_count: retries,
+    } = query;
+    let plan_text = plan.map(|p| p.to_string());
+    let has_rows = !columns.is_empty();
     view! {
         <article class="part" data-sub-query=id.clone() data-datasource=ds.clone()>
             <h3>{if several { format!("{id} · {ds}") } else { format!("From {ds}") }}
@@ -89,14 +85,14 @@ fn Part(query: Json, several: bool) -> impl IntoView {
                     <p class="plan-text"><code>{p}</code></p>
                 </details>
             })}
-            <Checks checks=checks />
+            <Checks checks=validation />
             {sql.map(|s| view! { <SqlBlock sql=s /> })}
             {has_rows.then(|| view! {
                 <RowsView
-                    columns=strings(&query["columns"])
-                    rows=rows(&query["rows"])
-                    total=query["rows"].as_array().map_or(0, Vec::len)
-                    truncated=query["truncated"] == true
+                    total=rows.len()
+                    columns=columns
+                    rows=rows
+                    truncated=truncated
                     name=format!("{ds}-{id}") />
             })}
         </article>
@@ -104,17 +100,16 @@ fn Part(query: Json, several: bool) -> impl IntoView {
 }
 
 #[component]
-pub fn Checks(checks: Vec<Json>) -> impl IntoView {
+pub fn Checks(checks: Vec<ValidationCheck>) -> impl IntoView {
     (!checks.is_empty()).then(|| {
         view! {
             <ul class="checks">
                 {checks.into_iter().map(|c| {
-                    let passed = c["passed"] == true;
-                    let name = c["name"].as_str().unwrap_or_default().replace('_', " ");
-                    let message = c["message"].as_str().unwrap_or_default().to_string();
+                    let passed = c.passed;
+                    let message = c.message;
                     view! {
                         <li class="check-item" data-passed=passed.to_string()>
-                            <span aria-hidden="true">{if passed { "✔" } else { "✘" }}</span>" "{name}
+                            <span aria-hidden="true">{if passed { "✔" } else { "✘" }}</span>" "{c.name.label()}
                             {(!message.is_empty()).then(|| view! { <span class="check-message">{format!(": {message}")}</span> })}
                         </li>
                     }
@@ -125,17 +120,16 @@ pub fn Checks(checks: Vec<Json>) -> impl IntoView {
 }
 
 #[component]
-pub fn Problems(errors: Vec<Json>, warnings: Vec<Json>) -> impl IntoView {
+pub fn Problems(errors: Vec<PipelineError>, warnings: Vec<RunWarning>) -> impl IntoView {
     (!(errors.is_empty() && warnings.is_empty())).then(|| {
         view! {
             <div class="problems" role="alert">
                 {errors.into_iter().map(|e| view! { <ErrorLine error=e /> }).collect_view()}
                 {warnings.into_iter().map(|w| {
-                    let code = w["code"].as_str().unwrap_or_default().to_string();
-                    let code_attr = code.clone();
+                    let code = w.code.as_str();
                     view! {
-                        <p class="warning-line" data-code=code_attr>
-                            <code>{code}</code>" "{w["message"].as_str().unwrap_or_default().to_string()}
+                        <p class="warning-line" data-code=code>
+                            <code>{code}</code>" "{w.message}
                         </p>
                     }
                 }).collect_view()}
@@ -259,20 +253,4 @@ fn highlight(sql: &str) -> Vec<(&'static str, String)> {
         out.push((class, chars[start..i].iter().collect()));
     }
     out
-}
-
-pub fn strings(v: &Json) -> Vec<String> {
-    v.as_array()
-        .into_iter()
-        .flatten()
-        .map(|s| s.as_str().unwrap_or_default().to_string())
-        .collect()
-}
-
-pub fn rows(v: &Json) -> Vec<Vec<Json>> {
-    v.as_array()
-        .into_iter()
-        .flatten()
-        .map(|r| r.as_array().cloned().unwrap_or_default())
-        .collect()
 }

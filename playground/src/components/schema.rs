@@ -1,7 +1,7 @@
 use crate::state::{AppState, SourceInfo};
 use leptos::prelude::*;
+use nl2sql_core::validate::walk::table_names;
 use nl2sql_core::{Column, Table};
-use serde_json::Value as Json;
 
 /// The schema of one datasource (chosen here): tables, columns, types, keys and sample
 /// values; tables the current plan uses are marked, tables the role may not read are
@@ -60,16 +60,12 @@ fn SchemaOf(source: SourceInfo) -> impl IntoView {
         move |table: &str| {
             state.run.with(|r| {
                 r.result.as_ref().is_some_and(|res| {
-                    res["sub_queries"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .any(|q| {
-                            q["datasource_id"] == id.as_str()
-                                && plan_tables(&q["plan"])
-                                    .iter()
-                                    .any(|t| t.eq_ignore_ascii_case(table))
-                        })
+                    res.sub_queries.iter().any(|q| {
+                        q.datasource_id == id
+                            && q.plan.as_ref().is_some_and(|p| {
+                                table_names(p).iter().any(|t| t.eq_ignore_ascii_case(table))
+                            })
+                    })
                 })
             })
         }
@@ -89,37 +85,6 @@ fn SchemaOf(source: SourceInfo) -> impl IntoView {
                 }).collect_view()}
             </ul>
         </article>
-    }
-}
-
-/// Every table a plan names, nested plans included.
-fn plan_tables(plan: &Json) -> Vec<String> {
-    let mut out = Vec::new();
-    walk(plan, &mut out);
-    out
-}
-
-fn walk(v: &Json, out: &mut Vec<String>) {
-    match v {
-        Json::Object(map) => {
-            for (k, child) in map {
-                if k == "tables" {
-                    for t in child.as_array().into_iter().flatten() {
-                        if let Some(n) = t["name"].as_str() {
-                            out.push(n.to_string());
-                        }
-                    }
-                }
-                if k == "table" {
-                    if let Some(n) = child["name"].as_str().or(child.as_str()) {
-                        out.push(n.to_string());
-                    }
-                }
-                walk(child, out);
-            }
-        }
-        Json::Array(items) => items.iter().for_each(|i| walk(i, out)),
-        _ => {}
     }
 }
 

@@ -5,15 +5,14 @@ use super::{Checks, Problems, RowsView, SchemaPanel, SqlBlock};
 use crate::state::AppState;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use nl2sql_core::plan::Plan;
-use serde_json::Value as Json;
+use nl2sql_core::run::{SqlRun, SqlStatus};
 
 #[component]
 pub fn SqlPage() -> impl IntoView {
     let state = expect_context::<AppState>();
     let sql = RwSignal::new("SELECT Name, Composer FROM Track WHERE Milliseconds > 600000 ORDER BY Milliseconds DESC LIMIT 10".to_string());
     let datasource = RwSignal::new(String::new());
-    let outcome = RwSignal::new(None::<Json>);
+    let outcome = RwSignal::new(None::<SqlRun>);
     let run = move || {
         let Some(session) = state.session() else {
             return;
@@ -23,7 +22,7 @@ pub fn SqlPage() -> impl IntoView {
         let role = state.role.get_untracked();
         spawn_local(async move {
             let result = session.sql(&text, ds.as_deref(), &[role]).await;
-            outcome.set(serde_json::to_value(&result).ok());
+            outcome.set(Some(result));
         });
     };
     view! {
@@ -54,24 +53,21 @@ pub fn SqlPage() -> impl IntoView {
 }
 
 #[component]
-fn SqlOutcome(outcome: Json) -> impl IntoView {
-    let errors = outcome["errors"].as_array().cloned().unwrap_or_default();
-    let ok = errors.is_empty();
-    let plan = serde_json::from_value::<Plan>(outcome["plan"].clone())
-        .ok()
-        .map(|p| p.to_string());
+fn SqlOutcome(outcome: SqlRun) -> impl IntoView {
+    let ok = outcome.status == SqlStatus::Ok;
+    let plan = outcome.plan.map(|p| p.to_string());
     view! {
         <section class="panels sql-outcome" data-ok=ok.to_string()>
-            <Problems errors=errors warnings=outcome["warnings"].as_array().cloned().unwrap_or_default() />
+            <Problems errors=outcome.errors warnings=outcome.warnings />
             {plan.map(|p| view! { <details class="plan" open><summary>"Plan"</summary><p class="plan-text"><code>{p}</code></p></details> })}
-            <Checks checks=outcome["checks"].as_array().cloned().unwrap_or_default() />
-            {outcome["sql"].as_str().map(|s| view! { <SqlBlock sql=s.to_string() /> })}
+            <Checks checks=outcome.checks />
+            {outcome.sql.map(|s| view! { <SqlBlock sql=s /> })}
             {ok.then(|| view! {
                 <RowsView
-                    columns=super::result::strings(&outcome["columns"])
-                    rows=super::result::rows(&outcome["rows"])
-                    total=outcome["rows"].as_array().map_or(0, Vec::len)
-                    truncated=outcome["truncated"] == true
+                    total=outcome.rows.len()
+                    columns=outcome.columns
+                    rows=outcome.rows
+                    truncated=outcome.truncated
                     name="sql".to_string() />
             })}
         </section>

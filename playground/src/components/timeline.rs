@@ -5,6 +5,10 @@ use super::{RetrievalTables, RoutingTables};
 use crate::run::Step;
 use crate::state::AppState;
 use leptos::prelude::*;
+use nl2sql_core::engine::llm::LlmCall;
+use nl2sql_core::engine::{NodeRecord, NodeStatus};
+use nl2sql_core::error::{Node, PipelineError};
+use nl2sql_core::provider::Role;
 use serde_json::Value as Json;
 
 #[component]
@@ -27,7 +31,7 @@ pub fn Timeline() -> impl IntoView {
 #[component]
 fn StepItem(step: Step, index: usize, open: RwSignal<Option<usize>>) -> impl IntoView {
     let status = step.status.as_str();
-    let mut label = step.node.replace('_', " ");
+    let mut label = step.node.to_string().replace('_', " ");
     if let Some(sub) = &step.sub_query {
         label = format!("{label} · {sub}");
     }
@@ -47,7 +51,7 @@ fn StepItem(step: Step, index: usize, open: RwSignal<Option<usize>>) -> impl Int
         format!("{} model {noun}", step.model_calls)
     });
     view! {
-        <li class="step" data-node=step.node.clone() data-status=status data-attempt=step.attempt>
+        <li class="step" data-node=step.node.to_string() data-status=status data-attempt=step.attempt>
             <button
                 type="button"
                 aria-expanded=move || (open.get() == Some(index)).to_string()
@@ -76,20 +80,18 @@ fn NodeDetails(index: usize, on_close: impl Fn() + 'static + Copy) -> impl IntoV
                         .into_any(),
                 );
             };
-            let Some(record) = step
-                .trace_index
-                .and_then(|i| result["trace"].get(i))
-                .cloned()
-            else {
+            let Some(record) = step.trace_index.and_then(|i| result.trace.get(i)).cloned() else {
                 return Some(view! { <p class="muted">"This step did not run."</p> }.into_any());
             };
-            let special = match step.node.as_str() {
-                "datasource_resolver" => result["routing"].is_object().then(|| {
-                    view! { <RoutingTables routing=result["routing"].clone() /> }.into_any()
-                }),
-                "schema_retriever" => result["retrieval"].is_object().then(|| {
-                    view! { <RetrievalTables retrieval=result["retrieval"].clone() /> }.into_any()
-                }),
+            let special = match step.node {
+                Node::DatasourceResolver => result
+                    .routing
+                    .clone()
+                    .map(|routing| view! { <RoutingTables routing=routing /> }.into_any()),
+                Node::SchemaRetriever => result
+                    .retrieval
+                    .clone()
+                    .map(|retrieval| view! { <RetrievalTables retrieval=retrieval /> }.into_any()),
                 _ => None,
             };
             Some(view! { <Record record=record /> {special} }.into_any())
@@ -104,73 +106,69 @@ fn NodeDetails(index: usize, on_close: impl Fn() + 'static + Copy) -> impl IntoV
 }
 
 #[component]
-fn Record(record: Json) -> impl IntoView {
-    let errors = record["errors"].as_array().cloned().unwrap_or_default();
-    let calls = record["llm_calls"].as_array().cloned().unwrap_or_default();
+fn Record(record: NodeRecord) -> impl IntoView {
+    let status = match record.status {
+        NodeStatus::Ok => "ok",
+        NodeStatus::Error => "error",
+    };
     view! {
-        <h3>{record["node"].as_str().unwrap_or("?").replace('_', " ")}</h3>
+        <h3>{record.node.to_string().replace('_', " ")}</h3>
         <p class="muted">
             {format!(
-                "attempt {} · {} · started at {} ms · {} ms",
-                record["attempt"].as_u64().unwrap_or(0) + 1,
-                record["status"].as_str().unwrap_or("?"),
-                record["started_ms"].as_u64().unwrap_or(0),
-                record["duration_ms"].as_u64().unwrap_or(0)
+                "attempt {} · {status} · started at {} ms · {} ms",
+                record.attempt + 1,
+                record.started_ms,
+                record.duration_ms
             )}
         </p>
-        {errors.into_iter().map(|e| view! { <ErrorLine error=e /> }).collect_view()}
+        {record.errors.into_iter().map(|e| view! { <ErrorLine error=e /> }).collect_view()}
         <h4>"Outputs"</h4>
-        <pre class="json">{pretty(&record["outputs"])}</pre>
-        {calls.into_iter().enumerate().map(|(i, c)| view! { <ModelCall call=c number=i + 1 /> }).collect_view()}
+        <pre class="json">{pretty(&record.outputs)}</pre>
+        {record.llm_calls.into_iter().enumerate().map(|(i, c)| view! { <ModelCall call=c number=i + 1 /> }).collect_view()}
     }
 }
 
 #[component]
-pub fn ErrorLine(error: Json) -> impl IntoView {
-    let code = error["error_code"]
-        .as_str()
-        .or(error["code"].as_str())
-        .unwrap_or_default()
-        .to_string();
-    let code_attr = code.clone();
-    let words = error["provider_response"]
-        .as_str()
+pub fn ErrorLine(error: PipelineError) -> impl IntoView {
+    let code = error.error_code.as_str();
+    let words = error
+        .provider_response
         .map(|w| format!(" The provider said: {w}"));
     view! {
-        <p class="error-line" data-code=code_attr>
-            <code>{code}</code>" "{error["message"].as_str().unwrap_or_default().to_string()}{words}
+        <p class="error-line" data-code=code>
+            <code>{code}</code>" "{error.message}{words}
         </p>
     }
 }
 
 #[component]
-fn ModelCall(call: Json, number: usize) -> impl IntoView {
-    let usage = &call["usage"];
-    let n = |k: &str| usage[k].as_u64().map_or("?".to_string(), |v| v.to_string());
+fn ModelCall(call: LlmCall, number: usize) -> impl IntoView {
+    let n = |v: Option<u64>| v.map_or("?".to_string(), |v| v.to_string());
     let summary = format!(
         "Model call {number}: {} · {} ms · {} in ({} cached) / {} out",
-        call["model"].as_str().unwrap_or("?"),
-        call["latency_ms"].as_u64().unwrap_or(0),
-        n("input"),
-        n("cached"),
-        n("output")
+        call.model,
+        call.latency_ms,
+        n(call.usage.input),
+        n(call.usage.cached),
+        n(call.usage.output)
     );
-    let messages = call["messages"].as_array().cloned().unwrap_or_default();
-    let parsed = call["response"]
-        .as_str()
+    // A structured answer is JSON: shown parsed too, for reading.
+    let parsed = call
+        .response
+        .as_deref()
         .and_then(|r| serde_json::from_str::<Json>(r).ok());
     view! {
         <details class="model-call">
             <summary>{summary}</summary>
-            {call["error"].as_str().map(|e| view! { <p class="error">{e.to_string()}</p> })}
+            {call.error.map(|e| view! { <p class="error">{e}</p> })}
             <h5>"System prompt"</h5>
-            <pre class="prompt">{call["system"].as_str().unwrap_or_default().to_string()}</pre>
-            {messages.into_iter().map(|m| view! {
-                <h5>{format!("Message ({})", m["role"].as_str().unwrap_or("?"))}</h5>
-                <pre class="prompt">{m["content"].as_str().unwrap_or_default().to_string()}</pre>
+            <pre class="prompt">{call.system}</pre>
+            {call.messages.into_iter().map(|m| view! {
+                <h5>{format!("Message ({})", match m.role { Role::User => "user", Role::Assistant => "assistant" })}</h5>
+                <pre class="prompt">{m.content}</pre>
             }).collect_view()}
             <h5>"Raw response"</h5>
-            <pre class="prompt">{call["response"].as_str().unwrap_or("(none)").to_string()}</pre>
+            <pre class="prompt">{call.response.unwrap_or_else(|| "(none)".to_string())}</pre>
             {parsed.map(|p| view! { <h5>"Parsed"</h5><pre class="json">{pretty(&p)}</pre> })}
         </details>
     }

@@ -7,6 +7,7 @@ use crate::run::RunView;
 use crate::state::{AppState, Page};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use nl2sql_core::engine::QueryResult;
 use wasm_bindgen::JsCast;
 
 #[component]
@@ -15,22 +16,14 @@ pub fn TracesPage() -> impl IntoView {
     let failure = RwSignal::new(None::<String>);
     let open = move |file: web_sys::File| {
         spawn_local(async move {
-            let parsed = read_file(&file)
-                .await
-                .and_then(|bytes| {
-                    serde_json::from_slice::<serde_json::Value>(&bytes)
-                        .map_err(|e| format!("{} is not JSON: {e}", file.name()))
+            let parsed = read_file(&file).await.and_then(|bytes| {
+                serde_json::from_slice::<QueryResult>(&bytes).map_err(|e| {
+                    format!(
+                        "{} is not an nl2sql trace (a run's result, as \"Download trace\" writes it): {e}",
+                        file.name()
+                    )
                 })
-                .and_then(|v| {
-                    if v["trace"].is_array() {
-                        Ok(v)
-                    } else {
-                        Err(format!(
-                            "{} is not an nl2sql trace (it has no \"trace\" list)",
-                            file.name()
-                        ))
-                    }
-                });
+            });
             match parsed {
                 Ok(v) => {
                     failure.set(None);
