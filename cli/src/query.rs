@@ -251,7 +251,7 @@ fn print(report: &SqlRun, lower: &LowerOptions) {
         } else {
             format!(": {}", c.message.replace('\n', " "))
         };
-        println!("check {mark} {}{message}", c.name);
+        println!("check {mark} {}{message}", c.name.as_str());
     }
     for e in &report.errors {
         println!(

@@ -51,7 +51,7 @@ impl ProviderKind {
 
 /// Where model calls go, and which model each node asks.
 #[derive(Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
 pub struct ProviderConfig {
     /// The provider's API.
     #[serde(default)]
@@ -113,7 +113,7 @@ pub enum AnswerConfig {
 
 /// A run's limits and behaviour.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[serde(deny_unknown_fields, default)]
 pub struct RunConfig {
     /// How the answer is written.
     pub answer: AnswerConfig,
@@ -273,7 +273,7 @@ mod tests {
     #[test]
     fn per_node_models_override_the_default_one() {
         let p = provider(
-            r#"{"kind": "anthropic", "model": "claude-haiku-4-5", "apiKey": "sk-ant-x",
+            r#"{"kind": "anthropic", "model": "claude-haiku-4-5", "api_key": "sk-ant-x",
                 "models": {"planner": "claude-opus-5"}}"#,
         );
         let s = engine_settings(&p, &RunConfig::default()).map_err(|e| e.0);
@@ -295,14 +295,14 @@ mod tests {
         let no_model = provider(r#"{"kind": "compatible"}"#);
         assert!(engine_settings(&no_model, &RunConfig::default()).is_err());
         let bad_url =
-            provider(r#"{"kind": "compatible", "model": "m", "baseUrl": "localhost:11434"}"#);
+            provider(r#"{"kind": "compatible", "model": "m", "base_url": "localhost:11434"}"#);
         let e = engine_settings(&bad_url, &RunConfig::default()).err();
         assert!(e.is_some_and(|e| e.0.contains("http://")));
     }
 
     #[test]
     fn the_key_never_shows_in_debug_output() {
-        let p = provider(r#"{"kind": "openai", "model": "gpt-5.4", "apiKey": "sk-secret-123"}"#);
+        let p = provider(r#"{"kind": "openai", "model": "gpt-5.4", "api_key": "sk-secret-123"}"#);
         assert!(!format!("{p:?}").contains("sk-secret"));
     }
 
@@ -310,7 +310,7 @@ mod tests {
     fn run_limits_reach_the_engine_settings() {
         let p = provider(r#"{"kind": "compatible", "model": "m"}"#);
         let run: RunConfig = serde_json::from_str(
-            r#"{"answer": "template", "maxCostUsd": 0.05, "rowCap": 200, "refiner": true}"#,
+            r#"{"answer": "template", "max_cost_usd": 0.05, "row_cap": 200, "refiner": true}"#,
         )
         .unwrap_or_else(|e| panic!("{e}"));
         let s = engine_settings(&p, &run).unwrap_or_else(|e| panic!("{e}"));
@@ -319,7 +319,7 @@ mod tests {
         assert_eq!(s.validator.lower.row_cap, 200);
         assert!(matches!(s.feedback, Feedback::Refiner(_)));
         let negative: RunConfig =
-            serde_json::from_str(r#"{"maxCostUsd": -1}"#).unwrap_or_else(|e| panic!("{e}"));
+            serde_json::from_str(r#"{"max_cost_usd": -1}"#).unwrap_or_else(|e| panic!("{e}"));
         assert!(engine_settings(&p, &negative).is_err());
     }
 }

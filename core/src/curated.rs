@@ -83,6 +83,7 @@ pub struct Curated {
 
 /// A parameter's value, checked and typed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum ParamValue {
     /// A whole number.

@@ -6,6 +6,7 @@ use std::fmt;
 
 /// How bad an error is. Decides, with the code, whether a retry may help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Severity {
     /// For the record only.
@@ -28,6 +29,7 @@ impl Severity {
 /// The stable error codes. Only codes some part of the engine produces are members;
 /// `tests/tests/error_codes.rs` names a producer for each one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ErrorCodeName"))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     /// The validator was handed no plan.
@@ -231,6 +233,7 @@ impl fmt::Display for ErrorCode {
 
 /// The pipeline step that raised an error or a warning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "NodeName"))]
 #[serde(rename_all = "snake_case")]
 pub enum Node {
     /// Turns SQL into a plan.
@@ -280,6 +283,7 @@ impl fmt::Display for Node {
 
 /// One failure, as every caller (trace, UI, command line) receives it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PipelineError {
     /// Where it happened.
     pub node: Node,
@@ -354,6 +358,7 @@ impl std::error::Error for PipelineError {}
 
 /// Something the answer should mention although the run went on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RunWarning {
     /// The stable code.
     pub code: ErrorCode,

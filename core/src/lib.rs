@@ -25,6 +25,8 @@ pub mod schema;
 pub mod scratch;
 pub mod service;
 pub mod sqlite;
+#[cfg(feature = "ts")]
+pub mod typescript;
 pub mod validate;
 pub mod value;
 pub mod workspace;

@@ -135,6 +135,7 @@ pub async fn execute(sql: &str, datasource: &dyn Datasource, lower: &LowerOption
 
 /// How SQL mode ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SqlStatus {
     /// It ran (or, for another dialect, rendered) with no blocking error.
@@ -146,6 +147,7 @@ pub enum SqlStatus {
 /// What SQL mode (`nl2sql sql`, `nl2sql plan`, the npm package's `engine.sql`, the page's
 /// SQL tab) did with one statement or plan: the one report every front end shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SqlRun {
     /// How it ended.
     pub status: SqlStatus,

@@ -77,6 +77,7 @@ impl Ask {
 
 /// A datasource as a front end lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DatasourceInfo {
     /// Its id.
     pub id: String,

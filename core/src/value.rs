@@ -10,6 +10,7 @@ use std::fmt;
 /// array of byte values (the only JSON array a value ever becomes, so it reads back
 /// unambiguously).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Cell"))]
 #[serde(untagged)]
 pub enum Value {
     /// SQL NULL.

@@ -37,7 +37,7 @@ after(async () => {
 // A page whose settings point at the mock (as a person would type them in Settings).
 async function openReady({ model = "mock-model", kind = "compatible", run = {} } = {}) {
   const { page, problems } = await openPage(browser.context);
-  const saved = { kind, model, base_url: MOCK_URL, run: { rowCap: 10000, ...run } };
+  const saved = { kind, model, base_url: MOCK_URL, run: { row_cap: 10000, ...run } };
   await page.addInitScript(([settings, key]) => {
     localStorage.setItem("nl2sql.settings", settings);
     sessionStorage.setItem("nl2sql.key", key);
@@ -143,7 +143,7 @@ test("the viewer asking about customers is refused with SECURITY_VIOLATION", asy
 });
 
 test("an unanswerable question is refused; without speculative planning no planning call is made", async () => {
-  const { page, problems } = await openReady({ run: { speculativePlanning: false } });
+  const { page, problems } = await openReady({ run: { speculative_planning: false } });
   try {
     const before = (await callsAbout(WEATHER)).length;
     await ask(page, WEATHER);

@@ -36,7 +36,7 @@ test("the packed npm package installs into a web app and answers a question", as
     assert.ok(files.includes(f), `the tarball has ${f}: ${files}`);
   }
   const types = fs.readFileSync(path.join(PKG, "nl2sql.d.ts"), "utf8");
-  for (const name of ["class Engine", "static create(options: EngineOptions): Promise<Engine>", "ask(question: string, options?: AskOptions | null): Promise<QueryResult>", "sql(sql: string, options?: SqlOptions | null): Promise<SqlRun>", "interface QueryResult", "testConnection(): Promise<Probe>"]) {
+  for (const name of ["class Engine", "static create(options: EngineOptions): Promise<Engine>", "ask(question: string, options?: AskOptions | null): Promise<QueryResult>", "sql(sql: string, options?: SqlOptions | null): Promise<SqlRun>", "type QueryResult = ", "testConnection(): Promise<Probe>"]) {
     assert.ok(types.includes(name), `nl2sql.d.ts declares ${name}`);
   }
 
@@ -87,9 +87,9 @@ test("the packed npm package installs into a web app and answers a question", as
   }
 });
 
-// The fields `export interface NAME { … }` declares, each mapped to whether it is optional.
+// The fields `export type NAME = { … }` declares, each mapped to whether it is optional.
 function declaredFields(dts, name) {
-  const at = dts.indexOf(`export interface ${name} {`);
+  const at = dts.indexOf(`export type ${name} = {`);
   assert.ok(at >= 0, `nl2sql.d.ts declares ${name}`);
   const fields = {};
   let depth = 1;

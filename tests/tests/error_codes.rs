@@ -505,10 +505,10 @@ fn safe_messages_hide_the_database_s_words() {
 /// a page switching over `error_code` sees every case.
 #[test]
 fn the_npm_declarations_name_every_code_and_no_other() {
-    let declarations = include_str!("../../wasm/src/api.d.ts");
+    let declarations = include_str!("../../wasm/src/results.d.ts");
     let start = declarations
         .find("export type ErrorCodeName =")
-        .expect("api.d.ts declares ErrorCodeName");
+        .expect("results.d.ts declares ErrorCodeName");
     let union = &declarations[start..];
     let union = &union[..union.find(';').expect("the union ends")];
     let declared: Vec<&str> = union.split('"').skip(1).step_by(2).collect();

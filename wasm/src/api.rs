@@ -20,8 +20,14 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+// What the engine emits, generated from the Rust types (`cargo xtask typescript`).
 #[wasm_bindgen(typescript_custom_section)]
-const TYPES: &str = include_str!("api.d.ts");
+const RESULTS: &str = include_str!("results.d.ts");
+
+// What the package takes: options and inputs, written here (they are read leniently,
+// absent fields defaulting, which generated declarations would not show).
+#[wasm_bindgen(typescript_custom_section)]
+const OPTIONS: &str = include_str!("api.d.ts");
 
 // Option arguments typed by the declarations, so TypeScript sees them as optional.
 #[wasm_bindgen]
@@ -59,7 +65,7 @@ impl JsEngine {
                 }
                 None => Policies::read_all(),
             };
-            let curated = from_js::<Curated>(&field(&options, "verifiedQueries"))?;
+            let curated = from_js::<Curated>(&field(&options, "verified_queries"))?;
             let provider = from_js::<ProviderConfig>(&field(&options, "provider"))?;
             let run = from_js::<RunConfig>(&field(&options, "settings"))?;
             let session = open_session(
@@ -79,7 +85,7 @@ impl JsEngine {
         })
     }
 
-    /// Asks `question`. Resolves with the whole result; `onEvent` hears the run as it goes.
+    /// Asks `question`. Resolves with the whole result; `on_event` hears the run as it goes.
     /// Rejects only when the provider settings cannot be used (`CONFIG_INVALID`).
     #[wasm_bindgen(unchecked_return_type = "Promise<QueryResult>")]
     pub fn ask(&self, question: String, options: Option<AskOptionsArg>) -> Promise {
@@ -91,11 +97,11 @@ impl JsEngine {
             text: question,
             roles: roles(&options),
             datasource: field(&options, "datasource").as_string(),
-            plan_only: field(&options, "planOnly").is_truthy(),
+            plan_only: field(&options, "plan_only").is_truthy(),
         });
         future_to_promise(async move {
             let ask = request.map_err(service_error)?;
-            let events = field(&options, "onEvent")
+            let events = field(&options, "on_event")
                 .dyn_into::<Function>()
                 .ok()
                 .map(forward_events);
@@ -194,11 +200,11 @@ impl JsEngine {
 
 /// With no policy given, one role, `reader`, that reads every table.
 async fn start_sqljs(options: &JsValue) -> Result<SqlJs, JsValue> {
-    let module = field(options, "sqlJs");
+    let module = field(options, "sql_js");
     if !module.is_undefined() && !module.is_null() {
         return SqlJs::from_module(module).map_err(|e| fail(ErrorCode::ConfigInvalid, &e));
     }
-    let url = field(options, "sqlJsWasmUrl")
+    let url = field(options, "sql_js_wasm_url")
         .as_string()
         .unwrap_or_else(|| "sql-wasm.wasm".into());
     SqlJs::from_global(&url).await.map_err(|e| {

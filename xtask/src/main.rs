@@ -8,6 +8,8 @@
 //! - `dist`   set-up, then a release `dist/` and its sizes
 //! - `npm`    set-up, then the npm package in `pkg/` and its sizes
 //! - `bench`  set-up, then the benchmarks, natively (criterion) and in headless Chromium
+//! - `typescript` rewrites the npm package's generated declarations (`wasm/src/results.d.ts`)
+//!   from the Rust types
 //! - `mock`   the mock model provider in the foreground, for trying a client against it
 
 mod data;
@@ -21,7 +23,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <setup | data | serve [--release] | test | dist | npm | bench | mock>";
+    "usage: cargo xtask <setup | data | serve [--release] | test | dist | npm | bench | typescript | mock>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Some("dist") => setup::ensure(&project).and_then(|()| dist(&project)),
         Some("npm") => setup::ensure(&project).and_then(|()| npm::build(&project)),
         Some("bench") => setup::ensure(&project).and_then(|()| bench(&project)),
+        Some("typescript") => typescript(&project),
         Some("mock") => mock(),
         _ => Err(Failure(USAGE.to_string())),
     };
@@ -73,6 +76,14 @@ fn serve(project: &Project, release: bool) -> Result<(), Failure> {
 }
 
 /// The benchmarks print their numbers; none of them passes or fails on time.
+/// Regenerates `wasm/src/results.d.ts` by running the test that checks it, told to write.
+fn typescript(project: &Project) -> Result<(), Failure> {
+    project
+        .cargo(&["test", "-p", "nl2sql-tests", "--test", "typescript"])
+        .env("NL2SQL_WRITE_TYPESCRIPT", "1")
+        .run("writing the TypeScript declarations")
+}
+
 fn bench(project: &Project) -> Result<(), Failure> {
     println!("\n==> plan path and schema index, native (criterion)");
     project

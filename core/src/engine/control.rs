@@ -91,6 +91,7 @@ pub fn backoff_ms(attempt: u32, retry_after_ms: Option<u64>, seed: u64) -> u64 {
 
 /// What a run reports as it goes.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EngineEvent"))]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// A node began.

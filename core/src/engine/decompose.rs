@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 
 /// How the sub-results are put together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum CombineKind {
     /// Rows whose keys match in every sub-result (an inner join on the keys).
@@ -21,6 +22,7 @@ pub enum CombineKind {
 
 /// One part of the question, for one datasource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct SubQuestion {
     /// Stable id: `q1`, `q2`, …
@@ -37,6 +39,7 @@ pub struct SubQuestion {
 
 /// One ordering applied after the combination.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct PostOrder {
     /// A column of the combined result.
@@ -47,6 +50,7 @@ pub struct PostOrder {
 
 /// The decomposer's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Decomposition {
     /// The parts, one or more per datasource.

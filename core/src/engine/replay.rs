@@ -17,6 +17,7 @@ use std::cell::RefCell;
 
 /// Where a replayed run's prompt differed from the recorded one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Divergence {
     /// The node making the call.
     pub node: Node,

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Rows and an answer.
@@ -41,6 +42,7 @@ impl Status {
 
 /// One query the run planned: `q1` alone, or one per part of a decomposed question.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SubQuery {
     /// Stable id, `q1`.
     pub id: String,
@@ -64,6 +66,7 @@ pub struct SubQuery {
 
 /// The combined rows of a decomposed question and the query that combined them.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CombinedRows {
     /// The query run on the scratch database.
     pub sql: String,
@@ -77,6 +80,7 @@ pub struct CombinedRows {
 
 /// The written answer.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FinalAnswer {
     /// The answer in a sentence or two.
     pub text: String,
@@ -86,6 +90,7 @@ pub struct FinalAnswer {
 
 /// Who wrote an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Writer {
     /// A sentence made by code from the rows, no model call.
@@ -96,6 +101,7 @@ pub enum Writer {
 
 /// How a node's execution ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum NodeStatus {
     /// It did its work (perhaps with warnings).
@@ -106,6 +112,7 @@ pub enum NodeStatus {
 
 /// Where an answer came from when the planner did not write its query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AnswerSource {
     /// A verified query answered.
@@ -121,6 +128,7 @@ pub enum AnswerSource {
 
 /// Token and call totals for a node or a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct UsageTotals {
     /// Model calls.
     pub calls: u32,
@@ -157,6 +165,7 @@ impl UsageTotals {
 
 /// One node's execution, as the trace records it.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct NodeRecord {
     /// Order in the run, from 1.
     pub seq: u32,
@@ -182,6 +191,7 @@ pub struct NodeRecord {
 
 /// Everything a run produced.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct QueryResult {
     /// How it ended.
     pub status: Status,

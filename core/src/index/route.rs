@@ -40,6 +40,7 @@ const RRF_K: f32 = 60.0;
 
 /// One entry of a signal's pool, for the trace.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PoolEntry {
     /// The datasource.
     pub datasource: String,
@@ -51,6 +52,7 @@ pub struct PoolEntry {
 
 /// One signal's search, as the trace records it.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SignalRecord {
     /// `description`, `examples`, `verified`, `tables`, `columns` or `values`.
     pub name: String,
@@ -63,6 +65,7 @@ pub struct SignalRecord {
 
 /// A datasource routing did not keep, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Dropped {
     /// The datasource.
     pub id: String,
@@ -72,6 +75,7 @@ pub struct Dropped {
 
 /// Routing's decision and how it was reached.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Routing {
     /// The datasources kept, best first.
     pub ranked: Vec<String>,

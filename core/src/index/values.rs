@@ -25,6 +25,7 @@ struct ValueColumn {
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum MatchKind {
     /// Exactly, case included.
@@ -40,6 +41,7 @@ pub enum MatchKind {
 
 /// A value the question names.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ValueHint {
     /// The datasource.
     pub datasource: String,

@@ -5,6 +5,13 @@ use serde::{Deserialize, Serialize};
 
 /// A read-only query, as a tree of plain data the engine can check and render.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+// Declared to TypeScript as an object: its fields are the wire format's, documented by the
+// plan's JSON Schema (`plan_json_schema`).
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(type = "{ [field: string]: unknown }")
+)]
 #[serde(try_from = "super::wire::WirePlan", into = "super::wire::WirePlan")]
 pub struct Plan {
     /// Named sub-plans (`WITH name AS (…)`) that `tables` may read like tables.

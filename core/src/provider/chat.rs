@@ -13,6 +13,7 @@ use std::fmt;
 
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// The engine, asking.
@@ -23,6 +24,7 @@ pub enum Role {
 
 /// One turn of the conversation.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Message {
     /// Who said it.
     pub role: Role,
@@ -84,6 +86,7 @@ pub struct ChatRequest {
 
 /// Tokens as the provider reported them; `None` when it did not say (never a made-up 0).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Usage {
     /// Input tokens, cached ones included.
     pub input: Option<u64>,

@@ -59,6 +59,7 @@ impl Default for ValidatorSettings {
 
 /// The validator's checks, in the order they run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum CheckName {
     /// A plan reached the validator.
@@ -70,6 +71,15 @@ pub enum CheckName {
 }
 
 impl CheckName {
+    /// The published name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckName::PlanPresent => "plan_present",
+            CheckName::StructureAndSchema => "structure_and_schema",
+            CheckName::Policy => "policy",
+        }
+    }
+
     /// The check as a person reads it.
     pub fn label(self) -> &'static str {
         match self {
@@ -82,6 +92,7 @@ impl CheckName {
 
 /// One named check and how it went.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ValidationCheck {
     /// Which check.
     pub name: CheckName,

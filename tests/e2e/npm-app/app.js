@@ -11,15 +11,15 @@ async function main() {
   const SQL = await initSqlJs({ locateFile: (file) => `node_modules/sql.js/dist/${file}` });
   const bytes = new Uint8Array(await (await fetch("chinook.sqlite")).arrayBuffer());
   const engine = await Engine.create({
-    sqlJs: SQL,
+    sql_js: SQL,
     datasources: [{ id: "chinook", description: "A music store: artists, albums, tracks and genres, customers and invoices.", bytes }],
-    provider: { kind: "compatible", model: "mock-model", baseUrl: params.get("mock"), apiKey: "sk-example-0123456789abcdef" },
+    provider: { kind: "compatible", model: "mock-model", base_url: params.get("mock"), api_key: "sk-example-0123456789abcdef" },
     settings: { answer: "llm" },
   });
 
   const events = [];
   const result = await engine.ask(params.get("q") ?? "Which genres have the most tracks?", {
-    onEvent(e) {
+    on_event(e) {
       events.push(e.event);
       if (e.event === "rows") $("status").textContent = `${e.row_count} rows, writing the answer…`;
       if (e.event === "answer_delta") $("answer").textContent += e.text;

@@ -1,0 +1,96 @@
+//! The typed contract as TypeScript: the declarations the npm package ships for every
+//! result, event and error it hands to JavaScript, generated from the Rust types (ts-rs),
+//! so they cannot drift. `cargo xtask typescript` writes them to `wasm/src/results.d.ts`;
+//! a test fails when that file is stale.
+//!
+//! Large integers (`u64`, `i64`) are declared `number`, which is what `JSON.parse` gives:
+//! counts, milliseconds and tokens stay far below 2^53, but a database integer beyond
+//! ±2^53 in a result cell loses precision in JavaScript (known; not handled yet).
+
+use crate::engine::llm::LlmCall;
+use crate::engine::{
+    AnswerSource, Candidate, CombinedRows, CuratedMatch, Divergence, Event, FinalAnswer,
+    MatchReason, NodeRecord, NodeStatus, QueryResult, Status, SubQuery, UsageTotals, Writer,
+};
+use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
+use crate::index::{Dropped, MatchKind, PoolEntry, Retrieval, Routing, SignalRecord, ValueHint};
+use crate::provider::{Message, Role, Usage};
+use crate::run::{SqlRun, SqlStatus};
+use crate::service::DatasourceInfo;
+use ts_rs::{Config, TS};
+
+/// Every declaration, in a fixed order, as one TypeScript module's text.
+pub fn declarations() -> String {
+    let cfg = Config::new().with_large_int("number");
+    let mut out = String::from(
+        "// Generated from the Rust types by `cargo xtask typescript`; do not edit by hand.\n",
+    );
+    macro_rules! declare {
+        ($($t:ty),* $(,)?) => { $( declare::<$t>(&mut out, &cfg); )* };
+    }
+    declare!(
+        QueryResult,
+        Status,
+        SubQuery,
+        CombinedRows,
+        FinalAnswer,
+        Writer,
+        AnswerSource,
+        UsageTotals,
+        NodeRecord,
+        NodeStatus,
+        LlmCall,
+        Message,
+        Role,
+        Usage,
+        PipelineError,
+        RunWarning,
+        Severity,
+        ErrorCode,
+        Node,
+        crate::validate::ValidationCheck,
+        crate::validate::CheckName,
+        Routing,
+        Dropped,
+        SignalRecord,
+        PoolEntry,
+        Retrieval,
+        ValueHint,
+        MatchKind,
+        crate::engine::decompose::Decomposition,
+        crate::engine::decompose::SubQuestion,
+        crate::engine::decompose::CombineKind,
+        crate::engine::decompose::PostOrder,
+        CuratedMatch,
+        Candidate,
+        MatchReason,
+        crate::curated::ParamValue,
+        Divergence,
+        Event,
+        crate::Value,
+        crate::plan::Plan,
+        SqlRun,
+        SqlStatus,
+        DatasourceInfo,
+        crate::schema::SchemaSnapshot,
+        crate::schema::Table,
+        crate::schema::Column,
+        crate::schema::ColumnStats,
+        crate::schema::ForeignKey,
+        crate::schema::TypeCategory,
+        crate::datasource::Dialect,
+        crate::provider::probe::Probe,
+    );
+    out.push_str("export type JsonValue = number | string | boolean | JsonValue[] | { [key: string]: JsonValue } | null;\n");
+    out
+}
+
+fn declare<T: TS>(out: &mut String, cfg: &Config) {
+    out.push('\n');
+    if let Some(docs) = T::docs() {
+        out.push_str(&docs);
+    }
+    out.push_str("export ");
+    out.push_str(&T::decl(cfg));
+    out.push('\n');
+}

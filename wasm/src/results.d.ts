@@ -1,0 +1,1016 @@
+// Generated from the Rust types by `cargo xtask typescript`; do not edit by hand.
+
+/**
+ * Everything a run produced.
+ */
+export type QueryResult = { 
+/**
+ * How it ended.
+ */
+status: Status, 
+/**
+ * The question as asked.
+ */
+question: string, 
+/**
+ * The roles it was asked with.
+ */
+roles: Array<string>, 
+/**
+ * The datasource it was asked of, when the caller chose one.
+ */
+datasource: string | null, 
+/**
+ * True in plan-only mode.
+ */
+plan_only: boolean, 
+/**
+ * The queries.
+ */
+sub_queries: Array<SubQuery>, 
+/**
+ * The answer, on success.
+ */
+final_answer: FinalAnswer | null, 
+/**
+ * What went wrong, as callers may see it (safe messages, no details).
+ */
+errors: Array<PipelineError>, 
+/**
+ * What the answer should mention.
+ */
+warnings: Array<RunWarning>, 
+/**
+ * Totals for the run.
+ */
+usage: UsageTotals, 
+/**
+ * Totals per node.
+ */
+usage_by_node: Array<[NodeName, UsageTotals]>, 
+/**
+ * Model calls on the longest chain of calls that waited for each other.
+ */
+sequential_llm_calls: number, 
+/**
+ * The routing decision, when routing ran.
+ */
+routing: Routing | null, 
+/**
+ * The schema the planner saw (single-datasource questions).
+ */
+retrieval: Retrieval | null, 
+/**
+ * How a question across datasources was split, when it was.
+ */
+decomposition: Decomposition | null, 
+/**
+ * The sub-results combined, when there were several.
+ */
+combined: CombinedRows | null, 
+/**
+ * What the curated matcher decided, when verified queries are configured.
+ */
+curated: CuratedMatch | null, 
+/**
+ * Where the answer came from when the planner did not write its query.
+ */
+source: AnswerSource | null, 
+/**
+ * Milliseconds the whole run took.
+ */
+duration_ms: number, 
+/**
+ * Every node's execution, in order.
+ */
+trace: Array<NodeRecord>, 
+/**
+ * When replayed: where the prompts differed from the recording (empty: nowhere).
+ */
+replay_divergences: Array<Divergence>, };
+
+/**
+ * How a run ended.
+ */
+export type Status = "success" | "plan_only" | "error" | "stopped";
+
+/**
+ * One query the run planned: `q1` alone, or one per part of a decomposed question.
+ */
+export type SubQuery = { 
+/**
+ * Stable id, `q1`.
+ */
+id: string, 
+/**
+ * Where it ran.
+ */
+datasource_id: string, 
+/**
+ * The last plan the planner wrote, when it wrote one that parsed.
+ */
+plan: Plan | null, 
+/**
+ * The SQL the engine rendered for it.
+ */
+sql: string | null, 
+/**
+ * The validator's named checks on the last plan.
+ */
+validation: Array<ValidationCheck>, 
+/**
+ * Result columns.
+ */
+columns: Array<string>, 
+/**
+ * Result rows, typed.
+ */
+rows: Array<Array<Cell>>, 
+/**
+ * True when the row cap cut the result.
+ */
+truncated: boolean, 
+/**
+ * Planner retries after a rejection.
+ */
+retry_count: number, };
+
+/**
+ * The combined rows of a decomposed question and the query that combined them.
+ */
+export type CombinedRows = { 
+/**
+ * The query run on the scratch database.
+ */
+sql: string, 
+/**
+ * Result columns.
+ */
+columns: Array<string>, 
+/**
+ * Result rows.
+ */
+rows: Array<Array<Cell>>, 
+/**
+ * True when the row cap cut the result.
+ */
+truncated: boolean, };
+
+/**
+ * The written answer.
+ */
+export type FinalAnswer = { 
+/**
+ * The answer in a sentence or two.
+ */
+text: string, 
+/**
+ * Who wrote it.
+ */
+written_by: Writer, };
+
+/**
+ * Who wrote an answer.
+ */
+export type Writer = "template" | "llm";
+
+/**
+ * Where an answer came from when the planner did not write its query.
+ */
+export type AnswerSource = { "type": "verified", 
+/**
+ * The query's id.
+ */
+id: string, 
+/**
+ * Its datasource.
+ */
+datasource_id: string, 
+/**
+ * The values it ran with.
+ */
+params: { [key in string]: ParamValue }, };
+
+/**
+ * Token and call totals for a node or a run.
+ */
+export type UsageTotals = { 
+/**
+ * Model calls.
+ */
+calls: number, 
+/**
+ * Input tokens, `None` when some call did not report them.
+ */
+input_tokens: number | null, 
+/**
+ * Input tokens read from a prompt cache.
+ */
+cached_input_tokens: number | null, 
+/**
+ * Output tokens.
+ */
+output_tokens: number | null, 
+/**
+ * US dollars, `None` when a call's model has no price or did not report usage.
+ */
+cost_usd: number | null, };
+
+/**
+ * One node's execution, as the trace records it.
+ */
+export type NodeRecord = { 
+/**
+ * Order in the run, from 1.
+ */
+seq: number, 
+/**
+ * The node.
+ */
+node: NodeName, 
+/**
+ * The sub-query it worked on, when it worked on one.
+ */
+sub_query_id: string | null, 
+/**
+ * Which try (planner retries count up from 0).
+ */
+attempt: number, 
+/**
+ * How it ended.
+ */
+status: NodeStatus, 
+/**
+ * Milliseconds from the run's start.
+ */
+started_ms: number, 
+/**
+ * How long it took.
+ */
+duration_ms: number, 
+/**
+ * What it decided, as JSON.
+ */
+outputs: JsonValue, 
+/**
+ * Its errors.
+ */
+errors: Array<PipelineError>, 
+/**
+ * Its model calls.
+ */
+llm_calls: Array<LlmCall>, };
+
+/**
+ * How a node's execution ended.
+ */
+export type NodeStatus = "ok" | "error";
+
+/**
+ * One model call, as the trace keeps it (and replay reads it back).
+ */
+export type LlmCall = { 
+/**
+ * The node that made it.
+ */
+node: NodeName, 
+/**
+ * The model.
+ */
+model: string, 
+/**
+ * The system prompt's hash (FNV-1a, hex): equal hashes, equal stable prefix.
+ */
+system_hash: string, 
+/**
+ * The system prompt.
+ */
+system: string, 
+/**
+ * The conversation sent.
+ */
+messages: Array<Message>, 
+/**
+ * The model's answer as it came, when one came.
+ */
+response: string | null, 
+/**
+ * Why the answer was not used, if it was not.
+ */
+error: string | null, 
+/**
+ * The provider failure's code, when the call failed that way.
+ */
+error_code?: ErrorCodeName | null, 
+/**
+ * Tokens as reported.
+ */
+usage: Usage, 
+/**
+ * Milliseconds from sending to the whole answer.
+ */
+latency_ms: number, };
+
+/**
+ * One turn of the conversation.
+ */
+export type Message = { 
+/**
+ * Who said it.
+ */
+role: Role, 
+/**
+ * What was said.
+ */
+content: string, };
+
+/**
+ * Who said a message.
+ */
+export type Role = "user" | "assistant";
+
+/**
+ * Tokens as the provider reported them; `None` when it did not say (never a made-up 0).
+ */
+export type Usage = { 
+/**
+ * Input tokens, cached ones included.
+ */
+input: number | null, 
+/**
+ * Input tokens read from the provider's prompt cache.
+ */
+cached: number | null, 
+/**
+ * Input tokens written to the prompt cache (Anthropic).
+ */
+cache_write: number | null, 
+/**
+ * Output tokens.
+ */
+output: number | null, };
+
+/**
+ * One failure, as every caller (trace, UI, command line) receives it.
+ */
+export type PipelineError = { 
+/**
+ * Where it happened.
+ */
+node: NodeName, 
+/**
+ * One plain sentence (or a few) saying what is wrong and, where possible, how to fix it.
+ */
+message: string, 
+/**
+ * How bad it is.
+ */
+severity: Severity, 
+/**
+ * The stable code.
+ */
+error_code: ErrorCodeName, 
+/**
+ * The model provider as a person names it, on provider failures only.
+ */
+provider?: string | null, 
+/**
+ * The provider's own words, keys redacted, on provider failures only.
+ */
+provider_response?: string | null, 
+/**
+ * Structured facts for the trace (never shown as the message).
+ */
+details?: JsonValue | null, };
+
+/**
+ * Something the answer should mention although the run went on.
+ */
+export type RunWarning = { 
+/**
+ * The stable code.
+ */
+code: ErrorCodeName, 
+/**
+ * Where it was found.
+ */
+node: NodeName, 
+/**
+ * One plain sentence.
+ */
+message: string, 
+/**
+ * The sub-query it concerns, in multi-part runs.
+ */
+sub_query_id?: string | null, 
+/**
+ * Structured facts for the trace.
+ */
+detail?: JsonValue | null, };
+
+/**
+ * How bad an error is. Decides, with the code, whether a retry may help.
+ */
+export type Severity = "INFO" | "WARNING" | "ERROR" | "CRITICAL";
+
+/**
+ * The stable error codes. Only codes some part of the engine produces are members;
+ * `tests/tests/error_codes.rs` names a producer for each one.
+ */
+export type ErrorCodeName = "MISSING_PLAN" | "INVALID_PLAN_STRUCTURE" | "UNSUPPORTED_FUNCTION" | "TABLE_NOT_FOUND" | "COLUMN_NOT_FOUND" | "JOIN_TABLE_NOT_IN_PLAN" | "JOIN_KEY_TYPE_MISMATCH" | "UNDECLARED_JOIN" | "SECURITY_VIOLATION" | "SQL_IMPORT_FAILED" | "EXECUTION_FAILED" | "DB_EXECUTION_ERROR" | "RESULT_TRUNCATED" | "INVALID_STATE" | "SCHEMA_CHANGED" | "SCHEMA_RETRIEVAL_FAILED" | "PROVIDER_AUTH_FAILED" | "PROVIDER_RATE_LIMITED" | "PROVIDER_QUOTA_EXCEEDED" | "PROVIDER_TIMEOUT" | "PROVIDER_UNAVAILABLE" | "PROVIDER_MODEL_UNAVAILABLE" | "CANCELLED" | "MODEL_OUTPUT_INVALID" | "QUESTION_NOT_ANSWERABLE" | "RUN_LIMIT_REACHED" | "PIPELINE_TIMEOUT" | "ANSWER_NOT_GROUNDED" | "VALUE_NOT_FOUND" | "ALL_NULL_COLUMN" | "QUESTION_TOO_BROAD" | "JOIN_KEY_UNCONVERTED" | "JOIN_FAN_OUT" | "CONFIG_INVALID" | "DATASOURCE_NOT_FOUND";
+
+/**
+ * The pipeline step that raised an error or a warning.
+ */
+export type NodeName = "sql_import" | "logical_validator" | "generator" | "executor" | "curated_matcher" | "datasource_resolver" | "schema_retriever" | "ast_planner" | "decomposer" | "aggregator" | "refiner" | "answer_synthesizer";
+
+/**
+ * One named check and how it went.
+ */
+export type ValidationCheck = { 
+/**
+ * Which check.
+ */
+name: CheckName, 
+/**
+ * Whether it passed.
+ */
+passed: boolean, 
+/**
+ * On failure, the first error's message; empty on success.
+ */
+message: string, };
+
+/**
+ * The validator's checks, in the order they run.
+ */
+export type CheckName = "plan_present" | "structure_and_schema" | "policy";
+
+/**
+ * Routing's decision and how it was reached.
+ */
+export type Routing = { 
+/**
+ * The datasources kept, best first.
+ */
+ranked: Array<string>, 
+/**
+ * Those left out, with why.
+ */
+dropped: Array<Dropped>, 
+/**
+ * Each signal that ranked something.
+ */
+signals: Array<SignalRecord>, 
+/**
+ * Every reachable datasource's fused score, best first.
+ */
+fused: Array<[string, number]>, };
+
+/**
+ * A datasource routing did not keep, and why.
+ */
+export type Dropped = { 
+/**
+ * The datasource.
+ */
+id: string, 
+/**
+ * `floor` (too far below the best) or `limit` (past the candidate count).
+ */
+reason: string, };
+
+/**
+ * One signal's search, as the trace records it.
+ */
+export type SignalRecord = { 
+/**
+ * `description`, `examples`, `verified`, `tables`, `columns` or `values`.
+ */
+name: string, 
+/**
+ * The entries it looked at, most similar first.
+ */
+pool: Array<PoolEntry>, 
+/**
+ * Datasources by their best entry, best first; equally similar ones by id, as fusion
+ * breaks its ties.
+ */
+ranking: Array<string>, };
+
+/**
+ * One entry of a signal's pool, for the trace.
+ */
+export type PoolEntry = { 
+/**
+ * The datasource.
+ */
+datasource: string, 
+/**
+ * The entry, as `kind: text` (table and column entries name themselves).
+ */
+entry: string, 
+/**
+ * Its similarity to the question.
+ */
+similarity: number, };
+
+/**
+ * What the planner gets for one datasource.
+ */
+export type Retrieval = { 
+/**
+ * The datasource.
+ */
+datasource: string, 
+/**
+ * Tables, in schema order.
+ */
+tables: Array<string>, 
+/**
+ * Columns, as `Table.Column`.
+ */
+columns: Array<string>, 
+/**
+ * Values the question names, as hints.
+ */
+values: Array<ValueHint>, 
+/**
+ * True when the whole (readable) schema was sent without searching.
+ */
+full_snapshot: boolean, };
+
+/**
+ * A value the question names.
+ */
+export type ValueHint = { 
+/**
+ * The datasource.
+ */
+datasource: string, 
+/**
+ * The table.
+ */
+table: string, 
+/**
+ * The column.
+ */
+column: string, 
+/**
+ * The value as stored.
+ */
+value: string, 
+/**
+ * The words of the question that named it.
+ */
+span: string, 
+/**
+ * How they matched.
+ */
+matched: MatchKind, 
+/**
+ * 1 for exact matches; the trigram similarity for fuzzy ones.
+ */
+score: number, };
+
+/**
+ * How a question's words matched a value.
+ */
+export type MatchKind = "exact" | "case_insensitive" | "fuzzy" | "word";
+
+/**
+ * The decomposer's answer.
+ */
+export type Decomposition = { 
+/**
+ * The parts, one or more per datasource.
+ */
+sub_queries: Array<SubQuestion>, 
+/**
+ * How their results combine.
+ */
+combine: CombineKind, 
+/**
+ * Ordering of the combined rows.
+ */
+order_by: Array<PostOrder>, 
+/**
+ * At most this many combined rows.
+ */
+limit: number | null, };
+
+/**
+ * One part of the question, for one datasource.
+ */
+export type SubQuestion = { 
+/**
+ * Stable id: `q1`, `q2`, …
+ */
+id: string, 
+/**
+ * The datasource that answers it.
+ */
+datasource: string, 
+/**
+ * The part of the question this datasource answers, as a question.
+ */
+question: string, 
+/**
+ * The result columns, named and ordered as the combination needs them.
+ */
+columns: Array<string>, 
+/**
+ * The column among `columns` that joins it to the others (join and compare).
+ */
+key: string | null, };
+
+/**
+ * How the sub-results are put together.
+ */
+export type CombineKind = "join" | "union" | "compare";
+
+/**
+ * One ordering applied after the combination.
+ */
+export type PostOrder = { 
+/**
+ * A column of the combined result.
+ */
+column: string, 
+/**
+ * Largest first.
+ */
+descending: boolean, };
+
+/**
+ * What the matcher decided, as the result records it.
+ */
+export type CuratedMatch = { 
+/**
+ * True when a verified query answered.
+ */
+matched: boolean, 
+/**
+ * How it matched, or why it fell back.
+ */
+reason: MatchReason, 
+/**
+ * The candidates by similarity (empty when code decided).
+ */
+candidates: Array<Candidate>, 
+/**
+ * The chosen query, `datasource.query`.
+ */
+choice: string | null, 
+/**
+ * Its parameters, typed.
+ */
+params: { [key in string]: ParamValue }, 
+/**
+ * More on a fallback.
+ */
+detail: string | null, };
+
+/**
+ * A candidate the similarity search found.
+ */
+export type Candidate = { 
+/**
+ * Its datasource.
+ */
+datasource_id: string, 
+/**
+ * Its id.
+ */
+query_id: string, 
+/**
+ * The best similarity of its phrasings to the question.
+ */
+similarity: number, };
+
+/**
+ * How the matcher decided: a match (`code`, `model`) or the reason it fell back.
+ */
+export type MatchReason = "code" | "model" | "no_candidates" | "below_floor" | "none_of_these" | "model_failed" | "unknown_query" | "param_invalid" | "param_missing" | "policy_denied" | "execution_failed";
+
+/**
+ * A parameter's value, checked and typed.
+ */
+export type ParamValue = number | number | string;
+
+/**
+ * Where a replayed run's prompt differed from the recorded one.
+ */
+export type Divergence = { 
+/**
+ * The node making the call.
+ */
+node: NodeName, 
+/**
+ * Which of that node's calls (from 0).
+ */
+call: number, 
+/**
+ * What differed: `system prompt`, `message N`, `message count`, or `no recorded call`.
+ */
+what: string, };
+
+/**
+ * What a run reports as it goes.
+ */
+export type EngineEvent = { "event": "node_started", 
+/**
+ * Which.
+ */
+node: NodeName, 
+/**
+ * Its try.
+ */
+attempt: number, } | { "event": "node_finished", 
+/**
+ * Which.
+ */
+node: NodeName, 
+/**
+ * Its try.
+ */
+attempt: number, 
+/**
+ * How it ended.
+ */
+status: NodeStatus, 
+/**
+ * How long it took.
+ */
+duration_ms: number, } | { "event": "llm_call", 
+/**
+ * The node that made it.
+ */
+node: NodeName, 
+/**
+ * The model.
+ */
+model: string, 
+/**
+ * How long it took.
+ */
+latency_ms: number, } | { "event": "rows", 
+/**
+ * The sub-query.
+ */
+sub_query_id: string, 
+/**
+ * The SQL that produced them.
+ */
+sql: string | null, 
+/**
+ * Result columns.
+ */
+columns: Array<string>, 
+/**
+ * The first rows (at most 50).
+ */
+preview: Array<Array<Cell>>, 
+/**
+ * How many rows in all.
+ */
+row_count: number, } | { "event": "answer_delta", 
+/**
+ * The new text.
+ */
+text: string, };
+
+/**
+ * One cell of a result. The variants are SQLite's five storage classes, so a value
+ * keeps the type the database gave it (an integer never turns into a float on the way).
+ *
+ * In JSON a value is written plainly: `null`, a number, a string, or, for a blob, an
+ * array of byte values (the only JSON array a value ever becomes, so it reads back
+ * unambiguously).
+ */
+export type Cell = null | number | number | string | Array<number>;
+
+/**
+ * A read-only query, as a tree of plain data the engine can check and render.
+ */
+export type Plan = { [field: string]: unknown };
+
+/**
+ * What SQL mode (`nl2sql sql`, `nl2sql plan`, the npm package's `engine.sql`, the page's
+ * SQL tab) did with one statement or plan: the one report every front end shows.
+ */
+export type SqlRun = { 
+/**
+ * How it ended.
+ */
+status: SqlStatus, 
+/**
+ * Where it ran.
+ */
+datasource: string, 
+/**
+ * The SQL (or plan) as given.
+ */
+input: string, 
+/**
+ * The plan it imported as.
+ */
+plan: Plan | null, 
+/**
+ * The SQL the engine rendered from that plan (and ran, in the datasource's dialect).
+ */
+sql: string | null, 
+/**
+ * The validator's checks.
+ */
+checks: Array<ValidationCheck>, 
+/**
+ * Why it was refused or failed, as callers may see it.
+ */
+errors: Array<PipelineError>, 
+/**
+ * What is worth knowing about the result.
+ */
+warnings: Array<RunWarning>, 
+/**
+ * Result columns.
+ */
+columns: Array<string>, 
+/**
+ * Result rows, up to the row cap.
+ */
+rows: Array<Array<Cell>>, 
+/**
+ * True when the row cap cut the result.
+ */
+truncated: boolean, };
+
+/**
+ * How SQL mode ended.
+ */
+export type SqlStatus = "ok" | "error";
+
+/**
+ * A datasource as a front end lists it.
+ */
+export type DatasourceInfo = { 
+/**
+ * Its id.
+ */
+id: string, 
+/**
+ * What it holds, in plain words.
+ */
+description: string, 
+/**
+ * Its schema as read.
+ */
+schema: SchemaSnapshot, };
+
+/**
+ * Everything the engine knows about one datasource's structure and data distribution.
+ */
+export type SchemaSnapshot = { 
+/**
+ * The datasource id.
+ */
+datasource_id: string, 
+/**
+ * The SQL dialect.
+ */
+dialect: Dialect, 
+/**
+ * Tables sorted by name.
+ */
+tables: Array<Table>, 
+/**
+ * A hash of the structure (tables, columns, declared types, nullability, keys), never
+ * of the data: the same schema with other rows has the same fingerprint.
+ */
+fingerprint: string, 
+/**
+ * A short version label derived from the fingerprint, for people and traces.
+ */
+version: string, };
+
+/**
+ * One table.
+ */
+export type Table = { 
+/**
+ * The table name as declared.
+ */
+name: string, 
+/**
+ * Columns in declaration order.
+ */
+columns: Array<Column>, 
+/**
+ * Foreign keys declared on this table, each possibly over several columns.
+ */
+foreign_keys: Array<ForeignKey>, 
+/**
+ * How many rows the table held when the snapshot was taken.
+ */
+row_count: number, };
+
+/**
+ * One column.
+ */
+export type Column = { 
+/**
+ * The column name as declared.
+ */
+name: string, 
+/**
+ * The declared type exactly as written, e.g. `NVARCHAR(160)`; may be empty.
+ */
+declared_type: string, 
+/**
+ * What kind of values the column holds, from the declared type and, for text
+ * columns, the values themselves.
+ */
+category: TypeCategory, 
+/**
+ * Whether the column may hold NULL.
+ */
+nullable: boolean, 
+/**
+ * 1-based position in the primary key, when the column is part of it.
+ */
+primary_key_position: number | null, 
+/**
+ * How the column's data is distributed.
+ */
+stats: ColumnStats, };
+
+/**
+ * How a column's data is distributed.
+ */
+export type ColumnStats = { 
+/**
+ * The share of rows where the column is NULL, from 0 to 1 (0 for an empty table).
+ */
+null_fraction: number, 
+/**
+ * How many distinct non-null values the column holds.
+ */
+distinct_count: number, 
+/**
+ * The smallest value, for number and temporal columns.
+ */
+min: Cell | null, 
+/**
+ * The largest value, for number and temporal columns.
+ */
+max: Cell | null, 
+/**
+ * For text columns: every distinct value when there are at most
+ * [`SAMPLE_ALL_MAX`], otherwise the [`SAMPLE_TOP`] most frequent; most frequent first.
+ */
+sample_values: Array<string>, };
+
+/**
+ * A foreign key from this table's columns to another table's columns.
+ */
+export type ForeignKey = { 
+/**
+ * The referencing columns on this table, in key order.
+ */
+columns: Array<string>, 
+/**
+ * The referenced table.
+ */
+referenced_table: string, 
+/**
+ * The referenced columns, paired with `columns` by position.
+ */
+referenced_columns: Array<string>, };
+
+/**
+ * The broad kind of a column's values; what the validator and the planner reason with.
+ */
+export type TypeCategory = "number" | "text" | "temporal" | "boolean" | "other";
+
+/**
+ * The SQL dialect a datasource speaks. The generator renders for it.
+ */
+export type Dialect = "sqlite" | "postgres" | "mysql" | "duckdb" | "sqlserver";
+
+/**
+ * A provider that answered.
+ */
+export type Probe = { 
+/**
+ * The provider as a person names it.
+ */
+provider: string, 
+/**
+ * The model that answered.
+ */
+model: string, 
+/**
+ * Its reply, cut to 80 characters.
+ */
+reply: string, };
+export type JsonValue = number | string | boolean | JsonValue[] | { [key: string]: JsonValue } | null;
