@@ -1,6 +1,7 @@
 //! The facade every front end uses, on the demo databases with the native host: cancel in
 //! the same tick, configuration failures as CONFIG_INVALID, replay offline, SQL mode's
 //! defaults, and adding and removing a datasource.
+#![cfg(not(target_arch = "wasm32"))]
 
 use nl2sql_core::config::{AnswerConfig, ProviderConfig, ProviderKind, RunConfig};
 use nl2sql_core::engine::Status;

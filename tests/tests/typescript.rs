@@ -1,6 +1,7 @@
 //! The npm package's declarations for what the engine emits are generated from the Rust
 //! types; the checked-in `wasm/src/results.d.ts` must be exactly what generation gives.
 //! `cargo xtask typescript` rewrites it (it runs this test with NL2SQL_WRITE_TYPESCRIPT=1).
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::path::PathBuf;
 

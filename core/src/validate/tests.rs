@@ -73,7 +73,10 @@ fn a_good_plan_passes_all_three_checks_in_order() {
     let json = serde_json::to_string(&names).unwrap_or_default();
     assert_eq!(json, r#"["plan_present","structure_and_schema","policy"]"#);
     let published: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
-    assert_eq!(published, ["plan_present", "structure_and_schema", "policy"]);
+    assert_eq!(
+        published,
+        ["plan_present", "structure_and_schema", "policy"]
+    );
     assert!(v.checks.iter().all(|c| c.passed && c.message.is_empty()));
     assert!(v.warnings.is_empty());
 }
