@@ -13,16 +13,15 @@ use clap::ValueEnum;
 use nl2sql_core::catalog::Assembled;
 use nl2sql_core::config::{AnswerConfig, RunConfig};
 use nl2sql_core::demo::DEMO_DATABASES;
-use nl2sql_core::engine::{AskOptions, Engine, Parts, QueryResult, Status};
-use nl2sql_core::error::{ErrorCode, Node};
-use nl2sql_core::eval::{compare, compare_lenient, Gold};
+use nl2sql_core::engine::{AskOptions, Engine, Parts, QueryResult};
+use nl2sql_core::error::Node;
+use nl2sql_core::eval::Gold;
 use nl2sql_core::index::{retrieve, route, BuiltinEmbedder, RetrieveSettings, RouteSettings};
 use nl2sql_core::policy::Policies;
-use nl2sql_core::validate::REFUSAL_MESSAGE;
 use nl2sql_core::Datasource;
 use nl2sql_native::WallClock;
 use nl2sql_native::{BlockingTransport, MemoryScratch, SqliteFile};
-use nl2sql_suite::{gold_plan_fixtures, Case, Suite};
+use nl2sql_suite::{gold_plan_fixtures, score, Case, Scored, Suite};
 use serde_json::{json, Value as Json};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -203,7 +202,7 @@ fn answers(
                 },
             ));
             spent += r.usage.cost_usd.unwrap_or(0.0);
-            board.push(score(case, &role, &expected, &want, &r));
+            board.push(board_line(case, &role, &expected, &want, &r));
             if !o.json {
                 let last = board.last().cloned().unwrap_or_default();
                 eprintln!(
@@ -232,46 +231,17 @@ fn gold_plan_provider(cases: &[&Case]) -> Result<nl2sql_mock::MockProvider, Fail
 }
 
 /// One case and role, scored: execution (strict rows and the outcome), lenient rows.
-fn score(case: &Case, role: &str, expected: &str, want: &[Vec<Gold>], r: &QueryResult) -> Json {
+/// One run's line on the board: how it scored (scored once, by the suite crate) and what
+/// it cost.
+fn board_line(
+    case: &Case,
+    role: &str,
+    expected: &str,
+    want: &[Vec<Gold>],
+    r: &QueryResult,
+) -> Json {
+    let Scored { pass, lenient, why } = score(case, expected, want, r);
     let codes: Vec<&str> = r.errors.iter().map(|e| e.error_code.as_str()).collect();
-    let rows = rows_of(r);
-    let no_rows = r.sub_queries.iter().all(|q| q.rows.is_empty());
-    let (pass, lenient, why) = match expected {
-        "allowed" => match (r.status, rows) {
-            (Status::Success, Some(rows)) => {
-                let strict = compare(rows, want, case.order_matters);
-                let lenient =
-                    strict.is_ok() || compare_lenient(rows, want, case.order_matters).is_ok();
-                (strict.is_ok(), lenient, strict.err())
-            }
-            _ => (
-                false,
-                false,
-                Some(format!("{:?}: {}", r.status, codes.join(", "))),
-            ),
-        },
-        "refused" => {
-            let ok = r.status == Status::Error
-                && no_rows
-                && r.errors.iter().any(|e| {
-                    e.error_code == ErrorCode::SecurityViolation && e.message == REFUSAL_MESSAGE
-                });
-            (
-                ok,
-                ok,
-                (!ok).then(|| format!("not refused: {}", codes.join(", "))),
-            )
-        }
-        "unanswerable" => {
-            let ok = r.status == Status::Error && no_rows && codes == ["QUESTION_NOT_ANSWERABLE"];
-            (
-                ok,
-                ok,
-                (!ok).then(|| format!("not unanswerable: {}", codes.join(", "))),
-            )
-        }
-        other => (false, false, Some(format!("outcome {other} is not scored"))),
-    };
     let nodes: BTreeMap<String, Json> = r
         .usage_by_node
         .iter()
@@ -293,15 +263,6 @@ fn score(case: &Case, role: &str, expected: &str, want: &[Vec<Gold>], r: &QueryR
         "planner_calls": r.trace.iter().filter(|n| n.node == Node::AstPlanner).map(|n| n.llm_calls.len()).sum::<usize>(),
         "nodes": nodes,
     })
-}
-
-/// The rows a run answered with: the combined rows, or its one sub-query's.
-fn rows_of(r: &QueryResult) -> Option<&[Vec<nl2sql_core::Value>]> {
-    match (&r.combined, r.sub_queries.as_slice()) {
-        (Some(c), _) => Some(&c.rows),
-        (None, [one]) => Some(&one.rows),
-        _ => None,
-    }
 }
 
 fn answer_metrics(board: &[Json]) -> Json {

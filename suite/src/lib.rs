@@ -1,7 +1,11 @@
 //! The evaluation suite format: the reference engine's `data/chinook.yaml` and
 //! `data/routing.yaml`, and our own gold files in the same shape. Read once here for
-//! `nl2sql eval`, the tests and the benchmarks; it compiles for wasm too, because the
-//! browser tests read the suites.
+//! `nl2sql eval`, the tests and the benchmarks, with how a run is scored against a case
+//! ([`score`]); it compiles for wasm too, because the browser tests read the suites.
+
+mod score;
+
+pub use score::{rows_of, score, Scored};
 
 use nl2sql_core::eval::Gold;
 use nl2sql_core::plan::Plan;

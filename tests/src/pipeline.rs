@@ -5,9 +5,8 @@
 //! the answer — on any datasource (rusqlite natively, sql.js in the browser).
 
 use crate::gold::{suite, Outcome, REFERENCE_SUITE};
-use nl2sql_core::engine::{AskOptions, Engine, Status};
-use nl2sql_core::error::{ErrorCode, Node};
-use nl2sql_core::validate::REFUSAL_MESSAGE;
+use nl2sql_core::engine::{AskOptions, Engine};
+use nl2sql_core::error::Node;
 
 /// One canned model answer: the structured output's name, the question, the answer.
 pub type Canned = (String, String, String);
@@ -36,43 +35,31 @@ pub async fn run_reference_pipeline(engine: &Engine<'_>) -> Outcome {
                 ..AskOptions::default()
             };
             let r = engine.ask(&case.question, &options).await;
-            let codes: Vec<ErrorCode> = r.errors.iter().map(|e| e.error_code).collect();
+            let scored = nl2sql_suite::score(&case, expected, &want, &r);
             let sql = r
                 .sub_queries
                 .first()
                 .and_then(|q| q.sql.clone())
                 .unwrap_or_default();
-            let failure = match expected.as_str() {
-                "allowed" => match r.sub_queries.first() {
-                    Some(q) if r.status == Status::Success => {
-                        crate::compare::compare(&q.rows, &want, case.order_matters)
-                            .err()
-                            .map(|why| format!("{why}\n  {sql}"))
-                    }
-                    _ => Some(format!("{:?} {:?}", r.status, r.errors)),
-                },
-                "refused" => {
-                    let refused = r.status == Status::Error
-                        && r.errors.iter().any(|e| {
-                            e.error_code == ErrorCode::SecurityViolation
-                                && e.message == REFUSAL_MESSAGE
-                        })
-                        && r.sub_queries.iter().all(|q| q.rows.is_empty());
-                    (!refused).then(|| format!("not refused: {:?}", r.errors))
+            // Beyond the reference's scoring: an unanswerable question ends with no
+            // planner call and no written answer.
+            let planner_calls = r
+                .trace
+                .iter()
+                .filter(|n| n.node == Node::AstPlanner)
+                .flat_map(|n| &n.llm_calls)
+                .count();
+            let failure = match scored.why {
+                Some(why) => Some(format!("{why}\n  {sql}")),
+                None if expected == "unanswerable"
+                    && (planner_calls > 0 || r.final_answer.is_some()) =>
+                {
+                    Some(format!(
+                        "{planner_calls} planner calls, answer {:?}",
+                        r.final_answer
+                    ))
                 }
-                "unanswerable" => {
-                    let planner_calls = r
-                        .trace
-                        .iter()
-                        .filter(|n| n.node == Node::AstPlanner)
-                        .flat_map(|n| &n.llm_calls)
-                        .count();
-                    let ok = codes == [ErrorCode::QuestionNotAnswerable]
-                        && planner_calls == 0
-                        && r.final_answer.is_none();
-                    (!ok).then(|| format!("{codes:?}, {planner_calls} planner calls"))
-                }
-                other => Some(format!("unknown outcome {other}")),
+                None => None,
             };
             if let Some(f) = failure {
                 out.failures.push(format!("{} {role}: {f}", case.id));

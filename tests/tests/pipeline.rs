@@ -1106,6 +1106,47 @@ fn without_speculative_planning_a_refused_question_never_starts_planning() {
     assert_eq!(r.sequential_llm_calls, 2, "the check, then the plan");
 }
 
+#[test]
+fn without_speculative_planning_the_plan_is_for_the_datasource_the_check_chose() {
+    let w = world();
+    let q = "Count the customers we have, please.";
+    let tickets = r#"{"tables": [{"name": "tickets", "alias": "t"}], "select_items": [{"alias": "n", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "t", "column_name": "customer_id"}]}}]}"#;
+    w.mock.add([
+        Fixture::new(
+            "answerability",
+            q,
+            r#"{"datasources": ["support"], "reason": "tickets name customers"}"#,
+        ),
+        Fixture::new("plan", q, tickets),
+    ]);
+    let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    let mut settings = EngineSettings::new(Agent::new(provider, "mock"));
+    settings.speculative_planning = false;
+    let r =
+        pollster::block_on(engine_with(&w, &w.transport, settings).ask(q, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    let ranked = r
+        .routing
+        .as_ref()
+        .map(|x| x.ranked.clone())
+        .unwrap_or_default();
+    assert_ne!(
+        ranked.first().map(String::as_str),
+        Some("support"),
+        "routing put another first"
+    );
+    assert_eq!(r.sub_queries[0].datasource_id, "support");
+    let planners: Vec<_> = r
+        .trace
+        .iter()
+        .filter(|n| n.node == Node::AstPlanner)
+        .collect();
+    assert_eq!(planners.len(), 1, "one planning, for the chosen datasource");
+    assert!(planners[0].outputs.get("dropped").is_none());
+    assert_eq!(r.usage.calls, 2, "the check and one plan");
+    assert_eq!(r.sequential_llm_calls, 2);
+}
+
 /// How many times `code` is among the warnings and among the errors.
 fn code_count(r: &nl2sql_core::engine::QueryResult, code: ErrorCode) -> (usize, usize) {
     (

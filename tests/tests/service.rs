@@ -1,6 +1,6 @@
 //! The facade every front end uses, on the demo databases with the native host: cancel in
 //! the same tick, configuration failures as CONFIG_INVALID, replay offline, SQL mode's
-//! defaults, and adding and removing a datasource.
+//! defaults, removing a datasource; and the suite's scoring of a run it answered.
 #![cfg(not(target_arch = "wasm32"))]
 
 use nl2sql_core::config::{AnswerConfig, ProviderConfig, ProviderKind, RunConfig};
@@ -132,4 +132,41 @@ fn a_removed_datasource_is_gone_from_the_list_and_from_routing() {
         panic!("removing it twice fails");
     };
     assert_eq!(e.code(), "DATASOURCE_NOT_FOUND");
+}
+
+#[test]
+fn the_suite_scores_a_run_against_what_the_case_expects() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let q = "Count the albums, please.";
+    let albums = r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"alias": "albums", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#;
+    mock.add([
+        Fixture::new(
+            "answerability",
+            q,
+            r#"{"datasources": ["chinook"], "reason": "albums"}"#,
+        ),
+        Fixture::new("plan", q, albums),
+    ]);
+    let run = RunConfig {
+        answer: AnswerConfig::Template,
+        ..RunConfig::default()
+    };
+    let s = service(mock_provider(&mock), run);
+    let ask = s.request(question(q)).unwrap_or_else(|e| panic!("{e}"));
+    let r = pollster::block_on(s.ask(ask, None));
+    let suite = |rows: &str| {
+        let yaml = format!("cases:\n  - id: t\n    question: {q}\n    rows: [{rows}]\n");
+        nl2sql_suite::Suite::parse(&yaml).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let right = suite("{albums: 347}").cases.remove(0);
+    let wrong = suite("{albums: 348}").cases.remove(0);
+    let scored = nl2sql_suite::score(&right, "allowed", &right.gold_rows(), &r);
+    assert!(scored.pass && scored.lenient, "{:?}", scored.why);
+    let scored = nl2sql_suite::score(&wrong, "allowed", &wrong.gold_rows(), &r);
+    assert!(!scored.pass && !scored.lenient);
+    assert!(scored.why.is_some());
+    for expected in ["refused", "unanswerable", "something else"] {
+        let scored = nl2sql_suite::score(&right, expected, &right.gold_rows(), &r);
+        assert!(!scored.pass, "{expected}");
+    }
 }

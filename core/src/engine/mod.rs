@@ -190,7 +190,8 @@ struct Planned {
 struct Checked {
     verdict: Result<Verdict, PipelineError>,
     check_span: Span,
-    planned: Option<Planned>,
+    /// The first plan and the datasource it was planned for.
+    planned: Option<(Planned, String)>,
     calls_check: Vec<LlmCall>,
     calls_plan: Vec<LlmCall>,
 }
@@ -489,7 +490,9 @@ impl<'a> Engine<'a> {
         }
         let speculative = self.settings.speculative_planning;
         let started = run.now();
-        let checked = self.check_beside_planning(q, &listed, &first, run).await;
+        let checked = self
+            .check_beside_planning(q, (&candidates, &listed), &first, run)
+            .await;
         let (accepted, verdict_error) = judge(&checked.verdict, &candidates, &listed);
         let Checked {
             verdict,
@@ -543,16 +546,17 @@ impl<'a> Engine<'a> {
         } else {
             let chosen = accepted.first().cloned().unwrap_or_else(|| first.clone());
             let planned = match planned {
-                Some(p) if chosen == first => Some(Box::new((p, calls_plan))),
+                Some((p, planned_for)) if chosen == planned_for => Some(Box::new((p, calls_plan))),
                 // The verdict ruled the planned candidate out: the solver plans on the one
                 // it chose.
-                _ => {
+                Some((_, planned_for)) => {
                     drop_planning(
-                        format!("planned for {first}, which the verdict did not choose"),
+                        format!("planned for {planned_for}, which the verdict did not choose"),
                         calls_plan,
                     );
                     None
                 }
+                None => None,
             };
             Ok(Resolution::One {
                 datasource: chosen,
@@ -571,7 +575,7 @@ impl<'a> Engine<'a> {
     async fn check_beside_planning(
         &self,
         q: &Asked<'_>,
-        listed: &[String],
+        (candidates, listed): (&[String], &[String]),
         first: &str,
         run: &Run<'_>,
     ) -> Checked {
@@ -580,39 +584,44 @@ impl<'a> Engine<'a> {
             run.announce(At::run(Node::SchemaRetriever));
             run.announce(At::run(Node::AstPlanner));
         };
-        if speculative {
-            planning_started();
-        }
         let check = self.answerability(q.question, listed, &q.scope);
         let resolver_agent = run.bounded(&self.settings.resolver);
         let planner_agent = run.bounded(&self.settings.planner);
         let mut calls_check = Vec::new();
         let mut calls_plan = Vec::new();
-        let first_task = Task {
+        let task = |datasource| Task {
             id: "q1".to_string(),
             question: q.question,
             part: None,
-            datasource: first,
+            datasource,
         };
-        let ((verdict, check_span), planned) = {
-            let check = async {
-                let started = self.clock.now_ms();
-                let now = || self.clock.now_ms();
-                let v = structured(
-                    &self.caller(&now),
-                    &resolver_agent,
-                    check,
-                    &parse_verdict,
-                    &mut calls_check,
-                    &run.budget,
-                )
-                .await;
-                let span = Span {
-                    started,
-                    ended: self.clock.now_ms(),
-                };
-                (v, span)
+        let check = async {
+            let started = self.clock.now_ms();
+            let now = || self.clock.now_ms();
+            let v = structured(
+                &self.caller(&now),
+                &resolver_agent,
+                check,
+                &parse_verdict,
+                &mut calls_check,
+                &run.budget,
+            )
+            .await;
+            let span = Span {
+                started,
+                ended: self.clock.now_ms(),
             };
+            (v, span)
+        };
+        // A refusal, or a failed check (a provider failure is fatal), ends the run.
+        let refusal = |(v, _): &(Result<Verdict, PipelineError>, Span)| {
+            v.as_ref()
+                .map_or(true, |v: &Verdict| v.datasources.is_empty())
+        };
+        let ((verdict, check_span), planned) = if speculative {
+            // Routing's first candidate is the best guess while the check runs.
+            planning_started();
+            let first_task = task(first);
             let plan = self.retrieve_and_plan(
                 &first_task,
                 &q.scope,
@@ -620,22 +629,39 @@ impl<'a> Engine<'a> {
                 &mut calls_plan,
                 &run.budget,
             );
-            // A refusal, or a failed check (a provider failure is fatal), ends the run.
-            let refusal = |(v, _): &(Result<Verdict, PipelineError>, Span)| {
-                v.as_ref()
-                    .map_or(true, |v: &Verdict| v.datasources.is_empty())
-            };
-            if speculative {
-                join::join_unless(check, plan, refusal).await
+            let (checked, planned) = join::join_unless(check, plan, refusal).await;
+            (checked, planned.map(|p| (p, first.to_string())))
+        } else {
+            let verdict = check.await;
+            let across = matches!(&verdict.0, Ok(v) if v.combine && v.datasources.len() > 1);
+            if refusal(&verdict) || across {
+                (verdict, None)
             } else {
-                let verdict = check.await;
-                let across = matches!(&verdict.0, Ok(v) if v.combine && v.datasources.len() > 1);
-                if refusal(&verdict) || across {
-                    (verdict, None)
-                } else {
-                    planning_started();
-                    (verdict, Some(plan.await))
+                // The check has spoken: plan for the datasource it chose (nothing, when
+                // the verdict itself is refused).
+                let (accepted, error) = judge(&verdict.0, candidates, listed);
+                if error.is_some() {
+                    return Checked {
+                        verdict: verdict.0,
+                        check_span: verdict.1,
+                        planned: None,
+                        calls_check,
+                        calls_plan,
+                    };
                 }
+                let target = accepted.first().map_or(first, String::as_str).to_string();
+                planning_started();
+                let chosen_task = task(&target);
+                let planned = self
+                    .retrieve_and_plan(
+                        &chosen_task,
+                        &q.scope,
+                        &planner_agent,
+                        &mut calls_plan,
+                        &run.budget,
+                    )
+                    .await;
+                (verdict, Some((planned, target.clone())))
             }
         };
         Checked {
