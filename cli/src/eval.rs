@@ -230,7 +230,6 @@ fn gold_plan_provider(cases: &[&Case]) -> Result<nl2sql_mock::MockProvider, Fail
     Ok(mock)
 }
 
-/// One case and role, scored: execution (strict rows and the outcome), lenient rows.
 /// One run's line on the board: how it scored (scored once, by the suite crate) and what
 /// it cost.
 fn board_line(

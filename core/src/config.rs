@@ -84,7 +84,7 @@ impl fmt::Debug for ProviderConfig {
 
 /// Models per node; empty means the provider's `model`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
 pub struct NodeModels {
     /// The answerability check.
     #[serde(default)]

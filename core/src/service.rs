@@ -15,7 +15,7 @@ use crate::engine::{
 use crate::error::ErrorCode;
 use crate::http::{HttpTransport, Offline};
 use crate::index::{Clock, EmbedError, Retrieval, Routing};
-use crate::provider::chat::ChatError;
+use crate::provider::chat::{ChatError, PriceTable};
 use crate::provider::probe::{probe, Probe};
 use crate::provider::{ApiKey, Provider, ProviderFailure, Wire};
 use crate::run::SqlRun;
@@ -59,6 +59,8 @@ pub struct Question {
 pub struct Ask {
     question: Question,
     settings: EngineSettings,
+    /// The prices in force when the run was requested (none: the published table).
+    prices: Option<PriceTable>,
     replay: Option<Replay>,
     cancel: CancelToken,
 }
@@ -229,10 +231,14 @@ impl<H: Host> Service<H> {
         replay: Option<Replay>,
     ) -> Ask {
         let cancel = CancelToken::new();
-        self.running.borrow_mut().push(cancel.clone());
+        let mut running = self.running.borrow_mut();
+        // A request dropped without being asked leaves its token here alone: forget it.
+        running.retain(CancelToken::is_shared);
+        running.push(cancel.clone());
         Ask {
             question,
             settings,
+            prices: self.run.borrow().prices.clone(),
             replay,
             cancel,
         }
@@ -254,7 +260,7 @@ impl<H: Host> Service<H> {
             sleep: self.host.sleep(),
         };
         let mut engine = workspace.engine(world, ask.settings);
-        if let Some(prices) = self.run.borrow().prices.clone() {
+        if let Some(prices) = ask.prices {
             engine = engine.with_prices(prices);
         }
         if let Some(replay) = &ask.replay {
@@ -274,7 +280,9 @@ impl<H: Host> Service<H> {
 
     /// Stops every run in flight at once: model calls are aborted, nothing else starts.
     pub fn cancel(&self) {
-        for token in self.running.borrow_mut().drain(..) {
+        // Taken out first: a token's hooks run outside the borrow.
+        let tokens = std::mem::take(&mut *self.running.borrow_mut());
+        for token in tokens {
             token.cancel();
         }
     }

@@ -215,9 +215,37 @@ impl Saved {
     fn load() -> Saved {
         local_storage()
             .and_then(|s| s.get_item(SETTINGS_KEY).ok().flatten())
-            .and_then(|text| serde_json::from_str(&text).ok())
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .map(snake_case_run)
+            .and_then(|saved| serde_json::from_value(saved).ok())
             .unwrap_or_default()
     }
+}
+
+/// Earlier versions saved the run settings with camelCase names (`rowCap`); they are read
+/// under today's snake_case names rather than dropped.
+fn snake_case_run(mut saved: serde_json::Value) -> serde_json::Value {
+    if let Some(run) = saved.get_mut("run").and_then(|r| r.as_object_mut()) {
+        let renamed = std::mem::take(run)
+            .into_iter()
+            .map(|(key, value)| (snake_case(&key), value))
+            .collect();
+        *run = renamed;
+    }
+    saved
+}
+
+fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn key_from_session() -> Option<String> {

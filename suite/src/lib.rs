@@ -5,7 +5,7 @@
 
 mod score;
 
-pub use score::{rows_of, score, Scored};
+pub use score::{score, Scored};
 
 use nl2sql_core::eval::Gold;
 use nl2sql_core::plan::Plan;

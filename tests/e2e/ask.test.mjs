@@ -143,7 +143,8 @@ test("the viewer asking about customers is refused with SECURITY_VIOLATION", asy
 });
 
 test("an unanswerable question is refused; without speculative planning no planning call is made", async () => {
-  const { page, problems } = await openReady({ run: { speculative_planning: false } });
+  // Saved as an earlier version of the page saved it (camelCase): still read.
+  const { page, problems } = await openReady({ run: { speculativePlanning: false } });
   try {
     const before = (await callsAbout(WEATHER)).length;
     await ask(page, WEATHER);

@@ -61,6 +61,7 @@ test("the packed npm package installs into a web app and answers a question", as
       status: "success",
       errors: [],
       cancelled: ["error", "CANCELLED"],
+      renamed: "CONFIG_INVALID",
       routed: ["chinook"],
       refused: ["SECURITY_VIOLATION"],
       albums: 347,

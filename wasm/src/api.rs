@@ -1,7 +1,8 @@
 //! The npm package's JavaScript API: the `Engine` class over a [`Session`].
 //!
 //! Results cross into JavaScript as their published JSON (the same shape `nl2sql ask
-//! --json` prints and trace files hold), typed by the declarations in `api.d.ts`. Every
+//! --json` prints and trace files hold), typed by the declarations generated into
+//! `results.d.ts`; options are typed by `api.d.ts`. Every
 //! method that can fail rejects with an `Error` carrying a stable `code`; `ask` itself
 //! never rejects for anything that happens during the run (those are in the result).
 
@@ -55,6 +56,7 @@ impl JsEngine {
         #[wasm_bindgen(unchecked_param_type = "EngineOptions")] options: JsValue,
     ) -> Promise {
         future_to_promise(async move {
+            renamed_options(&options)?;
             let sqljs = start_sqljs(&options).await?;
             let files = database_files(&field(&options, "datasources"))?;
             let policies = match from_js::<Policies>(&field(&options, "policies"))? {
@@ -92,15 +94,19 @@ impl JsEngine {
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
         let session = Rc::clone(&self.session);
         // The request is made before the promise's future starts, so `cancel()` in the same
-        // tick stops it; a configuration that cannot be used registers nothing.
-        let request = session.request(Question {
-            text: question,
-            roles: roles(&options),
-            datasource: field(&options, "datasource").as_string(),
-            plan_only: field(&options, "plan_only").is_truthy(),
+        // tick stops it; options or a configuration that cannot be used register nothing.
+        let request = renamed_options(&options).and_then(|()| {
+            session
+                .request(Question {
+                    text: question,
+                    roles: roles(&options),
+                    datasource: field(&options, "datasource").as_string(),
+                    plan_only: field(&options, "plan_only").is_truthy(),
+                })
+                .map_err(service_error)
         });
         future_to_promise(async move {
-            let ask = request.map_err(service_error)?;
+            let ask = request?;
             let events = field(&options, "on_event")
                 .dyn_into::<Function>()
                 .ok()
@@ -198,7 +204,31 @@ impl JsEngine {
     }
 }
 
-/// With no policy given, one role, `reader`, that reads every table.
+/// Option names of earlier versions and what they are called now: an old name is an
+/// error, never silently ignored (`planOnly: true` would otherwise run the query).
+const RENAMED: [(&str, &str); 5] = [
+    ("sqlJs", "sql_js"),
+    ("sqlJsWasmUrl", "sql_js_wasm_url"),
+    ("verifiedQueries", "verified_queries"),
+    ("planOnly", "plan_only"),
+    ("onEvent", "on_event"),
+];
+
+/// CONFIG_INVALID when `options` uses an old option name.
+fn renamed_options(options: &JsValue) -> Result<(), JsValue> {
+    match RENAMED
+        .iter()
+        .find(|(old, _)| !field(options, old).is_undefined())
+    {
+        Some((old, new)) => Err(fail(
+            ErrorCode::ConfigInvalid,
+            &format!("the option `{old}` is now called `{new}` (every option is snake_case)"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// sql.js: the module the caller started, else the page's global `initSqlJs`.
 async fn start_sqljs(options: &JsValue) -> Result<SqlJs, JsValue> {
     let module = field(options, "sql_js");
     if !module.is_undefined() && !module.is_null() {

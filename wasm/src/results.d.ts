@@ -86,6 +86,7 @@ duration_ms: number,
 trace: Array<NodeRecord>, 
 /**
  * When replayed: where the prompts differed from the recording (empty: nowhere).
+ * Absent from traces written before replay existed.
  */
 replay_divergences: Array<Divergence>, };
 

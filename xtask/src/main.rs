@@ -75,7 +75,6 @@ fn serve(project: &Project, release: bool) -> Result<(), Failure> {
     project.command("trunk", &args).run("trunk serve")
 }
 
-/// The benchmarks print their numbers; none of them passes or fails on time.
 /// Regenerates `wasm/src/results.d.ts` by running the test that checks it, told to write.
 fn typescript(project: &Project) -> Result<(), Failure> {
     project
@@ -84,6 +83,7 @@ fn typescript(project: &Project) -> Result<(), Failure> {
         .run("writing the TypeScript declarations")
 }
 
+/// The benchmarks print their numbers; none of them passes or fails on time.
 fn bench(project: &Project) -> Result<(), Failure> {
     println!("\n==> plan path and schema index, native (criterion)");
     project

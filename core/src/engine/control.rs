@@ -40,6 +40,11 @@ impl CancelToken {
         self.0.cancelled.get()
     }
 
+    /// True while another clone of this token exists (a holder that could still run).
+    pub fn is_shared(&self) -> bool {
+        Rc::strong_count(&self.0) > 1
+    }
+
     /// Runs `hook` on cancel (at once, if already cancelled).
     pub fn on_cancel(&self, hook: impl Fn() + 'static) {
         if self.is_cancelled() {

@@ -633,22 +633,13 @@ impl<'a> Engine<'a> {
             (checked, planned.map(|p| (p, first.to_string())))
         } else {
             let verdict = check.await;
-            let across = matches!(&verdict.0, Ok(v) if v.combine && v.datasources.len() > 1);
-            if refusal(&verdict) || across {
+            // Plan only for what the resolution will use: one accepted datasource (as
+            // `resolve` decides it), not a refused verdict or a question across several.
+            let (accepted, error) = judge(&verdict.0, candidates, listed);
+            let across = matches!(&verdict.0, Ok(v) if v.combine) && accepted.len() > 1;
+            if refusal(&verdict) || error.is_some() || across {
                 (verdict, None)
             } else {
-                // The check has spoken: plan for the datasource it chose (nothing, when
-                // the verdict itself is refused).
-                let (accepted, error) = judge(&verdict.0, candidates, listed);
-                if error.is_some() {
-                    return Checked {
-                        verdict: verdict.0,
-                        check_span: verdict.1,
-                        planned: None,
-                        calls_check,
-                        calls_plan,
-                    };
-                }
                 let target = accepted.first().map_or(first, String::as_str).to_string();
                 planning_started();
                 let chosen_task = task(&target);
@@ -661,7 +652,7 @@ impl<'a> Engine<'a> {
                         &run.budget,
                     )
                     .await;
-                (verdict, Some((planned, target.clone())))
+                (verdict, Some((planned, target)))
             }
         };
         Checked {

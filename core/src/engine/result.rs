@@ -234,6 +234,8 @@ pub struct QueryResult {
     /// Every node's execution, in order.
     pub trace: Vec<NodeRecord>,
     /// When replayed: where the prompts differed from the recording (empty: nowhere).
+    /// Absent from traces written before replay existed.
+    #[serde(default)]
     pub replay_divergences: Vec<super::replay::Divergence>,
 }
 

@@ -39,6 +39,18 @@ pub enum MatchKind {
     Word,
 }
 
+impl MatchKind {
+    /// The published name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchKind::Exact => "exact",
+            MatchKind::CaseInsensitive => "case_insensitive",
+            MatchKind::Fuzzy => "fuzzy",
+            MatchKind::Word => "word",
+        }
+    }
+}
+
 /// A value the question names.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

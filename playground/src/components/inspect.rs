@@ -4,7 +4,7 @@
 use crate::state::AppState;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use nl2sql_core::index::{MatchKind, Retrieval, Routing};
+use nl2sql_core::index::{Retrieval, Routing};
 
 #[component]
 pub fn InspectPage() -> impl IntoView {
@@ -120,22 +120,12 @@ pub fn RetrievalTables(retrieval: Retrieval) -> impl IntoView {
                         <tr>
                             <td>{v.span}</td>
                             <td>{format!("{}.{} = '{}'", v.table, v.column, v.value)}</td>
-                            <td>{match_name(v.matched)}</td>
+                            <td>{v.matched.as_str()}</td>
                             <td class="num">{format!("{:.2}", v.score)}</td>
                         </tr>
                     }).collect_view()}</tbody>
                 </table>
             })}
         </div>
-    }
-}
-
-/// How a value matched, in the published words.
-fn match_name(kind: MatchKind) -> &'static str {
-    match kind {
-        MatchKind::Exact => "exact",
-        MatchKind::CaseInsensitive => "case_insensitive",
-        MatchKind::Fuzzy => "fuzzy",
-        MatchKind::Word => "word",
     }
 }

@@ -2,11 +2,11 @@
 //! node's inputs, outputs, errors and every model call.
 
 use super::{RetrievalTables, RoutingTables};
-use crate::run::Step;
+use crate::run::{Step, StepStatus};
 use crate::state::AppState;
 use leptos::prelude::*;
 use nl2sql_core::engine::llm::LlmCall;
-use nl2sql_core::engine::{NodeRecord, NodeStatus};
+use nl2sql_core::engine::NodeRecord;
 use nl2sql_core::error::{Node, PipelineError};
 use nl2sql_core::provider::Role;
 use serde_json::Value as Json;
@@ -107,10 +107,7 @@ fn NodeDetails(index: usize, on_close: impl Fn() + 'static + Copy) -> impl IntoV
 
 #[component]
 fn Record(record: NodeRecord) -> impl IntoView {
-    let status = match record.status {
-        NodeStatus::Ok => "ok",
-        NodeStatus::Error => "error",
-    };
+    let status = StepStatus::from(record.status).as_str();
     view! {
         <h3>{record.node.to_string().replace('_', " ")}</h3>
         <p class="muted">

@@ -38,6 +38,12 @@ async function main() {
   engine.cancel();
   const stopped = await stopping;
 
+  // An option under its old camelCase name is refused, never ignored.
+  const renamed = await engine.ask("How many albums are there?", { planOnly: true }).then(
+    () => "resolved",
+    (e) => e.code,
+  );
+
   const routing = await engine.route("How many invoices were there?");
   const refused = await engine.sql("DELETE FROM Track");
   const counted = await engine.sql("SELECT COUNT(*) AS albums FROM Album");
@@ -45,6 +51,7 @@ async function main() {
     status: result.status,
     errors: result.errors.map((e) => e.error_code),
     cancelled: [stopped.status, ...stopped.errors.map((e) => e.error_code)],
+    renamed,
     routed: routing.ranked,
     refused: refused.errors.map((e) => e.error_code),
     albums: counted.rows[0]?.[0],
