@@ -4,7 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use nl2sql_core::config::{AnswerConfig, ProviderConfig, ProviderKind, RunConfig};
-use nl2sql_core::engine::Status;
+use nl2sql_core::engine::{QueryResult, Status};
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::run::SqlStatus;
@@ -66,26 +66,36 @@ fn a_configuration_that_cannot_be_used_is_config_invalid_and_registers_nothing()
     assert_eq!(e.code(), "CONFIG_INVALID");
 }
 
-#[test]
-fn a_recorded_run_replays_offline_with_the_same_answer() {
-    let mock = MockProvider::start().expect("the mock provider starts");
-    let q = "Count the albums, please.";
+/// The facade over a mock that counts the albums when asked [`COUNT_ALBUMS`], and that
+/// question's result (answered by the template).
+fn counted_albums(mock: &MockProvider) -> (Service<NativeHost>, QueryResult) {
     let albums = r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"alias": "albums", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#;
     mock.add([
         Fixture::new(
             "answerability",
-            q,
+            COUNT_ALBUMS,
             r#"{"datasources": ["chinook"], "reason": "albums"}"#,
         ),
-        Fixture::new("plan", q, albums),
+        Fixture::new("plan", COUNT_ALBUMS, albums),
     ]);
     let run = RunConfig {
         answer: AnswerConfig::Template,
         ..RunConfig::default()
     };
-    let s = service(mock_provider(&mock), run);
-    let ask = s.request(question(q)).unwrap_or_else(|e| panic!("{e}"));
-    let recorded = pollster::block_on(s.ask(ask, None));
+    let s = service(mock_provider(mock), run);
+    let ask = s
+        .request(question(COUNT_ALBUMS))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let result = pollster::block_on(s.ask(ask, None));
+    (s, result)
+}
+
+const COUNT_ALBUMS: &str = "Count the albums, please.";
+
+#[test]
+fn a_recorded_run_replays_offline_with_the_same_answer() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let (s, recorded) = counted_albums(&mock);
     assert_eq!(recorded.status, Status::Success, "{:?}", recorded.errors);
     // The provider is gone: a replay that reached it would fail.
     drop(mock);
@@ -137,25 +147,9 @@ fn a_removed_datasource_is_gone_from_the_list_and_from_routing() {
 #[test]
 fn the_suite_scores_a_run_against_what_the_case_expects() {
     let mock = MockProvider::start().expect("the mock provider starts");
-    let q = "Count the albums, please.";
-    let albums = r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"alias": "albums", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#;
-    mock.add([
-        Fixture::new(
-            "answerability",
-            q,
-            r#"{"datasources": ["chinook"], "reason": "albums"}"#,
-        ),
-        Fixture::new("plan", q, albums),
-    ]);
-    let run = RunConfig {
-        answer: AnswerConfig::Template,
-        ..RunConfig::default()
-    };
-    let s = service(mock_provider(&mock), run);
-    let ask = s.request(question(q)).unwrap_or_else(|e| panic!("{e}"));
-    let r = pollster::block_on(s.ask(ask, None));
+    let (_, r) = counted_albums(&mock);
     let suite = |rows: &str| {
-        let yaml = format!("cases:\n  - id: t\n    question: {q}\n    rows: [{rows}]\n");
+        let yaml = format!("cases:\n  - id: t\n    question: {COUNT_ALBUMS}\n    rows: [{rows}]\n");
         nl2sql_suite::Suite::parse(&yaml).unwrap_or_else(|e| panic!("{e}"))
     };
     let right = suite("{albums: 347}").cases.remove(0);
