@@ -11,7 +11,7 @@
 //!   of `{name, question, answer}`; `POST /mock/received` lists the calls made so far
 //!   (paths and bodies, never headers).
 //!
-//! Faults are chosen by the model's name, which any client can set: `fault-401`,
+//! Faults are chosen by the model's name, which any client can set: `fault-400`, `fault-401`,
 //! `fault-403`, `fault-404`, `fault-429-rate`, `fault-429-quota`, `fault-500`, `fault-503`,
 //! `fault-malformed`, `fault-truncated` (the connection closes mid-body), `fault-hang` (no
 //! answer for 10 s), `fault-dims` (embeddings of another length per request),
@@ -339,6 +339,10 @@ pub(crate) fn openai_error(kind: &str, code: &str, message: &str) -> String {
 
 fn fault_response(fault: &str, key: &str) -> (u16, String) {
     match fault {
+        "fault-400" => (
+            400,
+            openai_error("invalid_request_error", "unsupported_parameter", "Unsupported parameter: 'response_format' is not supported with this model."),
+        ),
         "fault-401" => (
             401,
             openai_error(

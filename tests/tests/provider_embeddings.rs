@@ -145,7 +145,7 @@ fn every_fault_has_its_code_and_no_key_leaks() {
         if code.is_some() {
             assert_eq!(
                 error.provider.as_deref(),
-                Some("The model provider"),
+                Some("The OpenAI-compatible provider"),
                 "{model}"
             );
             assert!(

@@ -164,3 +164,26 @@ fn the_suite_scores_a_run_against_what_the_case_expects() {
         assert!(!scored.pass, "{expected}");
     }
 }
+
+#[test]
+fn a_request_the_provider_refuses_as_it_stands_is_not_sent_again() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let provider = ProviderConfig {
+        model: "fault-400".into(),
+        ..mock_provider(&mock)
+    };
+    let run = RunConfig {
+        speculative_planning: false,
+        ..RunConfig::default()
+    };
+    let s = service(provider, run);
+    let ask = s
+        .request(question("How many albums are there?"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = pollster::block_on(s.ask(ask, None));
+    assert_eq!(r.status, Status::Error);
+    assert_eq!(r.usage.calls, 1, "one refused call, not resent");
+    let e = &r.errors[0];
+    assert_eq!(e.error_code, ErrorCode::ModelOutputInvalid);
+    assert!(e.message.contains("Unsupported parameter"), "{}", e.message);
+}

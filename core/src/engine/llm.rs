@@ -174,9 +174,24 @@ pub async fn structured<T>(
                 calls.push(record);
                 return Err(failure.into_error(ask.node));
             }
+            Err(ChatError::Rejected(why)) => {
+                // The provider refused the request as it stands (a parameter the model does
+                // not take, a prompt too large): the same request would be refused again.
+                record.error = Some(format!("the request was refused: {why}"));
+                calls.push(record);
+                return Err(PipelineError::new(
+                    ask.node,
+                    ErrorCode::ModelOutputInvalid,
+                    Severity::Error,
+                    format!(
+                        "The provider refused the {} agent's request ({why}). Set another structured_output for it (tool_calling, json_schema or json_mode), or use another model.",
+                        ask.node
+                    ),
+                ));
+            }
             Err(other) => {
-                // A request the provider refused or an answer that could not be read: the
-                // call is spent; the model may do better on the next try.
+                // An answer that could not be read: the call is spent; the model may do
+                // better on the next try.
                 record.error = Some(other.to_string());
                 calls.push(record);
                 last_error = other.to_string();
@@ -302,7 +317,7 @@ pub async fn text(
                 node,
                 ErrorCode::ModelOutputInvalid,
                 Severity::Error,
-                format!("The written answer could not be read: {other}."),
+                format!("The {node} agent's answer could not be used: {other}."),
             ))
         }
     };

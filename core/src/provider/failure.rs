@@ -31,9 +31,11 @@ impl ProviderFailure {
     }
 }
 
-/// Classifies a response that is not a success. `None` for a 2xx, and for a 400: that is
-/// a request the engine built wrongly or a parameter the model refuses, which the calling
-/// node explains better than a provider code would.
+/// Classifies a response that is not a success, by what its status means. `None` for a
+/// 2xx, and for a request the provider refused as it stands (400, 413, 422 and the other
+/// client errors without a meaning of their own): a request the engine built wrongly, one
+/// too large, or a parameter the model refuses — the calling node explains it with the
+/// provider's words, and sending it again would not help.
 pub fn classify(
     provider: &Provider,
     model: &str,
@@ -44,7 +46,7 @@ pub fn classify(
     let reason_is = |r: &str| reason.as_deref() == Some(r);
     let label = provider.label();
     let (code, message) = match status {
-        200..=299 | 400 => return None,
+        200..=299 => return None,
         401 | 403 => (
             ErrorCode::ProviderAuthFailed,
             format!("{label} refused the API key: check that it is correct and may use {model}."),
@@ -61,14 +63,25 @@ pub fn classify(
             ErrorCode::ProviderQuotaExceeded,
             format!("{label} says the account's quota is used up: add credit or use another key."),
         ),
+        402 => (
+            ErrorCode::ProviderQuotaExceeded,
+            format!("{label} asks for payment: add credit to the account or use another key."),
+        ),
         429 => (
             ErrorCode::ProviderRateLimited,
             format!("{label} is limiting the rate of requests: wait a moment and ask again."),
         ),
-        408 => (ErrorCode::ProviderTimeout, timed_out(label)),
-        _ => (
+        408 | 504 => (ErrorCode::ProviderTimeout, timed_out(label)),
+        400..=499 => return None,
+        500..=599 => (
             ErrorCode::ProviderUnavailable,
             format!("{label} failed to answer (HTTP {status}): try again later."),
+        ),
+        _ => (
+            ErrorCode::ProviderUnavailable,
+            format!(
+                "{label} answered with HTTP {status}, which is not an answer: check the base URL."
+            ),
         ),
     };
     let detail = match (&reason, words) {
@@ -273,6 +286,12 @@ mod tests {
             |status, body: &str| classify(&openai(), "m", &response(status, body)).map(|f| f.code);
         assert_eq!(code(200, "{}"), None);
         assert_eq!(code(400, "{}"), None);
+        // Refused as it stands: the node explains, and nothing is sent again.
+        assert_eq!(code(413, "{}"), None);
+        assert_eq!(code(422, "{}"), None);
+        assert_eq!(code(402, ""), Some(ErrorCode::ProviderQuotaExceeded));
+        assert_eq!(code(504, ""), Some(ErrorCode::ProviderTimeout));
+        assert_eq!(code(302, ""), Some(ErrorCode::ProviderUnavailable));
         assert_eq!(code(401, ""), Some(ErrorCode::ProviderAuthFailed));
         assert_eq!(code(403, ""), Some(ErrorCode::ProviderAuthFailed));
         assert_eq!(code(404, ""), Some(ErrorCode::ProviderModelUnavailable));
@@ -372,7 +391,7 @@ mod tests {
         assert_eq!(f.code, ErrorCode::Cancelled);
         assert_eq!(
             f.message,
-            "The run was cancelled while waiting for the model provider."
+            "The run was cancelled while waiting for the OpenAI-compatible provider."
         );
     }
 }

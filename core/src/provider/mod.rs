@@ -110,7 +110,11 @@ impl Provider {
         } else if host.ends_with(":11434") {
             "Ollama"
         } else {
-            "The model provider"
+            // An unknown host is named by the wire it speaks.
+            match self.wire {
+                Wire::OpenAi => "The OpenAI-compatible provider",
+                Wire::Anthropic => "The Anthropic-compatible provider",
+            }
         }
     }
 
@@ -171,7 +175,16 @@ mod tests {
         assert_eq!(label("http://localhost:11434/v1"), "Ollama");
         assert_eq!(
             label("http://user:pw@10.0.0.2:8000/v1"),
-            "The model provider"
+            "The OpenAI-compatible provider"
+        );
+        assert_eq!(
+            Provider::new(
+                Wire::Anthropic,
+                "https://llm.example.com/v1",
+                ApiKey::default()
+            )
+            .label(),
+            "The Anthropic-compatible provider"
         );
         assert_eq!(Provider::anthropic(ApiKey::default()).label(), "Anthropic");
         assert_eq!(
