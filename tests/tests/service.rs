@@ -187,3 +187,24 @@ fn a_request_the_provider_refuses_as_it_stands_is_not_sent_again() {
     assert_eq!(e.error_code, ErrorCode::ModelOutputInvalid);
     assert!(e.message.contains("Unsupported parameter"), "{}", e.message);
 }
+
+#[test]
+fn with_nothing_indexed_a_question_fails_as_schema_retrieval_not_as_a_refusal() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let s = service(mock_provider(&mock), RunConfig::default());
+    for id in ["chinook", "support", "webanalytics"] {
+        pollster::block_on(s.remove(id)).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let ask = s
+        .request(question("How many albums are there?"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = pollster::block_on(s.ask(ask, None));
+    let codes: Vec<ErrorCode> = r.errors.iter().map(|e| e.error_code).collect();
+    assert_eq!(codes, [ErrorCode::SchemaRetrievalFailed]);
+    assert!(
+        r.errors[0].message.contains("re-index"),
+        "{}",
+        r.errors[0].message
+    );
+    assert_eq!(r.usage.calls, 0);
+}

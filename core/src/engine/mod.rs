@@ -671,6 +671,17 @@ impl<'a> Engine<'a> {
         };
         let registered = self.catalog.ids();
         let mut routing = None;
+        // Nothing to route among is an index problem, not a refusal.
+        let not_indexed = |why: &str| {
+            resolver(
+                ErrorCode::SchemaRetrievalFailed,
+                Severity::Error,
+                format!("{why} Add a datasource, or re-index the ones there are, and ask again."),
+            )
+        };
+        if registered.is_empty() {
+            return Err(not_indexed("No datasource is indexed."));
+        }
         let candidates = if let Some(id) = &q.options.datasource {
             self.catalog.require(id, Node::DatasourceResolver)?;
             vec![id.clone()]
@@ -688,6 +699,11 @@ impl<'a> Engine<'a> {
             )
             .await
             .map_err(|e| e.into_error(Node::DatasourceResolver))?;
+            if routed.ranked.is_empty() {
+                return Err(not_indexed(
+                    "Routing found no indexed schema among the datasources you may ask about.",
+                ));
+            }
             let ranked = routed.ranked.clone();
             routing = Some(routed);
             ranked
