@@ -372,6 +372,10 @@ pub struct RunWarning {
     /// Structured facts for the trace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<serde_json::Value>,
+    /// An earlier attempt's error that a retry got past: the answer stands, the trace
+    /// says what it took.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recovered: bool,
 }
 
 impl RunWarning {
@@ -383,6 +387,15 @@ impl RunWarning {
             message: message.into(),
             sub_query_id: None,
             detail: None,
+            recovered: false,
+        }
+    }
+
+    /// `error`, which a later attempt got past.
+    pub fn recovered(error: PipelineError) -> Self {
+        RunWarning {
+            recovered: true,
+            ..RunWarning::from(error)
         }
     }
 }
@@ -395,6 +408,7 @@ impl From<PipelineError> for RunWarning {
             message: e.message,
             sub_query_id: None,
             detail: e.details,
+            recovered: false,
         }
     }
 }

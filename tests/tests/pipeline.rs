@@ -195,6 +195,11 @@ fn rejected_plans_are_retried_with_the_validator_s_words_and_fatal_ones_never() 
         feedback.contains("Title"),
         "the validator's message reached the planner: {feedback}"
     );
+    // The rejection the retry got past is a warning that says so, for its sub-query.
+    let recovered: Vec<_> = r.warnings.iter().filter(|w| w.recovered).collect();
+    assert_eq!(recovered.len(), 1, "{:?}", r.warnings);
+    assert_eq!(recovered[0].code, ErrorCode::ColumnNotFound);
+    assert_eq!(recovered[0].sub_query_id.as_deref(), Some("q1"));
 
     // A refusal is fatal: one planner call, no retry.
     let secret = "Which employees earn the most, privately?";
@@ -626,6 +631,22 @@ fn an_empty_result_for_a_missing_value_is_retried_with_the_closest_values() {
         "{}",
         first_run[0].message
     );
+    assert!(r
+        .warnings
+        .iter()
+        .any(|w| w.code == ErrorCode::ValueNotFound && w.recovered));
+
+    // With no retry left the finding is reported, never the end of the run.
+    let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    let mut settings = EngineSettings::new(Agent::new(provider, "mock"));
+    settings.retries_max = 0;
+    let r =
+        pollster::block_on(engine_with(&w, &w.transport, settings).ask(q, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert_eq!(r.sub_queries[0].retry_count, 0);
+    assert!(r.sub_queries[0].rows.is_empty());
+    let warned: Vec<_> = r.warnings.iter().map(|w| (w.code, w.recovered)).collect();
+    assert_eq!(warned, [(ErrorCode::ValueNotFound, false)]);
 
     // Nothing close: the empty result stands, with a warning the answer can report.
     let r = pollster::block_on(e.ask(nothing, &AskOptions::default()));

@@ -407,7 +407,12 @@ sub_query_id?: string | null,
 /**
  * Structured facts for the trace.
  */
-detail?: JsonValue | null, };
+detail?: JsonValue | null, 
+/**
+ * An earlier attempt's error that a retry got past: the answer stands, the trace
+ * says what it took.
+ */
+recovered?: boolean, };
 
 /**
  * How bad an error is. Decides, with the code, whether a retry may help.

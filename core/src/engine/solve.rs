@@ -105,6 +105,10 @@ impl Engine<'_> {
         solved.outcome = self
             .attempts(task, scope, first, plan_only, run, &mut solved)
             .await;
+        // Every warning says which sub-query it concerns.
+        for w in &mut solved.warnings {
+            w.sub_query_id.get_or_insert_with(|| task.id.clone());
+        }
         solved
     }
 
@@ -149,6 +153,8 @@ impl Engine<'_> {
         let mut history: Vec<Message> = Vec::new();
         let mut attempt = 0;
         let mut retried = Retried::default();
+        // The blocking errors of attempts a retry went past; warnings once one succeeds.
+        let mut recovered: Vec<PipelineError> = Vec::new();
         loop {
             let planner = At::sub(Node::AstPlanner, attempt, id);
             let record = Record::of(&planned, |p| json!({"plan": p.to_string()}));
@@ -178,6 +184,9 @@ impl Engine<'_> {
                         &self.settings.validator.lower,
                     )
                     .ok();
+                    solved
+                        .warnings
+                        .extend(recovered.into_iter().map(RunWarning::recovered));
                     return Ok(());
                 }
                 v.errors
@@ -186,6 +195,9 @@ impl Engine<'_> {
                     .check_render_run(&try_, db, run, solved, &mut retried)
                     .await?;
                 if rejections.is_empty() {
+                    solved
+                        .warnings
+                        .extend(recovered.into_iter().map(RunWarning::recovered));
                     return Ok(());
                 }
                 rejections
@@ -211,6 +223,7 @@ impl Engine<'_> {
             attempt += 1;
             solved.sub.retry_count = attempt;
             let reasons: Vec<String> = blocking.iter().map(|e| e.message.clone()).collect();
+            recovered.extend(blocking.iter().map(|e| (*e).clone()));
             let feedback = self
                 .feedback(task, &plan, &reasons, attempt, run, &mut solved.sequential)
                 .await?;
@@ -386,7 +399,8 @@ impl Engine<'_> {
     /// The sanity checks on a result that ran: an empty result whose filter names a value
     /// its column lacks becomes an error (once, when close values exist, so the planner
     /// retries with them) or a warning; an aggregate a join repeats, an error under COUNT
-    /// (once) or a warning; an all-NULL result column, a warning.
+    /// (once) or a warning; an all-NULL result column, a warning. With no retry left,
+    /// every finding is a warning and the rows are kept.
     async fn sanity(
         &self,
         at: &Attempt<'_>,
@@ -396,10 +410,13 @@ impl Engine<'_> {
     ) -> Findings {
         let (plan, schema) = (at.plan, at.schema);
         let mut found = Findings::default();
+        // With no retry left a finding can only be reported: the rows are kept.
+        let can_retry = at.attempt < self.settings.retries_max;
         if frame.rows.is_empty() {
             let missing =
                 sanity::missing_values(plan, schema, db, self.catalog.index().values()).await;
-            let retry = !retried.value && missing.iter().any(|m| !m.closest.is_empty());
+            let retry =
+                can_retry && !retried.value && missing.iter().any(|m| !m.closest.is_empty());
             for m in &missing {
                 let detail = json!({"table": m.table, "column": m.column, "value": m.value, "closest": m.closest});
                 if retry {
@@ -423,7 +440,7 @@ impl Engine<'_> {
             return found;
         }
         for fan in sanity::fan_outs(plan, schema, db, &self.settings.validator).await {
-            let retry = fan.counts && !retried.fan_out && !retried.value;
+            let retry = can_retry && fan.counts && !retried.fan_out && !retried.value;
             let detail = json!({"table": fan.table, "aggregate": fan.aggregate, "repeated_by": fan.repeated_by});
             if retry {
                 retried.fan_out = true;

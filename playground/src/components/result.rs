@@ -127,9 +127,10 @@ pub fn Problems(errors: Vec<PipelineError>, warnings: Vec<RunWarning>) -> impl I
                 {errors.into_iter().map(|e| view! { <ErrorLine error=e /> }).collect_view()}
                 {warnings.into_iter().map(|w| {
                     let code = w.code.as_str();
+                    let recovered = w.recovered.then_some(" (a retry got past this)");
                     view! {
-                        <p class="warning-line" data-code=code>
-                            <code>{code}</code>" "{w.message}
+                        <p class="warning-line" data-code=code data-recovered=w.recovered.to_string()>
+                            <code>{code}</code>" "{w.message}{recovered}
                         </p>
                     }
                 }).collect_view()}
