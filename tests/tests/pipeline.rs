@@ -276,8 +276,11 @@ fn provider_failures_unanswerable_questions_and_bad_output_end_runs_cleanly() {
         r.trace
     );
     assert_eq!(
-        r.usage.calls, 5,
-        "the verdict, two for support, two for chinook"
+        r.usage.calls,
+        5,
+        "the verdict, two for support, two for chinook: {:?} {:?}",
+        r.routing.as_ref().map(|x| (&x.ranked, &x.dropped)),
+        r.errors
     );
 }
 

@@ -208,3 +208,73 @@ fn with_nothing_indexed_a_question_fails_as_schema_retrieval_not_as_a_refusal() 
     );
     assert_eq!(r.usage.calls, 0);
 }
+
+#[test]
+fn with_twenty_datasources_the_check_sees_routing_s_few_and_forwards_at_most_three() {
+    use nl2sql_core::curated::Curated;
+    use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
+    use nl2sql_core::workspace::{Opening, Workspace};
+    use std::rc::Rc;
+    let path = data_dir().join("chinook.sqlite");
+    let openings = (1..=20)
+        .map(|i| {
+            let id = format!("store{i:02}");
+            let db =
+                nl2sql_native::SqliteFile::open(&id, &path).unwrap_or_else(|e| panic!("{id}: {e}"));
+            Opening {
+                profile: DatasourceProfile {
+                    id: id.clone(),
+                    description: format!("Music store number {i}: albums, artists, tracks."),
+                    examples: vec![],
+                    verified: vec![],
+                },
+                datasource: Rc::new(db),
+                read_ahead: None,
+            }
+        })
+        .collect();
+    let workspace = pollster::block_on(Workspace::open(
+        openings,
+        Policies::read_all(),
+        Curated::default(),
+        Rc::new(BuiltinEmbedder::default()),
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let every: Vec<String> = (1..=20).map(|i| format!("\"store{i:02}\"")).collect();
+    mock.add([Fixture::new(
+        "answerability",
+        COUNT_ALBUMS,
+        &format!(
+            r#"{{"datasources": [{}], "combine": false, "reason": "albums"}}"#,
+            every.join(", ")
+        ),
+    )]);
+    let run = RunConfig {
+        speculative_planning: false,
+        ..RunConfig::default()
+    };
+    let s = Service::new(NativeHost::default(), workspace, mock_provider(&mock), run);
+    let ask = s
+        .request(Question {
+            text: COUNT_ALBUMS.into(),
+            ..Question::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = pollster::block_on(s.ask(ask, None));
+    let resolver = r
+        .trace
+        .iter()
+        .find(|n| n.node == nl2sql_core::error::Node::DatasourceResolver)
+        .unwrap_or_else(|| panic!("a resolver record: {:?}", r.errors));
+    let call = &resolver.llm_calls[0];
+    let prompt: String = std::iter::once(call.system.as_str())
+        .chain(call.messages.iter().map(|m| m.content.as_str()))
+        .collect();
+    let listed = prompt.matches("\"id\":").count();
+    assert!((1..=3).contains(&listed), "{listed} datasources listed");
+    // About 4 characters a token: well within the 4,000-token budget per call.
+    assert!(prompt.len() < 8_000, "{} characters", prompt.len());
+    let accepted = resolver.outputs["accepted"].as_array().map_or(0, Vec::len);
+    assert!((1..=3).contains(&accepted), "{accepted} forwarded");
+}

@@ -174,7 +174,12 @@ struct Resolved {
 
 /// The candidates routing ranked (or the caller chose), and routing's record.
 struct Routed {
+    /// What routing kept, best first (the chosen one, when the caller chose).
     candidates: Vec<String>,
+    /// What the answerability check sees: routing's top `candidates` by fused score, those
+    /// its floor dropped included (a vague question may still name one of them), so the
+    /// prompt stays bounded however many datasources there are.
+    listed: Vec<String>,
     routing: Option<Routing>,
 }
 
@@ -353,10 +358,10 @@ impl<'a> Engine<'a> {
         found: &mut Found,
     ) -> Result<(), PipelineError> {
         let resolver = run.begin(At::run(Node::DatasourceResolver)).await?;
-        let candidates = match self.candidates(q).await {
+        let (candidates, listed) = match self.candidates(q).await {
             Ok(routed) => {
                 found.routing = routed.routing;
-                routed.candidates
+                (routed.candidates, routed.listed)
             }
             Err(e) => {
                 resolver.end(Record::failed(&e));
@@ -383,7 +388,7 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-        let resolved = self.resolve(q, candidates, resolver, run).await;
+        let resolved = self.resolve(q, (candidates, listed), resolver, run).await;
         found.sequential += resolved.sequential;
         match resolved.outcome? {
             Resolution::One {
@@ -448,13 +453,13 @@ impl<'a> Engine<'a> {
         found.answered(written)
     }
 
-    /// The answerability check over every datasource the caller may reach, with the first
-    /// plan for the best candidate asked beside it (unless speculative planning is off);
-    /// ends the resolver's step with the verdict.
+    /// The answerability check over routing's candidates (the chosen datasource, when the
+    /// caller chose one), with the first plan for the best candidate asked beside it (unless
+    /// speculative planning is off); ends the resolver's step with the verdict.
     async fn resolve(
         &self,
         q: &Asked<'_>,
-        candidates: Vec<String>,
+        (candidates, listed): (Vec<String>, Vec<String>),
         resolver: Step<'_, '_>,
         run: &Run<'_>,
     ) -> Resolved {
@@ -467,23 +472,6 @@ impl<'a> Engine<'a> {
             resolver.end(Record::failed(&e));
             return refused(e);
         };
-        // The check lists every datasource the caller may reach (only the chosen one when
-        // the caller chose), so its prompt is byte-identical across questions for a role
-        // and a provider can cache it; routing only orders what the verdict accepts.
-        let listed: Vec<String> = match &q.options.datasource {
-            Some(_) => candidates.clone(),
-            None => {
-                let mut all: Vec<String> = self
-                    .catalog
-                    .ids()
-                    .into_iter()
-                    .map(str::to_string)
-                    .filter(|d| q.scope.can_reach(d))
-                    .collect();
-                all.sort();
-                all
-            }
-        };
         if let Err(e) = run.check(Node::DatasourceResolver) {
             resolver.end(Record::failed(&e));
             return refused(e);
@@ -493,7 +481,8 @@ impl<'a> Engine<'a> {
         let checked = self
             .check_beside_planning(q, (&candidates, &listed), &first, run)
             .await;
-        let (accepted, verdict_error) = judge(&checked.verdict, &candidates, &listed);
+        let (accepted, verdict_error) = self.judge(&checked.verdict, &candidates, &listed);
+        let verdict_error = verdict_error.map(|e| self.naming_reachable(e, &q.scope));
         let Checked {
             verdict,
             check_span,
@@ -635,7 +624,7 @@ impl<'a> Engine<'a> {
             let verdict = check.await;
             // Plan only for what the resolution will use: one accepted datasource (as
             // `resolve` decides it), not a refused verdict or a question across several.
-            let (accepted, error) = judge(&verdict.0, candidates, listed);
+            let (accepted, error) = self.judge(&verdict.0, candidates, listed);
             let across = matches!(&verdict.0, Ok(v) if v.combine) && accepted.len() > 1;
             if refusal(&verdict) || error.is_some() || across {
                 (verdict, None)
@@ -661,6 +650,60 @@ impl<'a> Engine<'a> {
             planned,
             calls_check,
             calls_plan,
+        }
+    }
+
+    /// What the verdict accepts among the listed datasources (routing's kept ones first,
+    /// then the others listed), at most `max_datasources` of them, and the refusal when it
+    /// accepts none.
+    fn judge(
+        &self,
+        verdict: &Result<Verdict, PipelineError>,
+        candidates: &[String],
+        listed: &[String],
+    ) -> (Vec<String>, Option<PipelineError>) {
+        let accepted: Vec<String> = match verdict {
+            Ok(v) => candidates
+                .iter()
+                .chain(listed.iter().filter(|d| !candidates.contains(d)))
+                .filter(|c| v.datasources.contains(c))
+                .take(self.settings.routing.max_datasources.max(1))
+                .cloned()
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let error: Option<PipelineError> = match verdict {
+            Err(e) => Some(e.clone()),
+            Ok(v) if accepted.is_empty() => {
+                let reason = v.reason.trim().trim_end_matches('.');
+                let because = if reason.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {reason}")
+                };
+                Some(not_answerable(&format!(
+                    "None of the datasources you may read can answer this question{because}."
+                )))
+            }
+            Ok(_) => None,
+        };
+        (accepted, error)
+    }
+
+    /// A not-answerable refusal that also says what the caller may ask about.
+    fn naming_reachable(&self, e: PipelineError, scope: &Scope<'_>) -> PipelineError {
+        if e.error_code != ErrorCode::QuestionNotAnswerable {
+            return e;
+        }
+        let reachable: Vec<&str> = self
+            .catalog
+            .ids()
+            .into_iter()
+            .filter(|d| scope.can_reach(d))
+            .collect();
+        PipelineError {
+            message: format!("{} You may ask about: {}.", e.message, reachable.join(", ")),
+            ..e
         }
     }
 
@@ -719,8 +762,24 @@ impl<'a> Engine<'a> {
                 crate::validate::REFUSAL_MESSAGE.to_string(),
             ));
         }
+        // Routing's top candidates by fused score (those its floor dropped too); without
+        // routing, what was chosen.
+        let mut listed: Vec<String> = routing.as_ref().map_or_else(Vec::new, |r| {
+            r.fused
+                .iter()
+                .map(|(d, _)| d.clone())
+                .filter(|d| q.scope.can_reach(d))
+                .take(self.settings.routing.candidates)
+                .collect()
+        });
+        for d in &allowed {
+            if !listed.contains(d) {
+                listed.push(d.clone());
+            }
+        }
         Ok(Routed {
             candidates: allowed,
+            listed,
             routing,
         })
     }
@@ -750,10 +809,10 @@ impl<'a> Engine<'a> {
             name: "answerability",
             description: "Which datasources could answer the question.",
             schema: prompts::answerability_schema(),
-            system: prompts::answerability_system(&listed),
+            system: prompts::ANSWERABILITY_SYSTEM.to_string(),
             messages: vec![Message {
                 role: Role::User,
-                content: prompts::answerability_user(question),
+                content: prompts::answerability_user(question, &listed),
             }],
         }
     }
@@ -871,39 +930,4 @@ fn not_answerable(message: &str) -> PipelineError {
         Severity::Error,
         message,
     )
-}
-
-/// What the verdict accepts among the listed datasources (routing's order first), and the
-/// refusal when it accepts none.
-fn judge(
-    verdict: &Result<Verdict, PipelineError>,
-    candidates: &[String],
-    listed: &[String],
-) -> (Vec<String>, Option<PipelineError>) {
-    // What the verdict names among the listed, routing's order first.
-    let accepted: Vec<String> = match verdict {
-        Ok(v) => candidates
-            .iter()
-            .chain(listed.iter().filter(|d| !candidates.contains(d)))
-            .filter(|c| v.datasources.contains(c))
-            .cloned()
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    let error: Option<PipelineError> = match verdict {
-        Err(e) => Some(e.clone()),
-        Ok(v) if accepted.is_empty() => {
-            let reason = v.reason.trim().trim_end_matches('.');
-            let because = if reason.is_empty() {
-                String::new()
-            } else {
-                format!(": {reason}")
-            };
-            Some(not_answerable(&format!(
-                "None of the datasources you may read can answer this question{because}."
-            )))
-        }
-        Ok(_) => None,
-    };
-    (accepted, error)
 }

@@ -88,9 +88,22 @@ pub fn refined_feedback(reasons: &[String], advice: &str) -> String {
     text
 }
 
-/// The answerability check's instructions and the datasources it may name (sorted by id;
-/// each with its description and sorted table names, never columns or data).
-pub fn answerability_system(datasources: &[(&str, &str, Vec<String>)]) -> String {
+/// The answerability check's instructions: the same for every question and role, so a
+/// provider can cache them.
+pub const ANSWERABILITY_SYSTEM: &str = "Before any query is planned, decide which of the datasources listed with the question could answer it. You see each one's description and table names, not its data.
+
+Rules:
+1. Name every datasource that could hold data the question needs, even in part; a question that needs several names them all.
+2. When in doubt, name it: refusing an answerable question is worse than running one that finds nothing.
+3. Name none only when the question is plainly about something no datasource holds (the weather, general knowledge, small talk).
+4. Use only the ids listed.
+5. Set `combine` to true only when the answer needs facts from two or more of them put together (one fact from each); false when any one of them can answer on its own.
+6. Give the reason in one short sentence.";
+
+/// The answerability check's message: the datasources it may name (routing's candidates,
+/// sorted by id; each with its description and sorted table names, never columns or data)
+/// and the question.
+pub fn answerability_user(question: &str, datasources: &[(&str, &str, Vec<String>)]) -> String {
     let mut sorted: Vec<&(&str, &str, Vec<String>)> = datasources.iter().collect();
     sorted.sort_by(|a, b| a.0.cmp(b.0));
     let list: Vec<serde_json::Value> = sorted
@@ -102,25 +115,9 @@ pub fn answerability_system(datasources: &[(&str, &str, Vec<String>)]) -> String
         })
         .collect();
     format!(
-        "Before any query is planned, decide which of the datasources below could answer the question. You see each one's description and table names, not its data.
-
-Rules:
-1. Name every datasource that could hold data the question needs, even in part; a question that needs several names them all.
-2. When in doubt, name it: refusing an answerable question is worse than running one that finds nothing.
-3. Name none only when the question is plainly about something no datasource holds (the weather, general knowledge, small talk).
-4. Use only the ids listed.
-5. Set `combine` to true only when the answer needs facts from two or more of them put together (one fact from each); false when any one of them can answer on its own.
-6. Give the reason in one short sentence.
-
-Datasources:
-{}",
+        "Datasources:\n{}\n\nQuestion: {question}",
         serde_json::to_string(&list).unwrap_or_default()
     )
-}
-
-/// The answerability check's question message.
-pub fn answerability_user(question: &str) -> String {
-    format!("Question: {question}")
 }
 
 /// The answerability verdict's JSON Schema.
