@@ -6,13 +6,13 @@ use clap::ValueEnum;
 use nl2sql_core::demo::{demo_profile, DEMO_DATABASES};
 use nl2sql_core::error::Node;
 use nl2sql_core::index::{
-    render, retrieve, route, BuiltinEmbedder, EmbedError, Embedder, EntryKind, RetrieveSettings,
-    RouteSettings, SchemaIndex,
+    render, retrieve, route, BuiltinEmbedder, CircuitBreaker, EmbedError, Embedder, EntryKind,
+    GuardedEmbedder, RetrieveSettings, RouteSettings, SchemaIndex,
 };
 use nl2sql_core::policy::Policies;
 use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
 use nl2sql_core::Datasource;
-use nl2sql_native::{BlockingTransport, SqliteFile};
+use nl2sql_native::{BlockingTransport, SqliteFile, WallClock};
 use serde::Serialize;
 use serde_json::json;
 use std::path::PathBuf;
@@ -158,8 +158,15 @@ impl IndexArgs {
             .embeddings
             .provider()?
             .map(|(p, model)| ProviderEmbedder::new(&transport, p, &model));
-        let embedder: &dyn Embedder = match &provider {
-            Some(p) => p,
+        // A provider's embeddings go through the vector breaker, as the design asks of
+        // every provider embedder: after repeated failures it stops calling for a while.
+        let breaker = CircuitBreaker::vector();
+        let clock = WallClock::start();
+        let guarded = provider
+            .as_ref()
+            .map(|p| GuardedEmbedder::new(p, &breaker, &clock));
+        let embedder: &dyn Embedder = match &guarded {
+            Some(g) => g,
             None => &builtin,
         };
         let started = Instant::now();
