@@ -71,6 +71,12 @@ impl Ask {
         &self.question
     }
 
+    /// Cancels this run alone (keep a clone before handing the `Ask` to [`Service::ask`]);
+    /// [`Service::cancel`] stops every run.
+    pub fn canceller(&self) -> CancelToken {
+        self.cancel.clone()
+    }
+
     /// True when every model answer comes from a recording.
     pub fn is_replay(&self) -> bool {
         self.replay.is_some()

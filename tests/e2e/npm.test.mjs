@@ -62,6 +62,7 @@ test("the packed npm package installs into a web app and answers a question", as
       errors: [],
       cancelled: ["error", "CANCELLED"],
       renamed: "CONFIG_INVALID",
+      scoped: ["error", "CANCELLED", "success"],
       routed: ["chinook"],
       refused: ["SECURITY_VIOLATION"],
       albums: 347,

@@ -278,3 +278,21 @@ fn with_twenty_datasources_the_check_sees_routing_s_few_and_forwards_at_most_thr
     let accepted = resolver.outputs["accepted"].as_array().map_or(0, Vec::len);
     assert!((1..=3).contains(&accepted), "{accepted} forwarded");
 }
+
+#[test]
+fn a_run_s_own_canceller_stops_it_alone() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let (s, _) = counted_albums(&mock);
+    let stopped = s
+        .request(question(COUNT_ALBUMS))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let beside = s
+        .request(question(COUNT_ALBUMS))
+        .unwrap_or_else(|e| panic!("{e}"));
+    stopped.canceller().cancel();
+    let stopped = pollster::block_on(s.ask(stopped, None));
+    let beside = pollster::block_on(s.ask(beside, None));
+    let codes: Vec<ErrorCode> = stopped.errors.iter().map(|e| e.error_code).collect();
+    assert_eq!(codes, [ErrorCode::Cancelled]);
+    assert_eq!(beside.status, Status::Success, "{:?}", beside.errors);
+}

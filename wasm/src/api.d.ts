@@ -75,6 +75,8 @@ export interface AskOptions {
   plan_only?: boolean;
   /** Hears the run as it goes. */
   on_event?: (event: EngineEvent) => void;
+  /** Aborting it cancels this run alone (`engine.cancel()` cancels every run). */
+  signal?: AbortSignal;
 }
 
 export interface RouteOptions { role?: string | string[] }

@@ -20,6 +20,7 @@ use serde::Serialize;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
+use web_sys::AbortSignal;
 
 // What the engine emits, generated from the Rust types (`cargo xtask typescript`).
 #[wasm_bindgen(typescript_custom_section)]
@@ -105,6 +106,19 @@ impl JsEngine {
                 })
                 .map_err(service_error)
         });
+        // `signal` cancels this run alone, at once, even in the same tick.
+        if let (Ok(ask), Ok(signal)) = (
+            &request,
+            field(&options, "signal").dyn_into::<AbortSignal>(),
+        ) {
+            let token = ask.canceller();
+            if signal.aborted() {
+                token.cancel();
+            } else {
+                let on_abort = Closure::once_into_js(move || token.cancel());
+                let _ = signal.add_event_listener_with_callback("abort", on_abort.unchecked_ref());
+            }
+        }
         future_to_promise(async move {
             let ask = request?;
             let events = field(&options, "on_event")
@@ -115,7 +129,7 @@ impl JsEngine {
         })
     }
 
-    /// Stops every run in flight at once.
+    /// Stops every run in flight at once (`signal` in `ask`'s options stops one).
     pub fn cancel(&self) {
         self.session.cancel();
     }

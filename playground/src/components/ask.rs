@@ -8,7 +8,7 @@ use crate::run::RunView;
 use crate::state::{AppState, Page};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use nl2sql_core::engine::{Event, Events};
+use nl2sql_core::engine::{CancelToken, Event, Events};
 use nl2sql_core::service::Question;
 use std::rc::Rc;
 
@@ -19,6 +19,8 @@ pub fn AskPage() -> impl IntoView {
     let datasource = RwSignal::new(String::new());
     let plan_only = RwSignal::new(false);
     let config_error = RwSignal::new(None::<String>);
+    // Cancel stops the run this page started, not every run of the session.
+    let current = StoredValue::new_local(None::<CancelToken>);
     let running = move || state.run.with(|r| r.running);
 
     let ask = move || {
@@ -44,6 +46,7 @@ pub fn AskPage() -> impl IntoView {
             }
         };
         config_error.set(None);
+        current.set_value(Some(request.canceller()));
         let asked = now_ms();
         mark("ask-ms", asked);
         state.run.set(RunView::start(&q, asked));
@@ -63,8 +66,8 @@ pub fn AskPage() -> impl IntoView {
         });
     };
     let cancel = move |_| {
-        if let Some(s) = state.session() {
-            s.cancel();
+        if let Some(token) = current.get_value() {
+            token.cancel();
         }
     };
 

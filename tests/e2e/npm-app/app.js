@@ -38,6 +38,13 @@ async function main() {
   engine.cancel();
   const stopped = await stopping;
 
+  // A signal cancels its own run only; the run beside it answers.
+  const controller = new AbortController();
+  const aborted = engine.ask("How many albums are there?", { signal: controller.signal });
+  const beside = engine.ask(params.get("q") ?? "Which genres have the most tracks?");
+  controller.abort();
+  const [abortedRun, besideRun] = await Promise.all([aborted, beside]);
+
   // An option under its old camelCase name is refused, never ignored.
   const renamed = await engine.ask("How many albums are there?", { planOnly: true }).then(
     () => "resolved",
@@ -52,6 +59,7 @@ async function main() {
     errors: result.errors.map((e) => e.error_code),
     cancelled: [stopped.status, ...stopped.errors.map((e) => e.error_code)],
     renamed,
+    scoped: [abortedRun.status, ...abortedRun.errors.map((e) => e.error_code), besideRun.status],
     routed: routing.ranked,
     refused: refused.errors.map((e) => e.error_code),
     albums: counted.rows[0]?.[0],
