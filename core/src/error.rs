@@ -108,6 +108,11 @@ pub enum ErrorCode {
     ConfigInvalid,
     /// The question, the SQL or a step names a datasource the engine does not have.
     DatasourceNotFound,
+    /// The refiner's advice went to the planner before its retry (a warning for the trace).
+    PlanFeedback,
+    /// The refiner could not give advice (its answer could not be used); the planner
+    /// retried with the rejection's own words instead.
+    RefinerFailed,
 }
 
 impl ErrorCode {
@@ -148,6 +153,8 @@ impl ErrorCode {
         ErrorCode::JoinFanOut,
         ErrorCode::ConfigInvalid,
         ErrorCode::DatasourceNotFound,
+        ErrorCode::PlanFeedback,
+        ErrorCode::RefinerFailed,
     ];
 
     /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
@@ -188,6 +195,8 @@ impl ErrorCode {
             ErrorCode::JoinFanOut => "JOIN_FAN_OUT",
             ErrorCode::ConfigInvalid => "CONFIG_INVALID",
             ErrorCode::DatasourceNotFound => "DATASOURCE_NOT_FOUND",
+            ErrorCode::PlanFeedback => "PLAN_FEEDBACK",
+            ErrorCode::RefinerFailed => "REFINER_FAILED",
         }
     }
 

@@ -186,7 +186,9 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         | ErrorCode::AnswerNotGrounded
         | ErrorCode::ValueNotFound
         | ErrorCode::AllNullColumn
-        | ErrorCode::JoinFanOut => pipeline_failure(env, code),
+        | ErrorCode::JoinFanOut
+        | ErrorCode::PlanFeedback
+        | ErrorCode::RefinerFailed => pipeline_failure(env, code),
         ErrorCode::QuestionTooBroad | ErrorCode::JoinKeyUnconverted => cross_failure(code),
         ErrorCode::ConfigInvalid => config_invalid(),
         ErrorCode::DatasourceNotFound => {
@@ -326,7 +328,23 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         Fixture::new("answerability", fanned, r#"{"datasources": ["chinook"], "reason": "invoices"}"#),
         Fixture::new("plan", fanned, r#"{"tables": [{"name": "Invoice", "alias": "i"}, {"name": "InvoiceLine", "alias": "l"}], "joins": [{"left_alias": "i", "right_alias": "l", "condition": {"kind": "binary", "op": "=", "left": {"kind": "column", "alias": "i", "column_name": "InvoiceId"}, "right": {"kind": "column", "alias": "l", "column_name": "InvoiceId"}}}], "select_items": [{"alias": "total", "expr": {"kind": "func", "func_name": "SUM", "is_aggregate": true, "args": [{"kind": "column", "alias": "i", "column_name": "Total"}]}}]}"#),
     ]);
+    // A plan the validator rejects, retried after the refiner's advice (or, when the
+    // refiner's answer cannot be read, the rejection's own words).
+    let refined = "Longest tracks, refined?";
+    let title = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Title"}}]}"#;
+    let name = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Name"}}], "limit": 2}"#;
+    mock.add([
+        Fixture::new(
+            "answerability",
+            refined,
+            r#"{"datasources": ["chinook"], "reason": "tracks"}"#,
+        ),
+        Fixture::new("plan", refined, title),
+        Fixture::new("text", refined, "Track has no Title; use Name."),
+        Fixture::new("plan", "Title", name),
+    ]);
     let q = match code {
+        ErrorCode::PlanFeedback | ErrorCode::RefinerFailed => refined,
         ErrorCode::JoinFanOut => fanned,
         ErrorCode::AnswerNotGrounded => counted,
         ErrorCode::ValueNotFound => missing,
@@ -355,6 +373,17 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
     }
     if code == ErrorCode::PipelineTimeout {
         settings.timeout_ms = 0;
+    }
+    if matches!(code, ErrorCode::PlanFeedback | ErrorCode::RefinerFailed) {
+        let model = if code == ErrorCode::RefinerFailed {
+            "fault-malformed"
+        } else {
+            "m"
+        };
+        settings.feedback = nl2sql_core::engine::Feedback::Refiner(Agent {
+            model: model.to_string(),
+            ..settings.planner.clone()
+        });
     }
     if code == ErrorCode::AnswerNotGrounded {
         settings.answer = nl2sql_core::engine::AnswerMode::Llm(settings.planner.clone());

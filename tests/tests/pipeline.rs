@@ -1035,8 +1035,49 @@ fn the_refiner_option_turns_a_rejection_into_advice_before_the_retry() {
         r.trace.iter().filter(|n| n.node == Node::Refiner).collect();
     assert_eq!(refiner.len(), 1);
     assert_eq!(refiner[0].llm_calls.len(), 1);
+    // As seed 003 asks: the schema in the (cacheable) system message; the question, the
+    // failed plan and its errors as `[node] CODE: message` in the human one.
+    let call = &refiner[0].llm_calls[0];
+    assert!(call.system.contains("Track("), "{}", call.system);
+    let human = &call.messages[0].content;
+    assert!(
+        human.contains(q) && human.contains("Failed plan: {"),
+        "{human}"
+    );
+    assert!(
+        human.contains("- [logical_validator] COLUMN_NOT_FOUND: "),
+        "{human}"
+    );
+    assert!(r.warnings.iter().any(|w| w.code == ErrorCode::PlanFeedback));
     // check ∥ plan, refiner, plan: three calls one after another (direct feedback: two).
     assert_eq!(r.sequential_llm_calls, 3);
+
+    // A refiner whose answer cannot be read: the planner retries with the rejection's
+    // own words, and the run says so.
+    let q2 = "Which tracks run longest, refined again?";
+    w.mock.add([
+        Fixture::new(
+            "answerability",
+            q2,
+            r#"{"datasources": ["chinook"], "reason": "tracks"}"#,
+        ),
+        Fixture::new("plan", q2, bad),
+        Fixture::new("plan", "Title", good),
+    ]);
+    let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    let mut settings = EngineSettings::new(Agent::new(provider.clone(), "mock"));
+    settings.feedback =
+        nl2sql_core::engine::Feedback::Refiner(Agent::new(provider, "fault-malformed"));
+    let r =
+        pollster::block_on(engine_with(&w, &w.transport, settings).ask(q2, &AskOptions::default()));
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.code == ErrorCode::RefinerFailed),
+        "{:?}",
+        r.warnings
+    );
 }
 
 #[test]

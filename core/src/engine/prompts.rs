@@ -3,6 +3,7 @@
 //! about this question in the last user message.
 
 use super::decompose::SubQuestion;
+use crate::error::PipelineError;
 use crate::index::{render, Retrieval, ValueHint};
 use crate::plan::Plan;
 use crate::schema::SchemaSnapshot;
@@ -70,14 +71,42 @@ pub fn planner_feedback(errors: &[String]) -> String {
 }
 
 /// The refiner's instructions (`feedback = refiner`).
-pub const REFINER_SYSTEM: &str = "A query plan was rejected by the engine that checks and runs it. Explain to the planner, in a few short sentences, what to change so the next plan succeeds: name the tables, columns, joins or values to use instead. Do not write SQL or a plan.";
+const REFINER_INSTRUCTIONS: &str = "A query plan was rejected by the engine that checks and runs it. Explain to the planner, in a few short sentences, what to change so the next plan succeeds: name the tables, columns, joins or values of the schema below to use instead. Do not write SQL or a plan.";
 
-/// The refiner's message: the question, the rejected plan, and why it was rejected.
-pub fn refiner_user(question: &str, plan: &Plan, reasons: &[String]) -> String {
-    let mut text = format!("Question: {question}\nRejected plan: {plan}\nWhy:\n");
-    for r in reasons {
-        text.push_str(&format!("- {r}\n"));
+/// The refiner's system message: the instructions, then the schema the planner saw — the
+/// same for every retry on this datasource, so a provider can cache it.
+pub fn refiner_system(schema: &SchemaSnapshot, retrieval: &Retrieval) -> String {
+    format!(
+        "{REFINER_INSTRUCTIONS}\n\nDatasource: {} ({})\nSchema (one line per table; PK primary key, -> foreign key, e.g. sample values, [min .. max]):\n{}",
+        schema.datasource_id,
+        schema.dialect,
+        render(schema, retrieval)
+    )
+}
+
+/// The refiner's message: the question, the run's date, the failed plan (its compact
+/// JSON), that attempt's errors as `- [node] CODE: message`, and the planner's reasoning.
+pub fn refiner_user(
+    question: &str,
+    today: Option<&str>,
+    plan: &Plan,
+    errors: &[PipelineError],
+) -> String {
+    let mut text = format!("Question: {question}\n");
+    if let Some(day) = today {
+        text.push_str(&format!("Today: {day}\n"));
     }
+    text.push_str(&format!(
+        "Failed plan: {}\nErrors:\n",
+        serde_json::to_string(plan).unwrap_or_default()
+    ));
+    for e in errors {
+        text.push_str(&format!("- [{}] {}: {}\n", e.node, e.error_code, e.message));
+    }
+    text.push_str(&format!(
+        "Reasoning: {}",
+        plan.reasoning.as_deref().unwrap_or("(none given)")
+    ));
     text
 }
 

@@ -222,10 +222,11 @@ impl Engine<'_> {
             }
             attempt += 1;
             solved.sub.retry_count = attempt;
-            let reasons: Vec<String> = blocking.iter().map(|e| e.message.clone()).collect();
-            recovered.extend(blocking.iter().map(|e| (*e).clone()));
+            let blocking: Vec<PipelineError> = blocking.into_iter().cloned().collect();
+            recovered.extend(blocking.iter().cloned());
+            let failed = Attempt { attempt, ..try_ };
             let feedback = self
-                .feedback(task, &plan, &reasons, attempt, run, &mut solved.sequential)
+                .feedback(&failed, &retrieval, &blocking, run, solved)
                 .await?;
             history.push(Message {
                 role: Role::Assistant,
@@ -257,32 +258,37 @@ impl Engine<'_> {
         }
     }
 
-    /// What the planner hears after a rejection: the reasons themselves (direct, no call
-    /// and no sleep, since the rejection was deterministic), or the refiner's advice.
+    /// What the planner hears after a rejection (`at` is the retry's attempt): the reasons
+    /// themselves (direct, no call and no sleep, since the rejection was deterministic), or
+    /// the refiner's advice, noted as PLAN_FEEDBACK. A refiner whose answer cannot be used
+    /// falls back to the reasons (REFINER_FAILED); a provider failure or a run limit ends
+    /// the sub-query.
     async fn feedback(
         &self,
-        task: &Task<'_>,
-        plan: &Plan,
-        reasons: &[String],
-        attempt: u32,
+        at: &Attempt<'_>,
+        retrieval: &Retrieval,
+        blocking: &[PipelineError],
         run: &Run<'_>,
-        sequential: &mut u32,
+        solved: &mut Solved,
     ) -> Result<String, PipelineError> {
+        let reasons: Vec<String> = blocking.iter().map(|e| e.message.clone()).collect();
         let Feedback::Refiner(agent) = &self.settings.feedback else {
-            return Ok(prompts::planner_feedback(reasons));
+            return Ok(prompts::planner_feedback(&reasons));
         };
-        let step = run.begin(At::sub(Node::Refiner, attempt, &task.id)).await?;
+        let step = run.begin(at.node(Node::Refiner)).await?;
         let agent = run.bounded(agent);
         let mut calls = Vec::new();
         let now = || self.clock.now_ms();
-        *sequential += 1;
+        solved.sequential += 1;
+        let system = prompts::refiner_system(at.schema, retrieval);
+        let today = self.settings.validator.lower.today.as_deref();
         let advice = llm::text(
             &self.caller(&now),
             &agent,
             llm::TextAsk {
                 node: Node::Refiner,
-                system: prompts::REFINER_SYSTEM,
-                user: prompts::refiner_user(task.question, plan, reasons),
+                system: &system,
+                user: prompts::refiner_user(at.task.question, today, at.plan, blocking),
             },
             &mut |_| {},
             &mut calls,
@@ -290,8 +296,41 @@ impl Engine<'_> {
         )
         .await
         .map_err(|e| run.explain(e));
-        step.end(Record::of(&advice, |a| json!({ "advice": a })).with_calls(calls));
-        Ok(prompts::refined_feedback(reasons, &advice?))
+        match advice {
+            Ok(advice) => {
+                let noted = RunWarning {
+                    detail: Some(json!({ "advice": advice })),
+                    ..RunWarning::new(
+                        Node::Refiner,
+                        ErrorCode::PlanFeedback,
+                        "The refiner's advice went to the planner before its retry.",
+                    )
+                };
+                step.end(Record::ok(json!({ "advice": advice })).with_calls(calls));
+                solved.warnings.push(noted);
+                Ok(prompts::refined_feedback(&reasons, &advice))
+            }
+            Err(e) if !e.is_retryable() => {
+                step.end(Record::failed(&e).with_calls(calls));
+                Err(e)
+            }
+            Err(e) => {
+                let failed = PipelineError::new(
+                    Node::Refiner,
+                    ErrorCode::RefinerFailed,
+                    Severity::Warning,
+                    "The refiner's advice could not be used; the planner retried with the rejection's own words.",
+                )
+                .with_details(json!({ "why": e.message }));
+                step.end(Record {
+                    outputs: json!(null),
+                    errors: vec![failed.clone()],
+                    calls,
+                });
+                solved.warnings.push(RunWarning::from(failed));
+                Ok(prompts::planner_feedback(&reasons))
+            }
+        }
     }
 
     /// The open datasource `id` and its indexed schema.
