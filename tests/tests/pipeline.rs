@@ -257,10 +257,14 @@ fn provider_failures_unanswerable_questions_and_bad_output_end_runs_cleanly() {
         "{:?}",
         r.errors
     );
+    // A planner whose answer never parses is retried like any retryable rejection: the
+    // plan and its parse retry, on the first attempt and on each of the 3 retries.
     assert_eq!(
-        r.usage.calls, 3,
-        "the verdict, the plan and one parse retry"
+        r.usage.calls,
+        1 + 2 * 4,
+        "the verdict, then (the plan and one parse retry) × 4"
     );
+    assert_eq!(r.sub_queries[0].retry_count, 3);
     // Routed, the question is first planned for the top-ranked datasource; the verdict
     // names Chinook instead, and the dropped planning stays in the trace and the usage.
     let r = pollster::block_on(engine(&w, "mock").ask(q, &AskOptions::default()));
@@ -277,8 +281,8 @@ fn provider_failures_unanswerable_questions_and_bad_output_end_runs_cleanly() {
     );
     assert_eq!(
         r.usage.calls,
-        5,
-        "the verdict, two for support, two for chinook: {:?} {:?}",
+        1 + 2 + 2 * 4,
+        "the verdict, two for support, (two for chinook) × 4: {:?} {:?}",
         r.routing.as_ref().map(|x| (&x.ranked, &x.dropped)),
         r.errors
     );

@@ -163,79 +163,91 @@ impl Engine<'_> {
                 plan_span,
                 record.with_calls(std::mem::take(&mut calls)),
             );
-            let plan = planned?;
-            let (db, schema) = opened.clone()?;
-            solved.sub.plan = Some(plan.clone());
-            let try_ = Attempt {
-                task,
-                plan: &plan,
-                schema,
-                scope,
-                attempt,
-            };
-            let rejections = if plan_only {
-                let v = self.checked(&try_, run, solved).await?;
-                solved.warnings.extend(v.warnings.iter().cloned());
-                if v.passed() {
-                    solved.sub.sql = render(
-                        &plan,
+            match planned {
+                Ok(plan) => {
+                    let (db, schema) = opened.clone()?;
+                    solved.sub.plan = Some(plan.clone());
+                    let try_ = Attempt {
+                        task,
+                        plan: &plan,
                         schema,
-                        schema.dialect,
-                        &self.settings.validator.lower,
-                    )
-                    .ok();
-                    solved
-                        .warnings
-                        .extend(recovered.into_iter().map(RunWarning::recovered));
-                    return Ok(());
+                        scope,
+                        attempt,
+                    };
+                    let rejections = if plan_only {
+                        let v = self.checked(&try_, run, solved).await?;
+                        solved.warnings.extend(v.warnings.iter().cloned());
+                        if v.passed() {
+                            solved.sub.sql = render(
+                                &plan,
+                                schema,
+                                schema.dialect,
+                                &self.settings.validator.lower,
+                            )
+                            .ok();
+                            solved
+                                .warnings
+                                .extend(recovered.into_iter().map(RunWarning::recovered));
+                            return Ok(());
+                        }
+                        v.errors
+                    } else {
+                        let rejections = self
+                            .check_render_run(&try_, db, run, solved, &mut retried)
+                            .await?;
+                        if rejections.is_empty() {
+                            solved
+                                .warnings
+                                .extend(recovered.into_iter().map(RunWarning::recovered));
+                            return Ok(());
+                        }
+                        rejections
+                    };
+                    let blocking: Vec<&PipelineError> = rejections
+                        .iter()
+                        .filter(|e| e.severity.is_blocking())
+                        .collect();
+                    let retryable =
+                        !blocking.is_empty() && blocking.iter().all(|e| e.is_retryable());
+                    if !retryable || attempt >= self.settings.retries_max {
+                        return Err(rejections
+                            .into_iter()
+                            .find(|e| e.severity.is_blocking())
+                            .unwrap_or_else(|| {
+                                PipelineError::new(
+                                    Node::LogicalValidator,
+                                    ErrorCode::InvalidPlanStructure,
+                                    Severity::Error,
+                                    "The plan was rejected.",
+                                )
+                            }));
+                    }
+                    attempt += 1;
+                    solved.sub.retry_count = attempt;
+                    let blocking: Vec<PipelineError> = blocking.into_iter().cloned().collect();
+                    recovered.extend(blocking.iter().cloned());
+                    let failed = Attempt { attempt, ..try_ };
+                    let feedback = self
+                        .feedback(&failed, &retrieval, &blocking, run, solved)
+                        .await?;
+                    history.push(Message {
+                        role: Role::Assistant,
+                        content: serde_json::to_string(&plan).unwrap_or_default(),
+                    });
+                    history.push(Message {
+                        role: Role::User,
+                        content: feedback,
+                    });
                 }
-                v.errors
-            } else {
-                let rejections = self
-                    .check_render_run(&try_, db, run, solved, &mut retried)
-                    .await?;
-                if rejections.is_empty() {
-                    solved
-                        .warnings
-                        .extend(recovered.into_iter().map(RunWarning::recovered));
-                    return Ok(());
+                // The planner's answer never parsed, its own parse retries spent: like any
+                // retryable rejection, the planner is asked again while retries are left.
+                Err(e) if e.is_retryable() && attempt < self.settings.retries_max => {
+                    attempt += 1;
+                    solved.sub.retry_count = attempt;
+                    recovered.push(e);
                 }
-                rejections
-            };
-            let blocking: Vec<&PipelineError> = rejections
-                .iter()
-                .filter(|e| e.severity.is_blocking())
-                .collect();
-            let retryable = !blocking.is_empty() && blocking.iter().all(|e| e.is_retryable());
-            if !retryable || attempt >= self.settings.retries_max {
-                return Err(rejections
-                    .into_iter()
-                    .find(|e| e.severity.is_blocking())
-                    .unwrap_or_else(|| {
-                        PipelineError::new(
-                            Node::LogicalValidator,
-                            ErrorCode::InvalidPlanStructure,
-                            Severity::Error,
-                            "The plan was rejected.",
-                        )
-                    }));
+                Err(e) => return Err(e),
             }
-            attempt += 1;
-            solved.sub.retry_count = attempt;
-            let blocking: Vec<PipelineError> = blocking.into_iter().cloned().collect();
-            recovered.extend(blocking.iter().cloned());
-            let failed = Attempt { attempt, ..try_ };
-            let feedback = self
-                .feedback(&failed, &retrieval, &blocking, run, solved)
-                .await?;
-            history.push(Message {
-                role: Role::Assistant,
-                content: serde_json::to_string(&plan).unwrap_or_default(),
-            });
-            history.push(Message {
-                role: Role::User,
-                content: feedback,
-            });
             solved.sequential += 1;
             run.check(Node::AstPlanner)?;
             run.announce(At::sub(Node::AstPlanner, attempt, id));
