@@ -343,6 +343,20 @@ impl PipelineError {
         self.severity != Severity::Critical && !self.error_code.is_fatal()
     }
 
+    /// What a caller across a trust boundary may see: [`PipelineError::for_client`], and a
+    /// refusal that names no table, role or rule whatever the policy's
+    /// `refusal_names_tables`.
+    pub fn cleaned(&self) -> PipelineError {
+        let client = self.for_client();
+        match self.error_code {
+            ErrorCode::SecurityViolation => PipelineError {
+                message: crate::validate::REFUSAL_MESSAGE.to_string(),
+                ..client
+            },
+            _ => client,
+        }
+    }
+
     /// What a caller outside the engine may see: the safe message for codes that have one,
     /// and no details.
     pub fn for_client(&self) -> PipelineError {

@@ -296,3 +296,50 @@ fn a_run_s_own_canceller_stops_it_alone() {
     assert_eq!(codes, [ErrorCode::Cancelled]);
     assert_eq!(beside.status, Status::Success, "{:?}", beside.errors);
 }
+
+#[test]
+fn a_cleaned_result_tells_a_refused_caller_no_table_role_or_rule() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let q = "Which employees earn the most, privately?";
+    mock.add([
+        Fixture::new(
+            "answerability",
+            q,
+            r#"{"datasources": ["chinook"], "reason": "staff"}"#,
+        ),
+        Fixture::new(
+            "plan",
+            q,
+            r#"{"tables": [{"name": "Employee", "alias": "e"}], "select_items": [{"expr": {"kind": "column", "alias": "e", "column_name": "LastName"}}]}"#,
+        ),
+    ]);
+    // The demo policy names refused tables (for the data's owner in the page).
+    let s = service(mock_provider(&mock), RunConfig::default());
+    let ask = s
+        .request(Question {
+            text: q.into(),
+            roles: vec!["analyst".into()],
+            ..Question::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let full = pollster::block_on(s.ask(ask, None));
+    let codes: Vec<ErrorCode> = full.errors.iter().map(|e| e.error_code).collect();
+    assert_eq!(codes, [ErrorCode::SecurityViolation]);
+    let json = |r: &QueryResult| serde_json::to_string(r).unwrap_or_default();
+    let whole = json(&full);
+    assert!(whole.contains("\"rule\""), "the full trace keeps the rule");
+    assert!(whole.contains("Role analyst may not read chinook.Employee"));
+
+    let cleaned = full.cleaned();
+    let codes: Vec<ErrorCode> = cleaned.errors.iter().map(|e| e.error_code).collect();
+    assert_eq!(codes, [ErrorCode::SecurityViolation]);
+    let text = json(&cleaned);
+    for leak in [
+        "Role analyst",
+        "chinook.Employee",
+        "\"details\"",
+        "\"rule\"",
+    ] {
+        assert!(!text.contains(leak), "the cleaned result holds {leak:?}");
+    }
+}

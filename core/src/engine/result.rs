@@ -8,7 +8,7 @@ use crate::index::{Retrieval, Routing};
 use crate::plan::Plan;
 use crate::provider::chat::PriceTable;
 use crate::provider::Usage;
-use crate::validate::ValidationCheck;
+use crate::validate::{CheckName, ValidationCheck};
 use crate::value::Value;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -258,6 +258,44 @@ impl QueryResult {
         }
         self.usage = total;
         self.usage_by_node = by_node;
+    }
+}
+
+impl QueryResult {
+    /// This result as a caller across a trust boundary may see it (an HTTP or MCP client
+    /// whose role is not trusted with the full trace): every error, in `errors` and in the
+    /// trace, cleaned ([`PipelineError::cleaned`]: safe messages, no details, refusals that
+    /// name no table, role or rule), and a failed policy check worded the same way. The
+    /// page and the command line, where the caller owns the data and the configuration,
+    /// keep the full form.
+    pub fn cleaned(mut self) -> QueryResult {
+        let refusal = || crate::validate::REFUSAL_MESSAGE.to_string();
+        let clean_checks = |checks: &mut Vec<ValidationCheck>| {
+            for c in checks.iter_mut() {
+                if c.name == CheckName::Policy && !c.passed {
+                    c.message = refusal();
+                }
+            }
+        };
+        self.errors = self.errors.iter().map(PipelineError::cleaned).collect();
+        for sub in &mut self.sub_queries {
+            clean_checks(&mut sub.validation);
+        }
+        for record in &mut self.trace {
+            record.errors = record.errors.iter().map(PipelineError::cleaned).collect();
+            // The validator's record holds its checks as they were reported.
+            if let Some(checks) = record.outputs.get_mut("checks") {
+                if let Ok(mut typed) =
+                    serde_json::from_value::<Vec<ValidationCheck>>(checks.clone())
+                {
+                    clean_checks(&mut typed);
+                    if let Ok(value) = serde_json::to_value(typed) {
+                        *checks = value;
+                    }
+                }
+            }
+        }
+        self
     }
 }
 
