@@ -343,3 +343,37 @@ fn a_cleaned_result_tells_a_refused_caller_no_table_role_or_rule() {
         assert!(!text.contains(leak), "the cleaned result holds {leak:?}");
     }
 }
+
+#[test]
+fn an_unknown_datasource_names_only_what_the_role_may_ask_and_a_skipped_routing_says_why() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let (s, _) = counted_albums(&mock);
+    let ask = |datasource: &str| {
+        let ask = s
+            .request(Question {
+                text: COUNT_ALBUMS.into(),
+                roles: vec!["viewer".into()],
+                datasource: Some(datasource.into()),
+                ..Question::default()
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        pollster::block_on(s.ask(ask, None))
+    };
+    let r = ask("nowhere");
+    assert_eq!(r.errors[0].error_code, ErrorCode::DatasourceNotFound);
+    // The viewer reaches chinook and webanalytics, never support.
+    let message = &r.errors[0].message;
+    assert!(message.contains("chinook, webanalytics"), "{message}");
+    assert!(!message.contains("support"), "{message}");
+
+    let r = ask("chinook");
+    let resolver = r
+        .trace
+        .iter()
+        .find(|n| n.node == nl2sql_core::error::Node::DatasourceResolver)
+        .unwrap_or_else(|| panic!("a resolver record"));
+    assert_eq!(
+        resolver.outputs["routing_skipped"].as_str(),
+        Some("the caller chose chinook")
+    );
+}

@@ -181,6 +181,8 @@ struct Routed {
     /// prompt stays bounded however many datasources there are.
     listed: Vec<String>,
     routing: Option<Routing>,
+    /// Why routing did not run, when it did not (the resolver's record says so).
+    skipped: Option<String>,
 }
 
 /// The first plan and the schema it was planned on, with when each was made.
@@ -358,10 +360,10 @@ impl<'a> Engine<'a> {
         found: &mut Found,
     ) -> Result<(), PipelineError> {
         let resolver = run.begin(At::run(Node::DatasourceResolver)).await?;
-        let (candidates, listed) = match self.candidates(q).await {
+        let (candidates, listed, skipped) = match self.candidates(q).await {
             Ok(routed) => {
                 found.routing = routed.routing;
-                (routed.candidates, routed.listed)
+                (routed.candidates, routed.listed, routed.skipped)
             }
             Err(e) => {
                 resolver.end(Record::failed(&e));
@@ -377,18 +379,20 @@ impl<'a> Engine<'a> {
             match matched.outcome {
                 Ok(None) => {}
                 Ok(Some(v)) => {
-                    resolver.end(Record::ok(json!({ "candidates": candidates })));
+                    resolver.end(Record::ok(resolver_outputs(&candidates, &skipped)));
                     found.source = Some(v.source);
                     found.warnings.extend(v.warnings);
                     return self.answer_from(q, v.sub, run, found).await;
                 }
                 Err(e) => {
-                    resolver.end(Record::ok(json!({ "candidates": candidates })));
+                    resolver.end(Record::ok(resolver_outputs(&candidates, &skipped)));
                     return Err(e);
                 }
             }
         }
-        let resolved = self.resolve(q, (candidates, listed), resolver, run).await;
+        let resolved = self
+            .resolve(q, (candidates, listed), &skipped, resolver, run)
+            .await;
         found.sequential += resolved.sequential;
         match resolved.outcome? {
             Resolution::One {
@@ -460,6 +464,7 @@ impl<'a> Engine<'a> {
         &self,
         q: &Asked<'_>,
         (candidates, listed): (Vec<String>, Vec<String>),
+        skipped: &Option<String>,
         resolver: Step<'_, '_>,
         run: &Run<'_>,
     ) -> Resolved {
@@ -498,7 +503,12 @@ impl<'a> Engine<'a> {
         resolver.end_at(
             check_span.ended,
             Record {
-                outputs: json!({"candidates": candidates, "verdict": verdict_outputs, "accepted": accepted}),
+                outputs: {
+                    let mut outputs = resolver_outputs(&candidates, skipped);
+                    outputs["verdict"] = verdict_outputs;
+                    outputs["accepted"] = json!(accepted);
+                    outputs
+                },
                 errors: verdict_error.iter().cloned().collect(),
                 calls: calls_check,
             },
@@ -725,10 +735,30 @@ impl<'a> Engine<'a> {
         if registered.is_empty() {
             return Err(not_indexed("No datasource is indexed."));
         }
+        let reachable = || -> Vec<&str> {
+            registered
+                .iter()
+                .copied()
+                .filter(|d| q.scope.can_reach(d))
+                .collect()
+        };
+        let mut skipped = None;
         let candidates = if let Some(id) = &q.options.datasource {
-            self.catalog.require(id, Node::DatasourceResolver)?;
+            // An unknown id is answered with the ids this caller may ask about, never others.
+            if self.catalog.entry(id).is_none() {
+                return Err(resolver(
+                    ErrorCode::DatasourceNotFound,
+                    Severity::Error,
+                    format!(
+                        "There is no datasource {id:?}; you may ask about {}.",
+                        reachable().join(", ")
+                    ),
+                ));
+            }
+            skipped = Some(format!("the caller chose {id}"));
             vec![id.clone()]
         } else if registered.len() == 1 {
+            skipped = Some("there is one datasource".to_string());
             registered.iter().map(|s| s.to_string()).collect()
         } else if !registered.iter().any(|d| q.scope.can_reach(d)) {
             Vec::new()
@@ -781,6 +811,7 @@ impl<'a> Engine<'a> {
             candidates: allowed,
             listed,
             routing,
+            skipped,
         })
     }
 
@@ -921,6 +952,15 @@ impl<'a> Engine<'a> {
 
 fn parse_verdict(text: &str) -> Result<Verdict, String> {
     serde_json::from_str::<Verdict>(text).map_err(|e| e.to_string())
+}
+
+/// The resolver's record: the candidates, and why routing was skipped when it was.
+fn resolver_outputs(candidates: &[String], skipped: &Option<String>) -> serde_json::Value {
+    let mut outputs = json!({ "candidates": candidates });
+    if let Some(why) = skipped {
+        outputs["routing_skipped"] = json!(why);
+    }
+    outputs
 }
 
 fn not_answerable(message: &str) -> PipelineError {
