@@ -66,11 +66,6 @@ pub struct Ask {
 }
 
 impl Ask {
-    /// What is asked.
-    pub fn question(&self) -> &Question {
-        &self.question
-    }
-
     /// Cancels this run alone (keep a clone before handing the `Ask` to [`Service::ask`]);
     /// [`Service::cancel`] stops every run.
     pub fn canceller(&self) -> CancelToken {
@@ -182,11 +177,6 @@ impl<H: Host> Service<H> {
     /// The provider configuration in force.
     pub fn provider(&self) -> ProviderConfig {
         self.provider.borrow().clone()
-    }
-
-    /// The run configuration in force.
-    pub fn run_config(&self) -> RunConfig {
-        self.run.borrow().clone()
     }
 
     /// Replaces the provider and/or the run configuration (each only when given); runs
