@@ -7,7 +7,7 @@ use nl2sql_core::config::{
     engine_settings, AnswerConfig, NodeModels, ProviderConfig, ProviderKind, RunConfig,
 };
 use nl2sql_core::demo::DEMO_DATABASES;
-use nl2sql_core::engine::{EngineSettings, Event, Events, QueryResult, Writer};
+use nl2sql_core::engine::{EngineSettings, Event, Events, QueryResult, TraceForm, Writer};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::service::{Ask, Question, Service};
 use nl2sql_native::{demo_workspace, NativeHost};
@@ -194,6 +194,8 @@ pub fn run(args: &AskArgs) -> Result<(), Failure> {
             roles: args.roles.clone(),
             datasource: args.datasource.clone(),
             plan_only: args.plan_only,
+            // The command line's caller owns the data and the configuration.
+            trace: TraceForm::Full,
         })
         .map_err(|e| Failure::Usage(e.to_string()))?;
     execute(&args.output, &service, ask)

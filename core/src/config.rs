@@ -6,6 +6,7 @@
 //! `Serialize`, and its `Debug` hides the key.
 
 use crate::engine::{Agent, AnswerMode, EngineSettings, Feedback};
+use crate::index::MismatchPolicy;
 use crate::provider::chat::PriceTable;
 use crate::provider::{ApiKey, Provider, Wire};
 use serde::{Deserialize, Serialize};
@@ -132,6 +133,9 @@ pub struct RunConfig {
     /// Plan while the answerability check runs (faster; a refused question may still
     /// spend one planning call).
     pub speculative_planning: bool,
+    /// What a run does when a datasource's structure changed since it was indexed:
+    /// `warn` (default, SCHEMA_CHANGED), `fail` (INVALID_STATE) or `ignore` (not checked).
+    pub schema_mismatch: MismatchPolicy,
     /// Prices per model (USD per million tokens); none: the published table.
     pub prices: Option<PriceTable>,
 }
@@ -151,6 +155,7 @@ impl Default for RunConfig {
             row_cap: defaults.validator.lower.row_cap,
             refiner: false,
             speculative_planning: defaults.speculative_planning,
+            schema_mismatch: defaults.schema_mismatch,
             prices: None,
         }
     }
@@ -255,6 +260,7 @@ pub fn engine_settings(
     s.timeout_ms = run.timeout_ms;
     s.retries_max = run.retries_max;
     s.speculative_planning = run.speculative_planning;
+    s.schema_mismatch = run.schema_mismatch;
     s.validator.lower.row_cap = run.row_cap;
     Ok(s)
 }

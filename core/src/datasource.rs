@@ -153,4 +153,12 @@ pub trait Datasource {
     /// [`crate::sqlite::introspect`] (SQLite's catalogue read through
     /// [`Datasource::execute`]), so they all give identical snapshots.
     fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>>;
+
+    /// The structural fingerprint of what the database holds now (see
+    /// [`SchemaSnapshot::fingerprint`]), compared with the indexed snapshot's on every run.
+    /// The default reads the whole schema; adapters answer with something cheaper (the
+    /// SQLite ones with [`crate::sqlite::fingerprint`]: two catalogue reads).
+    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
+        Box::pin(async move { self.introspect().await.map(|s| s.fingerprint) })
+    }
 }

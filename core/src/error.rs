@@ -414,6 +414,19 @@ impl RunWarning {
         }
     }
 
+    /// What a caller across a trust boundary may see: the safe message for codes that have
+    /// one, and no detail.
+    pub fn cleaned(&self) -> RunWarning {
+        RunWarning {
+            message: self
+                .code
+                .safe_message()
+                .map_or_else(|| self.message.clone(), str::to_string),
+            detail: None,
+            ..self.clone()
+        }
+    }
+
     /// `error`, which a later attempt got past.
     pub fn recovered(error: PipelineError) -> Self {
         RunWarning {

@@ -10,7 +10,7 @@
 use crate::config::{engine_settings, ConfigError, ProviderConfig, RunConfig};
 use crate::engine::{
     Agent, AnswerMode, AskOptions, CancelToken, EngineSettings, Events, QueryResult, Replay, Sleep,
-    Writer,
+    TraceForm, Writer,
 };
 use crate::error::ErrorCode;
 use crate::http::{HttpTransport, Offline};
@@ -52,6 +52,9 @@ pub struct Question {
     pub datasource: Option<String>,
     /// Validate and render only.
     pub plan_only: bool,
+    /// The result's form: full for a caller who owns the data, cleaned across a trust
+    /// boundary.
+    pub trace: TraceForm,
 }
 
 /// One run, ready to go and cancellable from the moment [`Service::request`] made it: a
@@ -216,6 +219,7 @@ impl<H: Host> Service<H> {
             roles: recorded.roles.clone(),
             datasource: recorded.datasource.clone(),
             plan_only: recorded.plan_only,
+            trace: TraceForm::Full,
         };
         self.register(question, settings, Some(Replay::from_result(recorded)))
     }
@@ -271,7 +275,7 @@ impl<H: Host> Service<H> {
         };
         let result = engine.ask(&ask.question.text, &options).await;
         self.running.borrow_mut().retain(|t| *t != ask.cancel);
-        result
+        result.in_form(ask.question.trace)
     }
 
     /// Stops every run in flight at once: model calls are aborted, nothing else starts.

@@ -60,6 +60,7 @@ pub fn declarations() -> String {
         crate::engine::decompose::Decomposition,
         crate::engine::decompose::SubQuestion,
         crate::engine::decompose::CombineKind,
+        crate::engine::decompose::KeyKind,
         crate::engine::decompose::PostOrder,
         CuratedMatch,
         Candidate,

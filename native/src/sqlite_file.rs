@@ -119,6 +119,10 @@ impl Datasource for SqliteFile {
     fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
         Box::pin(nl2sql_core::sqlite::introspect(self))
     }
+
+    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
+        Box::pin(nl2sql_core::sqlite::fingerprint(self))
+    }
 }
 
 /// Allows reading and the catalogue pragmas introspection uses; denies everything else.

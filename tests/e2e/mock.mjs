@@ -74,6 +74,13 @@ export const CUSTOMERS_FIXTURES = [
   },
 ];
 
+// Asked by a role that may not read Employee: the model plans it anyway.
+export const PRIVATE = "Which employees were hired first, privately?";
+export const PRIVATE_FIXTURES = [
+  { name: "answerability", question: PRIVATE, answer: { datasources: ["chinook"], reason: "Staff are in the music store." } },
+  { name: "plan", question: PRIVATE, answer: { tables: [{ name: "Employee", alias: "e" }], select_items: [{ expr: col("e", "LastName") }] } },
+];
+
 export const WEATHER = "What will the weather be tomorrow?";
 export const WEATHER_FIXTURES = [
   { name: "answerability", question: WEATHER, answer: { datasources: [], reason: "No database holds weather forecasts." } },

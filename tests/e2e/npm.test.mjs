@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "./static-server.mjs";
 import { launch, openPage } from "./browser.mjs";
-import { MOCK_URL, requireMock, addFixtures, GENRES_FIXTURES } from "./mock.mjs";
+import { MOCK_URL, requireMock, addFixtures, GENRES_FIXTURES, PRIVATE_FIXTURES } from "./mock.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(here, "../..");
@@ -21,7 +21,7 @@ let browser;
 before(async () => {
   requireMock();
   assert.ok(fs.existsSync(path.join(PKG, "package.json")), "pkg/ has no package: run cargo xtask npm");
-  await addFixtures(GENRES_FIXTURES);
+  await addFixtures([...GENRES_FIXTURES, ...PRIVATE_FIXTURES]);
   browser = await launch();
 });
 after(async () => browser?.close());
@@ -65,6 +65,13 @@ test("the packed npm package installs into a web app and answers a question", as
       scoped: ["error", "CANCELLED", "success"],
       routed: ["chinook"],
       refused: ["SECURITY_VIOLATION"],
+      // The full form names the refused table and rule; the cleaned one nothing of them.
+      traced: {
+        full: ["Employee", "Role viewer", '"details"', '"rule"'],
+        cleaned: [],
+        codes: ["SECURITY_VIOLATION"],
+        badForm: "CONFIG_INVALID",
+      },
       albums: 347,
       datasources: ["chinook"],
     });

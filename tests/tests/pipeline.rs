@@ -904,13 +904,73 @@ fn a_decomposition_that_cannot_be_combined_stops_with_its_code() {
             r#"{"tables": [{"name": "Customer", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "Email"}}, {"expr": {"kind": "column", "alias": "c", "column_name": "FirstName"}}]}"#,
         ),
     ]);
-    let codes = |q: &str| {
-        let r = pollster::block_on(e.ask(q, &AskOptions::default()));
-        assert_eq!(r.status, Status::Error);
-        r.errors.iter().map(|e| e.error_code).collect::<Vec<_>>()
-    };
-    assert_eq!(codes(broad), [ErrorCode::QuestionTooBroad]);
-    assert_eq!(codes(unconverted), [ErrorCode::JoinKeyUnconverted]);
+    let r = pollster::block_on(e.ask(broad, &AskOptions::default()));
+    assert_eq!(r.status, Status::Error);
+    let codes: Vec<ErrorCode> = r.errors.iter().map(|e| e.error_code).collect();
+    assert_eq!(codes, [ErrorCode::QuestionTooBroad]);
+    // Keys that never convert join nothing: a warning the answer reports, the rows kept.
+    let r = pollster::block_on(e.ask(unconverted, &AskOptions::default()));
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let warned: Vec<_> = r
+        .warnings
+        .iter()
+        .filter(|w| w.code == ErrorCode::JoinKeyUnconverted)
+        .collect();
+    assert_eq!(warned.len(), 1, "{:?}", r.warnings);
+    assert!(
+        warned[0].message.contains("of q2 (chinook)"),
+        "{}",
+        warned[0].message
+    );
+    assert!(r.sub_queries.iter().all(|s| !s.rows.is_empty()));
+    assert!(r.combined.is_some());
+}
+
+#[test]
+fn a_join_key_of_a_kind_that_never_converts_is_caught_before_it_runs_and_retried() {
+    let w = world();
+    let e = engine(&w, "mock");
+    let question = "Support customers next to Chinook employees by id?";
+    let verdict = r#"{"datasources": ["chinook", "support"], "combine": true, "reason": "both"}"#;
+    let employees = r#"{"tables": [{"name": "Employee", "alias": "e"}], "select_items": [{"expr": {"kind": "column", "alias": "e", "column_name": "EmployeeId"}}, {"expr": {"kind": "column", "alias": "e", "column_name": "LastName"}}]}"#;
+    w.mock.add([
+        Fixture::new("answerability", question, verdict),
+        Fixture::new(
+            "decomposition",
+            question,
+            &serde_json::json!({"sub_queries": [
+                {"id": "q1", "datasource": "support", "question": "support customer ids and names", "columns": ["id", "name"], "key": "id", "key_type": "number"},
+                {"id": "q2", "datasource": "chinook", "question": "chinook employee ids and names", "columns": ["id", "name"], "key": "id", "key_type": "number"}
+            ], "combine": "join", "order_by": [], "limit": null}).to_string(),
+        ),
+        Fixture::new(
+            "plan",
+            "support customer ids and names",
+            r#"{"tables": [{"name": "customers", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "customer_id"}}, {"expr": {"kind": "column", "alias": "c", "column_name": "first_name"}}]}"#,
+        ),
+        Fixture::new(
+            "plan",
+            "chinook employee ids and names",
+            r#"{"tables": [{"name": "Employee", "alias": "e"}], "select_items": [{"expr": {"kind": "column", "alias": "e", "column_name": "HireDate"}}, {"expr": {"kind": "column", "alias": "e", "column_name": "LastName"}}]}"#,
+        ),
+        Fixture::new("plan", "The join key id is declared a number", employees),
+    ]);
+    let r = pollster::block_on(e.ask(question, &AskOptions::default()));
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let recovered: Vec<_> = r.warnings.iter().filter(|w| w.recovered).collect();
+    assert_eq!(recovered.len(), 1, "{:?}", r.warnings);
+    assert_eq!(recovered[0].code, ErrorCode::JoinKeyTypeMismatch);
+    assert_eq!(recovered[0].sub_query_id.as_deref(), Some("q2"));
+    assert!(recovered[0].message.contains("e.HireDate is a date"));
+    // The wrong plan never reached the database: one execution per part.
+    let executed = r
+        .trace
+        .iter()
+        .filter(|n| n.node == Node::Executor && n.sub_query_id.as_deref() == Some("q2"))
+        .count();
+    assert_eq!(executed, 1);
+    let q2 = r.sub_queries.iter().find(|s| s.id == "q2").expect("q2 ran");
+    assert_eq!(q2.retry_count, 1);
 }
 
 fn demo_curated(w: &World) -> nl2sql_core::curated::Curated {

@@ -4,11 +4,12 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use nl2sql_core::config::{AnswerConfig, ProviderConfig, ProviderKind, RunConfig};
-use nl2sql_core::engine::{QueryResult, Status};
+use nl2sql_core::engine::{QueryResult, Status, TraceForm, WITHHELD};
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::run::SqlStatus;
 use nl2sql_core::service::{Question, Service, ServiceError};
+use nl2sql_core::validate::REFUSAL_MESSAGE;
 use nl2sql_native::{demo_workspace, NativeHost};
 use nl2sql_tests::mock::{Fixture, MockProvider};
 use nl2sql_tests::native::data_dir;
@@ -330,18 +331,42 @@ fn a_cleaned_result_tells_a_refused_caller_no_table_role_or_rule() {
     assert!(whole.contains("\"rule\""), "the full trace keeps the rule");
     assert!(whole.contains("Role analyst may not read chinook.Employee"));
 
-    let cleaned = full.cleaned();
+    assert!(
+        whole.contains("\"name\":\"Employee\""),
+        "the full trace keeps the plan"
+    );
+
+    // The front end chooses the cleaned form for a caller across a trust boundary.
+    let ask = s
+        .request(Question {
+            text: q.into(),
+            roles: vec!["analyst".into()],
+            trace: TraceForm::Cleaned,
+            ..Question::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cleaned = pollster::block_on(s.ask(ask, None));
     let codes: Vec<ErrorCode> = cleaned.errors.iter().map(|e| e.error_code).collect();
     assert_eq!(codes, [ErrorCode::SecurityViolation]);
+    assert_eq!(cleaned.errors[0].message, REFUSAL_MESSAGE);
+    assert_eq!(cleaned.sub_queries[0].plan, None);
     let text = json(&cleaned);
+    // The whole result, trace and model calls included, names no refused table (the
+    // question says "employees"; only the refused plan said "Employee"), rule or role.
     for leak in [
+        "Employee",
         "Role analyst",
-        "chinook.Employee",
+        "chinook.",
         "\"details\"",
         "\"rule\"",
     ] {
         assert!(!text.contains(leak), "the cleaned result holds {leak:?}");
     }
+    assert!(text.contains(WITHHELD));
+    assert_eq!(
+        json(&full.clone().cleaned()).len(),
+        json(&full.in_form(TraceForm::Cleaned)).len()
+    );
 }
 
 #[test]
@@ -376,4 +401,111 @@ fn an_unknown_datasource_names_only_what_the_role_may_ask_and_a_skipped_routing_
         resolver.outputs["routing_skipped"].as_str(),
         Some("the caller chose chinook")
     );
+}
+
+/// A service over one copy of Chinook (`shop`) that the test may change under it.
+fn shop(
+    mock: &MockProvider,
+    name: &str,
+    run: RunConfig,
+) -> (Service<NativeHost>, std::path::PathBuf) {
+    use nl2sql_core::curated::Curated;
+    use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
+    use nl2sql_core::workspace::{Opening, Workspace};
+    use std::rc::Rc;
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.sqlite"));
+    std::fs::copy(data_dir().join("chinook.sqlite"), &path).unwrap_or_else(|e| panic!("{e}"));
+    let db = nl2sql_native::SqliteFile::open("shop", &path).unwrap_or_else(|e| panic!("{e}"));
+    let opening = Opening {
+        profile: DatasourceProfile {
+            id: "shop".into(),
+            description: "A music store: albums, artists, tracks.".into(),
+            examples: vec![],
+            verified: vec![],
+        },
+        datasource: Rc::new(db),
+        read_ahead: None,
+    };
+    let workspace = pollster::block_on(Workspace::open(
+        vec![opening],
+        Policies::read_all(),
+        Curated::default(),
+        Rc::new(BuiltinEmbedder::default()),
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let albums = r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"alias": "albums", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#;
+    mock.add([
+        Fixture::new(
+            "answerability",
+            COUNT_ALBUMS,
+            r#"{"datasources": ["shop"], "reason": "albums"}"#,
+        ),
+        Fixture::new("plan", COUNT_ALBUMS, albums),
+    ]);
+    let run = RunConfig {
+        answer: AnswerConfig::Template,
+        ..run
+    };
+    (
+        Service::new(NativeHost::default(), workspace, mock_provider(mock), run),
+        path,
+    )
+}
+
+fn ask_albums(s: &Service<NativeHost>) -> QueryResult {
+    let ask = s
+        .request(Question {
+            text: COUNT_ALBUMS.into(),
+            ..Question::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    pollster::block_on(s.ask(ask, None))
+}
+
+#[test]
+fn a_database_changed_since_it_was_indexed_is_warned_about_or_refused_as_the_policy_says() {
+    use nl2sql_core::index::MismatchPolicy;
+    let mock = MockProvider::start().expect("the mock provider starts");
+    for (policy, name) in [
+        (MismatchPolicy::Warn, "changed-warn"),
+        (MismatchPolicy::Fail, "changed-fail"),
+        (MismatchPolicy::Ignore, "changed-ignore"),
+    ] {
+        let run = RunConfig {
+            schema_mismatch: policy,
+            ..RunConfig::default()
+        };
+        let (s, path) = shop(&mock, name, run);
+        let unchanged = ask_albums(&s);
+        assert_eq!(unchanged.status, Status::Success, "{:?}", unchanged.errors);
+        assert!(unchanged.warnings.is_empty(), "{:?}", unchanged.warnings);
+        // More rows are no change; a new column is.
+        let writer = rusqlite::Connection::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        writer
+            .execute_batch(
+                "INSERT INTO Genre (GenreId, Name) VALUES (99, 'Skiffle');
+                 ALTER TABLE Album ADD COLUMN Rating INTEGER;",
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        let changed = ask_albums(&s);
+        let codes: Vec<ErrorCode> = changed.errors.iter().map(|e| e.error_code).collect();
+        let warned: Vec<ErrorCode> = changed.warnings.iter().map(|w| w.code).collect();
+        match policy {
+            MismatchPolicy::Warn => {
+                assert_eq!(changed.status, Status::Success, "{codes:?}");
+                assert_eq!(warned, [ErrorCode::SchemaChanged]);
+                assert!(changed.warnings[0]
+                    .message
+                    .contains("shop changed since it was indexed"));
+            }
+            MismatchPolicy::Fail => {
+                assert_eq!(codes, [ErrorCode::InvalidState]);
+                assert_eq!(changed.usage.calls, 0, "refused before any model call");
+            }
+            MismatchPolicy::Ignore => {
+                assert_eq!(changed.status, Status::Success, "{codes:?}");
+                assert!(warned.is_empty(), "{warned:?}");
+            }
+        }
+    }
 }

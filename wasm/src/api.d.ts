@@ -42,6 +42,8 @@ export interface RunSettings {
   refiner?: boolean;
   /** Plan while the answerability check runs (faster; a refused question may still spend one planning call). */
   speculative_planning?: boolean;
+  /** When a datasource's structure changed since it was indexed: `warn` (default: a SCHEMA_CHANGED warning), `fail` (the run ends with INVALID_STATE) or `ignore` (not checked). */
+  schema_mismatch?: "warn" | "fail" | "ignore";
   /** USD per million tokens, per model. */
   prices?: [string, Price][];
 }
@@ -73,6 +75,8 @@ export interface AskOptions {
   datasource?: string;
   /** Validate and render the SQL, but do not run it. */
   plan_only?: boolean;
+  /** `full` (default): every error's details, every plan and model answer, for a caller who owns the data. `cleaned`: what a caller across a trust boundary may see — no refused table, role or rule named, no database's own words, a refused plan withheld. */
+  trace?: "full" | "cleaned";
   /** Hears the run as it goes. */
   on_event?: (event: EngineEvent) => void;
   /** Aborting it cancels this run alone (`engine.cancel()` cancels every run). */

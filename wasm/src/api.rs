@@ -11,7 +11,7 @@ use crate::SqlJs;
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array, JSON};
 use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::curated::Curated;
-use nl2sql_core::engine::{Event, Events};
+use nl2sql_core::engine::{Event, Events, TraceForm};
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::service::{Question, ServiceError};
@@ -96,16 +96,19 @@ impl JsEngine {
         let session = Rc::clone(&self.session);
         // The request is made before the promise's future starts, so `cancel()` in the same
         // tick stops it; options or a configuration that cannot be used register nothing.
-        let request = renamed_options(&options).and_then(|()| {
-            session
-                .request(Question {
-                    text: question,
-                    roles: roles(&options),
-                    datasource: field(&options, "datasource").as_string(),
-                    plan_only: field(&options, "plan_only").is_truthy(),
-                })
-                .map_err(service_error)
-        });
+        let request = renamed_options(&options)
+            .and_then(|()| trace_form(&options))
+            .and_then(|trace| {
+                session
+                    .request(Question {
+                        text: question,
+                        roles: roles(&options),
+                        datasource: field(&options, "datasource").as_string(),
+                        plan_only: field(&options, "plan_only").is_truthy(),
+                        trace,
+                    })
+                    .map_err(service_error)
+            });
         // `signal` cancels this run alone, at once, even in the same tick.
         if let (Ok(ask), Ok(signal)) = (
             &request,
@@ -239,6 +242,22 @@ fn renamed_options(options: &JsValue) -> Result<(), JsValue> {
             &format!("the option `{old}` is now called `{new}` (every option is snake_case)"),
         )),
         None => Ok(()),
+    }
+}
+
+/// The `trace` option: `full` (default) or `cleaned`.
+fn trace_form(options: &JsValue) -> Result<TraceForm, JsValue> {
+    let value = field(options, "trace");
+    if value.is_undefined() || value.is_null() {
+        return Ok(TraceForm::Full);
+    }
+    match value.as_string().as_deref() {
+        Some("full") => Ok(TraceForm::Full),
+        Some("cleaned") => Ok(TraceForm::Cleaned),
+        _ => Err(fail(
+            ErrorCode::ConfigInvalid,
+            "the option `trace` is \"full\" or \"cleaned\"",
+        )),
     }
 }
 

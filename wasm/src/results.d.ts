@@ -628,12 +628,22 @@ columns: Array<string>,
 /**
  * The column among `columns` that joins it to the others (join and compare).
  */
-key: string | null, };
+key: string | null, 
+/**
+ * What the key holds, the same in every part. Absent in decompositions recorded
+ * before it was asked for; the aggregator then infers it from the values.
+ */
+key_type: KeyKind | null, };
 
 /**
  * How the sub-results are put together.
  */
 export type CombineKind = "join" | "union" | "compare";
+
+/**
+ * What a join key holds, as the decomposer declares it for every part.
+ */
+export type KeyKind = "number" | "text" | "date";
 
 /**
  * One ordering applied after the combination.

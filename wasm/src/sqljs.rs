@@ -200,6 +200,10 @@ impl Datasource for SqlJsDatabase {
     fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
         Box::pin(nl2sql_core::sqlite::introspect(self))
     }
+
+    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
+        Box::pin(nl2sql_core::sqlite::fingerprint(self))
+    }
 }
 
 /// Our own JS refusals start with "refused:"; everything else is SQLite's message.

@@ -2,7 +2,7 @@
 //! query the engine writes itself (never the model) combines them. Keys from different
 //! databases are made comparable first: numbers as integers, text trimmed and lower-cased.
 
-use super::decompose::{CombineKind, Decomposition, Source};
+use super::decompose::{CombineKind, Decomposition, KeyKind, Source};
 use crate::datasource::{ExecLimits, ResultFrame};
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::scratch::{quote, Scratch, ScratchTable};
@@ -27,7 +27,8 @@ pub struct Combined {
     pub frame: ResultFrame,
     /// The query run on the scratch database.
     pub sql: String,
-    /// RESULT_TRUNCATED when the combined rows reached the row cap.
+    /// JOIN_KEY_UNCONVERTED when some keys matched nothing; RESULT_TRUNCATED when the
+    /// combined rows reached the row cap.
     pub warnings: Vec<RunWarning>,
 }
 
@@ -54,10 +55,10 @@ pub async fn combine(
             ));
         }
     }
-    let keys = if keyed {
-        comparable_keys(d, parts)?
+    let (keys, unconverted) = if keyed {
+        comparable_keys(d, parts)
     } else {
-        vec![]
+        (vec![], None)
     };
     let tables: Vec<ScratchTable> = parts
         .iter()
@@ -101,15 +102,14 @@ pub async fn combine(
     let at_cap = u64::try_from(frame.row_count()).unwrap_or(u64::MAX) >= row_cap;
     let warn = frame.truncated || at_cap;
     frame.truncated = warn || parts.iter().any(|p| p.truncated);
-    let warnings = if warn {
-        vec![RunWarning::new(
+    let mut warnings: Vec<RunWarning> = unconverted.into_iter().collect();
+    if warn {
+        warnings.push(RunWarning::new(
             Node::Aggregator,
             ErrorCode::ResultTruncated,
             format!("The combined result reached the row cap of {row_cap} rows; there may be more rows."),
-        )]
-    } else {
-        Vec::new()
-    };
+        ));
+    }
     Ok(Combined {
         frame,
         sql,
@@ -117,14 +117,13 @@ pub async fn combine(
     })
 }
 
-/// Each part's keys as comparable values: integers when every key is a whole number,
-/// otherwise trimmed lower-case text. Numbers typed as numbers by one database cannot meet
-/// text that is not a number from another: JOIN_KEY_UNCONVERTED.
-fn comparable_keys(
-    d: &Decomposition,
-    parts: &[Part<'_>],
-) -> Result<Vec<Vec<Value>>, PipelineError> {
-    let raw: Vec<Vec<Value>> = parts
+/// Each part's keys as comparable values, converted to the kind the decomposer declared
+/// (inferred when it declared none: numbers when every key is a whole number, or when one
+/// part's keys are typed numbers; otherwise text). Numbers become integers, text is trimmed
+/// and lower-cased, dates lose a midnight time. A value that does not convert becomes NULL,
+/// so its row joins nothing, and the JOIN_KEY_UNCONVERTED warning says how many and which.
+fn comparable_keys(d: &Decomposition, parts: &[Part<'_>]) -> (Vec<Vec<Value>>, Option<RunWarning>) {
+    let raw: Vec<Vec<&Value>> = parts
         .iter()
         .zip(&d.sub_queries)
         .map(|(part, sub)| {
@@ -134,62 +133,115 @@ fn comparable_keys(
                 .and_then(|k| part.columns.iter().position(|c| c == k));
             part.rows
                 .iter()
-                .map(|r| at.and_then(|i| r.get(i)).cloned().unwrap_or(Value::Null))
+                .map(|r| at.and_then(|i| r.get(i)).unwrap_or(&Value::Null))
                 .collect()
         })
         .collect();
-    let all_whole = raw
+    let kind = d
+        .sub_queries
         .iter()
-        .flatten()
-        .all(|v| whole(v).is_some() || *v == Value::Null);
-    if all_whole {
-        return Ok(raw
-            .iter()
-            .map(|keys| {
-                keys.iter()
-                    .map(|v| whole(v).map_or(Value::Null, Value::Integer))
-                    .collect()
-            })
-            .collect());
-    }
-    let typed_numbers = raw.iter().position(|keys| {
-        keys.iter()
-            .any(|v| matches!(v, Value::Integer(_) | Value::Real(_)))
-    });
-    let words = raw.iter().position(|keys| {
-        keys.iter()
-            .any(|v| matches!(v, Value::Text(t) if whole(&Value::Text(t.clone())).is_none()))
-    });
-    if let (Some(n), Some(w)) = (typed_numbers, words) {
-        if n != w {
-            let example = raw[w]
-                .iter()
-                .find(|v| matches!(v, Value::Text(_)) && whole(v).is_none())
-                .map(|v| v.to_string())
-                .unwrap_or_default();
-            let (a, b) = (&d.sub_queries[n], &d.sub_queries[w]);
-            return Err(error(
-                ErrorCode::JoinKeyUnconverted,
-                format!(
-                    "The key {} of {} ({}) holds numbers, but the key {} of {} ({}) holds text such as {example}, which is not a number; the two cannot be matched.",
-                    a.key.as_deref().unwrap_or("?"), a.id, a.datasource,
-                    b.key.as_deref().unwrap_or("?"), b.id, b.datasource
-                ),
-            ));
-        }
-    }
-    Ok(raw
+        .find_map(|p| p.key_type)
+        .unwrap_or_else(|| inferred_kind(&raw));
+    let mut missed: Vec<(usize, usize, String)> = Vec::new();
+    let keys = raw
         .iter()
-        .map(|keys| {
+        .enumerate()
+        .map(|(i, keys)| {
             keys.iter()
-                .map(|v| match v {
-                    Value::Null => Value::Null,
-                    Value::Text(t) => Value::Text(t.trim().to_lowercase()),
-                    other => Value::Text(other.to_string().trim().to_lowercase()),
+                .map(|v| {
+                    let converted = convert(v, kind);
+                    if converted == Value::Null && **v != Value::Null {
+                        match missed.iter_mut().find(|(part, _, _)| *part == i) {
+                            Some((_, n, _)) => *n += 1,
+                            None => missed.push((i, 1, v.to_string())),
+                        }
+                    }
+                    converted
                 })
                 .collect()
         })
-        .collect())
+        .collect();
+    let warning = (!missed.is_empty()).then(|| {
+        let each: Vec<String> = missed
+            .iter()
+            .filter_map(|(i, n, example)| {
+                let sub = d.sub_queries.get(*i)?;
+                Some(format!(
+                    "{n} of {} ({}), such as {example:?}",
+                    sub.id, sub.datasource
+                ))
+            })
+            .collect();
+        RunWarning::new(
+            Node::Aggregator,
+            ErrorCode::JoinKeyUnconverted,
+            format!(
+                "Some key values are not {} and so matched nothing: {}. Their rows are missing from the combined answer.",
+                kind_noun(kind),
+                each.join("; ")
+            ),
+        )
+    });
+    (keys, warning)
+}
+
+/// The key kind when the decomposer declared none.
+fn inferred_kind(raw: &[Vec<&Value>]) -> KeyKind {
+    let all_whole = raw
+        .iter()
+        .flatten()
+        .all(|v| whole(v).is_some() || **v == Value::Null);
+    let typed_numbers = raw
+        .iter()
+        .flatten()
+        .any(|v| matches!(v, Value::Integer(_) | Value::Real(_)));
+    if all_whole || typed_numbers {
+        KeyKind::Number
+    } else {
+        KeyKind::Text
+    }
+}
+
+/// `v` as a key of `kind`; NULL when it does not convert.
+fn convert(v: &Value, kind: KeyKind) -> Value {
+    match (kind, v) {
+        (_, Value::Null) => Value::Null,
+        (KeyKind::Number, v) => whole(v).map_or(Value::Null, Value::Integer),
+        (KeyKind::Text, Value::Text(t)) => Value::Text(t.trim().to_lowercase()),
+        (KeyKind::Text, other) => Value::Text(other.to_string().trim().to_lowercase()),
+        (KeyKind::Date, Value::Text(t)) => calendar_date(t.trim()).map_or(Value::Null, Value::Text),
+        (KeyKind::Date, _) => Value::Null,
+    }
+}
+
+/// A date spelled `YYYY-MM-DD`, alone or with a midnight time (as databases without a date
+/// type store one), as `YYYY-MM-DD`.
+fn calendar_date(t: &str) -> Option<String> {
+    let (date, time) = match t.get(10..) {
+        Some(rest) => (t.get(..10)?, rest),
+        None => (t, ""),
+    };
+    let bytes = date.as_bytes();
+    let shaped = bytes.len() == 10
+        && bytes.iter().enumerate().all(|(i, b)| match i {
+            4 | 7 => *b == b'-',
+            _ => b.is_ascii_digit(),
+        });
+    let midnight = time.is_empty()
+        || time.strip_prefix([' ', 'T']).is_some_and(|h| {
+            h.trim_end_matches('Z')
+                .chars()
+                .all(|c| matches!(c, '0' | ':' | '.'))
+        });
+    (shaped && midnight).then(|| date.to_string())
+}
+
+fn kind_noun(kind: KeyKind) -> &'static str {
+    match kind {
+        KeyKind::Number => "whole numbers",
+        KeyKind::Text => "text",
+        KeyKind::Date => "dates (YYYY-MM-DD)",
+    }
 }
 
 /// `v` as a whole number, when it is one (typed or spelled).
@@ -327,6 +379,7 @@ mod tests {
             question: format!("part {id}"),
             columns: columns.iter().map(|c| c.to_string()).collect(),
             key: key.map(String::from),
+            key_type: None,
         }
     }
 
@@ -380,22 +433,63 @@ mod tests {
     }
 
     #[test]
-    fn keys_become_comparable_or_the_mismatch_is_named() {
+    fn keys_become_comparable_and_what_does_not_convert_is_named() {
         let d = join();
         let cols = vec!["email".to_string(), "x".to_string()];
         let a = vec![vec![Value::Text(" Ann@X.org ".into()), Value::Null]];
         let b = vec![vec![Value::Text("ann@x.org".into()), Value::Null]];
-        let keys = comparable_keys(&d, &two(&cols, &a, &b)).unwrap();
+        let (keys, warning) = comparable_keys(&d, &two(&cols, &a, &b));
         assert_eq!(keys[0], keys[1]);
+        assert_eq!(warning, None);
         let n = vec![vec![Value::Integer(7), Value::Null]];
         let t = vec![vec![Value::Text("7".into()), Value::Null]];
         assert_eq!(
-            comparable_keys(&d, &two(&cols, &n, &t)).unwrap()[1],
+            comparable_keys(&d, &two(&cols, &n, &t)).0[1],
             vec![Value::Integer(7)]
         );
-        let w = vec![vec![Value::Text("seven".into()), Value::Null]];
-        let e = comparable_keys(&d, &two(&cols, &n, &w)).err().unwrap();
-        assert_eq!(e.error_code, ErrorCode::JoinKeyUnconverted);
-        assert!(e.message.contains("seven"), "{}", e.message);
+        let w = vec![
+            vec![Value::Text("seven".into()), Value::Null],
+            vec![Value::Text(" 7 ".into()), Value::Null],
+        ];
+        let (keys, warning) = comparable_keys(&d, &two(&cols, &n, &w));
+        assert_eq!(keys[1], vec![Value::Null, Value::Integer(7)]);
+        let warning = warning.expect("the unconverted key is reported");
+        assert_eq!(warning.code, ErrorCode::JoinKeyUnconverted);
+        assert!(
+            warning
+                .message
+                .contains("1 of q2 (chinook), such as \"seven\""),
+            "{}",
+            warning.message
+        );
+    }
+
+    #[test]
+    fn a_declared_key_kind_decides_the_conversion() {
+        let mut d = join();
+        let cols = vec!["email".to_string(), "x".to_string()];
+        for p in &mut d.sub_queries {
+            p.key_type = Some(KeyKind::Date);
+        }
+        let a = vec![vec![Value::Text("2012-03-04 00:00:00".into()), Value::Null]];
+        let b = vec![
+            vec![Value::Text("2012-03-04".into()), Value::Null],
+            vec![Value::Integer(20120304), Value::Null],
+        ];
+        let (keys, warning) = comparable_keys(&d, &two(&cols, &a, &b));
+        assert_eq!(keys[0], vec![Value::Text("2012-03-04".into())]);
+        assert_eq!(keys[1][0], keys[0][0]);
+        assert_eq!(keys[1][1], Value::Null);
+        assert!(warning.is_some_and(|w| w.message.contains("dates")));
+        for p in &mut d.sub_queries {
+            p.key_type = Some(KeyKind::Text);
+        }
+        let n = vec![vec![Value::Integer(7), Value::Null]];
+        let t = vec![vec![Value::Text(" 7".into()), Value::Null]];
+        let (keys, warning) = comparable_keys(&d, &two(&cols, &n, &t));
+        assert_eq!(keys[0], keys[1]);
+        assert_eq!(warning, None);
+        assert_eq!(calendar_date("2012-03-04T10:00:00"), None);
+        assert_eq!(calendar_date("2012-3-4"), None);
     }
 }

@@ -3,6 +3,7 @@
 //! results combine and what happens after. The model proposes; [`check`] decides whether
 //! the proposal is usable before any sub-query is planned.
 
+use crate::schema::TypeCategory;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -20,6 +21,30 @@ pub enum CombineKind {
     Compare,
 }
 
+/// What a join key holds, as the decomposer declares it for every part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum KeyKind {
+    /// Whole numbers (ids).
+    Number,
+    /// Text (emails, names, codes).
+    Text,
+    /// Calendar dates.
+    Date,
+}
+
+impl KeyKind {
+    /// The schema category a key column of this kind is checked against.
+    pub fn category(self) -> TypeCategory {
+        match self {
+            KeyKind::Number => TypeCategory::Number,
+            KeyKind::Text => TypeCategory::Text,
+            KeyKind::Date => TypeCategory::Temporal,
+        }
+    }
+}
+
 /// One part of the question, for one datasource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -35,6 +60,10 @@ pub struct SubQuestion {
     pub columns: Vec<String>,
     /// The column among `columns` that joins it to the others (join and compare).
     pub key: Option<String>,
+    /// What the key holds, the same in every part. Absent in decompositions recorded
+    /// before it was asked for; the aggregator then infers it from the values.
+    #[serde(default)]
+    pub key_type: Option<KeyKind>,
 }
 
 /// One ordering applied after the combination.
@@ -141,7 +170,7 @@ pub const DECOMPOSER_SYSTEM: &str = "The question needs data from more than one 
 Rules:
 1. Each sub-question is a complete question one datasource can answer on its own, with the filters that belong to it.
 2. `columns` names the result columns the sub-question must return, in order, as short snake_case names.
-3. For `join` (keep the rows whose keys match in every part) and `compare` (every key from any part, the parts' values side by side), give each part a `key`: one of its own columns holding the same thing in every part (an email, an id, a country name). For `union` (rows of all parts together), every part returns the same columns and `key` is null.
+3. For `join` (keep the rows whose keys match in every part) and `compare` (every key from any part, the parts' values side by side), give each part a `key`: one of its own columns holding the same thing in every part (an email, an id, a country name), and a `key_type` saying what it holds: `number`, `text` or `date`, the same in every part. For `union` (rows of all parts together), every part returns the same columns and `key` and `key_type` are null.
 4. `order_by` and `limit` apply to the combined rows and may name only the combined columns: the first part's columns, then the other parts' non-key columns.
 5. Use ids q1, q2, … and only the datasources listed.";
 
@@ -168,9 +197,10 @@ pub fn decomposition_schema() -> serde_json::Value {
                     "datasource": {"type": "string"},
                     "question": {"type": "string"},
                     "columns": {"type": "array", "items": {"type": "string"}},
-                    "key": {"type": ["string", "null"]}
+                    "key": {"type": ["string", "null"]},
+                    "key_type": {"type": ["string", "null"], "enum": ["number", "text", "date", null]}
                 },
-                "required": ["id", "datasource", "question", "columns", "key"],
+                "required": ["id", "datasource", "question", "columns", "key", "key_type"],
                 "additionalProperties": false
             }},
             "combine": {"type": "string", "enum": ["join", "union", "compare"]},
@@ -239,6 +269,13 @@ pub fn check(d: &Decomposition, datasources: &[String]) -> Result<(), String> {
                 kind_name(d.combine)
             )),
         }
+    }
+    let declared: BTreeSet<KeyKind> = d.sub_queries.iter().filter_map(|p| p.key_type).collect();
+    if d.combine != CombineKind::Union && declared.len() > 1 {
+        problems.push(
+            "every part's key_type must be the same, since the keys are matched with each other"
+                .to_string(),
+        );
     }
     if d.combine == CombineKind::Union {
         let widths: BTreeSet<usize> = d.sub_queries.iter().map(|p| p.columns.len()).collect();
@@ -331,5 +368,22 @@ mod tests {
         assert!(check(&u, &ids())
             .unwrap_err()
             .contains("same number of columns"));
+        let mut k = spend();
+        k.sub_queries[0].key_type = Some(KeyKind::Text);
+        k.sub_queries[1].key_type = Some(KeyKind::Number);
+        assert!(check(&k, &ids()).unwrap_err().contains("key_type"));
+    }
+
+    #[test]
+    fn key_types_are_read_and_may_be_absent_in_older_recordings() {
+        let d = spend();
+        assert_eq!(d.sub_queries[0].key_type, None);
+        let typed: SubQuestion = serde_json::from_value(json!({
+            "id": "q1", "datasource": "support", "question": "?", "columns": ["d"],
+            "key": "d", "key_type": "date"
+        }))
+        .unwrap();
+        assert_eq!(typed.key_type, Some(KeyKind::Date));
+        assert_eq!(KeyKind::Date.category(), TypeCategory::Temporal);
     }
 }

@@ -39,7 +39,7 @@ pub use control::{backoff_ms, CancelToken, Event, Events, Sleep};
 pub use replay::{Divergence, Replay};
 pub use result::{
     AnswerSource, CombinedRows, FinalAnswer, NodeRecord, NodeStatus, QueryResult, Status, SubQuery,
-    UsageTotals, Writer,
+    TraceForm, UsageTotals, Writer, WITHHELD,
 };
 pub use settings::{Agent, AnswerMode, EngineSettings, Feedback};
 pub use verified::{Candidate, CuratedMatch, MatchReason, MATCH_FLOOR};
@@ -48,8 +48,8 @@ use crate::catalog::Catalog;
 use crate::curated::Curated;
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::http::HttpTransport;
-use crate::index::Routing;
 use crate::index::{retrieve, route, Clock, Retrieval};
+use crate::index::{MismatchPolicy, Routing};
 use crate::plan::{plan_json_schema, Plan};
 use crate::policy::Scope;
 use crate::provider::chat::PriceTable;
@@ -370,6 +370,10 @@ impl<'a> Engine<'a> {
                 return Err(e);
             }
         };
+        if let Err(e) = self.schemas_current(&candidates, found).await {
+            resolver.end(Record::failed(&e));
+            return Err(e);
+        }
         // A verified query answers before any model is asked to plan (plan-only runs want
         // a generated plan, so they skip it).
         if let (Some(curated), false) = (self.curated, q.options.plan_only) {
@@ -437,6 +441,40 @@ impl<'a> Engine<'a> {
             return Ok(());
         }
         self.answer_from(q, solved.sub, run, found).await
+    }
+
+    /// The resolver's schema check: each candidate's structure now against the snapshot it
+    /// was indexed from, as the mismatch policy says (INVALID_STATE under `fail`, a
+    /// SCHEMA_CHANGED warning under `warn`, nothing read under `ignore`). A fingerprint
+    /// that cannot be read is warned about, and the run goes on to meet the database itself.
+    async fn schemas_current(
+        &self,
+        candidates: &[String],
+        found: &mut Found,
+    ) -> Result<(), PipelineError> {
+        let policy = self.settings.schema_mismatch;
+        if policy == MismatchPolicy::Ignore {
+            return Ok(());
+        }
+        for id in candidates {
+            let Some(entry) = self.catalog.entry(id) else {
+                continue;
+            };
+            match entry.datasource.fingerprint().await {
+                Ok(live) => {
+                    let checked = self.catalog.index().check_fingerprint(id, &live, policy)?;
+                    found.warnings.extend(checked);
+                }
+                Err(e) => found.warnings.push(RunWarning::new(
+                    Node::DatasourceResolver,
+                    ErrorCode::DbExecutionError,
+                    format!(
+                        "Could not check whether datasource {id} changed since it was indexed: {e}"
+                    ),
+                )),
+            }
+        }
+        Ok(())
     }
 
     /// Writes the answer from one sub-query's rows (already announced).

@@ -261,15 +261,47 @@ impl QueryResult {
     }
 }
 
+/// Which form of a result leaves the engine: the front end chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum TraceForm {
+    /// Everything, for a caller who owns the data and the configuration (the page, the
+    /// command line).
+    #[default]
+    Full,
+    /// [`QueryResult::cleaned`], for a caller across a trust boundary.
+    Cleaned,
+}
+
+/// What the cleaned form says instead of a plan the policy refused.
+pub const WITHHELD: &str = "Withheld: the plan reads a table the role may not read.";
+
 impl QueryResult {
+    /// This result in `form`.
+    pub fn in_form(self, form: TraceForm) -> QueryResult {
+        match form {
+            TraceForm::Full => self,
+            TraceForm::Cleaned => self.cleaned(),
+        }
+    }
+
     /// This result as a caller across a trust boundary may see it (an HTTP or MCP client
-    /// whose role is not trusted with the full trace): every error, in `errors` and in the
-    /// trace, cleaned ([`PipelineError::cleaned`]: safe messages, no details, refusals that
-    /// name no table, role or rule), and a failed policy check worded the same way. The
+    /// whose role is not trusted with the full trace), by one rule: every error, in
+    /// `errors` and in the trace, cleaned ([`PipelineError::cleaned`]: safe messages, no
+    /// details, refusals that name no table, role or rule); a failed policy check worded
+    /// the same way; every warning with its safe message and no detail; and a plan the
+    /// policy refused withheld, with the model answer that carried it, since only such a
+    /// plan can name a table the role may not read (the model was never shown one). The
     /// page and the command line, where the caller owns the data and the configuration,
     /// keep the full form.
     pub fn cleaned(mut self) -> QueryResult {
         let refusal = || crate::validate::REFUSAL_MESSAGE.to_string();
+        let refused = |checks: &[ValidationCheck]| {
+            checks
+                .iter()
+                .any(|c| c.name == CheckName::Policy && !c.passed)
+        };
         let clean_checks = |checks: &mut Vec<ValidationCheck>| {
             for c in checks.iter_mut() {
                 if c.name == CheckName::Policy && !c.passed {
@@ -277,8 +309,26 @@ impl QueryResult {
                 }
             }
         };
+        // Which attempts of which sub-queries the policy refused, from the validator's
+        // records, before their errors are cleaned.
+        let denied: Vec<(Option<String>, u32)> = self
+            .trace
+            .iter()
+            .filter(|r| {
+                r.node == Node::LogicalValidator
+                    && r.errors
+                        .iter()
+                        .any(|e| e.error_code == crate::error::ErrorCode::SecurityViolation)
+            })
+            .map(|r| (r.sub_query_id.clone(), r.attempt))
+            .collect();
         self.errors = self.errors.iter().map(PipelineError::cleaned).collect();
+        self.warnings = self.warnings.iter().map(RunWarning::cleaned).collect();
         for sub in &mut self.sub_queries {
+            if refused(&sub.validation) {
+                sub.plan = None;
+                sub.sql = None;
+            }
             clean_checks(&mut sub.validation);
         }
         for record in &mut self.trace {
@@ -292,6 +342,14 @@ impl QueryResult {
                     if let Ok(value) = serde_json::to_value(typed) {
                         *checks = value;
                     }
+                }
+            }
+            let at = (record.sub_query_id.clone(), record.attempt);
+            if record.node == Node::AstPlanner && denied.contains(&at) {
+                record.outputs = serde_json::json!({ "plan": WITHHELD });
+                for call in &mut record.llm_calls {
+                    call.response = None;
+                    call.error = Some(WITHHELD.to_string());
                 }
             }
         }

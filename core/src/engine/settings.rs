@@ -1,6 +1,6 @@
 //! What a run may do: which model each node asks, retries, limits.
 
-use crate::index::{RetrieveSettings, RouteSettings};
+use crate::index::{MismatchPolicy, RetrieveSettings, RouteSettings};
 use crate::provider::{Provider, StructuredMethod};
 use crate::validate::ValidatorSettings;
 
@@ -86,6 +86,9 @@ pub struct EngineSettings {
     pub speculative_planning: bool,
     /// Check results that ran (VALUE_NOT_FOUND, ALL_NULL_COLUMN).
     pub sanity_checks: bool,
+    /// What a run does when a routed datasource's structure no longer matches the snapshot
+    /// it was indexed from (compared by fingerprint before planning).
+    pub schema_mismatch: MismatchPolicy,
     /// Routing.
     pub routing: RouteSettings,
     /// Schema retrieval.
@@ -114,6 +117,7 @@ impl EngineSettings {
             timeout_ms: 60_000,
             speculative_planning: true,
             sanity_checks: true,
+            schema_mismatch: MismatchPolicy::default(),
             routing: RouteSettings::default(),
             retrieval: RetrieveSettings::default(),
             validator: ValidatorSettings::default(),

@@ -14,7 +14,7 @@ use crate::policy::Scope;
 use crate::provider::{Message, Role};
 use crate::run::{execute, render};
 use crate::schema::SchemaSnapshot;
-use crate::validate::{validate, Validation};
+use crate::validate::{validate_part, DeclaredKey, Validation};
 use serde_json::json;
 
 /// What one sub-query is asked to do.
@@ -363,7 +363,21 @@ impl Engine<'_> {
         solved: &mut Solved,
     ) -> Result<Validation, PipelineError> {
         let step = run.begin(at.node(Node::LogicalValidator)).await?;
-        let v = validate(Some(at.plan), at.schema, at.scope, &self.settings.validator);
+        let key = at.task.part.and_then(|p| {
+            let name = p.key.as_deref()?;
+            Some(DeclaredKey {
+                name,
+                position: p.columns.iter().position(|c| c == name)?,
+                category: p.key_type?.category(),
+            })
+        });
+        let v = validate_part(
+            Some(at.plan),
+            at.schema,
+            at.scope,
+            &self.settings.validator,
+            key,
+        );
         solved.sub.validation = v.checks.clone();
         step.end(Record {
             outputs: json!({"checks": v.checks}),

@@ -280,22 +280,31 @@ impl SchemaIndex {
         live: &SchemaSnapshot,
         policy: MismatchPolicy,
     ) -> Result<Option<crate::error::RunWarning>, crate::error::PipelineError> {
+        self.check_fingerprint(&live.datasource_id, &live.fingerprint, policy)
+    }
+
+    /// [`SchemaIndex::check_schema`] with only the live fingerprint, which adapters read
+    /// without statistics.
+    pub fn check_fingerprint(
+        &self,
+        datasource: &str,
+        live: &str,
+        policy: MismatchPolicy,
+    ) -> Result<Option<crate::error::RunWarning>, crate::error::PipelineError> {
         use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
-        let indexed = self.schema(&live.datasource_id);
-        let same = indexed.is_some_and(|s| s.fingerprint == live.fingerprint);
+        let indexed = self.schema(datasource);
+        let same = indexed.is_some_and(|s| s.fingerprint == live);
         if same || policy == MismatchPolicy::Ignore {
             return Ok(None);
         }
+        let now = live.get(..8).unwrap_or(live);
         let message = match indexed {
             Some(s) => format!(
-                "Datasource {} changed since it was indexed (schema {} then, {} now); \
-                 rebuild the index.",
-                live.datasource_id, s.version, live.version
+                "Datasource {datasource} changed since it was indexed (schema {} then, v{now} \
+                 now); rebuild the index.",
+                s.version
             ),
-            None => format!(
-                "Datasource {} is not in the index; rebuild it.",
-                live.datasource_id
-            ),
+            None => format!("Datasource {datasource} is not in the index; rebuild it."),
         };
         match policy {
             MismatchPolicy::Fail => Err(PipelineError::new(

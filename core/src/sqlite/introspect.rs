@@ -30,6 +30,99 @@ pub async fn introspect<D: Datasource + ?Sized>(ds: &D) -> Result<SchemaSnapshot
     Ok(SchemaSnapshot::new(ds.id(), ds.dialect(), tables))
 }
 
+/// The structural fingerprint alone (names, declared types, nullability, keys), in two
+/// catalogue reads and no statistics: cheap enough to compare with the indexed snapshot on
+/// every run. Always equal to [`introspect`]'s fingerprint for the same structure.
+pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, DatasourceError> {
+    const TABLES: &str = "FROM sqlite_master AS m WHERE m.type = 'table' \
+                          AND substr(m.name, 1, 7) <> 'sqlite_'";
+    let columns = run(
+        ds,
+        &format!(
+            "SELECT m.name, p.name, p.type, p.\"notnull\", p.pk {TABLES_JOIN} ORDER BY m.name, p.cid",
+            TABLES_JOIN = TABLES.replacen("AS m", "AS m JOIN pragma_table_info(m.name) AS p", 1)
+        ),
+    )
+    .await?;
+    let keys = run(
+        ds,
+        &format!(
+            "SELECT m.name, f.id, f.\"table\", f.\"from\", f.\"to\" {TABLES_JOIN} ORDER BY m.name, f.id, f.seq",
+            TABLES_JOIN = TABLES.replacen("AS m", "AS m JOIN pragma_foreign_key_list(m.name) AS f", 1)
+        ),
+    )
+    .await?;
+    let mut infos: Vec<(String, Vec<ColumnInfo>)> = Vec::new();
+    for row in &columns.rows {
+        let table = text_at(row, 0)?;
+        let info = ColumnInfo {
+            name: text_at(row, 1)?,
+            declared_type: text_at(row, 2)?,
+            not_null: int_at(row, 3)? != 0,
+            pk: u32::try_from(int_at(row, 4)?).unwrap_or(0),
+        };
+        match infos.last_mut() {
+            Some((name, cols)) if *name == table => cols.push(info),
+            _ => infos.push((table, vec![info])),
+        }
+    }
+    let mut tables = Vec::with_capacity(infos.len());
+    for (name, cols) in &infos {
+        let rows: Vec<&[Value]> = keys
+            .rows
+            .iter()
+            .filter(|r| matches!(r.first(), Some(Value::Text(t)) if t == name))
+            .map(|r| r.get(1..).unwrap_or_default())
+            .collect();
+        let foreign_keys = foreign_keys(&rows, |referenced| {
+            let pk = infos
+                .iter()
+                .find(|(t, _)| *t == referenced)
+                .map(|(_, cols)| primary_key_names(cols))
+                .unwrap_or_default();
+            async move { Ok(pk) }
+        })
+        .await?;
+        let single_pk = single_pk(cols);
+        tables.push(Table {
+            name: name.clone(),
+            columns: cols
+                .iter()
+                .map(|info| Column {
+                    name: info.name.clone(),
+                    declared_type: info.declared_type.clone(),
+                    category: TypeCategory::Other,
+                    nullable: nullable(info, single_pk),
+                    primary_key_position: (info.pk > 0).then_some(info.pk),
+                    stats: ColumnStats::default(),
+                })
+                .collect(),
+            foreign_keys,
+            row_count: 0,
+        });
+    }
+    Ok(SchemaSnapshot::new(ds.id(), ds.dialect(), tables).fingerprint)
+}
+
+/// A table's primary key columns, in key order.
+fn primary_key_names(cols: &[ColumnInfo]) -> Vec<String> {
+    let mut pk: Vec<&ColumnInfo> = cols.iter().filter(|c| c.pk > 0).collect();
+    pk.sort_by_key(|c| c.pk);
+    pk.into_iter().map(|c| c.name.clone()).collect()
+}
+
+fn single_pk(cols: &[ColumnInfo]) -> bool {
+    cols.iter().filter(|i| i.pk > 0).count() == 1
+}
+
+/// Whether a column may hold NULL. An INTEGER PRIMARY KEY is the rowid and can never be
+/// NULL, NOT NULL or not.
+fn nullable(info: &ColumnInfo, single_pk: bool) -> bool {
+    let rowid_alias =
+        single_pk && info.pk == 1 && info.declared_type.eq_ignore_ascii_case("INTEGER");
+    !info.not_null && !rowid_alias
+}
+
 async fn run<D: Datasource + ?Sized>(ds: &D, sql: &str) -> Result<ResultFrame, DatasourceError> {
     ds.execute(sql, CATALOGUE_LIMITS).await
 }
@@ -82,8 +175,25 @@ async fn read_foreign_keys<D: Datasource + ?Sized>(
         ),
     )
     .await?;
+    let rows: Vec<&[Value]> = frame.rows.iter().map(Vec::as_slice).collect();
+    foreign_keys(&rows, |referenced| async move {
+        primary_key_of(ds, &referenced).await
+    })
+    .await
+}
+
+/// Groups `pragma_foreign_key_list` rows (`id, table, from, to`) into keys; a key that names
+/// only the referenced table means that table's primary key, which `primary_key` reads.
+async fn foreign_keys<F, Fut>(
+    rows: &[&[Value]],
+    primary_key: F,
+) -> Result<Vec<ForeignKey>, DatasourceError>
+where
+    F: Fn(String) -> Fut,
+    Fut: std::future::Future<Output = Result<Vec<String>, DatasourceError>>,
+{
     let mut keys: Vec<(i64, ForeignKey)> = Vec::new();
-    for row in &frame.rows {
+    for row in rows {
         let id = int_at(row, 0)?;
         let referenced_table = text_at(row, 1)?;
         let from = text_at(row, 2)?;
@@ -110,7 +220,7 @@ async fn read_foreign_keys<D: Datasource + ?Sized>(
     let mut out = Vec::with_capacity(keys.len());
     for (_, mut key) in keys {
         if key.referenced_columns.len() != key.columns.len() {
-            key.referenced_columns = primary_key_of(ds, &key.referenced_table).await?;
+            key.referenced_columns = primary_key(key.referenced_table.clone()).await?;
         }
         out.push(key);
     }
@@ -191,7 +301,7 @@ async fn read_stats<D: Datasource + ?Sized>(
         }
     }
 
-    let single_pk = infos.iter().filter(|i| i.pk > 0).count() == 1;
+    let single_pk = single_pk(&infos);
     let mut columns = Vec::with_capacity(infos.len());
     for (info, agg) in infos.into_iter().zip(aggregates) {
         let mut category = category_of(&info.declared_type);
@@ -205,11 +315,8 @@ async fn read_stats<D: Datasource + ?Sized>(
         } else {
             Vec::new()
         };
-        // An INTEGER PRIMARY KEY is the rowid and can never be NULL, NOT NULL or not.
-        let rowid_alias =
-            single_pk && info.pk == 1 && info.declared_type.eq_ignore_ascii_case("INTEGER");
         columns.push(Column {
-            nullable: !info.not_null && !rowid_alias,
+            nullable: nullable(&info, single_pk),
             primary_key_position: (info.pk > 0).then_some(info.pk),
             stats: ColumnStats {
                 null_fraction: if row_count == 0 {

@@ -16,7 +16,7 @@ use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::lower::{lower, LowerOptions};
 use crate::plan::Plan;
 use crate::policy::Scope;
-use crate::schema::SchemaSnapshot;
+use crate::schema::{SchemaSnapshot, TypeCategory};
 use serde::{Deserialize, Serialize};
 
 /// The refusal every denied table gets unless `refusal_names_tables` is on. It names
@@ -162,6 +162,18 @@ impl Findings {
     }
 }
 
+/// A result column declared before the plan was written: a decomposed part's join key,
+/// which the aggregator matches with the other parts' keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeclaredKey<'a> {
+    /// Its name among the part's columns.
+    pub name: &'a str,
+    /// Its position in the result.
+    pub position: usize,
+    /// What it must hold.
+    pub category: TypeCategory,
+}
+
 /// Validates `plan` (`None`: the planner produced none) against `schema` for the caller
 /// whose `scope` is given.
 pub fn validate(
@@ -169,6 +181,19 @@ pub fn validate(
     schema: &SchemaSnapshot,
     scope: &Scope<'_>,
     settings: &ValidatorSettings,
+) -> Validation {
+    validate_part(plan, schema, scope, settings, None)
+}
+
+/// [`validate`], and for a decomposed part the column its `key` declares: a plain column
+/// of a kind that can never convert to the declared one (a date declared a number, a
+/// number declared a date) is JOIN_KEY_TYPE_MISMATCH, caught before anything runs.
+pub fn validate_part(
+    plan: Option<&Plan>,
+    schema: &SchemaSnapshot,
+    scope: &Scope<'_>,
+    settings: &ValidatorSettings,
+    key: Option<DeclaredKey<'_>>,
 ) -> Validation {
     let check = |name: CheckName, errors: &[PipelineError]| ValidationCheck {
         name,
@@ -197,7 +222,7 @@ pub fn validate(
         ..Findings::default()
     };
     let readable = |table: &str| scope.can_read(&schema.datasource_id, table);
-    static_checks(plan, schema, settings, &readable, &mut findings);
+    static_checks(plan, schema, settings, key, &readable, &mut findings);
     let policy_errors = policy(plan, schema, scope);
 
     let mut checks = vec![check(CheckName::PlanPresent, &[])];
@@ -234,6 +259,7 @@ fn static_checks(
     plan: &Plan,
     schema: &SchemaSnapshot,
     settings: &ValidatorSettings,
+    key: Option<DeclaredKey<'_>>,
     readable: &dyn Fn(&str) -> bool,
     out: &mut Findings,
 ) {
@@ -253,7 +279,10 @@ fn static_checks(
         return;
     }
     rules::calls(plan, out);
-    names::resolve(plan, schema, settings.joins, readable, out);
+    let outputs = names::resolve(plan, schema, settings.joins, readable, out);
+    if let Some(key) = key {
+        names::declared_key(plan, &outputs, key, out);
+    }
     rules::placement(plan, out);
     if out.errors.iter().any(|e| e.severity.is_blocking()) {
         // Buildability runs last and only on an otherwise clean plan, so every earlier

@@ -4,7 +4,7 @@
 
 use super::similar::closest;
 use super::walk::{self, has_aggregate, is_aggregate_name, Clause};
-use super::{Findings, JoinRule};
+use super::{DeclaredKey, Findings, JoinRule};
 use crate::error::ErrorCode;
 use crate::plan::{CastType, Expr, Literal, Plan};
 use crate::schema::{SchemaSnapshot, Table, TypeCategory};
@@ -96,14 +96,54 @@ pub fn resolve(
     joins: JoinRule,
     readable: &dyn Fn(&str) -> bool,
     out: &mut Findings,
-) {
+) -> Vec<OutCol> {
     let mut r = Resolver {
         schema,
         joins,
         readable,
         out,
     };
-    r.plan(plan, &[], &Vec::new());
+    r.plan(plan, &[], &Vec::new())
+}
+
+/// Checks the result column `key` declares, given the plan's resolved `outputs`. Only a
+/// plain column is checked: a computed one has no stored type to hold against the
+/// declaration, and the aggregator converts what it can.
+pub fn declared_key(plan: &Plan, outputs: &[OutCol], key: DeclaredKey<'_>, out: &mut Findings) {
+    if plan
+        .select_items
+        .iter()
+        .any(|s| matches!(&s.expr, Expr::Column { column, .. } if column == "*"))
+    {
+        return;
+    }
+    let Some(Expr::Column { alias, column }) = plan.select_items.get(key.position).map(|s| &s.expr)
+    else {
+        return;
+    };
+    let Some(found) = outputs.get(key.position).and_then(|c| c.category) else {
+        return;
+    };
+    use TypeCategory::*;
+    let never = matches!(
+        (key.category, found),
+        (Number | Boolean, Temporal) | (Temporal, Number | Boolean)
+    );
+    if never {
+        let named = match alias {
+            Some(a) => format!("{a}.{column}"),
+            None => column.clone(),
+        };
+        let wanted = category_word(key.category);
+        out.error(
+            ErrorCode::JoinKeyTypeMismatch,
+            format!(
+                "The join key {} is declared {wanted}, but {named} is {}. Select a column that holds {wanted} for this key.",
+                key.name,
+                category_word(found)
+            ),
+        );
+    }
 }
 
 struct Resolver<'s, 'o> {

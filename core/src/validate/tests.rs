@@ -693,3 +693,38 @@ fn table_names_reach_into_ctes_set_operations_and_subqueries() {
     let names = super::walk::table_names(&p);
     assert_eq!(names, ["Artist", "Album", "Album", "a"]);
 }
+
+#[test]
+fn a_declared_join_key_of_a_kind_that_never_converts_is_caught_before_running() {
+    let policies = Policies::demo();
+    let scope = policies.scope(&["admin".to_string()]);
+    let hires = plan(json!({
+        "tables": [{"name": "Employee", "alias": "e"}],
+        "select_items": [{"expr": c("e", "HireDate"), "alias": "employee_id"},
+                         {"expr": c("e", "LastName")},
+                         {"expr": func("COUNT", vec![c("e", "EmployeeId")]), "alias": "n"}],
+        "group_by": [{"expr": c("e", "HireDate")}, {"expr": c("e", "LastName")}]
+    }));
+    let key = |position, category| DeclaredKey {
+        name: "employee_id",
+        position,
+        category,
+    };
+    let settings = ValidatorSettings::default();
+    let check = |k| validate_part(Some(&hires), &schema(), &scope, &settings, Some(k));
+    let v = check(key(0, TypeCategory::Number));
+    assert_eq!(codes(&v), [ErrorCode::JoinKeyTypeMismatch]);
+    assert!(v.errors[0].is_retryable());
+    assert_eq!(
+        v.errors[0].message,
+        "The join key employee_id is declared a number, but e.HireDate is a date. Select a \
+         column that holds a number for this key."
+    );
+    assert!(!v.checks[1].passed);
+    // Text and dates convert, a date declared a date fits, and a computed column has no
+    // stored type to hold against the declaration.
+    assert!(check(key(0, TypeCategory::Text)).passed());
+    assert!(check(key(0, TypeCategory::Temporal)).passed());
+    assert!(check(key(2, TypeCategory::Temporal)).passed());
+    assert!(check(key(7, TypeCategory::Number)).passed());
+}

@@ -8,7 +8,7 @@ use crate::run::RunView;
 use crate::state::{AppState, Page};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use nl2sql_core::engine::{CancelToken, Event, Events};
+use nl2sql_core::engine::{CancelToken, Event, Events, TraceForm};
 use nl2sql_core::service::Question;
 use std::rc::Rc;
 
@@ -37,6 +37,8 @@ pub fn AskPage() -> impl IntoView {
             roles: vec![state.role.get_untracked()],
             datasource: Some(datasource.get_untracked()).filter(|d| !d.is_empty()),
             plan_only: plan_only.get_untracked(),
+            // The page's user owns the data they opened.
+            trace: TraceForm::Full,
         });
         let request = match request {
             Ok(r) => r,

@@ -15,6 +15,12 @@ async function main() {
     datasources: [{ id: "chinook", description: "A music store: artists, albums, tracks and genres, customers and invoices.", bytes }],
     provider: { kind: "compatible", model: "mock-model", base_url: params.get("mock"), api_key: "sk-example-0123456789abcdef" },
     settings: { answer: "llm" },
+    // Everyone reads everything, except that a viewer may not read the staff.
+    policies: {
+      default_role: "reader",
+      refusal_names_tables: true,
+      roles: { reader: { allow: ["chinook.*"] }, viewer: { allow: ["chinook.*"], deny: ["chinook.Employee"] } },
+    },
   });
 
   const events = [];
@@ -51,6 +57,14 @@ async function main() {
     (e) => e.code,
   );
 
+  // A caller across a trust boundary gets the cleaned form: the refused table, the role's
+  // rule and the database's words are named nowhere in it, trace and model calls included.
+  const PRIVATE = "Which employees were hired first, privately?";
+  const leaks = (r) => ["Employee", "Role viewer", '"details"', '"rule"'].filter((w) => JSON.stringify(r).includes(w));
+  const fullRun = await engine.ask(PRIVATE, { role: "viewer", trace: "full" });
+  const cleanedRun = await engine.ask(PRIVATE, { role: "viewer", trace: "cleaned" });
+  const badForm = await engine.ask(PRIVATE, { trace: "everything" }).then(() => "resolved", (e) => e.code);
+
   const routing = await engine.route("How many invoices were there?");
   const refused = await engine.sql("DELETE FROM Track");
   const counted = await engine.sql("SELECT COUNT(*) AS albums FROM Album");
@@ -62,6 +76,7 @@ async function main() {
     scoped: [abortedRun.status, ...abortedRun.errors.map((e) => e.error_code), besideRun.status],
     routed: routing.ranked,
     refused: refused.errors.map((e) => e.error_code),
+    traced: { full: leaks(fullRun), cleaned: leaks(cleanedRun), codes: cleanedRun.errors.map((e) => e.error_code), badForm },
     albums: counted.rows[0]?.[0],
     datasources: engine.datasources().map((d) => d.id),
   };

@@ -16,13 +16,13 @@ export async function example(sql_js: SqlJsModule, bytes: Uint8Array): Promise<s
     sql_js,
     datasources: [{ id: "chinook", description: "A music store", bytes }],
     provider: { kind: "compatible", model: "local", base_url: "http://127.0.0.1:11434/v1" },
-    settings: { answer: "template" },
+    settings: { answer: "template", schema_mismatch: "fail" },
   });
   const seen: string[] = [];
   const on_event = (e: EngineEvent): void => {
     if (e.event === "node_finished") seen.push(`${e.node}:${e.status}`);
   };
-  const result: QueryResult = await engine.ask("How many albums are there?", { role: "admin", on_event });
+  const result: QueryResult = await engine.ask("How many albums are there?", { role: "admin", on_event, trace: "cleaned" });
   const codes: ErrorCodeName[] = result.errors.map((e) => e.error_code);
   const writer: "template" | "llm" | undefined = result.final_answer?.written_by;
   if (result.source?.type === "verified") seen.push(result.source.id);
