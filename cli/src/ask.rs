@@ -10,6 +10,7 @@ use nl2sql_core::demo::DEMO_DATABASES;
 use nl2sql_core::engine::{EngineSettings, Event, Events, QueryResult, TraceForm, Writer};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::service::{Ask, Question, Service};
+use nl2sql_core::validate::QUERY_TIMEOUT_MS;
 use nl2sql_native::{demo_workspace, NativeHost};
 use std::path::PathBuf;
 
@@ -35,6 +36,10 @@ pub struct AskArgs {
     /// Stop the run (RUN_LIMIT_REACHED) once its priced model calls cost this many US dollars
     #[arg(long, value_name = "USD", value_parser = dollars)]
     max_cost: Option<f64>,
+    /// Stop any query that runs longer than this many milliseconds (QUERY_TIMEOUT)
+    #[arg(long, value_name = "MS", value_parser = crate::query::positive,
+          default_value_t = QUERY_TIMEOUT_MS)]
+    timeout_ms: u64,
     #[command(flatten)]
     output: RunArgs,
 }
@@ -185,6 +190,7 @@ pub fn run(args: &AskArgs) -> Result<(), Failure> {
             AnswerWriter::Template => AnswerConfig::Template,
         },
         max_cost_usd: args.max_cost,
+        query_timeout_ms: args.timeout_ms,
         ..RunConfig::default()
     };
     let service = open(&args.output, args.model.provider_config()?, run)?;

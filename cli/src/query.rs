@@ -9,7 +9,7 @@ use nl2sql_core::lower::{to_sql, LowerOptions};
 use nl2sql_core::plan::Plan;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::run::{run_plan, SqlRun, SqlStatus};
-use nl2sql_core::validate::{JoinRule, ValidatorSettings};
+use nl2sql_core::validate::{JoinRule, ValidatorSettings, QUERY_TIMEOUT_MS};
 use nl2sql_core::{Datasource, Dialect, SchemaSnapshot, Value};
 use nl2sql_native::SqliteFile;
 use std::io::Read;
@@ -68,6 +68,9 @@ pub struct Args {
     /// Unknown columns are warnings, not errors
     #[arg(long)]
     lenient_columns: bool,
+    /// Stop the query if it runs longer than this many milliseconds (QUERY_TIMEOUT)
+    #[arg(long, value_name = "MS", value_parser = positive, default_value_t = QUERY_TIMEOUT_MS)]
+    timeout_ms: u64,
 }
 
 /// The dialects `--dialect` takes: `Dialect` cannot derive clap's trait (the core crate
@@ -128,8 +131,8 @@ fn iso_day(text: &str) -> Result<String, String> {
     }
 }
 
-/// `--row-cap`'s value parser: a cap of 0 would refuse every result.
-fn positive(text: &str) -> Result<u64, String> {
+/// `--row-cap`'s and `--timeout-ms`'s value parser: 0 would refuse every result.
+pub(crate) fn positive(text: &str) -> Result<u64, String> {
     match text.parse::<u64>() {
         Ok(n) if n > 0 => Ok(n),
         _ => Err("not a positive whole number".into()),
@@ -145,6 +148,7 @@ impl Args {
                 row_cap: self.row_cap,
                 today: self.today.clone(),
             },
+            query_timeout_ms: Some(self.timeout_ms),
         }
     }
 }

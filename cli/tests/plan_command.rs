@@ -118,6 +118,45 @@ fn a_refusal_is_a_report_not_a_failure() {
     assert!(report["sql"].is_null());
 }
 
+/// Every track paired with every other of its media type, three times over: a query the
+/// validator rightly accepts that would run for hours.
+const RUNAWAY: &str = "SELECT COUNT(a.TrackId) AS triples FROM Track a \
+    JOIN Track b ON a.MediaTypeId = b.MediaTypeId JOIN Track c ON b.MediaTypeId = c.MediaTypeId";
+
+#[test]
+fn a_query_that_would_run_for_hours_stops_at_its_time_limit() {
+    let data = data_dir();
+    let started = std::time::Instant::now();
+    let out = nl2sql(
+        &[
+            "sql",
+            "--data",
+            &data,
+            "--json",
+            "--timeout-ms",
+            "300",
+            RUNAWAY,
+        ],
+        None,
+    );
+    let waited = started.elapsed();
+    let report = json(&out);
+    assert_eq!(report["status"], "error");
+    assert_eq!(report["errors"][0]["error_code"], "QUERY_TIMEOUT");
+    assert_eq!(report["errors"][0]["node"], "executor");
+    let message = report["errors"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("time limit of 300 ms"), "{message}");
+    // The SQL it stopped is reported with it.
+    assert!(report["sql"].as_str().is_some_and(|s| s.contains("JOIN")));
+    eprintln!("runaway query: stopped and reported {waited:?} after start (limit 300 ms)");
+    // 0 is not a limit but a wrong command line.
+    let zero = nl2sql(
+        &["sql", "--data", &data, "--timeout-ms", "0", RUNAWAY],
+        None,
+    );
+    assert_eq!(zero.status.code(), Some(2));
+}
+
 #[test]
 fn a_plan_comes_from_standard_input_and_a_bad_one_is_reported() {
     let data = data_dir();

@@ -9,6 +9,7 @@ use crate::engine::{Agent, AnswerMode, EngineSettings, Feedback};
 use crate::index::MismatchPolicy;
 use crate::provider::chat::PriceTable;
 use crate::provider::{ApiKey, Provider, Wire};
+use crate::validate::QUERY_TIMEOUT_MS;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -124,6 +125,8 @@ pub struct RunConfig {
     pub max_cost_usd: Option<f64>,
     /// The whole run's time limit.
     pub timeout_ms: u64,
+    /// Each query's time limit; the database stops a query that runs longer (QUERY_TIMEOUT).
+    pub query_timeout_ms: u64,
     /// Planner retries after a rejection.
     pub retries_max: u32,
     /// Rows a query may return.
@@ -151,6 +154,7 @@ impl Default for RunConfig {
             max_llm_calls: defaults.max_llm_calls,
             max_cost_usd: None,
             timeout_ms: defaults.timeout_ms,
+            query_timeout_ms: QUERY_TIMEOUT_MS,
             retries_max: defaults.retries_max,
             row_cap: defaults.validator.lower.row_cap,
             refiner: false,
@@ -230,9 +234,13 @@ pub fn engine_settings(
             "The cost limit must be a number of dollars, 0 or more.".into(),
         ));
     }
-    if run.timeout_ms == 0 || run.max_llm_calls == 0 || run.row_cap == 0 {
+    if run.timeout_ms == 0
+        || run.query_timeout_ms == 0
+        || run.max_llm_calls == 0
+        || run.row_cap == 0
+    {
         return Err(ConfigError(
-            "The time limit, the model-call limit and the row cap must be above 0.".into(),
+            "The time limits, the model-call limit and the row cap must be above 0.".into(),
         ));
     }
     let m = &provider.models;
@@ -262,6 +270,7 @@ pub fn engine_settings(
     s.speculative_planning = run.speculative_planning;
     s.schema_mismatch = run.schema_mismatch;
     s.validator.lower.row_cap = run.row_cap;
+    s.validator.query_timeout_ms = Some(run.query_timeout_ms);
     Ok(s)
 }
 

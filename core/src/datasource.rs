@@ -59,6 +59,19 @@ impl fmt::Display for Dialect {
 pub struct ExecLimits {
     /// At most this many rows come back; [`ResultFrame::truncated`] says whether more existed.
     pub max_rows: usize,
+    /// The query is stopped after this many milliseconds ([`DatasourceErrorKind::TimedOut`]);
+    /// `None`: no limit. An adapter that cannot stop a running query says so in its docs.
+    pub timeout_ms: Option<u64>,
+}
+
+impl ExecLimits {
+    /// At most `max_rows` rows, no time limit (catalogue reads and tests).
+    pub const fn rows(max_rows: usize) -> ExecLimits {
+        ExecLimits {
+            max_rows,
+            timeout_ms: None,
+        }
+    }
 }
 
 /// The rows a query returned, as the database typed them.
@@ -91,6 +104,8 @@ pub enum DatasourceErrorKind {
     Refused,
     /// The database could not run it: not a database, corrupt, out of memory, interrupted.
     Unavailable,
+    /// It ran past [`ExecLimits::timeout_ms`] and was stopped.
+    TimedOut,
 }
 
 /// A datasource failure: its kind and the database's own words.
@@ -123,6 +138,7 @@ impl fmt::Display for DatasourceError {
             DatasourceErrorKind::InvalidQuery => "invalid query",
             DatasourceErrorKind::Refused => "refused",
             DatasourceErrorKind::Unavailable => "database unavailable",
+            DatasourceErrorKind::TimedOut => "timed out",
         };
         write!(f, "{kind}: {}", self.message)
     }

@@ -96,8 +96,8 @@ pub enum ErrorCode {
     AllNullColumn,
     /// The question needs more sub-queries than `max_sub_queries` allows.
     QuestionTooBroad,
-    /// Join keys from two datasources hold values that cannot be made comparable (a text
-    /// key that is not a number, joined to a numeric key).
+    /// A warning: join keys from one datasource that do not convert to the key's kind (a
+    /// text key that is not a number, joined to a numeric key) and so matched nothing.
     JoinKeyUnconverted,
     /// A join repeats the rows an aggregate reads, so COUNT, SUM or AVG over-counts: an
     /// error under COUNT (the planner is asked once more), a warning under SUM and AVG.
@@ -113,6 +113,9 @@ pub enum ErrorCode {
     /// The refiner could not give advice (its answer could not be used); the planner
     /// retried with the rejection's own words instead.
     RefinerFailed,
+    /// A query ran past its time limit (`query_timeout_ms`) and the database stopped it;
+    /// fatal, since a retry would wait as long again.
+    QueryTimeout,
 }
 
 impl ErrorCode {
@@ -155,6 +158,7 @@ impl ErrorCode {
         ErrorCode::DatasourceNotFound,
         ErrorCode::PlanFeedback,
         ErrorCode::RefinerFailed,
+        ErrorCode::QueryTimeout,
     ];
 
     /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
@@ -197,6 +201,7 @@ impl ErrorCode {
             ErrorCode::DatasourceNotFound => "DATASOURCE_NOT_FOUND",
             ErrorCode::PlanFeedback => "PLAN_FEEDBACK",
             ErrorCode::RefinerFailed => "REFINER_FAILED",
+            ErrorCode::QueryTimeout => "QUERY_TIMEOUT",
         }
     }
 
@@ -219,6 +224,7 @@ impl ErrorCode {
                 | ErrorCode::QuestionTooBroad
                 | ErrorCode::ConfigInvalid
                 | ErrorCode::DatasourceNotFound
+                | ErrorCode::QueryTimeout
         )
     }
 

@@ -1,7 +1,7 @@
 //! A plan's whole deterministic path: validate, render, execute. The command line, the gold
 //! suites and (later) the pipeline's last steps all go through [`run_plan`].
 
-use crate::datasource::{Datasource, ExecLimits, ResultFrame};
+use crate::datasource::{Datasource, DatasourceErrorKind, ExecLimits, ResultFrame};
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::lower::{to_sql, LowerOptions};
 use crate::plan::Plan;
@@ -36,10 +36,23 @@ impl PlanRun {
 /// Maps a datasource failure to the error contract: the query's fault is the retryable
 /// EXECUTION_FAILED, anything else the fatal DB_EXECUTION_ERROR.
 pub fn execution_error(e: &crate::datasource::DatasourceError) -> PipelineError {
-    let code = if e.is_query_fault() {
-        ErrorCode::ExecutionFailed
-    } else {
-        ErrorCode::DbExecutionError
+    let code = match e.kind {
+        DatasourceErrorKind::InvalidQuery => ErrorCode::ExecutionFailed,
+        DatasourceErrorKind::TimedOut => {
+            return PipelineError::new(
+                Node::Executor,
+                ErrorCode::QueryTimeout,
+                Severity::Error,
+                format!(
+                    "The query was stopped: {}. Ask a narrower question, or raise the time limit \
+                     (query_timeout_ms; --timeout-ms on the command line) if the database needs longer.",
+                    e.message
+                ),
+            )
+        }
+        DatasourceErrorKind::Refused | DatasourceErrorKind::Unavailable => {
+            ErrorCode::DbExecutionError
+        }
     };
     PipelineError::new(Node::Executor, code, Severity::Error, e.message.clone())
 }
@@ -70,7 +83,7 @@ pub async fn run_plan(
             return run;
         }
     };
-    let executed = execute(&sql, datasource, &settings.lower).await;
+    let executed = execute(&sql, datasource, settings.exec_limits()).await;
     run.warnings.extend(executed.warnings);
     match executed.frame {
         Ok(frame) => run.frame = Some(frame),
@@ -108,11 +121,11 @@ pub struct Executed {
     pub warnings: Vec<RunWarning>,
 }
 
-/// The executor's step: `sql` run on `datasource` under the row cap.
-pub async fn execute(sql: &str, datasource: &dyn Datasource, lower: &LowerOptions) -> Executed {
-    let cap = usize::try_from(lower.row_cap).unwrap_or(usize::MAX);
+/// The executor's step: `sql` run on `datasource` under the row cap and the time limit.
+pub async fn execute(sql: &str, datasource: &dyn Datasource, limits: ExecLimits) -> Executed {
+    let cap = limits.max_rows;
     let mut warnings = Vec::new();
-    let frame = match datasource.execute(sql, ExecLimits { max_rows: cap }).await {
+    let frame = match datasource.execute(sql, limits).await {
         Ok(mut frame) => {
             // A result as long as the cap may have been cut (the SQL's LIMIT is the cap), so
             // it is marked cut: the flag and the warning always agree.

@@ -297,6 +297,7 @@ impl<H: Host> Service<H> {
             .to_string();
         let mut settings = ValidatorSettings::default();
         settings.lower.row_cap = self.run.borrow().row_cap;
+        settings.query_timeout_ms = Some(self.run.borrow().query_timeout_ms);
         workspace.sql(&datasource, sql, roles, &settings).await
     }
 

@@ -78,7 +78,7 @@ mod tests {
                 vec![Value::Text("Ann".into()), Value::Real(1.5)],
             ],
         }];
-        let limits = ExecLimits { max_rows: 10 };
+        let limits = ExecLimits::rows(10);
         let frame = combine(&tables, "SELECT name, n FROM q1 ORDER BY n", limits).unwrap();
         assert_eq!(
             frame.rows[0],

@@ -11,13 +11,22 @@ use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// A SQLite file opened read-only. Three locks stand behind the core guard: the file is
 /// opened read-only, `query_only` is on, and an authorizer denies every action but reading.
+/// A query with a time limit is interrupted by SQLite's progress handler at its deadline.
 pub struct SqliteFile {
     id: String,
     conn: Connection,
+    /// When the running query must stop; `None` while none runs or it has no limit.
+    deadline: Arc<Mutex<Option<Instant>>>,
 }
+
+/// SQLite virtual-machine steps between deadline checks: about a millisecond of work, so a
+/// stop comes promptly and the check costs nothing measurable.
+const STEPS_PER_CHECK: i32 = 10_000;
 
 impl SqliteFile {
     /// Opens `path` read-only as datasource `id`.
@@ -48,10 +57,49 @@ impl SqliteFile {
         conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))
             .map_err(to_error)?;
         conn.authorizer(Some(authorize)).map_err(to_error)?;
+        let deadline: Arc<Mutex<Option<Instant>>> = Arc::default();
+        let watched = Arc::clone(&deadline);
+        conn.progress_handler(
+            STEPS_PER_CHECK,
+            Some(move || {
+                let due = *watched.lock().unwrap_or_else(PoisonError::into_inner);
+                due.is_some_and(|d| Instant::now() >= d)
+            }),
+        )
+        .map_err(to_error)?;
         Ok(SqliteFile {
             id: id.into(),
             conn,
+            deadline,
         })
+    }
+
+    /// Runs `f` with the deadline `limits` give set, and turns SQLite's interruption at the
+    /// deadline into [`DatasourceErrorKind::TimedOut`].
+    fn within<T>(
+        &self,
+        limits: ExecLimits,
+        f: impl FnOnce() -> Result<T, DatasourceError>,
+    ) -> Result<T, DatasourceError> {
+        let due = limits
+            .timeout_ms
+            .map(|ms| Instant::now() + Duration::from_millis(ms));
+        self.set_deadline(due);
+        let out = f();
+        self.set_deadline(None);
+        match (out, limits.timeout_ms) {
+            (Err(e), Some(ms)) if due.is_some_and(|d| Instant::now() >= d) => {
+                Err(DatasourceError::new(
+                    DatasourceErrorKind::TimedOut,
+                    format!("it ran past its time limit of {ms} ms ({})", e.message),
+                ))
+            }
+            (out, _) => out,
+        }
+    }
+
+    fn set_deadline(&self, due: Option<Instant>) {
+        *self.deadline.lock().unwrap_or_else(PoisonError::into_inner) = due;
     }
 
     pub(crate) fn run(
@@ -60,7 +108,7 @@ impl SqliteFile {
         limits: ExecLimits,
     ) -> Result<ResultFrame, DatasourceError> {
         check_read_only(sql)?;
-        self.run_behind_guard(sql, limits)
+        self.within(limits, || self.run_behind_guard(sql, limits))
     }
 
     /// What runs once the guard has admitted the text; on its own it must still refuse to
@@ -183,7 +231,7 @@ mod tests {
     #[test]
     fn the_database_refuses_writes_even_without_the_guard() {
         let db = chinook();
-        let limits = ExecLimits { max_rows: 10 };
+        let limits = ExecLimits::rows(10);
         for sql in [
             "DELETE FROM Track",
             "INSERT INTO Genre (Name) VALUES ('x')",

@@ -10,7 +10,7 @@ use nl2sql_core::{
 /// Opens a demo database by id (`chinook`, `support`, `webanalytics`).
 pub type Opener<'a> = &'a dyn Fn(&str) -> Box<dyn Datasource>;
 
-const ALL_ROWS: ExecLimits = ExecLimits { max_rows: 100_000 };
+const ALL_ROWS: ExecLimits = ExecLimits::rows(100_000);
 
 async fn snapshot(open: Opener<'_>, id: &str) -> SchemaSnapshot {
     let ds = open(id);
@@ -321,11 +321,11 @@ pub async fn row_cap_is_honoured_and_reported(open: Opener<'_>) {
         (5000, 3503, false),
         (0, 0, true),
     ] {
-        let frame = rows(&*ds, sql, ExecLimits { max_rows: cap }).await;
+        let frame = rows(&*ds, sql, ExecLimits::rows(cap)).await;
         assert_eq!(frame.row_count(), expect_rows, "cap {cap}");
         assert_eq!(frame.truncated, expect_truncated, "cap {cap}");
     }
-    let first = rows(&*ds, sql, ExecLimits { max_rows: 3 }).await;
+    let first = rows(&*ds, sql, ExecLimits::rows(3)).await;
     assert_eq!(
         first.rows,
         vec![

@@ -137,7 +137,7 @@ pub async fn run_own_suite(db: &dyn nl2sql_core::Datasource) -> Outcome {
             continue;
         };
         out.runs += 1;
-        let direct = match db.execute(sql, ExecLimits { max_rows: 100_000 }).await {
+        let direct = match db.execute(sql, ExecLimits::rows(100_000)).await {
             Ok(frame) => frame,
             Err(e) => {
                 out.failures

@@ -45,6 +45,13 @@ fn codes(run: &PlanRun) -> Vec<ErrorCode> {
         .collect()
 }
 
+/// Every track paired with every other of its media type, three times over: billions of rows
+/// from a plan the validator rightly accepts.
+const RUNAWAY: &str = r#"{"tables": [{"name": "Track", "alias": "a"}, {"name": "Track", "alias": "b"}, {"name": "Track", "alias": "c"}],
+  "joins": [{"left_alias": "a", "right_alias": "b", "condition": {"kind": "binary", "op": "=", "left": {"kind": "column", "alias": "a", "column_name": "MediaTypeId"}, "right": {"kind": "column", "alias": "b", "column_name": "MediaTypeId"}}},
+            {"left_alias": "b", "right_alias": "c", "condition": {"kind": "binary", "op": "=", "left": {"kind": "column", "alias": "b", "column_name": "MediaTypeId"}, "right": {"kind": "column", "alias": "c", "column_name": "MediaTypeId"}}}],
+  "select_items": [{"alias": "triples", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "TrackId"}]}}]}"#;
+
 /// Produces `code` through the engine and returns every code that came out.
 fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
     let default = ValidatorSettings::default();
@@ -53,6 +60,13 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
     };
     let name = r#"{"expr": {"kind": "column", "alias": "t", "column_name": "Name"}}"#;
     match code {
+        ErrorCode::QueryTimeout => {
+            let limited = ValidatorSettings {
+                query_timeout_ms: Some(200),
+                ..default
+            };
+            codes(&run(env, RUNAWAY, "admin", &limited))
+        }
         ErrorCode::MissingPlan => {
             let scope = env.policies.scope(&[]);
             let v = validate(None, &env.schema, &scope, &default);

@@ -68,7 +68,7 @@ fn first_code(run: &PlanRun) -> Option<ErrorCode> {
 fn track_count(env: &Env) -> Value {
     let frame = pollster::block_on(
         env.db
-            .execute("SELECT COUNT(*) FROM Track", ExecLimits { max_rows: 1 }),
+            .execute("SELECT COUNT(*) FROM Track", ExecLimits::rows(1)),
     )
     .expect("counting works");
     frame.rows[0][0].clone()

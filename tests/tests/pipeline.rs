@@ -832,7 +832,7 @@ fn a_question_across_two_databases_is_split_run_and_combined() {
     let chinook = &w.dbs[0];
     let spend = pollster::block_on(chinook.execute(
         "SELECT lower(c.Email), round(sum(i.Total), 2) FROM Customer c JOIN Invoice i ON i.CustomerId = c.CustomerId GROUP BY c.Email",
-        nl2sql_core::ExecLimits { max_rows: 1000 },
+        nl2sql_core::ExecLimits::rows(1000),
     ))
     .expect("runs");
     for row in &combined.rows {

@@ -235,7 +235,7 @@ fn check(plan: &Plan) -> Result<(), TestCaseError> {
         prop_assert_eq!(parsed.len(), 1, "{}: {}", d, sql);
         prop_assert!(matches!(parsed[0], Statement::Query(_)), "{}: {}", d, sql);
         if d == Dialect::Sqlite {
-            let ran = pollster::block_on(c.db.execute(&sql, ExecLimits { max_rows: 100 }));
+            let ran = pollster::block_on(c.db.execute(&sql, ExecLimits::rows(100)));
             prop_assert!(ran.is_ok(), "{:?}\n{}", ran.err(), sql);
         }
     }
@@ -296,7 +296,7 @@ proptest! {
         }
         prop_assert_eq!(&got_alias.value, &alias, "{}", sql);
         if dialect == Dialect::Sqlite {
-            let run = pollster::block_on(chinook().db.execute(&sql, ExecLimits { max_rows: 1 }))
+            let run = pollster::block_on(chinook().db.execute(&sql, ExecLimits::rows(1)))
                 .map_err(|e| TestCaseError::fail(format!("{e}: {sql}")))?;
             prop_assert_eq!(&run.columns[0], &alias);
             prop_assert_eq!(&run.rows[0][0], &nl2sql_core::Value::Text(text));

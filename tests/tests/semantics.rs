@@ -31,7 +31,7 @@ fn rows_of_plan(db: &SqliteFile, plan: serde_json::Value) -> Vec<Vec<Value>> {
 }
 
 fn rows_of_sql(db: &SqliteFile, sql: &str) -> Vec<Vec<Value>> {
-    pollster::block_on(db.execute(sql, ExecLimits { max_rows: 100_000 }))
+    pollster::block_on(db.execute(sql, ExecLimits::rows(100_000)))
         .expect("the hand-written SQL runs")
         .rows
 }

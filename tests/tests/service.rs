@@ -509,3 +509,68 @@ fn a_database_changed_since_it_was_indexed_is_warned_about_or_refused_as_the_pol
         }
     }
 }
+
+#[test]
+fn a_planned_query_that_would_run_for_hours_ends_the_run_at_its_time_limit() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let q = "How many triples of tracks share a media type?";
+    let column = |alias: &str, name: &str| serde_json::json!({"kind": "column", "alias": alias, "column_name": name});
+    let same = |l: &str, r: &str| {
+        serde_json::json!({"left_alias": l, "right_alias": r, "condition":
+        {"kind": "binary", "op": "=", "left": column(l, "MediaTypeId"), "right": column(r, "MediaTypeId")}})
+    };
+    let runaway = serde_json::json!({
+        "tables": [{"name": "Track", "alias": "a"}, {"name": "Track", "alias": "b"}, {"name": "Track", "alias": "c"}],
+        "joins": [same("a", "b"), same("b", "c")],
+        "select_items": [{"alias": "triples", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [column("a", "TrackId")]}}]
+    });
+    mock.add([
+        Fixture::new(
+            "answerability",
+            q,
+            r#"{"datasources": ["chinook"], "reason": "tracks"}"#,
+        ),
+        Fixture::new("plan", q, &runaway.to_string()),
+    ]);
+    let run = RunConfig {
+        answer: AnswerConfig::Template,
+        query_timeout_ms: 300,
+        ..RunConfig::default()
+    };
+    let s = service(mock_provider(&mock), run);
+    let ask = s.request(question(q)).unwrap_or_else(|e| panic!("{e}"));
+    let r = pollster::block_on(s.ask(ask, None));
+    assert_eq!(r.status, Status::Error);
+    let codes: Vec<ErrorCode> = r.errors.iter().map(|e| e.error_code).collect();
+    assert_eq!(codes, [ErrorCode::QueryTimeout]);
+    assert!(
+        r.errors[0].message.contains("300 ms"),
+        "{}",
+        r.errors[0].message
+    );
+    // Fatal: the planner is not asked again to wait as long once more.
+    assert_eq!(r.sub_queries[0].retry_count, 0);
+    let executor = r
+        .trace
+        .iter()
+        .find(|n| n.node == nl2sql_core::error::Node::Executor)
+        .unwrap_or_else(|| panic!("an executor record"));
+    assert_eq!(executor.status, nl2sql_core::engine::NodeStatus::Error);
+    // A query never outlives its run: the run's own limit cuts the query's.
+    let run = RunConfig {
+        answer: AnswerConfig::Template,
+        timeout_ms: 400,
+        ..RunConfig::default()
+    };
+    let s = service(mock_provider(&mock), run);
+    let ask = s.request(question(q)).unwrap_or_else(|e| panic!("{e}"));
+    let r = pollster::block_on(s.ask(ask, None));
+    assert_eq!(r.status, Status::Error);
+    let stopped: Vec<&str> = r.errors.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(
+        r.errors[0].error_code,
+        ErrorCode::QueryTimeout,
+        "{stopped:?}"
+    );
+    assert!(!stopped[0].contains("10000 ms"), "{stopped:?}");
+}

@@ -36,6 +36,8 @@ export interface RunSettings {
   max_llm_calls?: number;
   max_cost_usd?: number | null;
   timeout_ms?: number;
+  /** Each query's time limit (default 10,000 ms), enforced by the native engines; in the page, sql.js runs on the page's own thread and cannot be stopped yet. */
+  query_timeout_ms?: number;
   retries_max?: number;
   row_cap?: number;
   /** A refiner model turns rejections into advice before the planner retries. */

@@ -85,9 +85,7 @@ pub async fn combine(
         .query(
             &tables,
             &sql,
-            ExecLimits {
-                max_rows: usize::try_from(row_cap).unwrap_or(usize::MAX),
-            },
+            ExecLimits::rows(usize::try_from(row_cap).unwrap_or(usize::MAX)),
         )
         .await
         .map_err(|e| {

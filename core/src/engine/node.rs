@@ -7,6 +7,7 @@ use super::control::{CancelToken, Event, Events, Sleep};
 use super::llm::{Budget, LlmCall};
 use super::result::{NodeRecord, NodeStatus, SubQuery};
 use super::settings::Agent;
+use crate::datasource::ExecLimits;
 use crate::error::{ErrorCode, Node, PipelineError, Severity};
 use crate::index::Clock;
 use std::cell::RefCell;
@@ -225,6 +226,16 @@ impl<'c> Run<'c> {
             preview: sub.rows.iter().take(ROWS_PREVIEW).cloned().collect(),
             row_count: sub.rows.len(),
         });
+    }
+
+    /// `limits` with the query's time limit cut to the time the run has left, so a query
+    /// never outlives its run.
+    pub fn bounded_limits(&self, limits: ExecLimits) -> ExecLimits {
+        let left = self.deadline.saturating_sub(self.now()).max(1);
+        ExecLimits {
+            timeout_ms: Some(limits.timeout_ms.map_or(left, |t| t.min(left))),
+            ..limits
+        }
     }
 
     /// `agent` with its call timeout cut to the time the run has left.

@@ -6,9 +6,8 @@
 use crate::datasource::{Datasource, ExecLimits};
 use crate::index::ValueIndex;
 use crate::lower::to_sql;
-use crate::plan::{BinaryOp, Expr, FuncCall, Literal, Plan, SelectItem};
+use crate::plan::{BinaryOp, Expr, FuncCall, Literal, Plan, SelectItem, TableRef};
 use crate::schema::SchemaSnapshot;
-use crate::sqlite::quote_ident;
 use crate::validate::ValidatorSettings;
 use crate::value::Value;
 
@@ -52,6 +51,14 @@ impl Missing {
     }
 }
 
+/// One row, under the queries' time limit: a probe must never outlast the query it checks.
+fn probe_limits(settings: &ValidatorSettings) -> ExecLimits {
+    ExecLimits {
+        max_rows: 1,
+        ..settings.exec_limits()
+    }
+}
+
 /// The most literals looked up per result: a long `IN` list is not a name the person typed.
 const MOST_LITERALS: usize = 5;
 
@@ -62,6 +69,7 @@ pub async fn missing_values(
     schema: &SchemaSnapshot,
     db: &dyn Datasource,
     values: &ValueIndex,
+    settings: &ValidatorSettings,
 ) -> Vec<Missing> {
     let mut found = Vec::new();
     if let Some(filter) = &plan.filter {
@@ -72,14 +80,35 @@ pub async fn missing_values(
         let Some(table) = table_of(plan, schema, alias.as_deref(), &column) else {
             continue;
         };
-        let sql = format!(
-            "SELECT 1 FROM {} WHERE {} = '{}' LIMIT 1",
-            quote_ident(&table),
-            quote_ident(&column),
-            value.replace('\'', "''")
-        );
-        // A failed probe proves nothing either way.
-        let Ok(frame) = db.execute(&sql, ExecLimits { max_rows: 1 }).await else {
+        // Written as a plan and rendered like any other, so the probe is in the
+        // datasource's own dialect (quoting, string escapes).
+        let probe = Plan {
+            tables: vec![TableRef {
+                name: table.clone(),
+                schema_name: None,
+                database: None,
+                alias: "t".into(),
+            }],
+            select_items: vec![SelectItem {
+                expr: Expr::Literal(Literal::Integer(1)),
+                alias: Some("found".into()),
+            }],
+            filter: Some(Expr::Binary {
+                op: BinaryOp::Eq,
+                left: Box::new(Expr::Column {
+                    alias: Some("t".into()),
+                    column: column.clone(),
+                }),
+                right: Box::new(Expr::Literal(Literal::Text(value.clone()))),
+            }),
+            limit: Some(1),
+            ..Plan::default()
+        };
+        // A probe that cannot be rendered or run proves nothing either way.
+        let Ok(sql) = to_sql(&probe, schema, db.dialect(), &settings.lower) else {
+            continue;
+        };
+        let Ok(frame) = db.execute(&sql, probe_limits(settings)).await else {
             continue;
         };
         if frame.rows.is_empty() {
@@ -222,10 +251,10 @@ pub async fn fan_outs(
             ..plan.clone()
         };
         // A probe that cannot be rendered or run proves nothing either way.
-        let Ok(sql) = to_sql(&probe, schema, schema.dialect, &settings.lower) else {
+        let Ok(sql) = to_sql(&probe, schema, db.dialect(), &settings.lower) else {
             continue;
         };
-        let Ok(frame) = db.execute(&sql, ExecLimits { max_rows: 1 }).await else {
+        let Ok(frame) = db.execute(&sql, probe_limits(settings)).await else {
             continue;
         };
         if frame.rows.is_empty() {

@@ -420,7 +420,8 @@ impl Engine<'_> {
         };
         solved.sub.sql = Some(sql.clone());
         let step = run.begin(at.node(Node::Executor)).await?;
-        let executed = execute(&sql, db, &self.settings.validator.lower).await;
+        let limits = run.bounded_limits(self.settings.validator.exec_limits());
+        let executed = execute(&sql, db, limits).await;
         let mut found = Findings {
             errors: Vec::new(),
             warnings: v.warnings.clone(),
@@ -478,8 +479,14 @@ impl Engine<'_> {
         // With no retry left a finding can only be reported: the rows are kept.
         let can_retry = at.attempt < self.settings.retries_max;
         if frame.rows.is_empty() {
-            let missing =
-                sanity::missing_values(plan, schema, db, self.catalog.index().values()).await;
+            let missing = sanity::missing_values(
+                plan,
+                schema,
+                db,
+                self.catalog.index().values(),
+                &self.settings.validator,
+            )
+            .await;
             let retry =
                 can_retry && !retried.value && missing.iter().any(|m| !m.closest.is_empty());
             for m in &missing {

@@ -135,7 +135,7 @@ impl ValueIndex {
                     "SELECT DISTINCT {col} FROM {} WHERE {col} IS NOT NULL AND length({col}) <= {LONGEST_VALUE} ORDER BY 1 LIMIT {cap}",
                     quote_ident(&t.name)
                 );
-                let frame = ds.execute(&sql, ExecLimits { max_rows: cap }).await?;
+                let frame = ds.execute(&sql, ExecLimits::rows(cap)).await?;
                 let values = frame
                     .rows
                     .into_iter()

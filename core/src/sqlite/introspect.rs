@@ -12,7 +12,7 @@ use crate::schema::{
 use crate::value::Value;
 
 /// Catalogue reads are small; the cap only guards against a pathological file.
-const CATALOGUE_LIMITS: ExecLimits = ExecLimits { max_rows: 100_000 };
+const CATALOGUE_LIMITS: ExecLimits = ExecLimits::rows(100_000);
 
 /// Reads every table (not views, not SQLite's own tables) with its columns, keys, row count
 /// and column statistics.

@@ -12,6 +12,7 @@ mod rules;
 mod similar;
 pub mod walk;
 
+use crate::datasource::ExecLimits;
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::lower::{lower, LowerOptions};
 use crate::plan::Plan;
@@ -45,6 +46,22 @@ pub struct ValidatorSettings {
     pub joins: JoinRule,
     /// Row cap and pinned date, for the buildability check.
     pub lower: LowerOptions,
+    /// Each query's time limit (`None`: none). Not a validation matter: it travels with the
+    /// row cap to every path that runs what it validated.
+    pub query_timeout_ms: Option<u64>,
+}
+
+/// A query's default time limit: 10 s.
+pub const QUERY_TIMEOUT_MS: u64 = 10_000;
+
+impl ValidatorSettings {
+    /// The limits a validated query runs under: the row cap and the time limit.
+    pub fn exec_limits(&self) -> ExecLimits {
+        ExecLimits {
+            max_rows: usize::try_from(self.lower.row_cap).unwrap_or(usize::MAX),
+            timeout_ms: self.query_timeout_ms,
+        }
+    }
 }
 
 impl Default for ValidatorSettings {
@@ -53,6 +70,7 @@ impl Default for ValidatorSettings {
             strict_columns: true,
             joins: JoinRule::Typed,
             lower: LowerOptions::default(),
+            query_timeout_ms: Some(QUERY_TIMEOUT_MS),
         }
     }
 }
