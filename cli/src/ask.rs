@@ -6,12 +6,11 @@ use clap::ValueEnum;
 use nl2sql_core::config::{
     engine_settings, AnswerConfig, NodeModels, ProviderConfig, ProviderKind, RunConfig,
 };
-use nl2sql_core::demo::DEMO_DATABASES;
 use nl2sql_core::engine::{EngineSettings, Event, Events, QueryResult, TraceForm, Writer};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::service::{Ask, Question, Service};
 use nl2sql_core::validate::QUERY_TIMEOUT_MS;
-use nl2sql_native::{demo_workspace, NativeHost};
+use nl2sql_native::NativeHost;
 use std::path::PathBuf;
 
 /// `nl2sql ask`'s command line.
@@ -63,9 +62,8 @@ struct RunArgs {
     /// Print the whole result as JSON instead of the rows and the answer
     #[arg(long)]
     json: bool,
-    /// The folder holding the demo databases
-    #[arg(long, value_name = "DIR", default_value = "data")]
-    data: PathBuf,
+    #[command(flatten)]
+    dbs: crate::DbArgs,
 }
 
 /// The model provider and model, for `ask` and `eval`. Keys come from the environment only.
@@ -228,18 +226,20 @@ pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
     execute(&args.output, &service, ask)
 }
 
-/// The facade over the demo databases in `o.data`.
+/// The facade over the databases the options name.
 fn open(
     o: &RunArgs,
     provider: ProviderConfig,
     run: RunConfig,
 ) -> Result<Service<NativeHost>, Failure> {
+    let sources = o.dbs.sources()?;
     // A missing file is named before anything is read.
-    for d in &DEMO_DATABASES {
-        crate::demo_path(d.id, &o.data)?;
+    for id in sources.ids() {
+        sources.path(Some(&id)).map_err(crate::source_failure)?;
     }
-    let workspace =
-        demo_workspace(&o.data, Policies::demo()).map_err(|e| Failure::Runtime(e.to_string()))?;
+    let workspace = sources
+        .workspace(Policies::demo())
+        .map_err(|e| Failure::Runtime(e.to_string()))?;
     Ok(Service::new(
         NativeHost::default(),
         workspace,

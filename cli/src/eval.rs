@@ -88,8 +88,8 @@ pub fn run(o: &Args) -> Result<(), Failure> {
         .filter(|c| c.status == "approved")
         .collect();
     let embedder = BuiltinEmbedder::default();
-    let index =
-        build_index(&o.data, &embedder).map_err(|e| Failure::Runtime(embed_failure_text(e)))?;
+    let index = build_index(&nl2sql_native::Sources::Demo(o.data.clone()), &embedder)
+        .map_err(|e| Failure::Runtime(embed_failure_text(e)))?;
     let started = Instant::now();
     let (metrics, board, stopped, models) = match o.mode {
         Mode::Retrieval => {

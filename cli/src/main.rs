@@ -145,6 +145,37 @@ pub(crate) fn choice_name(value: &impl ValueEnum) -> String {
         .unwrap_or_default()
 }
 
+/// Where a command's databases are: the demo folder, or one database of the person's own.
+#[derive(clap::Args)]
+pub(crate) struct DbArgs {
+    /// One database of your own instead of the demo ones: a SQLite file
+    #[arg(long, value_name = "PATH")]
+    db: Option<String>,
+    /// The id --db's database goes by [default: the file's name]; the role policies naming
+    /// that id apply
+    #[arg(long, value_name = "ID", requires = "db")]
+    id: Option<String>,
+    /// The folder holding the demo databases
+    #[arg(long, value_name = "DIR", default_value = "data")]
+    data: PathBuf,
+}
+
+impl DbArgs {
+    /// The databases these options name.
+    pub(crate) fn sources(&self) -> Result<nl2sql_native::Sources, Failure> {
+        nl2sql_native::Sources::new(self.db.as_deref(), self.id.as_deref(), &self.data)
+            .map_err(source_failure)
+    }
+}
+
+/// A database that cannot be named (a wrong command line) or read (a runtime failure).
+pub(crate) fn source_failure(e: nl2sql_native::SourceError) -> Failure {
+    match e {
+        nl2sql_native::SourceError::Usage(why) => Failure::Usage(why),
+        nl2sql_native::SourceError::Unreadable(why) => Failure::Runtime(why),
+    }
+}
+
 /// The id and file of a demo database under `data`.
 pub(crate) fn demo_path(id: &str, data: &Path) -> Result<(String, PathBuf), Failure> {
     nl2sql_native::demo_path(id, data).map_err(|e| match e {

@@ -1,7 +1,7 @@
 //! `nl2sql plan` and `nl2sql sql`: a plan (or SQL imported as one) through the validator,
 //! the generator and the database, reported as text or as one JSON object.
 
-use crate::{demo_path, Failure};
+use crate::{source_failure, DbArgs, Failure};
 use clap::ValueEnum;
 use nl2sql_core::error::{ErrorCode, Node, PipelineError, Severity};
 use nl2sql_core::import::import_sql;
@@ -11,7 +11,6 @@ use nl2sql_core::policy::Policies;
 use nl2sql_core::run::{run_plan, SqlRun, SqlStatus};
 use nl2sql_core::validate::{JoinRule, ValidatorSettings, QUERY_TIMEOUT_MS};
 use nl2sql_core::{Datasource, Dialect, SchemaSnapshot, Value};
-use nl2sql_native::SqliteFile;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -38,9 +37,10 @@ pub struct SqlArgs {
 /// The options `plan` and `sql` share.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The demo database to check against and run on: chinook, support or webanalytics
-    #[arg(long, value_name = "ID", default_value = "chinook")]
-    datasource: String,
+    /// The demo database to check against and run on: chinook (default), support or
+    /// webanalytics
+    #[arg(long, value_name = "ID")]
+    datasource: Option<String>,
     /// The caller's role [default: the policy's default role, admin]
     #[arg(long, value_name = "ROLE")]
     role: Option<String>,
@@ -48,9 +48,8 @@ pub struct Args {
     /// row_count
     #[arg(long)]
     json: bool,
-    /// The folder holding the demo databases
-    #[arg(long, value_name = "DIR", default_value = "data")]
-    data: PathBuf,
+    #[command(flatten)]
+    dbs: DbArgs,
     /// Render for this dialect; one other than the datasource's is rendered, not run
     /// [default: the datasource's]
     #[arg(long, value_enum)]
@@ -196,9 +195,13 @@ fn run(
     input: &str,
     make_plan: impl FnOnce(&SchemaSnapshot) -> Result<Plan, PipelineError>,
 ) -> Result<(), Failure> {
-    let (id, path) = demo_path(&o.datasource, &o.data)?;
+    let db = o
+        .dbs
+        .sources()?
+        .open(o.datasource.as_deref())
+        .map_err(source_failure)?;
+    let id = db.id().to_string();
     let runtime = |e: nl2sql_core::DatasourceError| Failure::Runtime(e.to_string());
-    let db = SqliteFile::open(&id, &path).map_err(runtime)?;
     let schema = pollster::block_on(db.introspect()).map_err(runtime)?;
     let policies = Policies::demo();
     let scope = policies.scope(o.role.as_slice());

@@ -1,9 +1,8 @@
 //! `nl2sql route`, `nl2sql retrieve` and `nl2sql index`: the schema index over the demo
 //! databases, built in memory on every run (it takes milliseconds).
 
-use crate::{demo_path, Failure};
+use crate::{source_failure, Failure};
 use clap::ValueEnum;
-use nl2sql_core::demo::{demo_profile, DEMO_DATABASES};
 use nl2sql_core::error::Node;
 use nl2sql_core::index::{
     render, retrieve, route, BuiltinEmbedder, CircuitBreaker, EmbedError, Embedder, EntryKind,
@@ -12,10 +11,9 @@ use nl2sql_core::index::{
 use nl2sql_core::policy::Policies;
 use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
 use nl2sql_core::Datasource;
-use nl2sql_native::{BlockingTransport, SqliteFile, WallClock};
+use nl2sql_native::{BlockingTransport, Sources, WallClock};
 use serde::Serialize;
 use serde_json::json;
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// Most distinct values read per text column.
@@ -30,9 +28,8 @@ pub struct IndexArgs {
     /// Print JSON
     #[arg(long)]
     json: bool,
-    /// The folder holding the demo databases
-    #[arg(long, value_name = "DIR", default_value = "data")]
-    data: PathBuf,
+    #[command(flatten)]
+    dbs: crate::DbArgs,
 }
 
 /// `nl2sql route`'s command line.
@@ -52,9 +49,10 @@ pub struct RouteArgs {
 pub struct RetrieveArgs {
     /// The question, in quotes
     question: String,
-    /// The demo database to retrieve from: chinook, support or webanalytics
-    #[arg(long, value_name = "ID")]
-    datasource: String,
+    /// The demo database to retrieve from: chinook, support or webanalytics (with --db, its
+    /// database)
+    #[arg(long, value_name = "ID", required_unless_present = "db")]
+    datasource: Option<String>,
     /// Skip the small-schema shortcut (every table sent), for measuring recall
     #[arg(long)]
     force_search: bool,
@@ -170,7 +168,7 @@ impl IndexArgs {
             None => &builtin,
         };
         let started = Instant::now();
-        let index = build_index(&self.data, embedder)?;
+        let index = build_index(&self.dbs.sources()?, embedder)?;
         then(&Built {
             index,
             embedder,
@@ -200,18 +198,13 @@ pub(crate) fn embed_failure_text(e: Failure) -> String {
 
 /// The index over the demo databases in `data`.
 pub(crate) fn build_index(
-    data: &std::path::Path,
+    sources: &Sources,
     embedder: &dyn Embedder,
 ) -> Result<SchemaIndex, Failure> {
-    let mut opened = Vec::with_capacity(DEMO_DATABASES.len());
-    for d in &DEMO_DATABASES {
-        let (id, path) = demo_path(d.id, data)?;
-        opened.push(SqliteFile::open(id, &path).map_err(|e| Failure::Runtime(e.to_string()))?);
-    }
-    let sources: Vec<(_, &dyn Datasource)> = DEMO_DATABASES
+    let opened = sources.open_all().map_err(source_failure)?;
+    let sources: Vec<(_, &dyn Datasource)> = opened
         .iter()
-        .zip(&opened)
-        .map(|(d, db)| (demo_profile(d), db as &dyn Datasource))
+        .map(|(profile, db)| (profile.clone(), db as &dyn Datasource))
         .collect();
     pollster::block_on(SchemaIndex::read_and_build(&sources, VALUE_CAP, embedder)).map_err(|e| {
         match e {
@@ -266,7 +259,12 @@ pub fn route_command(args: &RouteArgs) -> Result<(), Failure> {
 /// Runs `nl2sql retrieve`.
 pub fn retrieve_command(args: &RetrieveArgs) -> Result<(), Failure> {
     args.index.with_index(|built| {
-        let (id, _) = demo_path(&args.datasource, &args.index.data)?;
+        let (id, _) = args
+            .index
+            .dbs
+            .sources()?
+            .path(args.datasource.as_deref())
+            .map_err(source_failure)?;
         let policies = Policies::demo();
         let scope = policies.scope(args.role.as_slice());
         let r = pollster::block_on(retrieve(

@@ -1,8 +1,7 @@
 //! `nl2sql schema`: a datasource's tables, columns, keys and statistics, as text or JSON.
 
-use crate::{demo_path, Failure};
+use crate::{source_failure, Failure};
 use nl2sql_core::{Datasource, SchemaSnapshot};
-use nl2sql_native::SqliteFile;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -10,12 +9,11 @@ pub struct Args {
     /// A demo database: chinook (default), support or webanalytics
     #[arg(long, value_name = "ID", conflicts_with = "file")]
     datasource: Option<String>,
-    /// Any SQLite file instead, opened read-only (its id is the file stem)
-    #[arg(long, value_name = "PATH")]
+    /// Any SQLite file instead, opened read-only (its id is the file stem); the same as --db
+    #[arg(long, value_name = "PATH", conflicts_with = "db")]
     file: Option<PathBuf>,
-    /// The folder holding the demo databases
-    #[arg(long, value_name = "DIR", default_value = "data")]
-    data: PathBuf,
+    #[command(flatten)]
+    dbs: crate::DbArgs,
     /// Print the schema snapshot as JSON
     #[arg(long)]
     json: bool,
@@ -23,15 +21,19 @@ pub struct Args {
 
 /// Runs `nl2sql schema`.
 pub fn run(args: &Args) -> Result<(), Failure> {
-    let (id, path) = match &args.file {
-        Some(path) => {
-            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-            (stem.into_owned(), path.clone())
-        }
-        None => demo_path(args.datasource.as_deref().unwrap_or("chinook"), &args.data)?,
+    let sources = match &args.file {
+        Some(path) => nl2sql_native::Sources::new(
+            Some(&path.to_string_lossy()),
+            None,
+            std::path::Path::new("data"),
+        )
+        .map_err(source_failure)?,
+        None => args.dbs.sources()?,
     };
+    let source = sources
+        .open(args.datasource.as_deref())
+        .map_err(source_failure)?;
     let runtime = |e: nl2sql_core::DatasourceError| Failure::Runtime(e.to_string());
-    let source = SqliteFile::open(id, &path).map_err(runtime)?;
     let snapshot = pollster::block_on(source.introspect()).map_err(runtime)?;
     if args.json {
         let text =

@@ -3,20 +3,17 @@
 //! opened as a workspace for the facade.
 
 use crate::clock::WallClock;
-use crate::demo::open_demo;
 use crate::http::{BlockingTransport, ThreadSleep};
 use crate::scratch::MemoryScratch;
-use nl2sql_core::curated::Curated;
-use nl2sql_core::demo::{demo_profile, DEMO_DATABASES, DEMO_VERIFIED};
+use crate::sources::Sources;
 use nl2sql_core::engine::{CancelToken, Sleep};
 use nl2sql_core::http::HttpTransport;
-use nl2sql_core::index::{BuiltinEmbedder, Clock};
+use nl2sql_core::index::Clock;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::scratch::Scratch;
 use nl2sql_core::service::Host;
-use nl2sql_core::workspace::{Opening, Workspace, WorkspaceError};
+use nl2sql_core::workspace::{Workspace, WorkspaceError};
 use std::path::Path;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -50,21 +47,5 @@ impl Host for NativeHost {
 /// The three demo databases in `data`, read and indexed, with their verified queries and
 /// `policies`.
 pub fn demo_workspace(data: &Path, policies: Policies) -> Result<Workspace, WorkspaceError> {
-    let curated = serde_json::from_str::<Curated>(DEMO_VERIFIED)
-        .map_err(|e| WorkspaceError::Config(format!("the demo's verified queries: {e}")))?;
-    let mut openings = Vec::with_capacity(DEMO_DATABASES.len());
-    for d in &DEMO_DATABASES {
-        let db = open_demo(d.id, data).map_err(|e| WorkspaceError::Unreadable(e.to_string()))?;
-        openings.push(Opening {
-            profile: demo_profile(d),
-            datasource: Rc::new(db),
-            read_ahead: None,
-        });
-    }
-    pollster::block_on(Workspace::open(
-        openings,
-        policies,
-        curated,
-        Rc::new(BuiltinEmbedder::default()),
-    ))
+    Sources::Demo(data.to_path_buf()).workspace(policies)
 }

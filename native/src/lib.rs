@@ -1,8 +1,8 @@
 //! The native side of nl2sql, shared by every native front end (the command line, the
 //! tests, and the servers to come): SQLite files through rusqlite, the scratch database
 //! for combining results, the blocking HTTP transport to model providers, the wall clock,
-//! the host the engine's facade runs on, and the demo databases (as a workspace, and read
-//! ahead into a catalogue).
+//! the host the engine's facade runs on, where a command's databases come from (the demo
+//! folder or one `--db`), and the demo databases read ahead into a catalogue.
 
 pub mod catalogue;
 pub mod clock;
@@ -10,6 +10,7 @@ pub mod demo;
 pub mod host;
 pub mod http;
 pub mod scratch;
+pub mod sources;
 pub mod sqlite_file;
 
 pub use clock::WallClock;
@@ -17,4 +18,5 @@ pub use demo::{demo_path, open_demo, DemoPathError};
 pub use host::{demo_workspace, NativeHost};
 pub use http::{BlockingTransport, ThreadSleep};
 pub use scratch::MemoryScratch;
+pub use sources::{SourceError, Sources};
 pub use sqlite_file::SqliteFile;

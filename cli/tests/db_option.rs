@@ -1,0 +1,164 @@
+//! `--db`: every command pointed at one database of the person's own (a copy of Chinook
+//! under another name), its id from the file's name or `--id`, the policies naming that id
+//! applied; server URLs refused by name until their adapters exist.
+
+use nl2sql_tests::mock::{Fixture, MockProvider};
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn nl2sql(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nl2sql"))
+        .args(args)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("NL2SQL_API_KEY")
+        .output()
+        .expect("the nl2sql binary runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+/// A copy of Chinook named `my shop.sqlite` (id `my_shop`), made once per test.
+fn shop(name: &str) -> String {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let path = dir.join("my shop.sqlite");
+    let demo = nl2sql_tests::native::data_dir().join("chinook.sqlite");
+    std::fs::copy(demo, &path).expect("the copy");
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn schema_plan_sql_route_and_retrieve_read_the_named_database() {
+    let db = shop("db-commands");
+    let schema = json(&nl2sql(&["schema", "--db", &db, "--json"]));
+    assert_eq!(schema["datasource_id"], "my_shop");
+    let ran = json(&nl2sql(&[
+        "sql",
+        "--db",
+        &db,
+        "--json",
+        "SELECT COUNT(*) AS albums FROM Album",
+    ]));
+    assert_eq!(ran["datasource"], "my_shop");
+    assert_eq!(ran["rows"], serde_json::json!([[347]]));
+    let plan = r#"{"tables": [{"name": "Genre", "alias": "g"}], "select_items": [{"expr": {"kind": "column", "alias": "g", "column_name": "Name"}}]}"#;
+    let dir = PathBuf::from(&db).with_file_name("genres.json");
+    std::fs::write(&dir, plan).expect("the plan file");
+    let planned = json(&nl2sql(&[
+        "plan",
+        "--db",
+        &db,
+        "--json",
+        &dir.to_string_lossy(),
+    ]));
+    assert_eq!(planned["datasource"], "my_shop");
+    assert_eq!(planned["rows"].as_array().map(Vec::len), Some(25));
+    let routed = json(&nl2sql(&[
+        "route",
+        "--db",
+        &db,
+        "--json",
+        "Which genres are there?",
+    ]));
+    assert_eq!(routed["ranked"], serde_json::json!(["my_shop"]));
+    let retrieved = json(&nl2sql(&[
+        "retrieve",
+        "--db",
+        &db,
+        "--json",
+        "Which genres are there?",
+    ]));
+    assert!(retrieved["tables"]
+        .as_array()
+        .is_some_and(|t| t.iter().any(|t| t == "Genre")));
+    // Another id than the database's is a wrong command line.
+    let out = nl2sql(&["sql", "--db", &db, "--datasource", "chinook", "SELECT 1"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn the_policies_naming_the_id_apply() {
+    let db = shop("db-policies");
+    let staff = "SELECT e.LastName FROM Employee e";
+    let codes = |args: &[&str]| {
+        let report = json(&nl2sql(args));
+        report["errors"]
+            .as_array()
+            .map(|e| {
+                e.iter()
+                    .map(|e| e["error_code"].clone())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    // As `chinook`, the demo's analyst may not read the staff; as `my_shop`, no rule names
+    // the table, and the analyst reads everything.
+    let as_chinook = codes(&[
+        "sql", "--db", &db, "--id", "chinook", "--role", "analyst", "--json", staff,
+    ]);
+    assert_eq!(as_chinook, [serde_json::json!("SECURITY_VIOLATION")]);
+    let as_shop = codes(&["sql", "--db", &db, "--role", "analyst", "--json", staff]);
+    assert!(as_shop.is_empty(), "{as_shop:?}");
+}
+
+#[test]
+fn ask_answers_from_the_named_database() {
+    let db = shop("db-ask");
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let q = "How many albums does my shop have?";
+    mock.add([
+        Fixture::new(
+            "answerability",
+            q,
+            r#"{"datasources": ["my_shop"], "reason": "albums"}"#,
+        ),
+        Fixture::new(
+            "plan",
+            q,
+            r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"alias": "albums", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#,
+        ),
+    ]);
+    let out = Command::new(env!("CARGO_BIN_EXE_nl2sql"))
+        .args([
+            "ask",
+            "--db",
+            &db,
+            "--base-url",
+            &mock.base_url(),
+            "--model",
+            "m",
+            "--answer",
+            "template",
+            "--json",
+            q,
+        ])
+        .env("OPENAI_API_KEY", "sk-test-key-0000")
+        .output()
+        .expect("the nl2sql binary runs");
+    let result = json(&out);
+    assert_eq!(result["status"], "success", "{result}");
+    assert_eq!(result["sub_queries"][0]["datasource_id"], "my_shop");
+    assert_eq!(result["sub_queries"][0]["rows"], serde_json::json!([[347]]));
+}
+
+#[test]
+fn a_server_url_is_refused_by_name_until_its_adapter_exists() {
+    for (db, name) in [
+        ("postgres://me@127.0.0.1:5432/chinook", "PostgreSQL"),
+        ("mysql://me@127.0.0.1:3306/chinook", "MySQL"),
+    ] {
+        let out = nl2sql(&["sql", "--db", db, "SELECT 1"]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(name), "{err}");
+    }
+}
