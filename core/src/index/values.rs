@@ -3,10 +3,13 @@
 //! turns those mentions into hints for the planner (`Artist.Name = 'Iron Maiden'`).
 
 use super::fasthash::FastMap;
-use crate::datasource::{Datasource, DatasourceError, ExecLimits};
+use crate::datasource::{Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits};
+use crate::lower::{to_sql, LowerOptions};
+use crate::plan::{
+    BinaryOp, Direction, Expr, FuncCall, Literal, OrderItem, Plan, SelectItem, TableRef,
+};
 use crate::policy::Scope;
 use crate::schema::{SchemaSnapshot, TypeCategory};
-use crate::sqlite::quote_ident;
 use crate::value::Value;
 
 /// Values longer than this are prose (message bodies), not names a question repeats.
@@ -117,6 +120,72 @@ fn trigrams(text: &str) -> Vec<Gram> {
     out
 }
 
+/// `SELECT DISTINCT column … ORDER BY column LIMIT cap` over the short non-null values,
+/// written as a plan and rendered in the datasource's own dialect.
+fn distinct_values_sql(
+    schema: &SchemaSnapshot,
+    dialect: Dialect,
+    table: &str,
+    column: &str,
+    cap: usize,
+) -> Result<String, DatasourceError> {
+    let value = || Expr::Column {
+        alias: Some("t".into()),
+        column: column.to_string(),
+    };
+    let binary = |op, left, right| Expr::Binary {
+        op,
+        left: Box::new(left),
+        right: Box::new(right),
+    };
+    let longest = i64::try_from(LONGEST_VALUE).unwrap_or(i64::MAX);
+    let plan = Plan {
+        distinct: true,
+        tables: vec![TableRef {
+            name: table.to_string(),
+            schema_name: None,
+            database: None,
+            alias: "t".into(),
+        }],
+        select_items: vec![SelectItem {
+            expr: value(),
+            alias: None,
+        }],
+        filter: Some(binary(
+            BinaryOp::And,
+            binary(BinaryOp::IsNot, value(), Expr::Literal(Literal::Null)),
+            binary(
+                BinaryOp::LtEq,
+                Expr::Func(FuncCall {
+                    name: "LENGTH".into(),
+                    args: vec![value()],
+                    distinct: false,
+                    over: None,
+                }),
+                Expr::Literal(Literal::Integer(longest)),
+            ),
+        )),
+        order_by: vec![OrderItem {
+            expr: value(),
+            direction: Direction::Asc,
+        }],
+        ..Plan::default()
+    };
+    let options = LowerOptions {
+        row_cap: u64::try_from(cap).unwrap_or(u64::MAX),
+        today: None,
+    };
+    to_sql(&plan, schema, dialect, &options).map_err(|e| {
+        DatasourceError::new(
+            DatasourceErrorKind::InvalidQuery,
+            format!(
+                "the values of {table}.{column} cannot be read: {}",
+                e.message
+            ),
+        )
+    })
+}
+
 impl ValueIndex {
     /// Reads up to `cap` distinct values of every text column of a datasource.
     pub async fn read(
@@ -130,11 +199,7 @@ impl ValueIndex {
                 if c.category != TypeCategory::Text {
                     continue;
                 }
-                let col = quote_ident(&c.name);
-                let sql = format!(
-                    "SELECT DISTINCT {col} FROM {} WHERE {col} IS NOT NULL AND length({col}) <= {LONGEST_VALUE} ORDER BY 1 LIMIT {cap}",
-                    quote_ident(&t.name)
-                );
+                let sql = distinct_values_sql(schema, ds.dialect(), &t.name, &c.name, cap)?;
                 let frame = ds.execute(&sql, ExecLimits::rows(cap)).await?;
                 let values = frame
                     .rows
@@ -498,5 +563,26 @@ impl ValueIndex {
         best.into_iter()
             .map(|((ci, vi), s)| self.hint(ci, vi, span, MatchKind::Fuzzy, s))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod reading_tests {
+    use super::*;
+
+    #[test]
+    fn the_values_are_read_in_the_datasource_s_own_dialect() {
+        let schema = crate::test_fixtures::schema();
+        let sqlite = distinct_values_sql(&schema, Dialect::Sqlite, "Artist", "Name", 50);
+        assert_eq!(
+            sqlite.as_deref(),
+            Ok("SELECT DISTINCT t.Name FROM Artist AS t WHERE (t.Name IS NOT NULL) AND (LENGTH(t.Name) <= 80) ORDER BY t.Name ASC LIMIT 50")
+        );
+        let mysql = distinct_values_sql(&schema, Dialect::MySql, "Artist", "Name", 50);
+        // Characters, not bytes, on every engine.
+        assert_eq!(
+            mysql.as_deref(),
+            Ok("SELECT DISTINCT t.Name FROM Artist AS t WHERE (t.Name IS NOT NULL) AND (CHAR_LENGTH(t.Name) <= 80) ORDER BY t.Name ASC LIMIT 50")
+        );
     }
 }
