@@ -12,6 +12,8 @@ use nl2sql_suite::Suite;
 pub const ROUTING_SUITE: &str = include_str!("../../data/routing.yaml");
 /// Our own routing questions.
 pub const OWN_ROUTING: &str = include_str!("../gold/routing_own.yaml");
+/// Our routing questions in the words people use, naming no table or column.
+pub const WORDS_ROUTING: &str = include_str!("../gold/routing_words.yaml");
 /// Our own held-out retrieval questions on all three databases.
 pub const OWN_RETRIEVAL: &str = include_str!("../gold/retrieval_own.yaml");
 
@@ -50,6 +52,10 @@ pub struct Score {
     pub passed: usize,
     /// Cases scored.
     pub total: usize,
+    /// Cases whose first-ranked datasource is one they need.
+    pub top1: usize,
+    /// Cases whose every needed datasource is in routing's list (at most `candidates`, 3).
+    pub listed: usize,
     /// One line per failed case.
     pub failures: Vec<String>,
 }
@@ -63,6 +69,8 @@ pub async fn routing_score(index: &SchemaIndex, embedder: &dyn Embedder, text: &
     let mut score = Score {
         passed: 0,
         total: 0,
+        top1: 0,
+        listed: 0,
         failures: vec![],
     };
     for case in suite(text).cases {
@@ -87,6 +95,8 @@ pub async fn routing_score(index: &SchemaIndex, embedder: &dyn Embedder, text: &
                 .first()
                 .is_some_and(|d| case.datasources.contains(d));
             let all_in = case.datasources.iter().all(|d| routing.ranked.contains(d));
+            score.top1 += usize::from(top_ok);
+            score.listed += usize::from(all_in);
             if top_ok && all_in {
                 score.passed += 1;
             } else {

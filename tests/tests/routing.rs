@@ -8,6 +8,7 @@ use nl2sql_tests::gold::REFERENCE_SUITE;
 use nl2sql_tests::native::open;
 use nl2sql_tests::routing::{
     demo_index, questions, recall, routing_score, OWN_RETRIEVAL, OWN_ROUTING, ROUTING_SUITE,
+    WORDS_ROUTING,
 };
 
 fn index() -> (SchemaIndex, BuiltinEmbedder) {
@@ -46,6 +47,28 @@ fn our_own_routing_questions() {
     }
     assert_eq!(score.passed, score.total, "{}", score.failures.join("\n"));
 }
+
+/// Questions that name no table or column. The figures are the baseline recorded in
+/// docs/benchmarks.md ("Words people use"); the floors keep routing from sliding below it.
+#[test]
+fn routing_in_the_words_people_use() {
+    let (index, embedder) = index();
+    let score = pollster::block_on(routing_score(&index, &embedder, WORDS_ROUTING));
+    println!(
+        "words people use: top-1 {}/{}, recall@3 {}/{}",
+        score.top1, score.total, score.listed, score.total
+    );
+    for f in &score.failures {
+        println!("  {f}");
+    }
+    assert_eq!(score.total, 40);
+    assert!(score.top1 >= BASELINE_TOP1, "top-1 {}/40", score.top1);
+    assert!(score.listed >= BASELINE_LISTED, "recall@3 {}/40", score.listed);
+}
+
+/// The first run's figures on `routing_words.yaml`, before any change made for it.
+const BASELINE_TOP1: usize = 34;
+const BASELINE_LISTED: usize = 38;
 
 #[test]
 fn retrieval_recall_on_the_chinook_suite() {
