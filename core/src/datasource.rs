@@ -125,11 +125,6 @@ impl DatasourceError {
             message: message.into(),
         }
     }
-
-    /// True when a different query could succeed, i.e. the query was at fault.
-    pub fn is_query_fault(&self) -> bool {
-        self.kind == DatasourceErrorKind::InvalidQuery
-    }
 }
 
 impl fmt::Display for DatasourceError {

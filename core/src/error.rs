@@ -353,13 +353,9 @@ impl PipelineError {
     /// refusal that names no table, role or rule whatever the policy's
     /// `refusal_names_tables`.
     pub fn cleaned(&self) -> PipelineError {
-        let client = self.for_client();
-        match self.error_code {
-            ErrorCode::SecurityViolation => PipelineError {
-                message: crate::validate::REFUSAL_MESSAGE.to_string(),
-                ..client
-            },
-            _ => client,
+        PipelineError {
+            message: boundary_message(self.error_code, &self.message),
+            ..self.for_client()
         }
     }
 
@@ -374,6 +370,19 @@ impl PipelineError {
             details: None,
             ..self.clone()
         }
+    }
+}
+
+/// What a caller across a trust boundary reads instead of `message`: a refusal that names
+/// nothing, a fixed sentence where the message carries the database's own words, the safe
+/// message where a code has one, else the message itself.
+fn boundary_message(code: ErrorCode, message: &str) -> String {
+    match code {
+        ErrorCode::SecurityViolation => crate::validate::REFUSAL_MESSAGE.to_string(),
+        ErrorCode::ExecutionFailed => "The database rejected the query.".to_string(),
+        _ => code
+            .safe_message()
+            .map_or_else(|| message.to_string(), str::to_string),
     }
 }
 
@@ -424,10 +433,7 @@ impl RunWarning {
     /// one, and no detail.
     pub fn cleaned(&self) -> RunWarning {
         RunWarning {
-            message: self
-                .code
-                .safe_message()
-                .map_or_else(|| self.message.clone(), str::to_string),
+            message: boundary_message(self.code, &self.message),
             detail: None,
             ..self.clone()
         }

@@ -85,6 +85,14 @@ impl Sources {
                 "{name} databases cannot be opened yet: --db takes a SQLite file for now"
             )));
         }
+        // Any other address may hold a password: it is refused without being repeated.
+        if db.contains("://") {
+            return Err(SourceError::Usage(
+                "--db takes a SQLite file's path, or (once their adapters exist) a postgres://, \
+                 mysql:// or sc:// address; the address given is none of these"
+                    .into(),
+            ));
+        }
         let path = PathBuf::from(db);
         if !path.is_file() {
             return Err(SourceError::Unreadable(format!(
@@ -92,7 +100,12 @@ impl Sources {
             )));
         }
         let id = match id {
-            Some(id) => id.to_string(),
+            Some(id) if valid_id(id) => id.to_string(),
+            Some(id) => {
+                return Err(SourceError::Usage(format!(
+                    "--id {id:?}: an id is 1 to 64 letters, digits, `_` or `-`"
+                )))
+            }
             None => id_from_stem(&path),
         };
         Ok(Sources::One { id, path })
@@ -134,13 +147,17 @@ impl Sources {
             .collect()
     }
 
-    /// How routing describes `id`: a demo database's own words, else its file's name.
+    /// How routing describes `id`: a demo database's own words, else its file's name (never
+    /// the folders above it, which would reach the model provider in the prompts).
     fn profile(&self, id: &str) -> DatasourceProfile {
         match (self, demo_database(id)) {
             (Sources::Demo(_), Some(d)) => demo_profile(d),
             (Sources::One { path, .. }, _) | (Sources::Demo(path), None) => DatasourceProfile {
                 id: id.to_string(),
-                description: format!("The SQLite database {}.", path.display()),
+                description: format!(
+                    "The SQLite database {}.",
+                    path.file_name().unwrap_or_default().to_string_lossy()
+                ),
                 examples: vec![],
                 verified: vec![],
             },
@@ -170,6 +187,15 @@ impl Sources {
             Rc::new(BuiltinEmbedder::default()),
         ))
     }
+}
+
+/// What a datasource id may be (as the workspace checks it).
+fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 /// A datasource id from a file's stem: letters, digits, `_` and `-` kept, anything else
@@ -216,6 +242,14 @@ mod tests {
         assert!(matches!(e, SourceError::Unreadable(_)));
         let e = Sources::new(None, Some("x"), Path::new("data")).unwrap_err();
         assert!(matches!(e, SourceError::Usage(_)));
+        // An address it cannot use is refused without repeating it: it may hold a password.
+        let secret = "jdbc:postgresql://h/db?user=u&password=hunter2";
+        let e = Sources::new(Some(secret), None, Path::new("data")).unwrap_err();
+        assert!(matches!(&e, SourceError::Usage(_)) && !e.to_string().contains("hunter2"));
+        let here = std::env::current_exe().map(|p| p.to_string_lossy().into_owned());
+        let here = here.unwrap_or_default();
+        let e = Sources::new(Some(&here), Some("a b"), Path::new("data")).unwrap_err();
+        assert!(matches!(e, SourceError::Usage(t) if t.contains("--id")));
     }
 
     #[test]

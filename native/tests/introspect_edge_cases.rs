@@ -22,6 +22,8 @@ fn composite_and_implicit_foreign_keys() {
                              FOREIGN KEY (pa, pb) REFERENCES parent (a, b));
          CREATE TABLE implicit (id INTEGER PRIMARY KEY, p INTEGER, q TEXT,
                                 FOREIGN KEY (p, q) REFERENCES parent);
+         CREATE TABLE shouting (id INTEGER PRIMARY KEY, p INTEGER, q TEXT,
+                                FOREIGN KEY (p, q) REFERENCES PARENT);
          CREATE TABLE \"odd \"\"name\" (\"col'1\" TEXT);
          INSERT INTO \"odd \"\"name\" VALUES ('x'), ('x'), (NULL);",
     );
@@ -43,6 +45,14 @@ fn composite_and_implicit_foreign_keys() {
         "a bare table reference means its primary key"
     );
     assert_eq!(s.table("parent").unwrap().primary_key(), vec!["a", "b"]);
+    // SQLite matches the referenced table without regard to case, and so must the cheap
+    // per-run fingerprint, or every run would see a changed schema.
+    let shouting = &s.table("shouting").unwrap().foreign_keys[0];
+    assert_eq!(shouting.referenced_columns, vec!["a", "b"]);
+    assert_eq!(
+        pollster::block_on(db.fingerprint()).as_deref(),
+        Ok(s.fingerprint.as_str())
+    );
     assert_eq!(s.table("parent").unwrap().row_count, 0);
     let odd = s.table("odd \"name").unwrap();
     let col = odd.column("col'1").unwrap();

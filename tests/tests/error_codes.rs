@@ -546,7 +546,43 @@ fn safe_messages_hide_the_database_s_words() {
     );
     assert!(client.details.is_none());
     let query_fault = DatasourceError::new(DatasourceErrorKind::InvalidQuery, "no such column: x");
-    assert!(execution_error(&query_fault).is_retryable());
+    let rejected = execution_error(&query_fault);
+    assert!(rejected.is_retryable());
+    // Across a trust boundary no database's words are left: not in the error, not in the
+    // warning a retry left of it, not in a verified query's fallback.
+    use nl2sql_core::engine::{CuratedMatch, MatchReason};
+    use nl2sql_core::error::RunWarning;
+    for message in [
+        rejected.cleaned().message,
+        RunWarning::recovered(rejected.clone()).cleaned().message,
+        e.cleaned().message,
+    ] {
+        assert!(
+            !message.contains("no such column") && !message.contains("/secret"),
+            "{message}"
+        );
+    }
+    for (reason, detail) in [
+        (MatchReason::ExecutionFailed, "no such column: x"),
+        (
+            MatchReason::PolicyDenied,
+            "Role analyst may not read chinook.Employee",
+        ),
+    ] {
+        let fallback = CuratedMatch {
+            matched: false,
+            reason,
+            candidates: vec![],
+            choice: None,
+            params: Default::default(),
+            detail: Some(detail.into()),
+        };
+        let cleaned = fallback.cleaned().detail.unwrap_or_default();
+        assert!(
+            !cleaned.contains("column") && !cleaned.contains("Employee"),
+            "{cleaned}"
+        );
+    }
 }
 
 /// The npm package's declarations name exactly the codes the engine has, in its order, so

@@ -865,6 +865,9 @@ fn a_question_across_two_databases_is_split_run_and_combined() {
     assert!(json.contains("the question needs several datasources"));
 }
 
+/// Support's customer ids and first names: one part of the questions across databases below.
+const SUPPORT_IDS_PLAN: &str = r#"{"tables": [{"name": "customers", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "customer_id"}}, {"expr": {"kind": "column", "alias": "c", "column_name": "first_name"}}]}"#;
+
 #[test]
 fn a_decomposition_that_cannot_be_combined_stops_with_its_code() {
     let w = world();
@@ -896,7 +899,7 @@ fn a_decomposition_that_cannot_be_combined_stops_with_its_code() {
         Fixture::new(
             "plan",
             "support customer ids and names",
-            r#"{"tables": [{"name": "customers", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "customer_id"}}, {"expr": {"kind": "column", "alias": "c", "column_name": "first_name"}}]}"#,
+            SUPPORT_IDS_PLAN,
         ),
         Fixture::new(
             "plan",
@@ -946,7 +949,7 @@ fn a_join_key_of_a_kind_that_never_converts_is_caught_before_it_runs_and_retried
         Fixture::new(
             "plan",
             "support customer ids and names",
-            r#"{"tables": [{"name": "customers", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "customer_id"}}, {"expr": {"kind": "column", "alias": "c", "column_name": "first_name"}}]}"#,
+            SUPPORT_IDS_PLAN,
         ),
         Fixture::new(
             "plan",

@@ -63,7 +63,11 @@ fn routing_in_the_words_people_use() {
     }
     assert_eq!(score.total, 40);
     assert!(score.top1 >= BASELINE_TOP1, "top-1 {}/40", score.top1);
-    assert!(score.listed >= BASELINE_LISTED, "recall@3 {}/40", score.listed);
+    assert!(
+        score.listed >= BASELINE_LISTED,
+        "recall@3 {}/40",
+        score.listed
+    );
 }
 
 /// The first run's figures on `routing_words.yaml`, before any change made for it.

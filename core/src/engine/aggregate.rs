@@ -183,17 +183,22 @@ fn comparable_keys(d: &Decomposition, parts: &[Part<'_>]) -> (Vec<Vec<Value>>, O
     (keys, warning)
 }
 
-/// The key kind when the decomposer declared none.
+/// The key kind when the decomposer declared none: numbers when every key is a whole
+/// number, or when one part's keys are all typed numbers (a numeric column, whose kind the
+/// others must meet); otherwise text, which every value converts to.
 fn inferred_kind(raw: &[Vec<&Value>]) -> KeyKind {
     let all_whole = raw
         .iter()
         .flatten()
         .all(|v| whole(v).is_some() || **v == Value::Null);
-    let typed_numbers = raw
-        .iter()
-        .flatten()
-        .any(|v| matches!(v, Value::Integer(_) | Value::Real(_)));
-    if all_whole || typed_numbers {
+    let numeric_part = raw.iter().any(|keys| {
+        let present: Vec<&&Value> = keys.iter().filter(|v| ***v != Value::Null).collect();
+        !present.is_empty()
+            && present
+                .iter()
+                .all(|v| matches!(v, Value::Integer(_) | Value::Real(_)))
+    });
+    if all_whole || numeric_part {
         KeyKind::Number
     } else {
         KeyKind::Text
@@ -479,6 +484,18 @@ mod tests {
         assert_eq!(keys[1][0], keys[0][0]);
         assert_eq!(keys[1][1], Value::Null);
         assert!(warning.is_some_and(|w| w.message.contains("dates")));
+        // Undeclared, a column mixing numbers and codes is compared as text: nothing lost.
+        for p in &mut d.sub_queries {
+            p.key_type = None;
+        }
+        let mixed = vec![
+            vec![Value::Integer(123), Value::Null],
+            vec![Value::Text("A-7".into()), Value::Null],
+        ];
+        let codes = vec![vec![Value::Text("a-7".into()), Value::Null]];
+        let (keys, warning) = comparable_keys(&d, &two(&cols, &mixed, &codes));
+        assert_eq!(keys[0][1], keys[1][0]);
+        assert_eq!(warning, None);
         for p in &mut d.sub_queries {
             p.key_type = Some(KeyKind::Text);
         }

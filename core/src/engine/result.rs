@@ -288,11 +288,12 @@ impl QueryResult {
 
     /// This result as a caller across a trust boundary may see it (an HTTP or MCP client
     /// whose role is not trusted with the full trace), by one rule: every error, in
-    /// `errors` and in the trace, cleaned ([`PipelineError::cleaned`]: safe messages, no
-    /// details, refusals that name no table, role or rule); a failed policy check worded
-    /// the same way; every warning with its safe message and no detail; and a plan the
-    /// policy refused withheld, with the model answer that carried it, since only such a
-    /// plan can name a table the role may not read (the model was never shown one). The
+    /// `errors` and in the trace, cleaned ([`PipelineError::cleaned`]: no details, refusals
+    /// that name no table, role or rule, database rejections in fixed sentences); a failed
+    /// policy check worded the same way; every warning cleaned alike, with no detail; the
+    /// curated matcher's fallback detail likewise; and a plan the policy refused withheld,
+    /// with the model answer that carried it, since the model was never shown a hidden
+    /// table and such a plan is where its name could otherwise appear. The
     /// page and the command line, where the caller owns the data and the configuration,
     /// keep the full form.
     pub fn cleaned(mut self) -> QueryResult {
@@ -324,6 +325,7 @@ impl QueryResult {
             .collect();
         self.errors = self.errors.iter().map(PipelineError::cleaned).collect();
         self.warnings = self.warnings.iter().map(RunWarning::cleaned).collect();
+        self.curated = self.curated.map(super::verified::CuratedMatch::cleaned);
         for sub in &mut self.sub_queries {
             if refused(&sub.validation) {
                 sub.plan = None;
@@ -342,6 +344,14 @@ impl QueryResult {
                     if let Ok(value) = serde_json::to_value(typed) {
                         *checks = value;
                     }
+                }
+            }
+            // The matcher's record is its `CuratedMatch`.
+            if record.node == Node::CuratedMatcher {
+                if let Ok(found) =
+                    serde_json::from_value::<super::verified::CuratedMatch>(record.outputs.clone())
+                {
+                    record.outputs = serde_json::to_value(found.cleaned()).unwrap_or_default();
                 }
             }
             let at = (record.sub_query_id.clone(), record.attempt);

@@ -14,7 +14,7 @@ use crate::policy::Scope;
 use crate::provider::{Message, Role};
 use crate::run::{execute, render};
 use crate::schema::SchemaSnapshot;
-use crate::validate::{validate_part, DeclaredKey, Validation};
+use crate::validate::{validate_part, DeclaredKey, Validation, ValidatorSettings};
 use serde_json::json;
 
 /// What one sub-query is asked to do.
@@ -345,6 +345,16 @@ impl Engine<'_> {
         }
     }
 
+    /// The validator's settings with the query time limit cut to what `run` has left: what
+    /// every query of the run (probes and verified queries included) runs under.
+    pub(super) fn bounded_validator(&self, run: &Run<'_>) -> ValidatorSettings {
+        let settings = &self.settings.validator;
+        ValidatorSettings {
+            query_timeout_ms: run.bounded_limits(settings.exec_limits()).timeout_ms,
+            ..settings.clone()
+        }
+    }
+
     /// The open datasource `id` and its indexed schema.
     pub(super) fn open(
         &self,
@@ -421,7 +431,14 @@ impl Engine<'_> {
         solved.sub.sql = Some(sql.clone());
         let step = run.begin(at.node(Node::Executor)).await?;
         let limits = run.bounded_limits(self.settings.validator.exec_limits());
-        let executed = execute(&sql, db, limits).await;
+        let mut executed = execute(&sql, db, limits).await;
+        // A query stopped at the run's own deadline ends the run as the run's timeout:
+        // raising the query's limit would not have helped.
+        if matches!(&executed.frame, Err(e) if e.error_code == ErrorCode::QueryTimeout) {
+            if let Err(run_over) = run.check(Node::Executor) {
+                executed.frame = Err(run_over);
+            }
+        }
         let mut found = Findings {
             errors: Vec::new(),
             warnings: v.warnings.clone(),
@@ -432,7 +449,7 @@ impl Engine<'_> {
                 if let Some(e) = at.task.part.and_then(|p| width_mismatch(p, frame)) {
                     found.errors.push(e);
                 } else if self.settings.sanity_checks {
-                    let more = self.sanity(at, db, frame, retried).await;
+                    let more = self.sanity(at, db, frame, retried, run).await;
                     found.errors.extend(more.errors);
                     found.warnings.extend(more.warnings);
                 }
@@ -473,20 +490,17 @@ impl Engine<'_> {
         db: &dyn Datasource,
         frame: &ResultFrame,
         retried: &mut Retried,
+        run: &Run<'_>,
     ) -> Findings {
         let (plan, schema) = (at.plan, at.schema);
+        let bounded = self.bounded_validator(run);
         let mut found = Findings::default();
         // With no retry left a finding can only be reported: the rows are kept.
         let can_retry = at.attempt < self.settings.retries_max;
         if frame.rows.is_empty() {
-            let missing = sanity::missing_values(
-                plan,
-                schema,
-                db,
-                self.catalog.index().values(),
-                &self.settings.validator,
-            )
-            .await;
+            let missing =
+                sanity::missing_values(plan, schema, db, self.catalog.index().values(), &bounded)
+                    .await;
             let retry =
                 can_retry && !retried.value && missing.iter().any(|m| !m.closest.is_empty());
             for m in &missing {
@@ -511,7 +525,7 @@ impl Engine<'_> {
             retried.value |= retry;
             return found;
         }
-        for fan in sanity::fan_outs(plan, schema, db, &self.settings.validator).await {
+        for fan in sanity::fan_outs(plan, schema, db, &bounded).await {
             let retry = can_retry && fan.counts && !retried.fan_out && !retried.value;
             let detail = json!({"table": fan.table, "aggregate": fan.aggregate, "repeated_by": fan.repeated_by});
             if retry {

@@ -54,6 +54,19 @@ pub struct CuratedMatch {
     pub detail: Option<String>,
 }
 
+impl CuratedMatch {
+    /// What a caller across a trust boundary may see: a fallback's detail carries the
+    /// refusal's or the database's own words, so those two say only what happened.
+    pub fn cleaned(self) -> CuratedMatch {
+        let detail = match self.reason {
+            MatchReason::PolicyDenied => Some(crate::validate::REFUSAL_MESSAGE.to_string()),
+            MatchReason::ExecutionFailed => Some("The verified query could not be run.".into()),
+            _ => self.detail,
+        };
+        CuratedMatch { detail, ..self }
+    }
+}
+
 /// How the matcher decided: a match (`code`, `model`) or the reason it fell back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -221,7 +234,13 @@ impl Engine<'_> {
         record.choice = Some(format!("{datasource}.{}", query.id));
         record.params = params.clone();
         match self
-            .run_verified(&datasource, query, &params, &q.scope)
+            .run_verified(
+                &datasource,
+                query,
+                &params,
+                &q.scope,
+                &self.bounded_validator(run),
+            )
             .await
         {
             Ok((sub, warnings)) => {
@@ -386,13 +405,14 @@ impl Engine<'_> {
         query: &VerifiedQuery,
         params: &BTreeMap<String, ParamValue>,
         scope: &Scope<'_>,
+        settings: &crate::validate::ValidatorSettings,
     ) -> Result<(SubQuery, Vec<RunWarning>), (MatchReason, String)> {
         let (db, schema) = self
             .open(datasource)
             .map_err(|e| (MatchReason::ExecutionFailed, e.message))?;
         let plan =
             bind(query, params, schema).map_err(|e| (MatchReason::ExecutionFailed, e.message))?;
-        let r = run_plan(&plan, db, schema, scope, &self.settings.validator).await;
+        let r = run_plan(&plan, db, schema, scope, settings).await;
         if let Some(e) = r.errors.iter().find(|e| e.severity.is_blocking()) {
             let reason = if e.error_code == crate::error::ErrorCode::SecurityViolation {
                 MatchReason::PolicyDenied

@@ -77,7 +77,8 @@ pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, Datas
         let foreign_keys = foreign_keys(&rows, |referenced| {
             let pk = infos
                 .iter()
-                .find(|(t, _)| *t == referenced)
+                // SQLite matches table names without regard to case, as `pragma_table_info`.
+                .find(|(t, _)| t.eq_ignore_ascii_case(&referenced))
                 .map(|(_, cols)| primary_key_names(cols))
                 .unwrap_or_default();
             async move { Ok(pk) }
