@@ -533,14 +533,19 @@ fn a_planned_query_that_would_run_for_hours_ends_the_run_at_its_time_limit() {
         ),
         Fixture::new("plan", q, &runaway.to_string()),
     ]);
-    let run = RunConfig {
-        answer: AnswerConfig::Template,
+    let ask_under = |run: RunConfig| {
+        let run = RunConfig {
+            answer: AnswerConfig::Template,
+            ..run
+        };
+        let s = service(mock_provider(&mock), run);
+        let ask = s.request(question(q)).unwrap_or_else(|e| panic!("{e}"));
+        pollster::block_on(s.ask(ask, None))
+    };
+    let r = ask_under(RunConfig {
         query_timeout_ms: 300,
         ..RunConfig::default()
-    };
-    let s = service(mock_provider(&mock), run);
-    let ask = s.request(question(q)).unwrap_or_else(|e| panic!("{e}"));
-    let r = pollster::block_on(s.ask(ask, None));
+    });
     assert_eq!(r.status, Status::Error);
     let codes: Vec<ErrorCode> = r.errors.iter().map(|e| e.error_code).collect();
     assert_eq!(codes, [ErrorCode::QueryTimeout]);
@@ -559,14 +564,10 @@ fn a_planned_query_that_would_run_for_hours_ends_the_run_at_its_time_limit() {
     assert_eq!(executor.status, nl2sql_core::engine::NodeStatus::Error);
     // A query never outlives its run: the run's own limit cuts the query's, and the stop is
     // the run's timeout (raising the query's limit would not have helped).
-    let run = RunConfig {
-        answer: AnswerConfig::Template,
+    let r = ask_under(RunConfig {
         timeout_ms: 400,
         ..RunConfig::default()
-    };
-    let s = service(mock_provider(&mock), run);
-    let ask = s.request(question(q)).unwrap_or_else(|e| panic!("{e}"));
-    let r = pollster::block_on(s.ask(ask, None));
+    });
     assert_eq!(r.status, Status::Error);
     let codes: Vec<ErrorCode> = r.errors.iter().map(|e| e.error_code).collect();
     assert_eq!(codes, [ErrorCode::PipelineTimeout]);
