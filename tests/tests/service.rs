@@ -70,17 +70,22 @@ fn a_configuration_that_cannot_be_used_is_config_invalid_and_registers_nothing()
 /// The plan that counts Chinook's albums.
 const ALBUMS_PLAN: &str = r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"alias": "albums", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#;
 
-/// The facade over a mock that counts the albums when asked [`COUNT_ALBUMS`], and that
-/// question's result (answered by the template).
-fn counted_albums(mock: &MockProvider) -> (Service<NativeHost>, QueryResult) {
+/// Teaches the mock to answer [`COUNT_ALBUMS`] from `datasource` with [`ALBUMS_PLAN`].
+fn albums_fixtures(mock: &MockProvider, datasource: &str) {
     mock.add([
         Fixture::new(
             "answerability",
             COUNT_ALBUMS,
-            r#"{"datasources": ["chinook"], "reason": "albums"}"#,
+            &format!(r#"{{"datasources": ["{datasource}"], "reason": "albums"}}"#),
         ),
         Fixture::new("plan", COUNT_ALBUMS, ALBUMS_PLAN),
     ]);
+}
+
+/// The facade over a mock that counts the albums when asked [`COUNT_ALBUMS`], and that
+/// question's result (answered by the template).
+fn counted_albums(mock: &MockProvider) -> (Service<NativeHost>, QueryResult) {
+    albums_fixtures(mock, "chinook");
     let run = RunConfig {
         answer: AnswerConfig::Template,
         ..RunConfig::default()
@@ -435,14 +440,7 @@ fn shop(
         Rc::new(BuiltinEmbedder::default()),
     ))
     .unwrap_or_else(|e| panic!("{e}"));
-    mock.add([
-        Fixture::new(
-            "answerability",
-            COUNT_ALBUMS,
-            r#"{"datasources": ["shop"], "reason": "albums"}"#,
-        ),
-        Fixture::new("plan", COUNT_ALBUMS, ALBUMS_PLAN),
-    ]);
+    albums_fixtures(mock, "shop");
     let run = RunConfig {
         answer: AnswerConfig::Template,
         ..run
