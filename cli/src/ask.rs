@@ -235,7 +235,7 @@ fn open(
     let sources = o.dbs.sources()?;
     // A missing file is named before anything is read.
     for id in sources.ids() {
-        sources.path(Some(&id)).map_err(crate::source_failure)?;
+        sources.id(Some(&id)).map_err(crate::source_failure)?;
     }
     let workspace = sources
         .workspace(Policies::demo())

@@ -2,6 +2,7 @@
 
 mod ask;
 mod catalogue;
+mod copy;
 mod eval;
 mod query;
 mod routing;
@@ -66,6 +67,12 @@ enum Command {
     /// metrics.accuracy being execution accuracy. --provider, --model and --base-url are for
     /// --mode full.
     Eval(eval::Args),
+    /// Copy a SQLite database into a PostgreSQL server (tables, keys and rows)
+    ///
+    /// One transaction: everything lands or nothing does. The database is created when the
+    /// server does not have it yet. For example: nl2sql copy data/chinook.sqlite
+    /// postgres://me@localhost:5432/chinook
+    Copy(copy::Args),
     /// Print a shell completion script
     ///
     /// For example: nl2sql completions bash > ~/.local/share/bash-completion/completions/nl2sql
@@ -123,6 +130,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Replay(args) => ask::replay(&args),
         Command::Catalogue(args) => catalogue::run(&args),
         Command::Eval(args) => eval::run(&args),
+        Command::Copy(args) => copy::run(&args),
         Command::Completions(args) => completions(args.shell),
     }
 }

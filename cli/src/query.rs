@@ -10,7 +10,7 @@ use nl2sql_core::plan::Plan;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::run::{run_plan, SqlRun, SqlStatus};
 use nl2sql_core::validate::{JoinRule, ValidatorSettings, QUERY_TIMEOUT_MS};
-use nl2sql_core::{Datasource, Dialect, SchemaSnapshot, Value};
+use nl2sql_core::{Dialect, SchemaSnapshot, Value};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -229,7 +229,7 @@ fn run(
                 SqlRun::rendered(&id, input, plan, validation, rendered)
             }
             None => {
-                let run = pollster::block_on(run_plan(&plan, &db, &schema, &scope, &settings));
+                let run = pollster::block_on(run_plan(&plan, &*db, &schema, &scope, &settings));
                 SqlRun::ran(&id, input, plan, run)
             }
         },

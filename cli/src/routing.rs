@@ -204,7 +204,7 @@ pub(crate) fn build_index(
     let opened = sources.open_all().map_err(source_failure)?;
     let sources: Vec<(_, &dyn Datasource)> = opened
         .iter()
-        .map(|(profile, db)| (profile.clone(), db as &dyn Datasource))
+        .map(|(profile, db)| (profile.clone(), &**db as &dyn Datasource))
         .collect();
     pollster::block_on(SchemaIndex::read_and_build(&sources, VALUE_CAP, embedder)).map_err(|e| {
         match e {
@@ -259,11 +259,11 @@ pub fn route_command(args: &RouteArgs) -> Result<(), Failure> {
 /// Runs `nl2sql retrieve`.
 pub fn retrieve_command(args: &RetrieveArgs) -> Result<(), Failure> {
     args.index.with_index(|built| {
-        let (id, _) = args
+        let id = args
             .index
             .dbs
             .sources()?
-            .path(args.datasource.as_deref())
+            .id(args.datasource.as_deref())
             .map_err(source_failure)?;
         let policies = Policies::demo();
         let scope = policies.scope(args.role.as_slice());

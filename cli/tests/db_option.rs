@@ -1,6 +1,7 @@
 //! `--db`: every command pointed at one database of the person's own (a copy of Chinook
 //! under another name), its id from the file's name or `--id`, the policies naming that id
-//! applied; server URLs refused by name until their adapters exist.
+//! applied; servers without an adapter refused by name, unreachable ones named without
+//! their password.
 
 use nl2sql_tests::mock::{Fixture, MockProvider};
 use std::path::PathBuf;
@@ -151,14 +152,44 @@ fn ask_answers_from_the_named_database() {
 }
 
 #[test]
-fn a_server_url_is_refused_by_name_until_its_adapter_exists() {
-    for (db, name) in [
-        ("postgres://me@127.0.0.1:5432/chinook", "PostgreSQL"),
-        ("mysql://me@127.0.0.1:3306/chinook", "MySQL"),
+fn a_server_without_an_adapter_is_refused_by_name() {
+    let out = nl2sql(&["sql", "--db", "sc://127.0.0.1:15002", "SELECT 1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Spark Connect"), "{err}");
+}
+
+#[test]
+fn an_unreachable_server_is_a_clear_failure_that_never_shows_the_password() {
+    // Nothing listens on port 1: the connection is refused at once.
+    let chinook = nl2sql_tests::native::data_dir().join("chinook.sqlite");
+    let chinook = chinook.to_string_lossy();
+    for (url, shown) in [
+        (
+            "postgres://me:hunter2@127.0.0.1:1/chinook",
+            "postgres://me@127.0.0.1:1/chinook",
+        ),
+        (
+            "mysql://me:hunter2@127.0.0.1:1/chinook",
+            "mysql://me@127.0.0.1:1/chinook",
+        ),
     ] {
-        let out = nl2sql(&["sql", "--db", db, "SELECT 1"]);
-        assert_eq!(out.status.code(), Some(2));
+        check_unreachable(url, shown, &chinook);
+    }
+}
+
+fn check_unreachable(url: &str, shown: &str, chinook: &str) {
+    for args in [
+        vec!["sql", "--db", url, "SELECT 1"],
+        vec!["schema", "--db", url],
+        vec!["copy", chinook, url],
+    ] {
+        let out = nl2sql(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(name), "{err}");
+        assert!(
+            err.contains(shown) && err.contains("refused") && !err.contains("hunter2"),
+            "{args:?}: {err}"
+        );
     }
 }

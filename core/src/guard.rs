@@ -34,6 +34,15 @@ pub fn check_read_only(sql: &str) -> Result<(), DatasourceError> {
     parse_read_only(sql, &SQLiteDialect {}).map(|_| ())
 }
 
+/// [`check_read_only`] for a datasource that speaks `dialect`: the text parsed as that
+/// engine will read it.
+pub fn check_read_only_in(
+    sql: &str,
+    dialect: crate::datasource::Dialect,
+) -> Result<(), DatasourceError> {
+    parse_read_only(sql, crate::lower::sql_dialect(dialect)).map(|_| ())
+}
+
 /// [`check_read_only`] in any sqlparser dialect, returning the query it parsed.
 pub fn parse_read_only(
     sql: &str,

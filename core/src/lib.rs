@@ -16,6 +16,7 @@ pub mod guard;
 pub mod http;
 pub mod import;
 pub mod index;
+pub mod introspect;
 pub mod lower;
 pub mod plan;
 pub mod policy;

@@ -1,14 +1,19 @@
 //! The native side of nl2sql, shared by every native front end (the command line, the
-//! tests, and the servers to come): SQLite files through rusqlite, the scratch database
+//! tests, and the servers to come): SQLite files through rusqlite, PostgreSQL through the
+//! `postgres` client, MySQL and MariaDB through the `mysql` client, database addresses that never print their password, the scratch database
 //! for combining results, the blocking HTTP transport to model providers, the wall clock,
 //! the host the engine's facade runs on, where a command's databases come from (the demo
 //! folder or one `--db`), and the demo databases read ahead into a catalogue.
 
+pub mod address;
 pub mod catalogue;
 pub mod clock;
+pub mod copy;
 pub mod demo;
 pub mod host;
 pub mod http;
+pub mod mysql_db;
+pub mod postgres_db;
 pub mod scratch;
 pub mod sources;
 pub mod sqlite_file;
@@ -17,6 +22,8 @@ pub use clock::WallClock;
 pub use demo::{demo_path, open_demo, DemoPathError};
 pub use host::{demo_workspace, NativeHost};
 pub use http::{BlockingTransport, ThreadSleep};
+pub use mysql_db::MySqlDb;
+pub use postgres_db::PostgresDb;
 pub use scratch::MemoryScratch;
 pub use sources::{SourceError, Sources};
 pub use sqlite_file::SqliteFile;

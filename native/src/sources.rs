@@ -1,29 +1,35 @@
 //! Where a command's databases come from: the demo folder (`--data`), or one database a
-//! person names with `--db` (and perhaps `--id`). A SQLite file is read today; server URLs
-//! and DuckDB files are recognised and refused by name, so a person learns what is missing
-//! rather than that their file "is not a database".
+//! person names with `--db` (and perhaps `--id`): a SQLite file, a PostgreSQL or a MySQL
+//! or MariaDB server.
+//! Addresses of engines without an adapter yet are refused by name ([`Address::parse`]),
+//! so a person learns what is missing rather than that their file "is not a database".
 
+use crate::address::{Address, Engine};
 use crate::demo::{demo_path, DemoPathError};
-use crate::SqliteFile;
+use crate::{MySqlDb, PostgresDb, SqliteFile};
 use nl2sql_core::demo::{demo_database, demo_profile, DEMO_DATABASES, DEMO_VERIFIED};
 use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::workspace::{Opening, Workspace, WorkspaceError};
+use nl2sql_core::{Datasource, DatasourceError};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+
+/// A database opened, with how routing describes it.
+pub type Opened = (DatasourceProfile, Rc<dyn Datasource>);
 
 /// The databases a command reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sources {
     /// The three demo databases in this folder.
     Demo(PathBuf),
-    /// One SQLite file, under this id.
+    /// One database of the person's own, under this id.
     One {
-        /// Its datasource id: `--id`, else the file's stem.
+        /// Its datasource id: `--id`, else the database's or file's name.
         id: String,
-        /// The file.
-        path: PathBuf,
+        /// Where it is.
+        address: Address,
     },
 }
 
@@ -32,7 +38,7 @@ pub enum Sources {
 pub enum SourceError {
     /// The command line names something that cannot be used as given.
     Usage(String),
-    /// A named file is missing or cannot be read.
+    /// A named file is missing or cannot be read, or a server cannot be reached.
     Unreadable(String),
 }
 
@@ -55,16 +61,6 @@ impl From<DemoPathError> for SourceError {
     }
 }
 
-/// Server URLs and file kinds that have no adapter yet, and what to say about each.
-const NOT_YET: [(&str, &str); 6] = [
-    ("postgres://", "PostgreSQL"),
-    ("postgresql://", "PostgreSQL"),
-    ("mysql://", "MySQL"),
-    ("mariadb://", "MariaDB"),
-    ("sc://", "Spark Connect"),
-    (".duckdb", "DuckDB"),
-];
-
 impl Sources {
     /// `--db` (with `--id`) when given, else the demo databases in `data`.
     pub fn new(db: Option<&str>, id: Option<&str>, data: &Path) -> Result<Sources, SourceError> {
@@ -76,25 +72,8 @@ impl Sources {
                 None => Ok(Sources::Demo(data.to_path_buf())),
             };
         };
-        let lower = db.to_ascii_lowercase();
-        if let Some((_, name)) = NOT_YET
-            .iter()
-            .find(|(mark, _)| lower.starts_with(mark) || lower.ends_with(mark))
-        {
-            return Err(SourceError::Usage(format!(
-                "{name} databases cannot be opened yet: --db takes a SQLite file for now"
-            )));
-        }
-        // Any other address may hold a password: it is refused without being repeated.
-        if db.contains("://") {
-            return Err(SourceError::Usage(
-                "--db takes a SQLite file's path, or (once their adapters exist) a postgres://, \
-                 mysql:// or sc:// address; the address given is none of these"
-                    .into(),
-            ));
-        }
-        let path = PathBuf::from(db);
-        if !path.is_file() {
+        let address = Address::parse(db).map_err(|e| SourceError::Usage(e.0))?;
+        if address.path().is_some_and(|path| !path.is_file()) {
             return Err(SourceError::Unreadable(format!(
                 "cannot open {db}: there is no such file (a SQLite file's path is expected)"
             )));
@@ -106,9 +85,9 @@ impl Sources {
                     "--id {id:?}: an id is 1 to 64 letters, digits, `_` or `-`"
                 )))
             }
-            None => id_from_stem(&path),
+            None => safe_id(address.database().unwrap_or_default()),
         };
-        Ok(Sources::One { id, path })
+        Ok(Sources::One { id, address })
     }
 
     /// The ids, in order.
@@ -119,48 +98,74 @@ impl Sources {
         }
     }
 
-    /// The id and file of `id` (none: the first database, Chinook among the demo ones).
-    pub fn path(&self, id: Option<&str>) -> Result<(String, PathBuf), SourceError> {
+    /// The id `id` names, checked (none: the first database, Chinook among the demo ones);
+    /// a demo database's file must be there.
+    pub fn id(&self, id: Option<&str>) -> Result<String, SourceError> {
         match (self, id) {
-            (Sources::Demo(data), id) => Ok(demo_path(id.unwrap_or("chinook"), data)?),
-            (Sources::One { id: own, path }, Some(asked)) if asked != own => {
+            (Sources::Demo(data), id) => Ok(demo_path(id.unwrap_or("chinook"), data)?.0),
+            (Sources::One { id: own, address }, Some(asked)) if asked != own => {
                 Err(SourceError::Usage(format!(
-                    "no datasource {asked:?}: --db opened {} as {own:?}",
-                    path.display()
+                    "no datasource {asked:?}: --db opened {address} as {own:?}"
                 )))
             }
-            (Sources::One { id, path }, _) => Ok((id.clone(), path.clone())),
+            (Sources::One { id, .. }, _) => Ok(id.clone()),
         }
     }
 
-    /// `id` (as [`Sources::path`]) opened read-only.
-    pub fn open(&self, id: Option<&str>) -> Result<SqliteFile, SourceError> {
-        let (id, path) = self.path(id)?;
-        SqliteFile::open(&id, &path).map_err(|e| SourceError::Unreadable(e.to_string()))
+    /// `id` (as [`Sources::id`]) opened read-only.
+    pub fn open(&self, id: Option<&str>) -> Result<Rc<dyn Datasource>, SourceError> {
+        let unreadable = |e: DatasourceError| SourceError::Unreadable(e.to_string());
+        match self {
+            Sources::Demo(data) => {
+                let (id, path) = demo_path(id.unwrap_or("chinook"), data)?;
+                Ok(Rc::new(SqliteFile::open(&id, &path).map_err(unreadable)?))
+            }
+            Sources::One { address, .. } => {
+                let id = self.id(id)?;
+                match (address.engine(), address.path()) {
+                    (Engine::Sqlite, Some(path)) => {
+                        Ok(Rc::new(SqliteFile::open(&id, &path).map_err(unreadable)?))
+                    }
+                    (Engine::Sqlite, None) => {
+                        Err(SourceError::Usage(format!("{address} is not a file")))
+                    }
+                    (Engine::Postgres, _) => Ok(Rc::new(
+                        PostgresDb::connect(&id, address).map_err(unreadable)?,
+                    )),
+                    (Engine::MySql, _) => {
+                        Ok(Rc::new(MySqlDb::connect(&id, address).map_err(unreadable)?))
+                    }
+                }
+            }
+        }
     }
 
     /// Every database opened, each with how routing describes it.
-    pub fn open_all(&self) -> Result<Vec<(DatasourceProfile, SqliteFile)>, SourceError> {
+    pub fn open_all(&self) -> Result<Vec<Opened>, SourceError> {
         self.ids()
             .iter()
             .map(|id| Ok((self.profile(id), self.open(Some(id))?)))
             .collect()
     }
 
-    /// How routing describes `id`: a demo database's own words, else its file's name (never
-    /// the folders above it, which would reach the model provider in the prompts).
+    /// How routing describes `id`: a demo database's own words, else its engine and name
+    /// (never a file's folders or a server's host, which would reach the model provider in
+    /// the prompts).
     fn profile(&self, id: &str) -> DatasourceProfile {
-        match (self, demo_database(id)) {
-            (Sources::Demo(_), Some(d)) => demo_profile(d),
-            (Sources::One { path, .. }, _) | (Sources::Demo(path), None) => DatasourceProfile {
-                id: id.to_string(),
-                description: format!(
-                    "The SQLite database {}.",
-                    path.file_name().unwrap_or_default().to_string_lossy()
-                ),
-                examples: vec![],
-                verified: vec![],
-            },
+        let description = match (self, demo_database(id)) {
+            (Sources::Demo(_), Some(d)) => return demo_profile(d),
+            (Sources::One { address, .. }, _) => format!(
+                "The {} database {}.",
+                address.engine().name(),
+                address.database().unwrap_or(id)
+            ),
+            (Sources::Demo(_), None) => format!("The SQLite database {id}."),
+        };
+        DatasourceProfile {
+            id: id.to_string(),
+            description,
+            examples: vec![],
+            verified: vec![],
         }
     }
 
@@ -174,9 +179,9 @@ impl Sources {
             .open_all()
             .map_err(|e| WorkspaceError::Unreadable(e.to_string()))?
             .into_iter()
-            .map(|(profile, db)| Opening {
+            .map(|(profile, datasource)| Opening {
                 profile,
-                datasource: Rc::new(db),
+                datasource,
                 read_ahead: None,
             })
             .collect();
@@ -198,11 +203,10 @@ fn valid_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-/// A datasource id from a file's stem: letters, digits, `_` and `-` kept, anything else
-/// `_`, at most 64 characters (what a datasource id may hold).
-fn id_from_stem(path: &Path) -> String {
-    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-    let id: String = stem
+/// A datasource id from a database's or file's name: letters, digits, `_` and `-` kept,
+/// anything else `_`, at most 64 characters (what a datasource id may hold).
+fn safe_id(name: &str) -> String {
+    let id: String = name
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
@@ -225,19 +229,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_server_url_or_duckdb_file_is_named_as_not_yet_supported() {
-        for (db, name) in [
-            ("postgres://me@localhost:5432/shop", "PostgreSQL"),
-            ("mysql://me@localhost/shop", "MySQL"),
-            ("sc://localhost:15002", "Spark Connect"),
-            ("warehouse.duckdb", "DuckDB"),
-        ] {
-            let e = Sources::new(Some(db), None, Path::new("data")).unwrap_err();
-            assert!(
-                matches!(&e, SourceError::Usage(t) if t.contains(name)),
-                "{e}"
-            );
-        }
+    fn wrong_database_options_are_usage_errors_that_never_repeat_an_address() {
+        let e = Sources::new(Some("sc://localhost:15002"), None, Path::new("data"));
+        assert!(matches!(e, Err(SourceError::Usage(t)) if t.contains("Spark Connect")));
         let e = Sources::new(Some("/no/such/file.sqlite"), None, Path::new("data")).unwrap_err();
         assert!(matches!(e, SourceError::Unreadable(_)));
         let e = Sources::new(None, Some("x"), Path::new("data")).unwrap_err();
@@ -253,11 +247,20 @@ mod tests {
     }
 
     #[test]
-    fn an_id_comes_from_the_file_stem_made_safe() {
-        assert_eq!(
-            id_from_stem(Path::new("/tmp/My Shop.v2.sqlite")),
-            "My_Shop_v2"
+    fn an_id_comes_from_the_database_name_made_safe() {
+        assert_eq!(safe_id("My Shop.v2"), "My_Shop_v2");
+        assert_eq!(safe_id(""), "db");
+        let s = Sources::new(
+            Some("postgres://me:pw@localhost/shop"),
+            None,
+            Path::new("data"),
         );
-        assert_eq!(id_from_stem(Path::new("/tmp/.sqlite")), "_sqlite");
+        let s = s.unwrap();
+        assert_eq!(s.ids(), vec!["shop".to_string()]);
+        let e = s.id(Some("other")).unwrap_err().to_string();
+        assert!(
+            e.contains("postgres://me@localhost/shop") && !e.contains("pw"),
+            "{e}"
+        );
     }
 }

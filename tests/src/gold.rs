@@ -114,6 +114,16 @@ pub async fn run_reference_suite(db: &dyn nl2sql_core::Datasource) -> Outcome {
 /// Runs every query of our own suite on `db` (Chinook) twice: directly, and imported as a
 /// plan through the validator and the generator. Both must return the same rows.
 pub async fn run_own_suite(db: &dyn nl2sql_core::Datasource) -> Outcome {
+    run_own_suite_against(db, db).await
+}
+
+/// Runs every query of our own suite (SQLite SQL) on `reference` (SQLite's Chinook) as
+/// written, and imported as a plan, checked against `db`'s schema and rendered for `db`'s
+/// engine, on `db` (Chinook on any engine): both must return the same rows.
+pub async fn run_own_suite_against(
+    db: &dyn nl2sql_core::Datasource,
+    reference: &dyn nl2sql_core::Datasource,
+) -> Outcome {
     use nl2sql_core::datasource::ExecLimits;
     use nl2sql_core::import::import_sql;
     use nl2sql_core::policy::Policies;
@@ -137,7 +147,7 @@ pub async fn run_own_suite(db: &dyn nl2sql_core::Datasource) -> Outcome {
             continue;
         };
         out.runs += 1;
-        let direct = match db.execute(sql, ExecLimits::rows(100_000)).await {
+        let direct = match reference.execute(sql, ExecLimits::rows(100_000)).await {
             Ok(frame) => frame,
             Err(e) => {
                 out.failures
@@ -145,7 +155,7 @@ pub async fn run_own_suite(db: &dyn nl2sql_core::Datasource) -> Outcome {
                 continue;
             }
         };
-        let plan = match import_sql(sql, &schema, schema.dialect) {
+        let plan = match import_sql(sql, &schema, reference.dialect()) {
             Ok(plan) => plan,
             Err(e) => {
                 out.failures.push(format!(

@@ -10,11 +10,15 @@ pub use nl2sql_core::eval as compare;
 pub mod contract;
 pub mod gold;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod hostile;
+#[cfg(not(target_arch = "wasm32"))]
 pub use nl2sql_mock as mock;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native;
 pub mod pipeline;
 pub mod routing;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod servers;
 #[cfg(target_arch = "wasm32")]
 pub mod sqljs;
 
@@ -105,11 +109,13 @@ pub async fn add_mock_fixtures(
     );
 }
 
-/// Calls `$harness!(check, check, …)` with every check of the contract suite.
+/// Calls `$harness!(check, check, …)` with every check of the contract suite; with more
+/// arguments, `$harness!(args; check, check, …)` (an engine's opener, say).
 #[macro_export]
 macro_rules! for_each_contract_check {
-    ($harness:ident) => {
+    ($harness:ident $(, $arg:tt)*) => {
         $harness!(
+            $($arg)* ;
             chinook_tables_and_row_counts,
             chinook_keys_and_nullability,
             chinook_types_and_categories,
@@ -121,6 +127,25 @@ macro_rules! for_each_contract_check {
             row_cap_is_honoured_and_reported,
             empty_results_keep_their_columns,
             every_demo_database_introspects,
+        );
+    };
+}
+
+/// Calls `$harness!(args; check, check, …)` with every hostile-corpus check in
+/// [`hostile`], so each engine's test file runs them all.
+#[macro_export]
+macro_rules! for_each_hostile_check {
+    ($harness:ident $(, $arg:tt)*) => {
+        $harness!(
+            $($arg)* ;
+            sql_in_literals_and_aliases_is_rendered_harmlessly,
+            sql_in_names_is_refused_with_the_right_code,
+            unicode_look_alikes_name_nothing,
+            a_nul_byte_is_refused,
+            huge_plans_are_handled_and_deep_ones_refused_without_a_crash,
+            hostile_sql_is_refused_on_import,
+            long_chains_are_bounded_or_flattened,
+            sql_whose_meaning_a_plan_cannot_keep_is_refused,
         );
     };
 }

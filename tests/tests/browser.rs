@@ -12,7 +12,7 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 macro_rules! browser_checks {
-    ($($check:ident),* $(,)?) => {
+    (; $($check:ident),* $(,)?) => {
         $(
             #[wasm_bindgen_test]
             async fn $check() {

@@ -8,7 +8,7 @@ use nl2sql_tests::native::{data_dir, open};
 use std::path::PathBuf;
 
 macro_rules! native_checks {
-    ($($check:ident),* $(,)?) => {
+    (; $($check:ident),* $(,)?) => {
         $(
             #[test]
             fn $check() {

@@ -15,6 +15,7 @@
 mod data;
 mod npm;
 mod run;
+mod services;
 mod setup;
 mod sizes;
 
@@ -23,7 +24,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <setup | data | serve [--release] | test | dist | npm | bench | typescript | mock>";
+    "usage: cargo xtask <setup | data | serve [--release] | test | dist | npm | bench | typescript | mock | servers>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
         Some("bench") => setup::ensure(&project).and_then(|()| bench(&project)),
         Some("typescript") => typescript(&project),
         Some("mock") => mock(),
+        Some("servers") => servers(&project),
         _ => Err(Failure(USAGE.to_string())),
     };
     match outcome {
@@ -52,6 +54,21 @@ fn main() -> ExitCode {
 fn fail(e: &Failure) -> ExitCode {
     eprintln!("\nxtask: {}", e.0);
     ExitCode::FAILURE
+}
+
+/// The test database servers, for running the server tests by hand: their addresses are
+/// printed as the variables the tests read; Enter stops them.
+fn servers(project: &Project) -> Result<(), Failure> {
+    let servers = services::Servers::start(project)?;
+    for (name, value) in servers.variables() {
+        println!("export {name}={value}");
+    }
+    println!("(then: cargo test -p nl2sql-tests -p nl2sql-cli --test servers -- --ignored; Enter stops the servers)");
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .map_err(|e| Failure(format!("cannot read stdin: {e}")))?;
+    Ok(())
 }
 
 fn mock() -> Result<(), Failure> {
@@ -203,6 +220,29 @@ const TEST_STEPS: &[Step] = &[
         run: |p| {
             p.cargo(&["test", "--workspace", "--exclude", "playground"])
                 .run("native tests")
+        },
+    },
+    Step {
+        name: "tests on database servers (PostgreSQL, MariaDB)",
+        run: |p| {
+            let servers = services::Servers::start(p)?;
+            let mut tests = p.cargo(&[
+                "test",
+                "-p",
+                "nl2sql-tests",
+                "--test",
+                "servers",
+                "-p",
+                "nl2sql-cli",
+                "--test",
+                "servers",
+                "--",
+                "--ignored",
+            ]);
+            for (name, value) in servers.variables() {
+                tests = tests.env(name, &value);
+            }
+            tests.run("tests on database servers")
         },
     },
     Step {

@@ -161,6 +161,7 @@ pub fn apt_install(project: &Project, packages: &[&str], why: &str) -> Result<()
     args.extend_from_slice(packages);
     project
         .command("apt-get", &args)
+        .env("DEBIAN_FRONTEND", "noninteractive")
         .run(&format!("apt-get install {list}"))
 }
 

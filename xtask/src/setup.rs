@@ -19,6 +19,7 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
     trunk(project)?;
     npm_packages(project)?;
     chromium(project)?;
+    database_servers(project)?;
     data::ensure(project)?;
     data::ensure_catalogue(project)
 }
@@ -176,6 +177,26 @@ fn chromium(project: &Project) -> Result<(), Failure> {
         project,
         &["chromium", "chromium-driver"],
         "Chromium and ChromeDriver are needed for the browser tests",
+    )
+}
+
+/// Debian's PostgreSQL and MariaDB servers, which the server tests start as throwaway
+/// instances.
+fn database_servers(project: &Project) -> Result<(), Failure> {
+    let mut missing = Vec::new();
+    if !crate::services::postgres_installed() {
+        missing.push("postgresql");
+    }
+    if !crate::services::mariadb_installed() {
+        missing.push("mariadb-server");
+    }
+    if missing.is_empty() {
+        return ok("PostgreSQL and MariaDB servers");
+    }
+    apt_install(
+        project,
+        &missing,
+        "database servers are needed for the tests on database servers",
     )
 }
 

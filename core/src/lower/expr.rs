@@ -118,6 +118,9 @@ impl Lowerer<'_> {
 
     fn cast_expr(&self, expr: &Expr, to: CastType) -> Result<SqlExpr, LowerError> {
         let inner = self.expr(expr)?;
+        if to == CastType::Integer && self.truncates_before_integer_cast(expr) {
+            return Ok(self.cast(self.truncated(inner), to));
+        }
         Ok(self.cast(inner, to))
     }
 
@@ -262,6 +265,9 @@ impl Lowerer<'_> {
         };
         let l = self.side(op, left)?;
         let r = self.side(op, right)?;
+        if op == BinaryOp::Divide && self.whole_division(left, right) {
+            return Ok(self.integer_division(l, r));
+        }
         Ok(binary(l, sql_op, r))
     }
 

@@ -8,6 +8,7 @@
 mod build;
 mod dates;
 mod expr;
+mod numbers;
 
 use crate::datasource::Dialect;
 use crate::plan::{Expr, Plan, SetOperator, TableRef};
@@ -24,6 +25,17 @@ use std::cell::RefCell;
 use std::fmt;
 
 pub use expr::arity;
+
+/// A name written for `dialect` as the generator writes it (quoted when it must be), for
+/// the few statements the engine writes outside a plan (catalogue and statistics reads).
+pub fn quote_name(name: &str, dialect: Dialect) -> String {
+    ident(name, dialect).to_string()
+}
+
+/// A text literal escaped for `dialect` as the generator escapes it.
+pub fn quote_text(value: &str, dialect: Dialect) -> String {
+    build::text(value, dialect).to_string()
+}
 
 /// What lowering needs besides the plan: the row cap and the pinned date.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -680,6 +692,27 @@ impl Lowerer<'_> {
             .rev()
             .find_map(|scope| scope.iter().find(|b| b.alias.eq_ignore_ascii_case(alias)))
             .cloned()
+    }
+
+    /// A table column's declared type, through its alias or (bare) the innermost table that
+    /// has it; `None` for a CTE's column or a name not found.
+    pub(super) fn declared_type(&self, alias: Option<&str>, column: &str) -> Option<String> {
+        let scopes = self.scopes.borrow();
+        let of = |b: &Bound<'_>| match &b.source {
+            Source::Table(t) => t.column(column).map(|c| c.declared_type.clone()),
+            Source::Cte(..) => None,
+        };
+        match alias {
+            Some(a) => scopes
+                .iter()
+                .rev()
+                .find_map(|scope| scope.iter().find(|b| b.alias.eq_ignore_ascii_case(a)))
+                .and_then(of),
+            None => scopes
+                .iter()
+                .rev()
+                .find_map(|scope| scope.iter().find_map(&of)),
+        }
     }
 
     /// A column's declared spelling: through its alias, or (bare) through the innermost

@@ -159,6 +159,22 @@ fn constructs() -> Vec<(&'static str, Json)> {
             ),
         ),
         (
+            "whole numbers divide as SQLite divides them; fractions as fractions",
+            invoices(
+                vec![
+                    bin("/", c("i", "CustomerId"), lit(json!(2))),
+                    bin(
+                        "/",
+                        func("SUM", vec![c("i", "CustomerId")]),
+                        func("COUNT", vec![c("i", "InvoiceId")]),
+                    ),
+                    bin("/", c("i", "Total"), lit(json!(2))),
+                    bin("/", c("i", "CustomerId"), lit(json!(2.0))),
+                ],
+                json!({}),
+            ),
+        ),
+        (
             "between, like, ilike and their negations",
             invoices(
                 vec![c("i", "InvoiceId")],

@@ -1,0 +1,42 @@
+//! `nl2sql copy SRC DST`: a SQLite file copied into a server.
+
+use crate::Failure;
+use nl2sql_native::address::Address;
+use std::path::PathBuf;
+
+/// `nl2sql copy`'s options.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The SQLite file to copy
+    source: PathBuf,
+    /// Where to: postgres://user@host:port/database (the password from the address or
+    /// PGPASSWORD)
+    target: String,
+    /// Drop tables of the same names first (otherwise one that exists stops the copy)
+    #[arg(long)]
+    replace: bool,
+}
+
+/// Runs `nl2sql copy`: progress on stderr, a summary on stdout.
+pub fn run(args: &Args) -> Result<(), Failure> {
+    if !args.source.is_file() {
+        return Err(Failure::Runtime(format!(
+            "cannot open {}: there is no such file",
+            args.source.display()
+        )));
+    }
+    let target = Address::parse(&args.target).map_err(|e| Failure::Usage(e.0))?;
+    let report = nl2sql_native::copy::copy(&args.source, &target, args.replace, &mut |line| {
+        eprintln!("{line}");
+    })
+    .map_err(|e| Failure::Runtime(e.0))?;
+    let rows: u64 = report.tables.iter().map(|(_, n)| n).sum();
+    println!(
+        "copied {} tables, {rows} rows, into {target}",
+        report.tables.len()
+    );
+    for note in &report.notes {
+        println!("note: foreign key {note}");
+    }
+    Ok(())
+}

@@ -1,0 +1,452 @@
+//! Reading a server database's structure and statistics (PostgreSQL, MySQL/MariaDB, DuckDB)
+//! through plain read-only queries, as [`crate::sqlite`] does for SQLite, so the snapshot
+//! any adapter gives is the same kind of snapshot and passes the same guard as any query.
+//!
+//! Each engine's module reads its own catalogue into a [`Structure`]; the statistics pass
+//! here is shared, every name and text in it written for the engine's dialect by the
+//! generator's own quoting.
+
+mod mysql;
+mod postgres;
+
+use crate::datasource::{
+    Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, ResultFrame,
+};
+use crate::lower::quote_name;
+use crate::schema::{
+    Column, ColumnStats, ForeignKey, SchemaSnapshot, Table, TypeCategory, SAMPLE_ALL_MAX,
+    SAMPLE_TOP,
+};
+use crate::value::Value;
+
+/// Catalogue reads are small; the cap only guards against a pathological catalogue.
+const CATALOGUE_LIMITS: ExecLimits = ExecLimits::rows(1_000_000);
+
+/// A table's structure as the catalogue declares it, before statistics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableShape {
+    /// The table's name as declared.
+    pub name: String,
+    /// Its columns, in declaration order.
+    pub columns: Vec<ColumnShape>,
+    /// Its foreign keys, in declaration order.
+    pub foreign_keys: Vec<ForeignKey>,
+}
+
+/// A column as the catalogue declares it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnShape {
+    /// The column's name as declared.
+    pub name: String,
+    /// The declared type as the engine writes it (`character varying(200)`, `int(11)`).
+    pub declared_type: String,
+    /// Whether it may hold NULL.
+    pub nullable: bool,
+    /// Its 1-based position in the primary key.
+    pub primary_key_position: Option<u32>,
+}
+
+/// Every table of the schema a datasource reads.
+pub type Structure = Vec<TableShape>;
+
+/// Reads the structure of a PostgreSQL, MySQL/MariaDB or DuckDB datasource, then each
+/// table's row count and column statistics.
+pub async fn introspect<D: Datasource + ?Sized>(ds: &D) -> Result<SchemaSnapshot, DatasourceError> {
+    let dialect = ds.dialect();
+    let mut tables = Vec::new();
+    for shape in structure(ds).await? {
+        tables.push(with_statistics(ds, dialect, shape).await?);
+    }
+    Ok(SchemaSnapshot::new(ds.id(), dialect, tables))
+}
+
+/// The structural fingerprint alone, from the catalogue reads and no statistics; always
+/// equal to [`introspect`]'s for the same structure.
+pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, DatasourceError> {
+    let tables = structure(ds)
+        .await?
+        .into_iter()
+        .map(|shape| Table {
+            columns: shape
+                .columns
+                .into_iter()
+                .map(|c| column(c, TypeCategory::Other, ColumnStats::default()))
+                .collect(),
+            name: shape.name,
+            foreign_keys: shape.foreign_keys,
+            row_count: 0,
+        })
+        .collect();
+    Ok(SchemaSnapshot::new(ds.id(), ds.dialect(), tables).fingerprint)
+}
+
+async fn structure<D: Datasource + ?Sized>(ds: &D) -> Result<Structure, DatasourceError> {
+    match ds.dialect() {
+        Dialect::Postgres => postgres::structure(ds).await,
+        Dialect::MySql => mysql::structure(ds).await,
+        other => Err(catalogue_error(&format!(
+            "no catalogue reader for {other} here"
+        ))),
+    }
+}
+
+fn column(shape: ColumnShape, category: TypeCategory, stats: ColumnStats) -> Column {
+    Column {
+        name: shape.name,
+        declared_type: shape.declared_type,
+        category,
+        nullable: shape.nullable,
+        primary_key_position: shape.primary_key_position,
+        stats,
+    }
+}
+
+/// Result columns per statistics pass; each column costs [`AGGREGATES`] of them, well under
+/// every engine's limit on a select list (PostgreSQL's 1,664 is the lowest).
+const COLUMNS_PER_PASS: usize = 300;
+/// Aggregates read per column: non-null count, distinct count, min, max.
+const AGGREGATES: usize = 4;
+
+/// The row count and each column's statistics: one aggregate pass per [`COLUMNS_PER_PASS`]
+/// columns, then one grouped read per text column for its sample values. Min and max are
+/// read only where they mean something (numbers and dates), and distinct counts only for
+/// kinds every engine can compare (not JSON, arrays or blobs).
+async fn with_statistics<D: Datasource + ?Sized>(
+    ds: &D,
+    dialect: Dialect,
+    shape: TableShape,
+) -> Result<Table, DatasourceError> {
+    let table = quote_name(&shape.name, dialect);
+    let categories: Vec<TypeCategory> = shape
+        .columns
+        .iter()
+        .map(|c| category_of(&c.declared_type))
+        .collect();
+    let mut row_count = 0;
+    let mut raw = Vec::with_capacity(shape.columns.len());
+    let described: Vec<(&ColumnShape, TypeCategory)> = shape
+        .columns
+        .iter()
+        .zip(categories.iter().copied())
+        .collect();
+    for chunk in described.chunks(COLUMNS_PER_PASS) {
+        let mut terms = vec!["COUNT(*)".to_string()];
+        for (col, category) in chunk {
+            let q = quote_name(&col.name, dialect);
+            let ranged = matches!(category, TypeCategory::Number | TypeCategory::Temporal);
+            terms.push(format!("COUNT({q})"));
+            terms.push(if *category == TypeCategory::Other {
+                "0".into()
+            } else {
+                format!("COUNT(DISTINCT {q})")
+            });
+            terms.push(if ranged {
+                format!("MIN({q})")
+            } else {
+                "NULL".into()
+            });
+            terms.push(if ranged {
+                format!("MAX({q})")
+            } else {
+                "NULL".into()
+            });
+        }
+        let frame = run(ds, &format!("SELECT {} FROM {table}", terms.join(", "))).await?;
+        let row = frame
+            .rows
+            .first()
+            .ok_or_else(|| catalogue_error("the statistics query returned no row"))?;
+        row_count = count_at(row, 0)?;
+        for i in 0..chunk.len() {
+            let at = 1 + i * AGGREGATES;
+            let value = |k: usize| row.get(at + k).cloned().unwrap_or(Value::Null);
+            raw.push((
+                count_at(row, at)?,
+                count_at(row, at + 1)?,
+                value(2),
+                value(3),
+            ));
+        }
+    }
+    let mut columns = Vec::with_capacity(shape.columns.len());
+    for ((col, category), (non_null, distinct, min, max)) in
+        shape.columns.into_iter().zip(categories).zip(raw)
+    {
+        let present = |v: Value| (v != Value::Null).then_some(v);
+        let sample_values = if category == TypeCategory::Text && distinct > 0 {
+            sample_values(ds, dialect, &table, &col.name, distinct).await?
+        } else {
+            Vec::new()
+        };
+        let stats = ColumnStats {
+            null_fraction: if row_count == 0 {
+                0.0
+            } else {
+                (row_count - non_null.min(row_count)) as f64 / row_count as f64
+            },
+            distinct_count: distinct,
+            min: present(min),
+            max: present(max),
+            sample_values,
+        };
+        columns.push(column(col, category, stats));
+    }
+    Ok(Table {
+        name: shape.name,
+        columns,
+        foreign_keys: shape.foreign_keys,
+        row_count,
+    })
+}
+
+/// A text column's values: all of them up to [`SAMPLE_ALL_MAX`] distinct, else the
+/// [`SAMPLE_TOP`] most frequent. Ties are broken in byte order on every engine (whatever the
+/// column's collation), so every engine gives SQLite's list.
+async fn sample_values<D: Datasource + ?Sized>(
+    ds: &D,
+    dialect: Dialect,
+    table: &str,
+    column: &str,
+    distinct_count: u64,
+) -> Result<Vec<String>, DatasourceError> {
+    let limit = if distinct_count <= SAMPLE_ALL_MAX {
+        SAMPLE_ALL_MAX
+    } else {
+        SAMPLE_TOP
+    };
+    let q = quote_name(column, dialect);
+    let bytewise = match dialect {
+        Dialect::Postgres => format!("{q} COLLATE \"C\""),
+        Dialect::MySql => format!("CAST({q} AS BINARY)"),
+        _ => q.clone(),
+    };
+    let frame = run(
+        ds,
+        &format!(
+            "SELECT {q}, COUNT(*) AS n FROM {table} WHERE {q} IS NOT NULL \
+             GROUP BY {q} ORDER BY n DESC, {bytewise} LIMIT {limit}"
+        ),
+    )
+    .await?;
+    Ok(frame
+        .rows
+        .iter()
+        .filter_map(|row| row.first())
+        .map(|v| match v {
+            Value::Text(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect())
+}
+
+/// The category of a declared type as PostgreSQL, MySQL/MariaDB and DuckDB write them. The
+/// type's name alone decides (`numeric(10,2)` is `numeric`; `int unsigned` is `int`), so a
+/// name that merely contains a word (`interval`, `point`) is not mistaken for another.
+pub fn category_of(declared_type: &str) -> TypeCategory {
+    let t = declared_type.trim().to_ascii_lowercase();
+    let name = t.split(['(', '[']).next().unwrap_or_default().trim();
+    let first = name.split_whitespace().next().unwrap_or_default();
+    if name.ends_with("[]") || t.contains('[') {
+        return TypeCategory::Other;
+    }
+    match first {
+        "smallint" | "integer" | "int" | "bigint" | "int2" | "int4" | "int8" | "tinyint"
+        | "mediumint" | "hugeint" | "uhugeint" | "utinyint" | "usmallint" | "uinteger"
+        | "ubigint" | "serial" | "bigserial" | "smallserial" | "numeric" | "decimal" | "dec"
+        | "fixed" | "real" | "double" | "float" | "float4" | "float8" | "money" => {
+            TypeCategory::Number
+        }
+        "text" | "varchar" | "character" | "char" | "bpchar" | "nvarchar" | "nchar" | "citext"
+        | "tinytext" | "mediumtext" | "longtext" | "enum" | "string" | "name" | "uuid" => {
+            TypeCategory::Text
+        }
+        "date" | "time" | "timestamp" | "timestamptz" | "timetz" | "datetime" | "year" => {
+            TypeCategory::Temporal
+        }
+        "boolean" | "bool" => TypeCategory::Boolean,
+        _ => TypeCategory::Other,
+    }
+}
+
+async fn run<D: Datasource + ?Sized>(ds: &D, sql: &str) -> Result<ResultFrame, DatasourceError> {
+    ds.execute(sql, CATALOGUE_LIMITS).await
+}
+
+fn catalogue_error(message: &str) -> DatasourceError {
+    DatasourceError::new(
+        DatasourceErrorKind::Unavailable,
+        format!("could not read the schema: {message}"),
+    )
+}
+
+fn text_at(row: &[Value], i: usize) -> Result<String, DatasourceError> {
+    match row.get(i) {
+        Some(Value::Text(s)) => Ok(s.clone()),
+        Some(Value::Null) => Ok(String::new()),
+        other => Err(catalogue_error(&format!("expected text, found {other:?}"))),
+    }
+}
+
+fn int_at(row: &[Value], i: usize) -> Result<i64, DatasourceError> {
+    match row.get(i) {
+        Some(Value::Integer(n)) => Ok(*n),
+        // Some drivers give a catalogue's numbers as text or as exact decimals.
+        Some(Value::Text(t)) => t
+            .trim()
+            .parse()
+            .map_err(|_| catalogue_error(&format!("expected an integer, found {t:?}"))),
+        Some(Value::Real(r)) if r.fract() == 0.0 => Ok(*r as i64),
+        other => Err(catalogue_error(&format!(
+            "expected an integer, found {other:?}"
+        ))),
+    }
+}
+
+/// Counts are integers, except a count over nothing, which some engines give as NULL.
+fn count_at(row: &[Value], i: usize) -> Result<u64, DatasourceError> {
+    match row.get(i) {
+        Some(Value::Null) => Ok(0),
+        _ => Ok(u64::try_from(int_at(row, i)?).unwrap_or(0)),
+    }
+}
+
+/// Builds the structure from three catalogue reads every engine can give in the same shape:
+/// columns (`table, column, declared type, not null as 0/1`) in declaration order, primary
+/// key columns (`table, column, position`) and foreign-key columns (`table, key name,
+/// column, referenced table, referenced column`) in key order.
+fn assemble(
+    columns: &ResultFrame,
+    primary_keys: &ResultFrame,
+    foreign_keys: &ResultFrame,
+) -> Result<Structure, DatasourceError> {
+    let mut tables: Structure = Vec::new();
+    for row in &columns.rows {
+        let table = text_at(row, 0)?;
+        let col = ColumnShape {
+            name: text_at(row, 1)?,
+            declared_type: text_at(row, 2)?,
+            nullable: int_at(row, 3)? == 0,
+            primary_key_position: None,
+        };
+        match tables.last_mut() {
+            Some(t) if t.name == table => t.columns.push(col),
+            _ => tables.push(TableShape {
+                name: table,
+                columns: vec![col],
+                foreign_keys: Vec::new(),
+            }),
+        }
+    }
+    for row in &primary_keys.rows {
+        let (table, name) = (text_at(row, 0)?, text_at(row, 1)?);
+        let position = u32::try_from(int_at(row, 2)?).unwrap_or(0);
+        if let Some(col) = tables
+            .iter_mut()
+            .find(|t| t.name == table)
+            .and_then(|t| t.columns.iter_mut().find(|c| c.name == name))
+        {
+            col.primary_key_position = (position > 0).then_some(position);
+        }
+    }
+    let mut last_key: Option<(String, String)> = None;
+    for row in &foreign_keys.rows {
+        let (table, key) = (text_at(row, 0)?, text_at(row, 1)?);
+        let (from, referenced_table, to) = (text_at(row, 2)?, text_at(row, 3)?, text_at(row, 4)?);
+        let Some(shape) = tables.iter_mut().find(|t| t.name == table) else {
+            continue;
+        };
+        let same = last_key.as_ref() == Some(&(table.clone(), key.clone()));
+        match shape.foreign_keys.last_mut() {
+            Some(fk) if same => {
+                fk.columns.push(from);
+                fk.referenced_columns.push(to);
+            }
+            _ => shape.foreign_keys.push(ForeignKey {
+                columns: vec![from],
+                referenced_table,
+                referenced_columns: vec![to],
+            }),
+        }
+        last_key = Some((table, key));
+    }
+    Ok(tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_type_names_map_to_categories_by_name_not_by_substring() {
+        for (t, want) in [
+            ("integer", TypeCategory::Number),
+            ("numeric(10,2)", TypeCategory::Number),
+            ("double precision", TypeCategory::Number),
+            ("int(11) unsigned", TypeCategory::Number),
+            ("DECIMAL(10,2)", TypeCategory::Number),
+            ("HUGEINT", TypeCategory::Number),
+            ("character varying(200)", TypeCategory::Text),
+            ("varchar(40)", TypeCategory::Text),
+            ("VARCHAR", TypeCategory::Text),
+            ("longtext", TypeCategory::Text),
+            ("timestamp without time zone", TypeCategory::Temporal),
+            ("datetime", TypeCategory::Temporal),
+            ("TIMESTAMP WITH TIME ZONE", TypeCategory::Temporal),
+            ("date", TypeCategory::Temporal),
+            ("boolean", TypeCategory::Boolean),
+            ("interval", TypeCategory::Other),
+            ("point", TypeCategory::Other),
+            ("jsonb", TypeCategory::Other),
+            ("integer[]", TypeCategory::Other),
+            ("INTEGER[3]", TypeCategory::Other),
+            ("bytea", TypeCategory::Other),
+        ] {
+            assert_eq!(category_of(t), want, "{t}");
+        }
+    }
+
+    fn frame(rows: Vec<Vec<Value>>) -> ResultFrame {
+        ResultFrame {
+            rows,
+            ..ResultFrame::default()
+        }
+    }
+
+    fn t(s: &str) -> Value {
+        Value::Text(s.into())
+    }
+
+    #[test]
+    fn catalogue_rows_assemble_into_tables_keys_and_multi_column_foreign_keys() {
+        let columns = frame(vec![
+            vec![t("a"), t("x"), t("integer"), Value::Integer(1)],
+            vec![t("a"), t("y"), t("integer"), Value::Integer(1)],
+            vec![t("b"), t("ax"), t("integer"), Value::Integer(0)],
+            vec![t("b"), t("ay"), t("integer"), Value::Integer(0)],
+        ]);
+        let pks = frame(vec![
+            vec![t("a"), t("y"), Value::Integer(2)],
+            vec![t("a"), t("x"), t("1")],
+        ]);
+        let fks = frame(vec![
+            vec![t("b"), t("k"), t("ax"), t("a"), t("x")],
+            vec![t("b"), t("k"), t("ay"), t("a"), t("y")],
+            vec![t("gone"), t("k"), t("q"), t("a"), t("x")],
+        ]);
+        let s = assemble(&columns, &pks, &fks).unwrap();
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].columns[0].primary_key_position, Some(1));
+        assert_eq!(s[0].columns[1].primary_key_position, Some(2));
+        assert!(!s[0].columns[0].nullable && s[1].columns[0].nullable);
+        assert_eq!(
+            s[1].foreign_keys,
+            vec![ForeignKey {
+                columns: vec!["ax".into(), "ay".into()],
+                referenced_table: "a".into(),
+                referenced_columns: vec!["x".into(), "y".into()],
+            }]
+        );
+        let bad = frame(vec![vec![t("a"), Value::Integer(3), t("int"), t("no")]]);
+        assert!(assemble(&bad, &pks, &fks).is_err());
+    }
+}

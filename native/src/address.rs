@@ -1,0 +1,218 @@
+//! A database's address as a person gives it (`--db`, later the config file): a file path
+//! or a server URL. The URL may hold a password, so an address prints without it, and
+//! [`redact`] takes it out of any message a driver or server words.
+
+use percent_encoding::percent_decode_str;
+use std::fmt;
+use std::path::PathBuf;
+use url::Url;
+
+/// Which engine an address reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// A SQLite file.
+    Sqlite,
+    /// A PostgreSQL server (`postgres://` or `postgresql://`).
+    Postgres,
+    /// A MySQL or MariaDB server (`mysql://` or `mariadb://`).
+    MySql,
+}
+
+impl Engine {
+    /// The engine's name for people.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Sqlite => "SQLite",
+            Engine::Postgres => "PostgreSQL",
+            Engine::MySql => "MySQL",
+        }
+    }
+}
+
+/// A parsed address.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Address {
+    engine: Engine,
+    /// The address as given: for a server, the URL with its password.
+    text: String,
+    /// For a server: the URL without its password, query or fragment, for messages.
+    shown: String,
+    /// For a server: the password, decoded, if the URL has one.
+    password: Option<String>,
+    /// The database's name: the URL's path, or the file's stem.
+    database: Option<String>,
+}
+
+/// Why an address cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddressError(pub String);
+
+impl fmt::Display for AddressError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Server schemes and file kinds that have no adapter yet, and what to call each.
+const NOT_YET: [(&str, &str); 2] = [("sc://", "Spark Connect"), (".duckdb", "DuckDB")];
+
+impl Address {
+    /// Reads `text`: a `postgres://` URL, else a file path. Never repeats a URL it refuses:
+    /// it may hold a password.
+    pub fn parse(text: &str) -> Result<Address, AddressError> {
+        let lower = text.to_ascii_lowercase();
+        if let Some((_, name)) = NOT_YET
+            .iter()
+            .find(|(mark, _)| lower.starts_with(mark) || lower.ends_with(mark))
+        {
+            return Err(AddressError(format!(
+                "{name} databases cannot be opened yet: --db takes a SQLite file, a \
+                 postgres:// or a mysql:// address for now"
+            )));
+        }
+        if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
+            return Self::server(Engine::Postgres, text);
+        }
+        if lower.starts_with("mysql://") || lower.starts_with("mariadb://") {
+            return Self::server(Engine::MySql, text);
+        }
+        if text.contains("://") {
+            return Err(AddressError(
+                "--db takes a SQLite file's path, a postgres:// or a mysql:// address; the \
+                 address given is none of these"
+                    .into(),
+            ));
+        }
+        let path = PathBuf::from(text);
+        Ok(Address {
+            engine: Engine::Sqlite,
+            text: text.to_string(),
+            shown: text.to_string(),
+            password: None,
+            database: path.file_stem().map(|s| s.to_string_lossy().into_owned()),
+        })
+    }
+
+    fn server(engine: Engine, text: &str) -> Result<Address, AddressError> {
+        let url = Url::parse(text).map_err(|e| {
+            AddressError(format!(
+                "the {} address does not parse ({e}); expected {}://user@host:port/database",
+                engine.name(),
+                match engine {
+                    Engine::MySql => "mysql",
+                    _ => "postgres",
+                }
+            ))
+        })?;
+        let password = url
+            .password()
+            .map(|p| percent_decode_str(p).decode_utf8_lossy().into_owned());
+        let mut shown = url.clone();
+        // Both calls fail only for URLs that cannot have a password, which then has none.
+        let _ = shown.set_password(None);
+        shown.set_query(None);
+        shown.set_fragment(None);
+        let database = url
+            .path_segments()
+            .and_then(|mut s| s.next())
+            .filter(|s| !s.is_empty())
+            .map(|s| percent_decode_str(s).decode_utf8_lossy().into_owned());
+        Ok(Address {
+            engine,
+            text: text.to_string(),
+            shown: shown.to_string(),
+            password,
+            database,
+        })
+    }
+
+    /// The engine it reaches.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// The address as given, password included: only for the driver.
+    pub fn url(&self) -> &str {
+        &self.text
+    }
+
+    /// The password the address holds, decoded.
+    pub fn password(&self) -> Option<&str> {
+        self.password.as_deref()
+    }
+
+    /// The database's name (a URL's path, a file's stem).
+    pub fn database(&self) -> Option<&str> {
+        self.database.as_deref()
+    }
+
+    /// For a file: its path.
+    pub fn path(&self) -> Option<PathBuf> {
+        (self.engine == Engine::Sqlite).then(|| PathBuf::from(&self.text))
+    }
+}
+
+impl fmt::Display for Address {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.shown)
+    }
+}
+
+impl fmt::Debug for Address {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Address({:?}, {})", self.engine, self.shown)
+    }
+}
+
+/// `text` with every occurrence of `secret` (as given and percent-encoded) replaced.
+pub fn redact(text: &str, secret: Option<&str>) -> String {
+    match secret.filter(|s| !s.is_empty()) {
+        None => text.to_string(),
+        Some(secret) => {
+            let encoded: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+            text.replace(secret, "***").replace(&encoded, "***")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_address_prints_without_its_password() {
+        let a =
+            Address::parse("postgres://me:s%3Fcret@db.example:5433/shop?sslmode=disable").unwrap();
+        assert_eq!(a.engine(), Engine::Postgres);
+        assert_eq!(a.password(), Some("s?cret"));
+        assert_eq!(a.database(), Some("shop"));
+        assert_eq!(a.to_string(), "postgres://me@db.example:5433/shop");
+        assert!(!format!("{a:?}").contains("cret"));
+        assert_eq!(redact("no: s?cret, s%3Fcret", a.password()), "no: ***, ***");
+    }
+
+    #[test]
+    fn other_addresses_are_files_or_named_refusals() {
+        let f = Address::parse("/tmp/My Shop.sqlite").unwrap();
+        assert_eq!(
+            (f.engine(), f.database()),
+            (Engine::Sqlite, Some("My Shop"))
+        );
+        let m = Address::parse("mariadb://me:pw@localhost/shop").unwrap();
+        assert_eq!(
+            (m.engine(), m.to_string().as_str()),
+            (Engine::MySql, "mariadb://me@localhost/shop")
+        );
+        for (text, name) in [
+            ("sc://localhost:15002", "Spark Connect"),
+            ("warehouse.duckdb", "DuckDB"),
+        ] {
+            let e = Address::parse(text).unwrap_err();
+            assert!(e.0.contains(name), "{e}");
+        }
+        let e = Address::parse("jdbc:postgresql://h/db?user=u&password=hunter2").unwrap_err();
+        assert!(!e.0.contains("hunter2"));
+        let e = Address::parse("postgres://me:hunter2@[bad/x").unwrap_err();
+        assert!(!e.0.contains("hunter2"), "{e}");
+    }
+}

@@ -1,0 +1,184 @@
+//! `nl2sql copy`: a SQLite database copied into a server, so anyone can load Chinook (or
+//! their own file) into their own PostgreSQL, MySQL or MariaDB and try the engine there.
+//!
+//! Tables are created with their types mapped to the server's nearest and their primary
+//! keys, rows streamed in, then the foreign keys added (held unchecked, or left out with a
+//! note, when SQLite's rows break them: SQLite does not check keys by default).
+
+mod mysql;
+mod postgres;
+
+use crate::address::{Address, Engine};
+use nl2sql_core::{Column, Table, TypeCategory, Value};
+use rusqlite::{Connection, OpenFlags};
+use std::fmt;
+use std::path::Path;
+
+/// Why a copy did not happen; nothing was left written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CopyError(pub String);
+
+impl fmt::Display for CopyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a copy did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CopyReport {
+    /// Each table copied, with its rows.
+    pub tables: Vec<(String, u64)>,
+    /// Foreign keys the target could not hold as checked constraints, and why.
+    pub notes: Vec<String>,
+}
+
+/// Rows between progress lines for a large table.
+const PROGRESS_EVERY: u64 = 100_000;
+
+/// Copies the SQLite file `source` into `target`. Without `replace`, a table that already
+/// exists there stops the copy; with it, the table is dropped first. A database the server
+/// does not have yet is created. `progress` receives a line per table and per
+/// [`PROGRESS_EVERY`] rows.
+pub fn copy(
+    source: &Path,
+    target: &Address,
+    replace: bool,
+    progress: &mut dyn FnMut(&str),
+) -> Result<CopyReport, CopyError> {
+    let reader = crate::SqliteFile::open("source", source).map_err(|e| CopyError(e.to_string()))?;
+    let schema = pollster::block_on(nl2sql_core::sqlite::introspect(&reader))
+        .map_err(|e| CopyError(e.to_string()))?;
+    let rows = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|e| CopyError(format!("cannot open {}: {e}", source.display())))?;
+    match target.engine() {
+        Engine::Postgres => postgres::copy(&schema, &rows, target, replace, progress),
+        Engine::MySql => mysql::copy(&schema, &rows, target, replace, progress),
+        Engine::Sqlite => Err(CopyError(
+            "the target is a file: copy writes into a server (a postgres:// or mysql:// \
+             address)"
+                .into(),
+        )),
+    }
+}
+
+/// A SELECT of every column of `table`, for SQLite.
+fn select_all(table: &Table) -> String {
+    let columns: Vec<String> = table
+        .columns
+        .iter()
+        .map(|c| nl2sql_core::sqlite::quote_ident(&c.name))
+        .collect();
+    format!(
+        "SELECT {} FROM {}",
+        columns.join(", "),
+        nl2sql_core::sqlite::quote_ident(&table.name)
+    )
+}
+
+/// What a SQLite column holds, in the words both targets' type maps decide by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Timestamp,
+    Date,
+    Time,
+    Boolean,
+    Integer,
+    Text,
+    Bytes,
+    Float,
+    /// `NUMERIC(p,s)` as declared, or bare `NUMERIC`.
+    Decimal,
+}
+
+/// A SQLite column's kind: declared so, or found so (a text column whose every value is an
+/// ISO date is a date when every value is a bare date, else a timestamp).
+fn kind_of(column: &Column) -> Kind {
+    let t = column.declared_type.trim().to_ascii_uppercase();
+    let has = |w: &str| t.contains(w);
+    if column.category == TypeCategory::Temporal && !has("DATE") && !has("TIME") {
+        let bare_date = |v: &Option<Value>| matches!(v, Some(Value::Text(s)) if s.len() == 10);
+        return if bare_date(&column.stats.min) && bare_date(&column.stats.max) {
+            Kind::Date
+        } else {
+            Kind::Timestamp
+        };
+    }
+    if has("DATETIME") || has("TIMESTAMP") {
+        Kind::Timestamp
+    } else if has("DATE") {
+        Kind::Date
+    } else if has("TIME") {
+        Kind::Time
+    } else if has("BOOL") {
+        Kind::Boolean
+    } else if has("INT") {
+        Kind::Integer
+    } else if has("CHAR") || has("CLOB") || has("TEXT") {
+        Kind::Text
+    } else if has("BLOB") {
+        Kind::Bytes
+    } else if has("REAL") || has("FLOA") || has("DOUB") {
+        Kind::Float
+    } else if has("NUMERIC") || has("DECIMAL") {
+        Kind::Decimal
+    } else {
+        Kind::Text
+    }
+}
+
+/// `(p,s)` of a declared `NUMERIC(p,s)`, when declared.
+fn precision(column: &Column) -> Option<String> {
+    let t = column.declared_type.trim();
+    let at = t.find('(')?;
+    t.ends_with(')').then(|| t[at..].to_string())
+}
+
+/// Whether `column` is part of `table`'s primary key or one of its foreign keys.
+fn in_a_key(table: &Table, column: &Column) -> bool {
+    column.primary_key_position.is_some()
+        || table
+            .foreign_keys
+            .iter()
+            .any(|k| k.columns.iter().any(|c| c == &column.name))
+}
+
+/// A foreign key's constraint name: the table's, numbered in declaration order.
+fn key_name(table: &Table, n: usize) -> String {
+    format!("fk_{}_{:02}", table.name, n + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(super) fn column(declared: &str, category: TypeCategory, min: &str, max: &str) -> Column {
+        Column {
+            name: "c".into(),
+            declared_type: declared.into(),
+            category,
+            nullable: true,
+            primary_key_position: None,
+            stats: nl2sql_core::ColumnStats {
+                min: Some(Value::Text(min.into())),
+                max: Some(Value::Text(max.into())),
+                ..Default::default()
+            },
+        }
+    }
+
+    #[test]
+    fn iso_text_is_a_date_or_a_timestamp_by_its_values() {
+        let iso = |min: &str, max: &str| kind_of(&column("TEXT", TypeCategory::Temporal, min, max));
+        assert_eq!(iso("2009-01-02", "2013-12-22"), Kind::Date);
+        assert_eq!(iso("2009-01-02", "2013-12-22 10:00:00"), Kind::Timestamp);
+        let declared = |t: &str| kind_of(&column(t, TypeCategory::Other, "", ""));
+        assert_eq!(declared("NVARCHAR(160)"), Kind::Text);
+        assert_eq!(declared("NUMERIC(10,2)"), Kind::Decimal);
+        assert_eq!(declared(""), Kind::Text);
+        assert_eq!(
+            precision(&column("NUMERIC(10,2)", TypeCategory::Number, "", "")).as_deref(),
+            Some("(10,2)")
+        );
+    }
+}

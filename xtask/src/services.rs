@@ -1,0 +1,384 @@
+//! Throwaway database servers for the tests: each started fresh on a loopback port with its
+//! data under `target/services/`, loaded with the demo databases by `nl2sql copy`'s own
+//! code, and stopped when its handle drops, so a failing step stops it too. A server left
+//! behind by a run that was killed is stopped by the next run before it starts its own.
+
+use crate::run::{Failure, Project};
+use nl2sql_native::address::Address;
+use std::fs;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The demo databases every server is loaded with.
+const DEMO: [&str; 3] = ["chinook", "support", "webanalytics"];
+
+/// The environment variables that tell the tests where each server is: a base address, to
+/// which a test adds `/chinook` and the like.
+pub const POSTGRES_URL_VAR: &str = "NL2SQL_POSTGRES_URL";
+pub const MARIADB_URL_VAR: &str = "NL2SQL_MARIADB_URL";
+
+/// Every test server, started together; each stops when this drops.
+pub struct Servers {
+    pub postgres: Postgres,
+    pub mariadb: MariaDb,
+}
+
+impl Servers {
+    /// Starts them all, loaded with the demo databases.
+    pub fn start(project: &Project) -> Result<Servers, Failure> {
+        Ok(Servers {
+            postgres: Postgres::start(project)?,
+            mariadb: MariaDb::start(project)?,
+        })
+    }
+
+    /// The variables the tests read, with their values.
+    pub fn variables(&self) -> [(&'static str, String); 2] {
+        [
+            (POSTGRES_URL_VAR, self.postgres.url()),
+            (MARIADB_URL_VAR, self.mariadb.url()),
+        ]
+    }
+}
+
+/// A running PostgreSQL, stopped on drop.
+pub struct Postgres {
+    bin: PathBuf,
+    data: PathBuf,
+    as_postgres_user: bool,
+    port: u16,
+}
+
+impl Postgres {
+    /// Creates a cluster under `target/services/postgres`, starts it and loads the demo
+    /// databases.
+    pub fn start(project: &Project) -> Result<Postgres, Failure> {
+        let started = Instant::now();
+        let bin = postgres_bin()?;
+        let root = project
+            .root
+            .join("target")
+            .join("services")
+            .join("postgres");
+        let data = root.join("data");
+        // A cluster left running by a killed run would hold the folder and its port.
+        if data.join("postmaster.pid").exists() {
+            let _ = pg_ctl_stop(&bin, &data, is_root());
+        }
+        if root.exists() {
+            fs::remove_dir_all(&root)
+                .map_err(|e| Failure(format!("cannot clear {}: {e}", root.display())))?;
+        }
+        fs::create_dir_all(&root)
+            .map_err(|e| Failure(format!("cannot create {}: {e}", root.display())))?;
+        // PostgreSQL refuses to run as root: then its own `postgres` user runs it.
+        let as_postgres_user = is_root();
+        if as_postgres_user {
+            run(Command::new("chown").args(["postgres"]).arg(&root), "chown")?;
+        }
+        let port = free_port()?;
+        let server = Postgres {
+            bin,
+            data,
+            as_postgres_user,
+            port,
+        };
+        server.ctl(
+            "initdb",
+            &[
+                "-D",
+                &server.data.to_string_lossy(),
+                "-U",
+                "nl2sql",
+                "--auth=trust",
+                "--locale=C",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+        )?;
+        let options = format!(
+            "-c listen_addresses=127.0.0.1 -p {port} -k {} -c fsync=off \
+             -c synchronous_commit=off -c full_page_writes=off",
+            root.display()
+        );
+        server.ctl(
+            "pg_ctl",
+            &[
+                "-D",
+                &server.data.to_string_lossy(),
+                "-l",
+                &root.join("server.log").to_string_lossy(),
+                "-w",
+                "-o",
+                &options,
+                "start",
+            ],
+        )?;
+        load_demo(project, &server.url(), "PostgreSQL")?;
+        println!(
+            "    PostgreSQL on 127.0.0.1:{port}, demo databases loaded ({:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
+        Ok(server)
+    }
+
+    /// The base address (no database).
+    pub fn url(&self) -> String {
+        format!("postgres://nl2sql@127.0.0.1:{}", self.port)
+    }
+
+    fn ctl(&self, tool: &str, args: &[&str]) -> Result<(), Failure> {
+        let program = self.bin.join(tool);
+        let mut command = if self.as_postgres_user {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(&program);
+            c
+        } else {
+            Command::new(&program)
+        };
+        command.args(args);
+        run(&mut command, tool)
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        if let Err(e) = pg_ctl_stop(&self.bin, &self.data, self.as_postgres_user) {
+            eprintln!("    could not stop PostgreSQL: {}", e.0);
+        }
+    }
+}
+
+/// A running MariaDB, stopped on drop.
+pub struct MariaDb {
+    child: Child,
+    port: u16,
+}
+
+impl MariaDb {
+    /// Creates a data directory under `target/services/mariadb`, starts the server on it
+    /// (as the user running the tests, root included: MariaDB allows it when told), adds
+    /// the tests' user and loads the demo databases.
+    pub fn start(project: &Project) -> Result<MariaDb, Failure> {
+        let started = Instant::now();
+        let root = project.root.join("target").join("services").join("mariadb");
+        stop_leftover(&root.join("mariadbd.pid"));
+        if root.exists() {
+            fs::remove_dir_all(&root)
+                .map_err(|e| Failure(format!("cannot clear {}: {e}", root.display())))?;
+        }
+        fs::create_dir_all(&root)
+            .map_err(|e| Failure(format!("cannot create {}: {e}", root.display())))?;
+        let data = root.join("data");
+        let user = current_user();
+        run(
+            Command::new(mariadb_program("mariadb-install-db")?)
+                .arg(format!("--datadir={}", data.display()))
+                .arg(format!("--user={user}"))
+                .args(["--auth-root-authentication-method=normal", "--skip-test-db"]),
+            "mariadb-install-db",
+        )?;
+        let port = free_port()?;
+        let log = fs::File::create(root.join("server.log"))
+            .map_err(|e| Failure(format!("cannot create MariaDB's log: {e}")))?;
+        let child = Command::new(mariadb_program("mariadbd")?)
+            .arg("--no-defaults")
+            .arg(format!("--datadir={}", data.display()))
+            .arg(format!("--socket={}", root.join("mariadbd.sock").display()))
+            .arg(format!(
+                "--pid-file={}",
+                root.join("mariadbd.pid").display()
+            ))
+            .arg(format!("--port={port}"))
+            .arg("--bind-address=127.0.0.1")
+            .arg(format!("--user={user}"))
+            .args(["--skip-log-bin", "--innodb-flush-log-at-trx-commit=0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .map_err(|e| Failure(format!("mariadbd could not start: {e}")))?;
+        let mut server = MariaDb { child, port };
+        server.wait_ready(&root)?;
+        load_demo(project, &server.url(), "MariaDB")?;
+        println!(
+            "    MariaDB on 127.0.0.1:{port}, demo databases loaded ({:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
+        Ok(server)
+    }
+
+    /// The base address (no database).
+    pub fn url(&self) -> String {
+        format!("mysql://nl2sql@127.0.0.1:{}", self.port)
+    }
+
+    /// Waits for the server to take connections, then adds the tests' user through its
+    /// socket (root reaches it there without a password).
+    fn wait_ready(&mut self, root: &Path) -> Result<(), Failure> {
+        let client = mariadb_program("mariadb")?;
+        let socket = root.join("mariadbd.sock");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(Failure(format!(
+                    "mariadbd stopped at once ({status}); see {}",
+                    root.join("server.log").display()
+                )));
+            }
+            let made = Command::new(&client)
+                .arg("--no-defaults")
+                .arg(format!("--socket={}", socket.display()))
+                .args(["-u", "root", "-e"])
+                .arg(
+                    "CREATE USER IF NOT EXISTS nl2sql@'%'; \
+                     GRANT ALL ON *.* TO nl2sql@'%'",
+                )
+                .stdin(Stdio::null())
+                .output();
+            if made.is_ok_and(|o| o.status.success()) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(Failure("MariaDB took no connection within 30 s".into()));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for MariaDb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Stops a server a killed run left behind, by the pid file it wrote.
+fn stop_leftover(pid_file: &Path) {
+    let pid = fs::read_to_string(pid_file)
+        .ok()
+        .and_then(|t| t.trim().parse::<u32>().ok());
+    // Only if that process is still a MariaDB server: the number may have been reused.
+    let ours = |pid: &u32| {
+        fs::read(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|c| String::from_utf8_lossy(&c).contains("mariadbd"))
+    };
+    if let Some(pid) = pid.filter(ours) {
+        let _ = Command::new("kill").arg(pid.to_string()).status();
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+/// MariaDB's programs, where Debian puts them.
+fn mariadb_program(name: &str) -> Result<PathBuf, Failure> {
+    ["/usr/sbin", "/usr/bin"]
+        .iter()
+        .map(|dir| Path::new(dir).join(name))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            Failure(format!(
+                "{name} is not installed (cargo xtask setup installs it)"
+            ))
+        })
+}
+
+/// Whether MariaDB's server is installed (the set-up asks).
+pub fn mariadb_installed() -> bool {
+    mariadb_program("mariadbd").is_ok() && mariadb_program("mariadb-install-db").is_ok()
+}
+
+fn current_user() -> String {
+    Command::new("id")
+        .arg("-un")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "root".into())
+}
+
+/// Loads the demo databases into the server at `base` with `nl2sql copy`'s code.
+fn load_demo(project: &Project, base: &str, name: &str) -> Result<(), Failure> {
+    for db in DEMO {
+        let target = Address::parse(&format!("{base}/{db}")).map_err(|e| Failure(e.0))?;
+        let source = project.root.join("data").join(format!("{db}.sqlite"));
+        nl2sql_native::copy::copy(&source, &target, true, &mut |_| {})
+            .map_err(|e| Failure(format!("loading {db} into {name}: {e}")))?;
+    }
+    Ok(())
+}
+
+fn pg_ctl_stop(bin: &Path, data: &Path, as_postgres_user: bool) -> Result<(), Failure> {
+    let program = bin.join("pg_ctl");
+    let mut command = if as_postgres_user {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--"]).arg(&program);
+        c
+    } else {
+        Command::new(&program)
+    };
+    command
+        .arg("-D")
+        .arg(data)
+        .args(["-m", "immediate", "stop"]);
+    run(&mut command, "pg_ctl stop")
+}
+
+/// The newest PostgreSQL's programs Debian installed (`/usr/lib/postgresql/N/bin`).
+fn postgres_bin() -> Result<PathBuf, Failure> {
+    let base = Path::new("/usr/lib/postgresql");
+    let newest = fs::read_dir(base)
+        .ok()
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let version: u32 = e.file_name().to_string_lossy().parse().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("initdb").is_file().then_some((version, bin))
+        })
+        .max_by_key(|(v, _)| *v);
+    newest.map(|(_, bin)| bin).ok_or_else(|| {
+        Failure("PostgreSQL's server is not installed (cargo xtask setup installs it)".into())
+    })
+}
+
+/// Whether a package's server programs are installed (the set-up asks).
+pub fn postgres_installed() -> bool {
+    postgres_bin().is_ok()
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// A loopback port nothing listens on now.
+fn free_port() -> Result<u16, Failure> {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| Failure(format!("no free loopback port: {e}")))
+}
+
+fn run(command: &mut Command, what: &str) -> Result<(), Failure> {
+    let out = command
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Failure(format!("{what} could not start: {e}")))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(Failure(format!(
+            "{what} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )))
+    }
+}
