@@ -3,13 +3,11 @@
 
 use crate::Failure;
 use clap::ValueEnum;
-use nl2sql_core::config::{
-    engine_settings, AnswerConfig, NodeModels, ProviderConfig, ProviderKind, RunConfig,
-};
+use nl2sql_core::config::{engine_settings, AnswerConfig, ProviderConfig, ProviderKind, RunConfig};
 use nl2sql_core::engine::{EngineSettings, Event, Events, QueryResult, TraceForm, Writer};
-use nl2sql_core::policy::Policies;
 use nl2sql_core::service::{Ask, Question, Service};
 use nl2sql_core::validate::QUERY_TIMEOUT_MS;
+use nl2sql_native::project::ProviderEntry;
 use nl2sql_native::NativeHost;
 use std::path::PathBuf;
 
@@ -70,8 +68,9 @@ struct RunArgs {
 #[derive(clap::Args)]
 pub(crate) struct ModelArgs {
     /// The model provider; NL2SQL_API_KEY overrides the provider's own key variable
-    #[arg(long, value_enum, default_value_t = ProviderName::Openai)]
-    pub(crate) provider: ProviderName,
+    /// [default: the project file's [provider], else openai]
+    #[arg(long, value_enum)]
+    pub(crate) provider: Option<ProviderName>,
     /// The model [default: gpt-5.4-mini for openai, claude-haiku-4-5 for anthropic,
     /// llama3.1 for compatible: the same defaults as the playground and the npm package]
     #[arg(long, value_name = "MODEL")]
@@ -93,6 +92,22 @@ pub(crate) enum ProviderName {
 }
 
 impl ProviderName {
+    fn of(kind: ProviderKind) -> ProviderName {
+        match kind {
+            ProviderKind::OpenAi => ProviderName::Openai,
+            ProviderKind::Anthropic => ProviderName::Anthropic,
+            ProviderKind::Compatible => ProviderName::Compatible,
+        }
+    }
+
+    fn kind(self) -> ProviderKind {
+        match self {
+            ProviderName::Openai => ProviderKind::OpenAi,
+            ProviderName::Anthropic => ProviderKind::Anthropic,
+            ProviderName::Compatible => ProviderKind::Compatible,
+        }
+    }
+
     /// The environment variables holding its key, the one that wins first.
     fn key_variables(self) -> &'static [&'static str] {
         match self {
@@ -124,12 +139,27 @@ impl ModelArgs {
     /// configure one (so the defaults are the same everywhere), its key from the
     /// environment.
     pub(crate) fn provider_config(&self) -> Result<ProviderConfig, Failure> {
-        let kind = match self.provider {
-            ProviderName::Openai => ProviderKind::OpenAi,
-            ProviderName::Anthropic => ProviderKind::Anthropic,
-            ProviderName::Compatible => ProviderKind::Compatible,
-        };
-        let variables = self.provider.key_variables();
+        self.provider_config_with(None)
+    }
+
+    /// The provider named on the command line, else in the project file (`file`), else
+    /// OpenAI; each option given on the command line wins over the file's, and the file's
+    /// model and endpoint apply only to the provider it names.
+    pub(crate) fn provider_config_with(
+        &self,
+        file: Option<&ProviderEntry>,
+    ) -> Result<ProviderConfig, Failure> {
+        let file = file.filter(|f| self.provider.is_none_or(|p| p.kind() == f.kind));
+        let kind = self
+            .provider
+            .map(ProviderName::kind)
+            .or(file.map(|f| f.kind))
+            .unwrap_or_default();
+        let mut variables: Vec<&str> = file
+            .and_then(|f| f.api_key_env.as_deref())
+            .into_iter()
+            .collect();
+        variables.extend(ProviderName::of(kind).key_variables());
         let api_key = variables
             .iter()
             .find_map(|n| std::env::var(n).ok().filter(|k| !k.trim().is_empty()))
@@ -146,10 +176,14 @@ impl ModelArgs {
             model: self
                 .model
                 .clone()
+                .or_else(|| file.and_then(|f| f.model.clone()))
                 .unwrap_or_else(|| kind.default_model().to_string()),
             api_key,
-            base_url: self.base_url.clone(),
-            models: NodeModels::default(),
+            base_url: self
+                .base_url
+                .clone()
+                .or_else(|| file.and_then(|f| f.base_url.clone())),
+            models: file.map(|f| f.models.clone()).unwrap_or_default(),
         })
     }
 
@@ -191,7 +225,9 @@ pub fn run(args: &AskArgs) -> Result<(), Failure> {
         query_timeout_ms: args.timeout_ms,
         ..RunConfig::default()
     };
-    let service = open(&args.output, args.model.provider_config()?, run)?;
+    let sources = args.output.dbs.sources()?;
+    let provider = args.model.provider_config_with(sources.provider())?;
+    let service = open(&sources, provider, run)?;
     let ask = service
         .request(Question {
             text: args.question.clone(),
@@ -218,7 +254,7 @@ pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
         ))
     })?;
     let service = open(
-        &args.output,
+        &args.output.dbs.sources()?,
         ProviderConfig::default(),
         RunConfig::default(),
     )?;
@@ -228,17 +264,16 @@ pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
 
 /// The facade over the databases the options name.
 fn open(
-    o: &RunArgs,
+    sources: &nl2sql_native::Sources,
     provider: ProviderConfig,
     run: RunConfig,
 ) -> Result<Service<NativeHost>, Failure> {
-    let sources = o.dbs.sources()?;
     // A missing file is named before anything is read.
     for id in sources.ids() {
         sources.id(Some(&id)).map_err(crate::source_failure)?;
     }
     let workspace = sources
-        .workspace(Policies::demo())
+        .workspace(sources.policies())
         .map_err(|e| Failure::Runtime(e.to_string()))?;
     Ok(Service::new(
         NativeHost::default(),

@@ -158,7 +158,7 @@ fn answers(
     };
     let settings = match &mock {
         Some(m) => ModelArgs {
-            provider: ProviderName::Compatible,
+            provider: Some(ProviderName::Compatible),
             model: Some("gold-plans".into()),
             base_url: Some(m.base_url()),
         }
@@ -421,7 +421,7 @@ fn config_name(o: &Args) -> String {
         Mode::Retrieval => "builtin-embedder".into(),
         Mode::Full => format!(
             "{}-{}",
-            choice_name(&o.model.provider),
+            choice_name(&o.model.provider.unwrap_or(ProviderName::Openai)),
             o.model.model.as_deref().unwrap_or("default")
         ),
     }

@@ -4,6 +4,7 @@ mod ask;
 mod catalogue;
 mod copy;
 mod eval;
+mod init;
 mod query;
 mod routing;
 mod schema;
@@ -73,6 +74,8 @@ enum Command {
     /// server does not have it yet. For example: nl2sql copy data/chinook.sqlite
     /// postgres://me@localhost:5432/chinook
     Copy(copy::Args),
+    /// Write a commented starter project file (nl2sql.toml; docs/config.md)
+    Init(init::Args),
     /// Print a shell completion script
     ///
     /// For example: nl2sql completions bash > ~/.local/share/bash-completion/completions/nl2sql
@@ -131,6 +134,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Catalogue(args) => catalogue::run(&args),
         Command::Eval(args) => eval::run(&args),
         Command::Copy(args) => copy::run(&args),
+        Command::Init(args) => init::run(&args),
         Command::Completions(args) => completions(args.shell),
     }
 }
@@ -153,11 +157,17 @@ pub(crate) fn choice_name(value: &impl ValueEnum) -> String {
         .unwrap_or_default()
 }
 
-/// Where a command's databases are: the demo folder, or one database of the person's own.
+/// Where a command's databases are: a project file, one database of the person's own, or
+/// the demo folder.
 #[derive(clap::Args)]
 pub(crate) struct DbArgs {
-    /// One database of your own instead of the demo ones: a SQLite file
-    #[arg(long, value_name = "PATH")]
+    /// The project file naming your databases, roles and verified queries (docs/config.md)
+    /// [default: ./nl2sql.toml when it exists]
+    #[arg(long, value_name = "FILE", conflicts_with = "db")]
+    config: Option<PathBuf>,
+    /// One database of your own instead: a SQLite file, postgres://user@host:port/db or
+    /// mysql://user@host:port/db (the password from PGPASSWORD or MYSQL_PWD)
+    #[arg(long, value_name = "PATH|URL")]
     db: Option<String>,
     /// The id --db's database goes by [default: the file's name]; the role policies naming
     /// that id apply
@@ -171,8 +181,13 @@ pub(crate) struct DbArgs {
 impl DbArgs {
     /// The databases these options name.
     pub(crate) fn sources(&self) -> Result<nl2sql_native::Sources, Failure> {
-        nl2sql_native::Sources::new(self.db.as_deref(), self.id.as_deref(), &self.data)
-            .map_err(source_failure)
+        nl2sql_native::Sources::new(
+            self.db.as_deref(),
+            self.id.as_deref(),
+            self.config.as_deref(),
+            &self.data,
+        )
+        .map_err(source_failure)
     }
 }
 

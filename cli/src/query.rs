@@ -7,7 +7,6 @@ use nl2sql_core::error::{ErrorCode, Node, PipelineError, Severity};
 use nl2sql_core::import::import_sql;
 use nl2sql_core::lower::{to_sql, LowerOptions};
 use nl2sql_core::plan::Plan;
-use nl2sql_core::policy::Policies;
 use nl2sql_core::run::{run_plan, SqlRun, SqlStatus};
 use nl2sql_core::validate::{JoinRule, ValidatorSettings, QUERY_TIMEOUT_MS};
 use nl2sql_core::{Dialect, SchemaSnapshot, Value};
@@ -195,15 +194,14 @@ fn run(
     input: &str,
     make_plan: impl FnOnce(&SchemaSnapshot) -> Result<Plan, PipelineError>,
 ) -> Result<(), Failure> {
-    let db = o
-        .dbs
-        .sources()?
+    let sources = o.dbs.sources()?;
+    let db = sources
         .open(o.datasource.as_deref())
         .map_err(source_failure)?;
     let id = db.id().to_string();
     let runtime = |e: nl2sql_core::DatasourceError| Failure::Runtime(e.to_string());
     let schema = pollster::block_on(db.introspect()).map_err(runtime)?;
-    let policies = Policies::demo();
+    let policies = sources.policies();
     let scope = policies.scope(o.role.as_slice());
     let settings = o.settings();
     let dialect = o.dialect.map(Dialect::from);

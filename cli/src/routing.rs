@@ -8,7 +8,6 @@ use nl2sql_core::index::{
     render, retrieve, route, BuiltinEmbedder, CircuitBreaker, EmbedError, Embedder, EntryKind,
     GuardedEmbedder, RetrieveSettings, RouteSettings, SchemaIndex,
 };
-use nl2sql_core::policy::Policies;
 use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
 use nl2sql_core::Datasource;
 use nl2sql_native::{BlockingTransport, Sources, WallClock};
@@ -217,7 +216,7 @@ pub(crate) fn build_index(
 /// Runs `nl2sql route`.
 pub fn route_command(args: &RouteArgs) -> Result<(), Failure> {
     args.index.with_index(|built| {
-        let policies = Policies::demo();
+        let policies = args.index.dbs.sources()?.policies();
         let scope = policies.scope(args.role.as_slice());
         let r = pollster::block_on(route(
             &built.index,
@@ -259,13 +258,11 @@ pub fn route_command(args: &RouteArgs) -> Result<(), Failure> {
 /// Runs `nl2sql retrieve`.
 pub fn retrieve_command(args: &RetrieveArgs) -> Result<(), Failure> {
     args.index.with_index(|built| {
-        let id = args
-            .index
-            .dbs
-            .sources()?
+        let sources = args.index.dbs.sources()?;
+        let id = sources
             .id(args.datasource.as_deref())
             .map_err(source_failure)?;
-        let policies = Policies::demo();
+        let policies = sources.policies();
         let scope = policies.scope(args.role.as_slice());
         let r = pollster::block_on(retrieve(
             &built.index,

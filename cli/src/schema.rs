@@ -25,6 +25,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         Some(path) => nl2sql_native::Sources::new(
             Some(&path.to_string_lossy()),
             None,
+            None,
             std::path::Path::new("data"),
         )
         .map_err(source_failure)?,

@@ -1,8 +1,8 @@
 //! The command line against real servers (the PostgreSQL and MariaDB `cargo xtask test`
 //! starts, with the demo databases loaded): `nl2sql copy` into a new database, `plan`,
 //! `sql` and `ask` with `--db postgres://…` and `--db mysql://…`, and a runaway query
-//! stopped at its limit, the default one and `--timeout-ms`'s. Ignored in a plain
-//! `cargo test`.
+//! stopped at its limit, the default one and `--timeout-ms`'s; a project file naming a
+//! datasource on each server. Ignored in a plain `cargo test`.
 
 use nl2sql_tests::mock::{Fixture, MockProvider};
 use nl2sql_tests::servers::Server;
@@ -196,4 +196,49 @@ fn runaway(server: Server) {
         assert!(took < bound_ms, "stopped after {took} ms");
         eprintln!("{server:?}, limit {named}: the command ended after {took} ms");
     }
+}
+
+#[test]
+#[ignore = "needs the servers cargo xtask test starts"]
+fn a_project_file_names_datasources_on_both_servers() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("servers-project");
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let config = format!(
+        "[[datasources]]\nid = \"music\"\nconnection = \"{}\"\npassword_env = \"MUSIC_PW\"\n\
+         exclude = [\"Employee\"]\n\n\
+         [[datasources]]\nid = \"helpdesk\"\nconnection = \"{}\"\n\
+         description = \"Support tickets, agents and their messages.\"\n",
+        Server::Postgres.address("chinook"),
+        Server::MariaDb.address("support")
+    );
+    let file = dir.join("nl2sql.toml");
+    std::fs::write(&file, config).expect("the config");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_nl2sql"))
+            .args(args)
+            .current_dir(&dir)
+            // The test servers trust loopback: any password is accepted, none is shown.
+            .env("MUSIC_PW", "hunter2")
+            .output()
+            .expect("the nl2sql binary runs")
+    };
+    let ran = json(&run(&[
+        "sql",
+        "--datasource",
+        "music",
+        "--json",
+        "SELECT COUNT(*) FROM Album",
+    ]));
+    assert_eq!(ran["rows"], serde_json::json!([[347]]));
+    let hidden = json(&run(&[
+        "sql",
+        "--datasource",
+        "music",
+        "--json",
+        "SELECT e.LastName FROM Employee e",
+    ]));
+    assert_eq!(hidden["errors"][0]["error_code"], "TABLE_NOT_FOUND");
+    let routed = run(&["route", "--json", "Which agent closed the most tickets?"]);
+    let routed = json(&routed);
+    assert_eq!(routed["ranked"][0], "helpdesk", "{routed}");
 }

@@ -146,6 +146,15 @@ impl Address {
         self.database.as_deref()
     }
 
+    /// The address with `secret` as its password, when the URL has none (the project file
+    /// names the variable that holds it).
+    pub fn with_password(mut self, secret: String) -> Address {
+        if self.password.is_none() {
+            self.password = Some(secret);
+        }
+        self
+    }
+
     /// For a file: its path.
     pub fn path(&self) -> Option<PathBuf> {
         (self.engine == Engine::Sqlite).then(|| PathBuf::from(&self.text))

@@ -8,12 +8,14 @@
 pub mod address;
 pub mod catalogue;
 pub mod clock;
+pub mod configured;
 pub mod copy;
 pub mod demo;
 pub mod host;
 pub mod http;
 pub mod mysql_db;
 pub mod postgres_db;
+pub mod project;
 pub mod scratch;
 pub mod sources;
 pub mod sqlite_file;

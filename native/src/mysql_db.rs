@@ -192,6 +192,7 @@ pub(crate) fn connect_opts(address: &Address) -> Result<(Opts, Option<String>), 
     })?;
     let secret = opts
         .get_pass()
+        .or(address.password())
         .map(str::to_string)
         .or_else(|| std::env::var("MYSQL_PWD").ok().filter(|p| !p.is_empty()));
     let opts = OptsBuilder::from_opts(opts)

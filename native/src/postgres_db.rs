@@ -185,9 +185,10 @@ pub(crate) fn connect_config(
             redact(&e.to_string(), address.password())
         ))
     })?;
-    let secret = match config.get_password() {
-        Some(p) => Some(String::from_utf8_lossy(p).into_owned()),
-        None => std::env::var("PGPASSWORD").ok().filter(|p| !p.is_empty()),
+    let secret = match (config.get_password(), address.password()) {
+        (Some(p), _) => Some(String::from_utf8_lossy(p).into_owned()),
+        (None, Some(p)) => Some(p.to_string()),
+        (None, None) => std::env::var("PGPASSWORD").ok().filter(|p| !p.is_empty()),
     };
     if let (None, Some(p)) = (config.get_password(), &secret) {
         config.password(p);

@@ -1,11 +1,13 @@
-//! Where a command's databases come from: the demo folder (`--data`), or one database a
-//! person names with `--db` (and perhaps `--id`): a SQLite file, a PostgreSQL or a MySQL
-//! or MariaDB server.
+//! Where a command's databases come from: a project file (`--config`, or `./nl2sql.toml`
+//! when it exists), one database a person names with `--db` (and perhaps `--id`): a SQLite
+//! file, a PostgreSQL or a MySQL or MariaDB server — or else the demo folder (`--data`).
 //! Addresses of engines without an adapter yet are refused by name ([`Address::parse`]),
 //! so a person learns what is missing rather than that their file "is not a database".
 
 use crate::address::{Address, Engine};
+use crate::configured::Configured;
 use crate::demo::{demo_path, DemoPathError};
+use crate::project::{Project, DEFAULT_FILE};
 use crate::{MySqlDb, PostgresDb, SqliteFile};
 use nl2sql_core::demo::{demo_database, demo_profile, DEMO_DATABASES, DEMO_VERIFIED};
 use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
@@ -20,7 +22,7 @@ use std::rc::Rc;
 pub type Opened = (DatasourceProfile, Rc<dyn Datasource>);
 
 /// The databases a command reads.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Sources {
     /// The three demo databases in this folder.
     Demo(PathBuf),
@@ -31,6 +33,8 @@ pub enum Sources {
         /// Where it is.
         address: Address,
     },
+    /// The datasources a project file names.
+    Project(Rc<Project>),
 }
 
 /// Why the databases cannot be named or opened.
@@ -62,16 +66,38 @@ impl From<DemoPathError> for SourceError {
 }
 
 impl Sources {
-    /// `--db` (with `--id`) when given, else the demo databases in `data`.
-    pub fn new(db: Option<&str>, id: Option<&str>, data: &Path) -> Result<Sources, SourceError> {
+    /// `--db` (with `--id`) when given; else the project file `config` names, or
+    /// `./nl2sql.toml` when it exists; else the demo databases in `data`. A project file
+    /// that is wrong is a usage error worded as CONFIG_INVALID.
+    pub fn new(
+        db: Option<&str>,
+        id: Option<&str>,
+        config: Option<&Path>,
+        data: &Path,
+    ) -> Result<Sources, SourceError> {
         let Some(db) = db else {
-            return match id {
-                Some(_) => Err(SourceError::Usage(
+            if id.is_some() {
+                return Err(SourceError::Usage(
                     "--id names the database --db opens; give --db too".into(),
-                )),
+                ));
+            }
+            let file = config.map(Path::to_path_buf).or_else(|| {
+                Path::new(DEFAULT_FILE)
+                    .is_file()
+                    .then(|| DEFAULT_FILE.into())
+            });
+            return match file {
+                Some(file) => Project::load(&file)
+                    .map(|p| Sources::Project(Rc::new(p)))
+                    .map_err(|e| SourceError::Usage(e.to_string())),
                 None => Ok(Sources::Demo(data.to_path_buf())),
             };
         };
+        if config.is_some() {
+            return Err(SourceError::Usage(
+                "--db and --config both name the databases; give one".into(),
+            ));
+        }
         let address = Address::parse(db).map_err(|e| SourceError::Usage(e.0))?;
         if address.path().is_some_and(|path| !path.is_file()) {
             return Err(SourceError::Unreadable(format!(
@@ -95,6 +121,7 @@ impl Sources {
         match self {
             Sources::Demo(_) => DEMO_DATABASES.iter().map(|d| d.id.to_string()).collect(),
             Sources::One { id, .. } => vec![id.clone()],
+            Sources::Project(p) => p.file.datasources.iter().map(|d| d.id.clone()).collect(),
         }
     }
 
@@ -109,6 +136,20 @@ impl Sources {
                 )))
             }
             (Sources::One { id, .. }, _) => Ok(id.clone()),
+            (Sources::Project(p), asked) => {
+                let ids = self.ids();
+                match asked {
+                    None => ids.first().cloned().ok_or_else(|| {
+                        SourceError::Usage(format!("{} names no datasource", p.path.display()))
+                    }),
+                    Some(asked) if ids.iter().any(|i| i == asked) => Ok(asked.to_string()),
+                    Some(asked) => Err(SourceError::Usage(format!(
+                        "no datasource {asked:?} in {}: it names {}",
+                        p.path.display(),
+                        ids.join(", ")
+                    ))),
+                }
+            }
         }
     }
 
@@ -120,22 +161,22 @@ impl Sources {
                 let (id, path) = demo_path(id.unwrap_or("chinook"), data)?;
                 Ok(Rc::new(SqliteFile::open(&id, &path).map_err(unreadable)?))
             }
-            Sources::One { address, .. } => {
+            Sources::One { address, .. } => open_address(&self.id(id)?, address),
+            Sources::Project(project) => {
                 let id = self.id(id)?;
-                match (address.engine(), address.path()) {
-                    (Engine::Sqlite, Some(path)) => {
-                        Ok(Rc::new(SqliteFile::open(&id, &path).map_err(unreadable)?))
-                    }
-                    (Engine::Sqlite, None) => {
-                        Err(SourceError::Usage(format!("{address} is not a file")))
-                    }
-                    (Engine::Postgres, _) => Ok(Rc::new(
-                        PostgresDb::connect(&id, address).map_err(unreadable)?,
-                    )),
-                    (Engine::MySql, _) => {
-                        Ok(Rc::new(MySqlDb::connect(&id, address).map_err(unreadable)?))
-                    }
-                }
+                let entry = project
+                    .file
+                    .datasources
+                    .iter()
+                    .find(|d| d.id == id)
+                    .ok_or_else(|| SourceError::Usage(format!("no datasource {id:?}")))?;
+                let address = project
+                    .address(entry)
+                    .map_err(|e| SourceError::Usage(e.to_string()))?;
+                let opened = open_address(&id, &address)?;
+                Ok(Rc::new(
+                    Configured::new(opened, entry).map_err(SourceError::Usage)?,
+                ))
             }
         }
     }
@@ -152,6 +193,30 @@ impl Sources {
     /// (never a file's folders or a server's host, which would reach the model provider in
     /// the prompts).
     fn profile(&self, id: &str) -> DatasourceProfile {
+        if let Sources::Project(p) = self {
+            if let Some(entry) = p.file.datasources.iter().find(|d| d.id == id) {
+                let description = if entry.description.trim().is_empty() {
+                    p.address(entry).map_or_else(
+                        |_| format!("The database {id}."),
+                        |a| {
+                            format!(
+                                "The {} database {}.",
+                                a.engine().name(),
+                                a.database().unwrap_or(id)
+                            )
+                        },
+                    )
+                } else {
+                    entry.description.clone()
+                };
+                return DatasourceProfile {
+                    id: id.to_string(),
+                    description,
+                    examples: entry.examples.clone(),
+                    verified: vec![],
+                };
+            }
+        }
         let description = match (self, demo_database(id)) {
             (Sources::Demo(_), Some(d)) => return demo_profile(d),
             (Sources::One { address, .. }, _) => format!(
@@ -159,7 +224,9 @@ impl Sources {
                 address.engine().name(),
                 address.database().unwrap_or(id)
             ),
-            (Sources::Demo(_), None) => format!("The SQLite database {id}."),
+            (Sources::Demo(_), None) | (Sources::Project(_), _) => {
+                format!("The database {id}.")
+            }
         };
         DatasourceProfile {
             id: id.to_string(),
@@ -173,8 +240,11 @@ impl Sources {
     /// query of a database not opened is kept aside; one that no longer fits is dropped
     /// with a notice).
     pub fn workspace(&self, policies: Policies) -> Result<Workspace, WorkspaceError> {
-        let curated = serde_json::from_str(DEMO_VERIFIED)
-            .map_err(|e| WorkspaceError::Config(format!("the demo's verified queries: {e}")))?;
+        let curated = match self {
+            Sources::Project(p) => p.file.verified.clone(),
+            _ => serde_json::from_str(DEMO_VERIFIED)
+                .map_err(|e| WorkspaceError::Config(format!("the demo's verified queries: {e}")))?,
+        };
         let openings = self
             .open_all()
             .map_err(|e| WorkspaceError::Unreadable(e.to_string()))?
@@ -191,6 +261,39 @@ impl Sources {
             curated,
             Rc::new(BuiltinEmbedder::default()),
         ))
+    }
+}
+
+impl Sources {
+    /// The model provider the project file names, if any.
+    pub fn provider(&self) -> Option<&crate::project::ProviderEntry> {
+        match self {
+            Sources::Project(p) => p.file.provider.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Who may read what: the project file's policies, else the demo's.
+    pub fn policies(&self) -> Policies {
+        match self {
+            Sources::Project(p) => p.policies(),
+            _ => Policies::demo(),
+        }
+    }
+}
+
+/// The engine `address` names, opened read-only as `id`.
+fn open_address(id: &str, address: &Address) -> Result<Rc<dyn Datasource>, SourceError> {
+    let unreadable = |e: DatasourceError| SourceError::Unreadable(e.to_string());
+    match (address.engine(), address.path()) {
+        (Engine::Sqlite, Some(path)) => {
+            Ok(Rc::new(SqliteFile::open(id, &path).map_err(unreadable)?))
+        }
+        (Engine::Sqlite, None) => Err(SourceError::Usage(format!("{address} is not a file"))),
+        (Engine::Postgres, _) => Ok(Rc::new(
+            PostgresDb::connect(id, address).map_err(unreadable)?,
+        )),
+        (Engine::MySql, _) => Ok(Rc::new(MySqlDb::connect(id, address).map_err(unreadable)?)),
     }
 }
 
@@ -230,19 +333,20 @@ mod tests {
 
     #[test]
     fn wrong_database_options_are_usage_errors_that_never_repeat_an_address() {
-        let e = Sources::new(Some("sc://localhost:15002"), None, Path::new("data"));
+        let e = Sources::new(Some("sc://localhost:15002"), None, None, Path::new("data"));
         assert!(matches!(e, Err(SourceError::Usage(t)) if t.contains("Spark Connect")));
-        let e = Sources::new(Some("/no/such/file.sqlite"), None, Path::new("data")).unwrap_err();
+        let e =
+            Sources::new(Some("/no/such/file.sqlite"), None, None, Path::new("data")).unwrap_err();
         assert!(matches!(e, SourceError::Unreadable(_)));
-        let e = Sources::new(None, Some("x"), Path::new("data")).unwrap_err();
+        let e = Sources::new(None, Some("x"), None, Path::new("data")).unwrap_err();
         assert!(matches!(e, SourceError::Usage(_)));
         // An address it cannot use is refused without repeating it: it may hold a password.
         let secret = "jdbc:postgresql://h/db?user=u&password=hunter2";
-        let e = Sources::new(Some(secret), None, Path::new("data")).unwrap_err();
+        let e = Sources::new(Some(secret), None, None, Path::new("data")).unwrap_err();
         assert!(matches!(&e, SourceError::Usage(_)) && !e.to_string().contains("hunter2"));
         let here = std::env::current_exe().map(|p| p.to_string_lossy().into_owned());
         let here = here.unwrap_or_default();
-        let e = Sources::new(Some(&here), Some("a b"), Path::new("data")).unwrap_err();
+        let e = Sources::new(Some(&here), Some("a b"), None, Path::new("data")).unwrap_err();
         assert!(matches!(e, SourceError::Usage(t) if t.contains("--id")));
     }
 
@@ -252,6 +356,7 @@ mod tests {
         assert_eq!(safe_id(""), "db");
         let s = Sources::new(
             Some("postgres://me:pw@localhost/shop"),
+            None,
             None,
             Path::new("data"),
         );

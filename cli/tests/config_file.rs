@@ -1,0 +1,279 @@
+//! `nl2sql.toml`: a project file as a person writes one — two datasources (a copy of Chinook
+//! with tables hidden and a row limit, the support database), its own roles, a verified
+//! query — read with `--config` and from the working folder; `nl2sql init`'s starter; a
+//! wrong file named by line and field; a password only through the environment.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn nl2sql_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nl2sql"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("SHOP_DB_PASSWORD")
+        .output()
+        .expect("the nl2sql binary runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+/// A project folder: the config and copies of two demo databases under `data/`.
+fn project(name: &str, config: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("data")).expect("a scratch folder");
+    for db in ["chinook", "support"] {
+        let demo = nl2sql_tests::native::data_dir().join(format!("{db}.sqlite"));
+        std::fs::copy(demo, dir.join("data").join(format!("{db}.sqlite"))).expect("the copy");
+    }
+    std::fs::write(dir.join("nl2sql.toml"), config).expect("the config");
+    dir
+}
+
+const CONFIG: &str = r#"
+[[datasources]]
+id = "music"
+description = "A record shop: artists, albums, tracks, genres, customers and their invoices."
+connection = "data/chinook.sqlite"
+examples = ["Which genres sell best?"]
+exclude = ["Employee", "Playlist*"]
+
+[datasources.limits]
+row_limit = 5
+
+[[datasources]]
+id = "helpdesk"
+description = "Customer support tickets, the agents who handle them, and their messages."
+connection = "data/support.sqlite"
+
+[policies]
+default_role = "staff"
+
+[policies.roles.staff]
+allow = ["*"]
+
+[policies.roles.guest]
+allow = ["music"]
+deny = ["music.Customer"]
+
+[[verified.datasources.music]]
+id = "album_count"
+description = "How many albums the shop has."
+questions = ["How many albums are there?"]
+sql = "SELECT COUNT(*) AS albums FROM Album"
+"#;
+
+#[test]
+fn a_project_file_names_the_datasources_their_tables_limits_and_roles() {
+    let dir = project("config-project", CONFIG);
+    // Read from the working folder, no option needed.
+    let schema = json(&nl2sql_in(
+        &dir,
+        &["schema", "--datasource", "music", "--json"],
+    ));
+    assert_eq!(schema["datasource_id"], "music");
+    let tables: Vec<&str> = schema["tables"]
+        .as_array()
+        .map(|t| t.iter().filter_map(|t| t["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(
+        tables.contains(&"Track") && !tables.contains(&"Employee"),
+        "{tables:?}"
+    );
+    assert!(
+        !tables.iter().any(|t| t.starts_with("Playlist")),
+        "{tables:?}"
+    );
+    // A hidden table is not there to be asked about.
+    let hidden = json(&nl2sql_in(
+        &dir,
+        &[
+            "sql",
+            "--datasource",
+            "music",
+            "--json",
+            "SELECT e.LastName FROM Employee e",
+        ],
+    ));
+    assert_eq!(
+        hidden["errors"][0]["error_code"], "TABLE_NOT_FOUND",
+        "{hidden}"
+    );
+    // The datasource's row limit caps every query.
+    let capped = json(&nl2sql_in(
+        &dir,
+        &[
+            "sql",
+            "--datasource",
+            "music",
+            "--json",
+            "SELECT t.Name FROM Track t",
+        ],
+    ));
+    assert_eq!(capped["rows"].as_array().map(Vec::len), Some(5), "{capped}");
+    assert_eq!(capped["truncated"], true);
+    // The file's roles: a guest reads the music but not its customers.
+    let refused = json(&nl2sql_in(
+        &dir,
+        &[
+            "sql",
+            "--datasource",
+            "music",
+            "--role",
+            "guest",
+            "--json",
+            "SELECT c.Email FROM Customer c",
+        ],
+    ));
+    assert_eq!(
+        refused["errors"][0]["error_code"], "SECURITY_VIOLATION",
+        "{refused}"
+    );
+    // Routing reads the descriptions; --config from elsewhere reads the same file.
+    let elsewhere = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let config = dir.join("nl2sql.toml");
+    let routed = json(&nl2sql_in(
+        &elsewhere,
+        &[
+            "route",
+            "--config",
+            &config.to_string_lossy(),
+            "--json",
+            "Which agent closed the most tickets?",
+        ],
+    ));
+    assert_eq!(routed["ranked"][0], "helpdesk", "{routed}");
+    // An id the file does not name is a wrong command line.
+    let unknown = nl2sql_in(&dir, &["schema", "--datasource", "chinook"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("music, helpdesk"));
+}
+
+#[test]
+fn a_wrong_file_is_config_invalid_with_its_line_and_field() {
+    let bad = CONFIG.replace("row_limit = 5", "row_limit = \"five\"");
+    let dir = project("config-wrong", &bad);
+    let out = nl2sql_in(&dir, &["schema"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("CONFIG_INVALID: nl2sql.toml, line 10, datasources[0].limits.row_limit"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_password_comes_only_from_the_variable_the_file_names() {
+    let with_password = r#"
+[[datasources]]
+id = "shop"
+connection = "postgres://me:hunter2@127.0.0.1:1/shop"
+"#;
+    let dir = project("config-password", with_password);
+    let out = nl2sql_in(&dir, &["schema"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("password_env") && !err.contains("hunter2"),
+        "{err}"
+    );
+
+    let by_variable = r#"
+[[datasources]]
+id = "shop"
+connection = "postgres://me@127.0.0.1:1/shop"
+password_env = "SHOP_DB_PASSWORD"
+"#;
+    let dir = project("config-password-env", by_variable);
+    let unset = nl2sql_in(&dir, &["schema"]);
+    assert!(String::from_utf8_lossy(&unset.stderr).contains("SHOP_DB_PASSWORD is not set"));
+    let set = Command::new(env!("CARGO_BIN_EXE_nl2sql"))
+        .arg("schema")
+        .current_dir(&dir)
+        .env("SHOP_DB_PASSWORD", "hunter2")
+        .output()
+        .expect("the nl2sql binary runs");
+    // Nothing listens on port 1: refused, and the password is nowhere.
+    assert_eq!(set.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&set.stderr);
+    assert!(err.contains("refused") && !err.contains("hunter2"), "{err}");
+}
+
+#[test]
+fn init_writes_a_starter_once() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("config-init");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let out = nl2sql_in(&dir, &["init"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.join("nl2sql.toml")).expect("it wrote the file");
+    assert!(text.contains("[[datasources]]") && text.contains("password_env"));
+    // Its database is not there yet: the message says which file, not that the config is wrong.
+    let schema = nl2sql_in(&dir, &["schema"]);
+    assert_eq!(schema.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&schema.stderr).contains("shop.sqlite"));
+    let again = nl2sql_in(&dir, &["init"]);
+    assert_eq!(again.status.code(), Some(2));
+}
+
+#[test]
+fn ask_uses_the_files_provider_and_reads_the_key_from_the_variable_it_names() {
+    let mock = nl2sql_tests::mock::MockProvider::start().expect("the mock provider starts");
+    let q = "How many tracks are there?";
+    mock.add([
+        nl2sql_tests::mock::Fixture::new(
+            "answerability",
+            q,
+            r#"{"datasources": ["music"], "reason": "tracks"}"#,
+        ),
+        nl2sql_tests::mock::Fixture::new(
+            "plan",
+            q,
+            r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"alias": "tracks", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "t", "column_name": "TrackId"}]}}]}"#,
+        ),
+    ]);
+    let config = format!(
+        "{CONFIG}\n[provider]\nkind = \"openai\"\nmodel = \"m\"\nbase_url = \"{}\"\napi_key_env = \"MY_KEY\"\n",
+        mock.base_url()
+    );
+    let dir = project("config-provider", &config);
+    let ask = |key: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_nl2sql"));
+        command
+            .args(["ask", "--answer", "template", "--json", q])
+            .current_dir(&dir)
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("NL2SQL_API_KEY")
+            .env_remove("MY_KEY");
+        if let Some(key) = key {
+            command.env("MY_KEY", key);
+        }
+        command.output().expect("the nl2sql binary runs")
+    };
+    let without = ask(None);
+    assert_eq!(without.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&without.stderr).contains("MY_KEY"));
+    let out = ask(Some("sk-test-key-0000"));
+    let result = json(&out);
+    assert_eq!(result["status"], "success", "{result}");
+    assert_eq!(result["sub_queries"][0]["datasource_id"], "music");
+    assert_eq!(
+        result["sub_queries"][0]["rows"],
+        serde_json::json!([[3503]])
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("sk-test-key-0000"));
+}

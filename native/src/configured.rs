@@ -1,0 +1,103 @@
+//! A datasource as the project file configures it: only the tables `include` and
+//! `exclude` let through, and every query under the datasource's own limits.
+//!
+//! Hidden tables are left out of the snapshot, so the validator reports them as not found
+//! and SQL mode cannot import a query that reads one; foreign keys to them go too. The
+//! snapshot keeps the whole database's fingerprint, so the per-run schema check compares
+//! like with like (a change to a hidden table still counts as a change).
+
+use crate::project::{table_pattern, DatasourceEntry, Limits};
+use nl2sql_core::policy::Pattern;
+use nl2sql_core::{
+    Datasource, DatasourceError, Dialect, ExecLimits, LocalBoxFuture, ResultFrame, SchemaSnapshot,
+};
+use std::rc::Rc;
+
+/// A datasource behind its configuration.
+pub struct Configured {
+    inner: Rc<dyn Datasource>,
+    include: Vec<Pattern>,
+    exclude: Vec<Pattern>,
+    limits: Limits,
+}
+
+impl Configured {
+    /// `inner` under `entry`'s table patterns and limits; a pattern that does not parse is
+    /// an error (the project file's check refuses it first).
+    pub fn new(inner: Rc<dyn Datasource>, entry: &DatasourceEntry) -> Result<Configured, String> {
+        let patterns = |globs: &[String]| -> Result<Vec<Pattern>, String> {
+            globs.iter().map(|g| table_pattern(&entry.id, g)).collect()
+        };
+        Ok(Configured {
+            inner,
+            include: patterns(&entry.include)?,
+            exclude: patterns(&entry.exclude)?,
+            limits: entry.limits,
+        })
+    }
+
+    fn shows(&self, table: &str) -> bool {
+        let id = self.inner.id();
+        (self.include.is_empty() || self.include.iter().any(|p| p.covers(id, table)))
+            && !self.exclude.iter().any(|p| p.covers(id, table))
+    }
+
+    /// `limits` under the datasource's own: the lower row cap and the shorter time limit.
+    fn bounded(&self, limits: ExecLimits) -> ExecLimits {
+        ExecLimits {
+            max_rows: self
+                .limits
+                .row_limit
+                .map_or(limits.max_rows, |cap| limits.max_rows.min(cap)),
+            timeout_ms: match (limits.timeout_ms, self.limits.timeout_ms) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+        }
+    }
+}
+
+impl Datasource for Configured {
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+
+    fn dialect(&self) -> Dialect {
+        self.inner.dialect()
+    }
+
+    fn execute<'a>(
+        &'a self,
+        sql: &'a str,
+        limits: ExecLimits,
+    ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
+        self.inner.execute(sql, self.bounded(limits))
+    }
+
+    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
+        Box::pin(async move {
+            let whole = self.inner.introspect().await?;
+            let mut tables: Vec<_> = whole
+                .tables
+                .into_iter()
+                .filter(|t| self.shows(&t.name))
+                .collect();
+            let shown: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
+            for table in &mut tables {
+                table.foreign_keys.retain(|k| {
+                    shown
+                        .iter()
+                        .any(|s| s.eq_ignore_ascii_case(&k.referenced_table))
+                });
+            }
+            let mut snapshot = SchemaSnapshot::new(whole.datasource_id, whole.dialect, tables);
+            snapshot.fingerprint = whole.fingerprint;
+            snapshot.version = whole.version;
+            Ok(snapshot)
+        })
+    }
+
+    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
+        self.inner.fingerprint()
+    }
+}

@@ -1,0 +1,374 @@
+//! The project configuration file, `nl2sql.toml`: the datasources (where each is, how it is
+//! described, its limits and which tables it shows), who may read what, the verified
+//! queries and the model provider. Read once, checked whole: a wrong file is one
+//! [`ConfigError`] naming the file, the line and the field. Secrets never live in the
+//! file: it names the environment variables that hold them (`password_env`,
+//! `api_key_env`). The format is documented in `docs/config.md`.
+
+use crate::address::Address;
+use nl2sql_core::config::{NodeModels, ProviderKind};
+use nl2sql_core::curated::Curated;
+use nl2sql_core::policy::{Pattern, Policies};
+use serde::Deserialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The file commands read when `--config` is not given and it exists.
+pub const DEFAULT_FILE: &str = "nl2sql.toml";
+
+/// The file as written.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectFile {
+    /// The datasources, in the order routing lists them.
+    pub datasources: Vec<DatasourceEntry>,
+    /// Roles and what each may read; none: the demo's policies, as with `--db`.
+    #[serde(default)]
+    pub policies: Option<Policies>,
+    /// Verified queries per datasource id.
+    #[serde(default)]
+    pub verified: Curated,
+    /// The model provider; command-line options override it.
+    #[serde(default)]
+    pub provider: Option<ProviderEntry>,
+}
+
+/// One datasource.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatasourceEntry {
+    /// Its id: 1 to 64 letters, digits, `_` or `-`.
+    pub id: String,
+    /// What it holds, in words: routing reads it, and the planner's prompt shows it.
+    #[serde(default)]
+    pub description: String,
+    /// A SQLite file (relative to the config file), or a `postgres://` or `mysql://`
+    /// address without its password.
+    pub connection: String,
+    /// The environment variable holding the server's password.
+    #[serde(default)]
+    pub password_env: Option<String>,
+    /// Questions it answers, for routing.
+    #[serde(default)]
+    pub examples: Vec<String>,
+    /// Table globs to show (none: every table).
+    #[serde(default)]
+    pub include: Vec<String>,
+    /// Table globs to hide, even where `include` matches.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Limits on every query sent to it.
+    #[serde(default)]
+    pub limits: Limits,
+}
+
+/// A datasource's limits, on top of the run's own (the lower one wins).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// At most this many rows from any query.
+    #[serde(default)]
+    pub row_limit: Option<usize>,
+    /// Every query stops after this many milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// The model provider, without its key.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderEntry {
+    /// `openai`, `anthropic` or `compatible`.
+    #[serde(default)]
+    pub kind: ProviderKind,
+    /// The model every node uses unless `models` says otherwise.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The API base.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// A model per node.
+    #[serde(default)]
+    pub models: NodeModels,
+    /// The environment variable holding the key (default: the provider's own).
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+}
+
+/// A project read and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Project {
+    /// Where the file is.
+    pub path: PathBuf,
+    /// What it says.
+    pub file: ProjectFile,
+}
+
+/// Why a configuration file cannot be used: CONFIG_INVALID.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The file.
+    pub file: String,
+    /// The line (1-based), when the fault has one.
+    pub line: Option<usize>,
+    /// The field, as a path (`datasources[1].limits.timeout_ms`), when the fault has one.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CONFIG_INVALID: {}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ", line {line}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ", {field}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Project {
+    /// Reads and checks the file at `path`.
+    pub fn load(path: &Path) -> Result<Project, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.display().to_string(),
+            line: None,
+            field: None,
+            message: format!("cannot read it: {e}"),
+        })?;
+        Project::parse(&text, path)
+    }
+
+    /// Reads and checks `text`, the contents of `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<Project, ConfigError> {
+        let file = path.display().to_string();
+        let error = |line: Option<usize>, field: Option<String>, message: String| ConfigError {
+            file: file.clone(),
+            line,
+            field,
+            message,
+        };
+        let de = toml::Deserializer::parse(text).map_err(|e| {
+            error(
+                e.span().map(|s| line_at(text, s.start)),
+                None,
+                e.message().trim().to_string(),
+            )
+        })?;
+        let parsed: ProjectFile = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.inner();
+            error(
+                inner.span().map(|s| line_at(text, s.start)),
+                (path != ".").then_some(path),
+                inner.message().trim().to_string(),
+            )
+        })?;
+        let project = Project {
+            path: path.to_path_buf(),
+            file: parsed,
+        };
+        project
+            .check(text)
+            .map_err(|(line, field, message)| error(line, Some(field), message))?;
+        Ok(project)
+    }
+
+    /// What serde cannot check: ids, addresses, limits, patterns, policies.
+    fn check(&self, text: &str) -> Result<(), (Option<usize>, String, String)> {
+        let entries = &self.file.datasources;
+        if entries.is_empty() {
+            return Err((
+                None,
+                "datasources".into(),
+                "name at least one datasource ([[datasources]])".into(),
+            ));
+        }
+        for (i, entry) in entries.iter().enumerate() {
+            let at = nth_line(text, "[[datasources]]", i);
+            let field = |name: &str| format!("datasources[{i}].{name}");
+            if !valid_id(&entry.id) {
+                return Err((
+                    at,
+                    field("id"),
+                    format!(
+                        "{:?}: an id is 1 to 64 letters, digits, `_` or `-`",
+                        entry.id
+                    ),
+                ));
+            }
+            if entries[..i].iter().any(|e| e.id == entry.id) {
+                return Err((at, field("id"), format!("{:?} is used twice", entry.id)));
+            }
+            if entry.connection.contains("://") && url_has_password(&entry.connection) {
+                return Err((
+                    at,
+                    field("connection"),
+                    "holds a password: name the variable that holds it with password_env".into(),
+                ));
+            }
+            Address::parse(&entry.connection).map_err(|e| (at, field("connection"), e.0))?;
+            if entry.limits.row_limit == Some(0) || entry.limits.timeout_ms == Some(0) {
+                return Err((at, field("limits"), "limits must be positive".into()));
+            }
+            for (name, globs) in [("include", &entry.include), ("exclude", &entry.exclude)] {
+                for glob in globs {
+                    table_pattern(&entry.id, glob).map_err(|e| (at, field(name), e))?;
+                }
+            }
+        }
+        if let Some(policies) = &self.file.policies {
+            policies
+                .validate()
+                .map_err(|e| (nth_line(text, "[policies]", 0), "policies".into(), e.0))?;
+        }
+        Ok(())
+    }
+
+    /// Datasource `entry`'s address, a relative file path read from the config's folder
+    /// and the password taken from `password_env`.
+    pub fn address(&self, entry: &DatasourceEntry) -> Result<Address, ConfigError> {
+        let fault = |message: String| ConfigError {
+            file: self.path.display().to_string(),
+            line: None,
+            field: Some(format!("datasources.{}.connection", entry.id)),
+            message,
+        };
+        let mut connection = entry.connection.clone();
+        if !connection.contains("://") && Path::new(&connection).is_relative() {
+            let base = self.path.parent().unwrap_or_else(|| Path::new(""));
+            connection = base.join(&connection).to_string_lossy().into_owned();
+        }
+        let address = Address::parse(&connection).map_err(|e| fault(e.0))?;
+        match &entry.password_env {
+            None => Ok(address),
+            Some(var) => match std::env::var(var) {
+                Ok(secret) if !secret.is_empty() => Ok(address.with_password(secret)),
+                _ => Err(ConfigError {
+                    field: Some(format!("datasources.{}.password_env", entry.id)),
+                    ..fault(format!("the environment variable {var} is not set"))
+                }),
+            },
+        }
+    }
+
+    /// The policies: the file's, or the demo's.
+    pub fn policies(&self) -> Policies {
+        self.file.policies.clone().unwrap_or_else(Policies::demo)
+    }
+}
+
+/// Whether a URL names a password (`user:password@`).
+fn url_has_password(text: &str) -> bool {
+    url::Url::parse(text).is_ok_and(|u| u.password().is_some())
+}
+
+/// A table glob of datasource `id` as a policy pattern.
+pub fn table_pattern(id: &str, glob: &str) -> Result<Pattern, String> {
+    if glob.is_empty() || glob.contains('.') {
+        return Err(format!(
+            "{glob:?}: a table pattern is a table name or a glob (`*`, `?`), without a datasource"
+        ));
+    }
+    Pattern::try_from(format!("{id}.{glob}")).map_err(|e| e.0)
+}
+
+/// What a datasource id may be.
+pub fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// The 1-based line holding byte `at`.
+fn line_at(text: &str, at: usize) -> usize {
+    text.get(..at).map_or(1, |t| t.matches('\n').count() + 1)
+}
+
+/// The line of the `n`-th line that starts with `header`.
+fn nth_line(text: &str, header: &str, n: usize) -> Option<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with(header))
+        .nth(n)
+        .map(|(i, _)| i + 1)
+}
+
+/// The commented starter `nl2sql init` writes; it parses as it is.
+pub const STARTER: &str = include_str!("starter.toml");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Project, ConfigError> {
+        Project::parse(text, Path::new("nl2sql.toml"))
+    }
+
+    #[test]
+    fn the_starter_parses() {
+        let p = parse(STARTER).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!p.file.datasources.is_empty());
+    }
+
+    #[test]
+    fn a_wrong_file_names_its_line_and_field() {
+        let text = "[[datasources]]\nid = \"a\"\nconnection = \"a.sqlite\"\n\n\
+                    [[datasources]]\nid = \"b\"\nconnection = \"b.sqlite\"\n\
+                    limits = { timeout_ms = \"ten\" }\n";
+        let e = parse(text).unwrap_err();
+        assert_eq!(e.line, Some(8), "{e}");
+        assert_eq!(
+            e.field.as_deref(),
+            Some("datasources[1].limits.timeout_ms"),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with("CONFIG_INVALID: nl2sql.toml, line 8"),
+            "{e}"
+        );
+
+        let e = parse("[[datasources]]\nid = \"a\"\nconection = \"x\"\n").unwrap_err();
+        assert_eq!(e.line, Some(3), "{e}");
+        assert!(e.message.contains("conection"), "{e}");
+
+        let e = parse("[[datasources]\nid = 1").unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
+
+        let twice = "[[datasources]]\nid = \"a\"\nconnection = \"a.sqlite\"\n\
+                     [[datasources]]\nid = \"a\"\nconnection = \"b.sqlite\"\n";
+        let e = parse(twice).unwrap_err();
+        assert_eq!(
+            (e.line, e.field.as_deref()),
+            (Some(4), Some("datasources[1].id")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_password_in_the_file_is_refused_without_being_repeated() {
+        let text = "[[datasources]]\nid = \"a\"\nconnection = \"postgres://me:hunter2@h/db\"\n";
+        let e = parse(text).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("datasources[0].connection"));
+        assert!(!e.to_string().contains("hunter2"), "{e}");
+    }
+
+    #[test]
+    fn relative_files_are_read_from_the_config_folder() {
+        let text = "[[datasources]]\nid = \"a\"\nconnection = \"data/a.sqlite\"\n";
+        let p = Project::parse(text, Path::new("/srv/proj/nl2sql.toml")).unwrap();
+        let address = p.address(&p.file.datasources[0]).unwrap();
+        assert_eq!(
+            address.path(),
+            Some(PathBuf::from("/srv/proj/data/a.sqlite"))
+        );
+    }
+}
