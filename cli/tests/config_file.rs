@@ -3,28 +3,11 @@
 //! query — read with `--config` and from the working folder; `nl2sql init`'s starter; a
 //! wrong file named by line and field; a password only through the environment.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn nl2sql_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nl2sql"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("SHOP_DB_PASSWORD")
-        .output()
-        .expect("the nl2sql binary runs")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
-}
+use common::{json, nl2sql_in};
+use std::path::PathBuf;
+use std::process::Command;
 
 /// A project folder: the config and copies of two demo databases under `data/`.
 fn project(name: &str, config: &str) -> PathBuf {
@@ -191,15 +174,15 @@ connection = "postgres://me:hunter2@127.0.0.1:1/shop"
 [[datasources]]
 id = "shop"
 connection = "postgres://me@127.0.0.1:1/shop"
-password_env = "SHOP_DB_PASSWORD"
+password_env = "NL2SQL_TEST_SHOP_PASSWORD"
 "#;
     let dir = project("config-password-env", by_variable);
     let unset = nl2sql_in(&dir, &["schema"]);
-    assert!(String::from_utf8_lossy(&unset.stderr).contains("SHOP_DB_PASSWORD is not set"));
+    assert!(String::from_utf8_lossy(&unset.stderr).contains("NL2SQL_TEST_SHOP_PASSWORD is not set"));
     let set = Command::new(env!("CARGO_BIN_EXE_nl2sql"))
         .arg("schema")
         .current_dir(&dir)
-        .env("SHOP_DB_PASSWORD", "hunter2")
+        .env("NL2SQL_TEST_SHOP_PASSWORD", "hunter2")
         .output()
         .expect("the nl2sql binary runs");
     // Nothing listens on port 1: refused, and the password is nowhere.

@@ -3,29 +3,10 @@
 //! applied; servers without an adapter refused by name, unreachable ones named without
 //! their password.
 
-use nl2sql_tests::mock::{Fixture, MockProvider};
+mod common;
+
+use common::{ask_album_count, json, nl2sql};
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn nl2sql(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nl2sql"))
-        .args(args)
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("NL2SQL_API_KEY")
-        .output()
-        .expect("the nl2sql binary runs")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
-}
 
 /// A copy of Chinook named `my shop.sqlite` (id `my_shop`), made once per test.
 fn shop(name: &str) -> String {
@@ -113,42 +94,7 @@ fn the_policies_naming_the_id_apply() {
 
 #[test]
 fn ask_answers_from_the_named_database() {
-    let db = shop("db-ask");
-    let mock = MockProvider::start().expect("the mock provider starts");
-    let q = "How many albums does my shop have?";
-    mock.add([
-        Fixture::new(
-            "answerability",
-            q,
-            r#"{"datasources": ["my_shop"], "reason": "albums"}"#,
-        ),
-        Fixture::new(
-            "plan",
-            q,
-            r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"alias": "albums", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#,
-        ),
-    ]);
-    let out = Command::new(env!("CARGO_BIN_EXE_nl2sql"))
-        .args([
-            "ask",
-            "--db",
-            &db,
-            "--base-url",
-            &mock.base_url(),
-            "--model",
-            "m",
-            "--answer",
-            "template",
-            "--json",
-            q,
-        ])
-        .env("OPENAI_API_KEY", "sk-test-key-0000")
-        .output()
-        .expect("the nl2sql binary runs");
-    let result = json(&out);
-    assert_eq!(result["status"], "success", "{result}");
-    assert_eq!(result["sub_queries"][0]["datasource_id"], "my_shop");
-    assert_eq!(result["sub_queries"][0]["rows"], serde_json::json!([[347]]));
+    ask_album_count(&shop("db-ask"), "my_shop");
 }
 
 #[test]

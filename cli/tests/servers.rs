@@ -4,28 +4,12 @@
 //! stopped at its limit, the default one and `--timeout-ms`'s; a project file naming a
 //! datasource on each server. Ignored in a plain `cargo test`.
 
-use nl2sql_tests::mock::{Fixture, MockProvider};
+mod common;
+
+use common::{ask_album_count, json, nl2sql};
 use nl2sql_tests::servers::Server;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::Instant;
-
-fn nl2sql(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nl2sql"))
-        .args(args)
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .expect("the nl2sql binary runs")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
-}
 
 #[test]
 #[ignore = "needs the servers cargo xtask test starts"]
@@ -122,43 +106,7 @@ fn ask_answers_from_each_server() {
 }
 
 fn ask(server: Server) {
-    let db = server.address("chinook");
-    let mock = MockProvider::start().expect("the mock provider starts");
-    let q = "How many albums are there?";
-    mock.add([
-        Fixture::new(
-            "answerability",
-            q,
-            r#"{"datasources": ["chinook"], "reason": "albums"}"#,
-        ),
-        Fixture::new(
-            "plan",
-            q,
-            r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"alias": "albums", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#,
-        ),
-    ]);
-    let out = Command::new(env!("CARGO_BIN_EXE_nl2sql"))
-        .args([
-            "ask",
-            "--db",
-            &db,
-            "--base-url",
-            &mock.base_url(),
-            "--model",
-            "m",
-            "--answer",
-            "template",
-            "--json",
-            q,
-        ])
-        .env("OPENAI_API_KEY", "sk-test-key-0000")
-        .output()
-        .expect("the nl2sql binary runs");
-    let result = json(&out);
-    assert_eq!(result["status"], "success", "{result}");
-    assert_eq!(result["sub_queries"][0]["datasource_id"], "chinook");
-    assert_eq!(result["sub_queries"][0]["rows"], serde_json::json!([[347]]));
-    assert!(!String::from_utf8_lossy(&out.stdout).contains("sk-test-key-0000"));
+    ask_album_count(&server.address("chinook"), "chinook");
 }
 
 /// Billions of rows: a self-join on a key with five values, twice.

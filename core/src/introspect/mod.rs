@@ -272,14 +272,15 @@ async fn run<D: Datasource + ?Sized>(ds: &D, sql: &str) -> Result<ResultFrame, D
     ds.execute(sql, CATALOGUE_LIMITS).await
 }
 
-fn catalogue_error(message: &str) -> DatasourceError {
+/// A catalogue read that did not give what it must (shared with [`crate::sqlite`]'s).
+pub(crate) fn catalogue_error(message: &str) -> DatasourceError {
     DatasourceError::new(
         DatasourceErrorKind::Unavailable,
         format!("could not read the schema: {message}"),
     )
 }
 
-fn text_at(row: &[Value], i: usize) -> Result<String, DatasourceError> {
+pub(crate) fn text_at(row: &[Value], i: usize) -> Result<String, DatasourceError> {
     match row.get(i) {
         Some(Value::Text(s)) => Ok(s.clone()),
         Some(Value::Null) => Ok(String::new()),
@@ -287,7 +288,7 @@ fn text_at(row: &[Value], i: usize) -> Result<String, DatasourceError> {
     }
 }
 
-fn int_at(row: &[Value], i: usize) -> Result<i64, DatasourceError> {
+pub(crate) fn int_at(row: &[Value], i: usize) -> Result<i64, DatasourceError> {
     match row.get(i) {
         Some(Value::Integer(n)) => Ok(*n),
         // Some drivers give a catalogue's numbers as text or as exact decimals.
@@ -303,7 +304,7 @@ fn int_at(row: &[Value], i: usize) -> Result<i64, DatasourceError> {
 }
 
 /// Counts are integers, except a count over nothing, which some engines give as NULL.
-fn count_at(row: &[Value], i: usize) -> Result<u64, DatasourceError> {
+pub(crate) fn count_at(row: &[Value], i: usize) -> Result<u64, DatasourceError> {
     match row.get(i) {
         Some(Value::Null) => Ok(0),
         _ => Ok(u64::try_from(int_at(row, i)?).unwrap_or(0)),

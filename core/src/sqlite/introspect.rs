@@ -2,9 +2,8 @@
 //! runs unchanged on every adapter and passes the same guard as any other query.
 
 use super::{quote_ident, quote_literal};
-use crate::datasource::{
-    Datasource, DatasourceError, DatasourceErrorKind, ExecLimits, ResultFrame,
-};
+use crate::datasource::{Datasource, DatasourceError, ExecLimits, ResultFrame};
+use crate::introspect::{catalogue_error, count_at, int_at, text_at};
 use crate::schema::{
     Column, ColumnStats, ForeignKey, SchemaSnapshot, Table, TypeCategory, SAMPLE_ALL_MAX,
     SAMPLE_TOP,
@@ -389,38 +388,6 @@ fn category_of(declared_type: &str) -> TypeCategory {
         TypeCategory::Number
     } else {
         TypeCategory::Other
-    }
-}
-
-fn catalogue_error(message: &str) -> DatasourceError {
-    DatasourceError::new(
-        DatasourceErrorKind::Unavailable,
-        format!("could not read the schema: {message}"),
-    )
-}
-
-fn text_at(row: &[Value], i: usize) -> Result<String, DatasourceError> {
-    match row.get(i) {
-        Some(Value::Text(s)) => Ok(s.clone()),
-        Some(Value::Null) => Ok(String::new()),
-        other => Err(catalogue_error(&format!("expected text, found {other:?}"))),
-    }
-}
-
-fn int_at(row: &[Value], i: usize) -> Result<i64, DatasourceError> {
-    match row.get(i) {
-        Some(Value::Integer(n)) => Ok(*n),
-        other => Err(catalogue_error(&format!(
-            "expected an integer, found {other:?}"
-        ))),
-    }
-}
-
-/// Counts are integers, except `SUM` over no rows, which SQLite gives as NULL.
-fn count_at(row: &[Value], i: usize) -> Result<u64, DatasourceError> {
-    match row.get(i) {
-        Some(Value::Null) => Ok(0),
-        _ => Ok(u64::try_from(int_at(row, i)?).unwrap_or(0)),
     }
 }
 

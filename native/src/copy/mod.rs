@@ -9,7 +9,8 @@ mod mysql;
 mod postgres;
 
 use crate::address::{Address, Engine};
-use nl2sql_core::{Column, Table, TypeCategory, Value};
+use nl2sql_core::lower::quote_name;
+use nl2sql_core::{Column, Dialect, Table, TypeCategory, Value};
 use rusqlite::{Connection, OpenFlags};
 use std::fmt;
 use std::path::Path;
@@ -143,9 +144,61 @@ fn in_a_key(table: &Table, column: &Column) -> bool {
             .any(|k| k.columns.iter().any(|c| c == &column.name))
 }
 
-/// A foreign key's constraint name: the table's, numbered in declaration order.
-fn key_name(table: &Table, n: usize) -> String {
-    format!("fk_{}_{:02}", table.name, n + 1)
+/// `CREATE TABLE` for `table` in `dialect`: each column with the type `type_of` maps it
+/// to, NOT NULL as declared, the primary key, and `options` after the column list.
+fn create_table(
+    table: &Table,
+    dialect: Dialect,
+    type_of: impl Fn(&Column) -> String,
+    options: &str,
+) -> String {
+    let q = |name: &str| quote_name(name, dialect);
+    let mut parts: Vec<String> = table
+        .columns
+        .iter()
+        .map(|c| {
+            let not_null = if c.nullable { "" } else { " NOT NULL" };
+            format!("{} {}{not_null}", q(&c.name), type_of(c))
+        })
+        .collect();
+    let pk: Vec<String> = table.primary_key().iter().map(|c| q(c)).collect();
+    if !pk.is_empty() {
+        parts.push(format!("PRIMARY KEY ({})", pk.join(", ")));
+    }
+    format!(
+        "CREATE TABLE {} ({}){options}",
+        q(&table.name),
+        parts.join(", ")
+    )
+}
+
+/// Each foreign key of `table` as an `ALTER TABLE … ADD CONSTRAINT` in `dialect` (named
+/// after the table, numbered in declaration order), with the words a note about it uses.
+fn foreign_keys(table: &Table, dialect: Dialect) -> Vec<(String, String)> {
+    let q = |name: &str| quote_name(name, dialect);
+    let list = |names: &[String]| names.iter().map(|c| q(c)).collect::<Vec<_>>().join(", ");
+    table
+        .foreign_keys
+        .iter()
+        .enumerate()
+        .map(|(n, fk)| {
+            let add = format!(
+                "ALTER TABLE {} ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
+                q(&table.name),
+                q(&format!("fk_{}_{:02}", table.name, n + 1)),
+                list(&fk.columns),
+                q(&fk.referenced_table),
+                list(&fk.referenced_columns)
+            );
+            let about = format!(
+                "{} ({}) → {}",
+                table.name,
+                fk.columns.join(", "),
+                fk.referenced_table
+            );
+            (add, about)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //! sensitive); rows go in as multi-row INSERTs with the generator's own escaping.
 
 use super::{
-    in_a_key, key_name, kind_of, precision, select_all, CopyError, CopyReport, Kind, PROGRESS_EVERY,
+    create_table, foreign_keys, in_a_key, kind_of, precision, select_all, CopyError, CopyReport,
+    Kind, PROGRESS_EVERY,
 };
 use crate::address::{redact, Address};
 use crate::mysql_db::connect_opts;
@@ -110,7 +111,13 @@ fn load(
                 .map_err(|e| e.to_string())?,
             (false, _) => {}
         }
-        conn.query_drop(create_table(table))
+        let create = create_table(
+            table,
+            Dialect::MySql,
+            |c| mysql_type(table, c),
+            " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+        );
+        conn.query_drop(create)
             .map_err(|e| format!("creating {}: {e}", table.name))?;
         created.push(table.name.clone());
     }
@@ -122,51 +129,15 @@ fn load(
         report.tables.push((table.name.clone(), copied));
     }
     for table in &schema.tables {
-        for (n, fk) in table.foreign_keys.iter().enumerate() {
-            let columns: Vec<String> = fk.columns.iter().map(|c| q(c)).collect();
-            let referenced: Vec<String> = fk.referenced_columns.iter().map(|c| q(c)).collect();
-            let add = format!(
-                "ALTER TABLE {} ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
-                q(&table.name),
-                q(&key_name(table, n)),
-                columns.join(", "),
-                q(&fk.referenced_table),
-                referenced.join(", ")
-            );
+        for (add, about) in foreign_keys(table, Dialect::MySql) {
             if let Err(e) = conn.query_drop(&add) {
-                report.notes.push(format!(
-                    "{} ({}) → {}: not kept: {e}",
-                    table.name,
-                    fk.columns.join(", "),
-                    fk.referenced_table
-                ));
+                report.notes.push(format!("{about}: not kept: {e}"));
             }
         }
     }
     conn.query_drop("SET foreign_key_checks = 1")
         .map_err(|e| e.to_string())?;
     Ok(report)
-}
-
-fn create_table(table: &Table) -> String {
-    let q = |name: &str| quote_name(name, Dialect::MySql);
-    let mut parts: Vec<String> = table
-        .columns
-        .iter()
-        .map(|c| {
-            let not_null = if c.nullable { "" } else { " NOT NULL" };
-            format!("{} {}{not_null}", q(&c.name), mysql_type(table, c))
-        })
-        .collect();
-    let pk: Vec<String> = table.primary_key().iter().map(|c| q(c)).collect();
-    if !pk.is_empty() {
-        parts.push(format!("PRIMARY KEY ({})", pk.join(", ")));
-    }
-    format!(
-        "CREATE TABLE {} ({}) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
-        q(&table.name),
-        parts.join(", ")
-    )
 }
 
 /// A SQLite column's type as MySQL's nearest. Text is `LONGTEXT` (SQLite enforces no

@@ -2,7 +2,8 @@
 //! streamed with `COPY … FROM STDIN`.
 
 use super::{
-    key_name, kind_of, precision, select_all, CopyError, CopyReport, Kind, PROGRESS_EVERY,
+    create_table, foreign_keys, kind_of, precision, select_all, CopyError, CopyReport, Kind,
+    PROGRESS_EVERY,
 };
 use crate::address::{redact, Address};
 use crate::postgres_db::{connect_config, described};
@@ -55,7 +56,8 @@ pub(super) fn copy(
                 .map_err(fail)?,
             (false, _) => {}
         }
-        tx.batch_execute(&create_table(table)).map_err(fail)?;
+        tx.batch_execute(&create_table(table, Dialect::Postgres, postgres_type, ""))
+            .map_err(fail)?;
     }
     let mut report = CopyReport::default();
     for table in &schema.tables {
@@ -72,17 +74,7 @@ pub(super) fn copy(
         report.tables.push((table.name.clone(), copied));
     }
     for table in &schema.tables {
-        for (n, fk) in table.foreign_keys.iter().enumerate() {
-            let columns: Vec<String> = fk.columns.iter().map(|c| q(c)).collect();
-            let referenced: Vec<String> = fk.referenced_columns.iter().map(|c| q(c)).collect();
-            let add = format!(
-                "ALTER TABLE {} ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
-                q(&table.name),
-                q(&key_name(table, n)),
-                columns.join(", "),
-                q(&fk.referenced_table),
-                referenced.join(", ")
-            );
+        for (add, about) in foreign_keys(table, Dialect::Postgres) {
             // A savepoint per key: SQLite does not check keys, so rows may break one, and
             // PostgreSQL can still hold it unchecked (NOT VALID), which keeps the join path.
             let mut attempt = tx.transaction().map_err(fail)?;
@@ -95,18 +87,12 @@ pub(super) fn copy(
                     match unchecked.batch_execute(&format!("{add} NOT VALID")) {
                         Ok(()) => {
                             unchecked.commit().map_err(fail)?;
-                            report.notes.push(format!(
-                                "{} ({}) → {}: kept unchecked (NOT VALID): {why}",
-                                table.name,
-                                fk.columns.join(", "),
-                                fk.referenced_table
-                            ));
+                            report
+                                .notes
+                                .push(format!("{about}: kept unchecked (NOT VALID): {why}"));
                         }
                         Err(e) => report.notes.push(format!(
-                            "{} ({}) → {}: not kept: {}",
-                            table.name,
-                            fk.columns.join(", "),
-                            fk.referenced_table,
+                            "{about}: not kept: {}",
                             redact(&described(&e), secret.as_deref())
                         )),
                     }
@@ -128,23 +114,6 @@ fn create_database(config: &postgres::Config, target: &Address) -> Result<(), po
         "CREATE DATABASE {}",
         quote_name(&name, Dialect::Postgres)
     ))
-}
-
-fn create_table(table: &Table) -> String {
-    let q = |name: &str| quote_name(name, Dialect::Postgres);
-    let mut parts: Vec<String> = table
-        .columns
-        .iter()
-        .map(|c| {
-            let not_null = if c.nullable { "" } else { " NOT NULL" };
-            format!("{} {}{not_null}", q(&c.name), postgres_type(c))
-        })
-        .collect();
-    let pk: Vec<String> = table.primary_key().iter().map(|c| q(c)).collect();
-    if !pk.is_empty() {
-        parts.push(format!("PRIMARY KEY ({})", pk.join(", ")));
-    }
-    format!("CREATE TABLE {} ({})", q(&table.name), parts.join(", "))
 }
 
 /// A SQLite column's type as PostgreSQL's nearest: SQLite's integers are 64-bit and its
