@@ -202,7 +202,7 @@ async fn with_statistics<D: Datasource + ?Sized>(
 /// A text column's values: all of them up to [`SAMPLE_ALL_MAX`] distinct, else the
 /// [`SAMPLE_TOP`] most frequent. Ties are broken in byte order on every engine (whatever the
 /// column's collation), so every engine gives SQLite's list.
-async fn sample_values<D: Datasource + ?Sized>(
+pub(crate) async fn sample_values<D: Datasource + ?Sized>(
     ds: &D,
     dialect: Dialect,
     table: &str,

@@ -2,12 +2,9 @@
 //! runs unchanged on every adapter and passes the same guard as any other query.
 
 use super::{quote_ident, quote_literal};
-use crate::datasource::{Datasource, DatasourceError, ExecLimits, ResultFrame};
+use crate::datasource::{Datasource, DatasourceError, Dialect, ExecLimits, ResultFrame};
 use crate::introspect::{catalogue_error, count_at, int_at, text_at};
-use crate::schema::{
-    Column, ColumnStats, ForeignKey, SchemaSnapshot, Table, TypeCategory, SAMPLE_ALL_MAX,
-    SAMPLE_TOP,
-};
+use crate::schema::{Column, ColumnStats, ForeignKey, SchemaSnapshot, Table, TypeCategory};
 use crate::value::Value;
 
 /// Catalogue reads are small; the cap only guards against a pathological file.
@@ -311,7 +308,14 @@ async fn read_stats<D: Datasource + ?Sized>(
         let ranged = matches!(category, TypeCategory::Number | TypeCategory::Temporal);
         let bound = |v: Value| (ranged && v != Value::Null).then_some(v);
         let sample_values = if category == TypeCategory::Text && agg.distinct > 0 {
-            sample_values(ds, table, &info.name, agg.distinct).await?
+            crate::introspect::sample_values(
+                ds,
+                Dialect::Sqlite,
+                &quote_ident(table),
+                &info.name,
+                agg.distinct,
+            )
+            .await?
         } else {
             Vec::new()
         };
@@ -335,38 +339,6 @@ async fn read_stats<D: Datasource + ?Sized>(
         });
     }
     Ok((row_count, columns))
-}
-
-async fn sample_values<D: Datasource + ?Sized>(
-    ds: &D,
-    table: &str,
-    column: &str,
-    distinct_count: u64,
-) -> Result<Vec<String>, DatasourceError> {
-    let limit = if distinct_count <= SAMPLE_ALL_MAX {
-        SAMPLE_ALL_MAX
-    } else {
-        SAMPLE_TOP
-    };
-    let q = quote_ident(column);
-    let frame = run(
-        ds,
-        &format!(
-            "SELECT {q}, COUNT(*) AS n FROM {} WHERE {q} IS NOT NULL \
-             GROUP BY {q} ORDER BY n DESC, {q} LIMIT {limit}",
-            quote_ident(table)
-        ),
-    )
-    .await?;
-    Ok(frame
-        .rows
-        .iter()
-        .filter_map(|row| row.first())
-        .map(|v| match v {
-            Value::Text(s) => s.clone(),
-            other => other.to_string(),
-        })
-        .collect())
 }
 
 /// SQLite's column-affinity rules, refined: dates and booleans get their own category.
