@@ -9,8 +9,8 @@ use std::path::PathBuf;
 pub struct Args {
     /// The SQLite file to copy
     source: PathBuf,
-    /// Where to: postgres://user@host:port/database (the password from the address or
-    /// PGPASSWORD)
+    /// Where to: postgres://user@host:port/database or mysql://user@host:port/database (the
+    /// password from PGPASSWORD or MYSQL_PWD)
     target: String,
     /// Drop tables of the same names first (otherwise one that exists stops the copy)
     #[arg(long)]

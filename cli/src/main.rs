@@ -68,10 +68,12 @@ enum Command {
     /// metrics.accuracy being execution accuracy. --provider, --model and --base-url are for
     /// --mode full.
     Eval(eval::Args),
-    /// Copy a SQLite database into a PostgreSQL server (tables, keys and rows)
+    /// Copy a SQLite database into a PostgreSQL, MySQL or MariaDB server (tables, keys, rows)
     ///
-    /// One transaction: everything lands or nothing does. The database is created when the
-    /// server does not have it yet. For example: nl2sql copy data/chinook.sqlite
+    /// The database is created when the server does not have it yet. Into PostgreSQL it is
+    /// one transaction: everything lands or nothing does. MySQL commits each table's
+    /// creation by itself: a failed copy drops the tables it created (with --replace, the
+    /// tables it replaced are gone). For example: nl2sql copy data/chinook.sqlite
     /// postgres://me@localhost:5432/chinook
     Copy(copy::Args),
     /// Write a commented starter project file (nl2sql.toml; docs/config.md)

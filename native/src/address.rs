@@ -84,10 +84,19 @@ impl Address {
             ));
         }
         let path = PathBuf::from(text);
+        // Not a URL, yet it may be one mistyped or a key=value connection string: a path
+        // that looks as if it holds a secret is never repeated.
+        let secretive = ["password", "passwd", "pwd=", "@", "="]
+            .iter()
+            .any(|mark| lower.contains(mark));
         Ok(Address {
             engine: Engine::Sqlite,
             text: text.to_string(),
-            shown: text.to_string(),
+            shown: if secretive {
+                "the file given".into()
+            } else {
+                text.to_string()
+            },
             password: None,
             database: path.file_stem().map(|s| s.to_string_lossy().into_owned()),
         })
@@ -104,9 +113,17 @@ impl Address {
                 }
             ))
         })?;
+        // A password may also ride in the query (`?password=…`), which drivers read.
+        let in_query = url
+            .query_pairs()
+            .find(|(k, _)| {
+                ["password", "pass", "passwd", "pwd"].contains(&k.to_ascii_lowercase().as_str())
+            })
+            .map(|(_, v)| v.into_owned());
         let password = url
             .password()
-            .map(|p| percent_decode_str(p).decode_utf8_lossy().into_owned());
+            .map(|p| percent_decode_str(p).decode_utf8_lossy().into_owned())
+            .or(in_query);
         let mut shown = url.clone();
         // Both calls fail only for URLs that cannot have a password, which then has none.
         let _ = shown.set_password(None);
@@ -223,5 +240,15 @@ mod tests {
         assert!(!e.0.contains("hunter2"));
         let e = Address::parse("postgres://me:hunter2@[bad/x").unwrap_err();
         assert!(!e.0.contains("hunter2"), "{e}");
+        for text in [
+            "host=h user=me password=hunter2",
+            "postgres:/me:hunter2@h/db",
+        ] {
+            let a = Address::parse(text).unwrap();
+            assert!(!a.to_string().contains("hunter2") && !format!("{a:?}").contains("hunter2"));
+        }
+        let q = Address::parse("postgres://me@h/db?sslmode=require&password=hunter2").unwrap();
+        assert_eq!(q.password(), Some("hunter2"));
+        assert_eq!(q.to_string(), "postgres://me@h/db");
     }
 }

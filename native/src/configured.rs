@@ -1,7 +1,8 @@
 //! A datasource as the project file configures it: only the tables `include` and
 //! `exclude` let through, and every query under the datasource's own limits.
 //!
-//! Hidden tables are left out of the snapshot, so the validator reports them as not found
+//! Hidden tables are never read (not even their statistics: the database user may not be
+//! allowed to) and are left out of the snapshot, so the validator reports them as not found
 //! and SQL mode cannot import a query that reads one; foreign keys to them go too. The
 //! snapshot keeps the whole database's fingerprint, so the per-run schema check compares
 //! like with like (a change to a hidden table still counts as a change).
@@ -76,23 +77,16 @@ impl Datasource for Configured {
 
     fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
         Box::pin(async move {
-            let whole = self.inner.introspect().await?;
-            let mut tables: Vec<_> = whole
-                .tables
-                .into_iter()
-                .filter(|t| self.shows(&t.name))
-                .collect();
-            let shown: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
-            for table in &mut tables {
-                table.foreign_keys.retain(|k| {
-                    shown
-                        .iter()
-                        .any(|s| s.eq_ignore_ascii_case(&k.referenced_table))
-                });
-            }
-            let mut snapshot = SchemaSnapshot::new(whole.datasource_id, whole.dialect, tables);
-            snapshot.fingerprint = whole.fingerprint;
-            snapshot.version = whole.version;
+            let keep = |table: &str| self.shows(table);
+            let inner = &*self.inner;
+            let mut snapshot = match inner.dialect() {
+                Dialect::Sqlite => nl2sql_core::sqlite::introspect_only(inner, &keep).await?,
+                _ => nl2sql_core::introspect::introspect_only(inner, &keep).await?,
+            };
+            // The whole database's fingerprint, as the per-run check reads it.
+            let whole = inner.fingerprint().await?;
+            snapshot.version = format!("v{}", whole.get(..8).unwrap_or(&whole));
+            snapshot.fingerprint = whole;
             Ok(snapshot)
         })
     }

@@ -3,8 +3,8 @@
 //!
 //! Three locks stand behind the core guard: the session's transactions are read-only
 //! (`SET SESSION TRANSACTION READ ONLY`), the server itself must read the text as one
-//! statement (it is prepared, and a prepared statement holds one), and values come typed by
-//! the binary protocol. The time limit is MariaDB's `max_statement_time` or MySQL's
+//! statement (it is prepared, and a prepared statement holds one), and comments the server
+//! would execute are refused. Values come typed by the binary protocol. The time limit is MariaDB's `max_statement_time` or MySQL's
 //! `max_execution_time`.
 
 use crate::address::{redact, Address};
@@ -25,8 +25,9 @@ pub struct MySqlDb {
     conn: RefCell<Conn>,
     /// Which server it is: their time limits are set differently.
     mariadb: bool,
-    /// The statement time limit the session has now, in ms (0: none).
-    timeout_ms: Cell<u64>,
+    /// The statement time limit (ms, 0: none) and row limit the session has now, so they
+    /// are sent only when a query needs others.
+    session: Cell<Option<(u64, usize)>>,
     /// The password, so no message from the server or the driver can carry it out.
     secret: Option<String>,
 }
@@ -58,29 +59,63 @@ impl MySqlDb {
             id: id.into(),
             conn: RefCell::new(conn),
             mariadb,
-            timeout_ms: Cell::new(0),
+            session: Cell::new(None),
             secret,
         })
     }
 
     fn run(&self, sql: &str, limits: ExecLimits) -> Result<ResultFrame, DatasourceError> {
         check_read_only_in(sql, Dialect::MySql)?;
+        // The servers run code hidden in these comments (`/*! … */`, MariaDB's `/*M! … */`)
+        // and obey hints in `/*+ … */` (a hint can lift the time limit); the guard's parser
+        // reads them as comments, so they are refused here.
+        let lower = sql.to_ascii_lowercase();
+        if ["/*!", "/*m!", "/*+"]
+            .iter()
+            .any(|mark| lower.contains(mark))
+        {
+            return Err(DatasourceError::new(
+                DatasourceErrorKind::Refused,
+                "refused: executable comments and optimizer hints are not allowed",
+            ));
+        }
         let mut conn = self
             .conn
             .try_borrow_mut()
             .map_err(|_| unavailable("the MySQL session is busy with another query".to_string()))?;
-        let want = limits.timeout_ms.unwrap_or(0);
-        if self.timeout_ms.get() != want {
-            let set = if self.mariadb {
-                format!("SET SESSION max_statement_time = {}", want as f64 / 1000.0)
+        // The row cap is the server's too (`sql_select_limit`): dropping a result reads it to
+        // its end, so the server must not send more than the cap and one.
+        let want = (
+            limits.timeout_ms.unwrap_or(0),
+            limits.max_rows.saturating_add(1),
+        );
+        if self.session.get() != Some(want) {
+            let time = if self.mariadb {
+                format!("max_statement_time = {}", want.0 as f64 / 1000.0)
             } else {
-                format!("SET SESSION max_execution_time = {want}")
+                format!("max_execution_time = {}", want.0)
             };
-            conn.query_drop(set).map_err(|e| self.to_error(e, limits))?;
-            self.timeout_ms.set(want);
+            conn.query_drop(format!("SET SESSION {time}, sql_select_limit = {}", want.1))
+                .map_err(|e| self.to_error(e, limits))?;
+            self.session.set(Some(want));
         }
         // Prepared: the server parses the text itself and refuses several statements.
         let statement = conn.prep(sql).map_err(|e| self.to_error(e, limits))?;
+        let fetched = self.fetch(&mut conn, &statement, limits);
+        // Closed whatever happened: with no statement cache, a statement left open would
+        // count against the server's limit for the session's whole life.
+        let closed = conn.close(statement);
+        let frame = fetched?;
+        closed.map_err(|e| self.to_error(e, limits))?;
+        Ok(frame)
+    }
+
+    fn fetch(
+        &self,
+        conn: &mut Conn,
+        statement: &mysql::Statement,
+        limits: ExecLimits,
+    ) -> Result<ResultFrame, DatasourceError> {
         let kinds: Vec<(ColumnType, bool)> = statement
             .columns()
             .iter()
@@ -95,28 +130,23 @@ impl MySqlDb {
             columns,
             ..ResultFrame::default()
         };
-        {
-            let result = conn
-                .exec_iter(&statement, ())
-                .map_err(|e| self.to_error(e, limits))?;
-            for row in result {
-                let row = row.map_err(|e| self.to_error(e, limits))?;
-                if frame.rows.len() == limits.max_rows {
-                    frame.truncated = true;
-                    break;
-                }
-                let values = row.unwrap();
-                frame.rows.push(
-                    values
-                        .into_iter()
-                        .zip(&kinds)
-                        .map(|(v, (ty, binary))| to_value(v, *ty, *binary))
-                        .collect(),
-                );
-            }
-        }
-        conn.close(statement)
+        let result = conn
+            .exec_iter(statement, ())
             .map_err(|e| self.to_error(e, limits))?;
+        for row in result {
+            let row = row.map_err(|e| self.to_error(e, limits))?;
+            if frame.rows.len() == limits.max_rows {
+                frame.truncated = true;
+                break;
+            }
+            frame.rows.push(
+                row.unwrap()
+                    .into_iter()
+                    .zip(&kinds)
+                    .map(|(v, (ty, binary))| to_value(v, *ty, *binary))
+                    .collect(),
+            );
+        }
         Ok(frame)
     }
 

@@ -1,10 +1,11 @@
 //! A PostgreSQL database as a read-only datasource, through the blocking `postgres` client.
 //!
-//! Three locks stand behind the core guard: the session's transactions are read-only
-//! (`default_transaction_read_only`), PostgreSQL itself must read the text as one statement
-//! (it is prepared first, and the extended protocol refuses several), and rows are fetched
-//! through a cursor, at most the row cap plus one. The time limit is the server's
-//! `statement_timeout`.
+//! Three locks stand behind the core guard: every query runs in its own `READ ONLY`
+//! transaction that is always rolled back (so even a setting a query changed, say with
+//! `set_config`, does not outlive it), PostgreSQL itself must read the text as one
+//! statement (it is prepared first, and the extended protocol refuses several), and rows
+//! are fetched through a cursor, at most the row cap plus one. The time limit is the
+//! server's `statement_timeout`, set for that transaction alone.
 
 use crate::address::{redact, Address};
 use nl2sql_core::guard::check_read_only_in;
@@ -15,16 +16,13 @@ use nl2sql_core::{
 use postgres::error::SqlState;
 use postgres::types::{Kind, Type};
 use postgres::{Client, NoTls, SimpleQueryMessage};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::time::Duration;
 
 /// An open PostgreSQL session.
 pub struct PostgresDb {
     id: String,
     client: RefCell<Client>,
-    /// The `statement_timeout` the session has now, in ms (0: none), so it is sent only
-    /// when a query needs another.
-    timeout_ms: Cell<u64>,
     /// The password, so no message from the server or the driver can carry it out.
     secret: Option<String>,
 }
@@ -46,12 +44,11 @@ impl PostgresDb {
         };
         let mut client = config.connect(NoTls).map_err(fail)?;
         client
-            .batch_execute("SET default_transaction_read_only = on; SET statement_timeout = 0")
+            .batch_execute("SET default_transaction_read_only = on")
             .map_err(fail)?;
         Ok(PostgresDb {
             id: id.into(),
             client: RefCell::new(client),
-            timeout_ms: Cell::new(0),
             secret,
         })
     }
@@ -74,21 +71,29 @@ impl PostgresDb {
             .iter()
             .map(|c| c.name().to_string())
             .collect();
-        let want = limits.timeout_ms.unwrap_or(0);
-        if self.timeout_ms.get() != want {
-            client
-                .batch_execute(&format!("SET statement_timeout = {want}"))
-                .map_err(|e| self.to_error(e, limits))?;
-            self.timeout_ms.set(want);
-        }
+        // Without a limit of its own, a query keeps the role's (a DBA may have set one).
+        let timeout = limits.timeout_ms.map_or(String::new(), |ms| {
+            format!(
+                "SET LOCAL statement_timeout = {}; ",
+                ms.min(i32::MAX as u64)
+            )
+        });
         let fetch = limits.max_rows.saturating_add(1);
-        // The newline ends a trailing `--` comment; the cursor closes with the implicit
-        // transaction the two statements share.
-        let messages = client
-            .simple_query(&format!(
-                "DECLARE nl2sql_rows NO SCROLL CURSOR FOR {sql}\n; FETCH FORWARD {fetch} FROM nl2sql_rows"
-            ))
-            .map_err(|e| self.to_error(e, limits))?;
+        // The newline ends a trailing `--` comment. The transaction is rolled back whatever
+        // happened: on success by the last statement, on a fault (which skips the rest of
+        // the text and leaves the transaction open) right after.
+        let outcome = client.simple_query(&format!(
+            "BEGIN READ ONLY; {timeout}DECLARE nl2sql_rows NO SCROLL CURSOR FOR {sql}\n; \
+             FETCH FORWARD {fetch} FROM nl2sql_rows; ROLLBACK"
+        ));
+        let messages = match outcome {
+            Ok(messages) => messages,
+            Err(e) => {
+                // Best effort: a closed connection cannot roll back, and reports itself.
+                let _ = client.batch_execute("ROLLBACK");
+                return Err(self.to_error(e, limits));
+            }
+        };
         let mut frame = ResultFrame {
             columns,
             ..ResultFrame::default()
@@ -105,7 +110,7 @@ impl PostgresDb {
                 types
                     .iter()
                     .enumerate()
-                    .map(|(i, ty)| to_value(row.get(i), ty))
+                    .map(|(i, ty)| to_value(row.try_get(i).ok().flatten(), ty))
                     .collect(),
             );
         }

@@ -263,9 +263,9 @@ impl Project {
     }
 }
 
-/// Whether a URL names a password (`user:password@`).
+/// Whether an address names a password (`user:password@`, or `?password=` in the query).
 fn url_has_password(text: &str) -> bool {
-    url::Url::parse(text).is_ok_and(|u| u.password().is_some())
+    Address::parse(text).is_ok_and(|a| a.password().is_some())
 }
 
 /// A table glob of datasource `id` as a policy pattern.
@@ -355,10 +355,15 @@ mod tests {
 
     #[test]
     fn a_password_in_the_file_is_refused_without_being_repeated() {
-        let text = "[[datasources]]\nid = \"a\"\nconnection = \"postgres://me:hunter2@h/db\"\n";
-        let e = parse(text).unwrap_err();
-        assert_eq!(e.field.as_deref(), Some("datasources[0].connection"));
-        assert!(!e.to_string().contains("hunter2"), "{e}");
+        for url in [
+            "postgres://me:hunter2@h/db",
+            "mysql://me@h/db?password=hunter2",
+        ] {
+            let text = format!("[[datasources]]\nid = \"a\"\nconnection = \"{url}\"\n");
+            let e = parse(&text).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some("datasources[0].connection"));
+            assert!(!e.to_string().contains("hunter2"), "{e}");
+        }
     }
 
     #[test]

@@ -101,7 +101,7 @@ impl Sources {
         let address = Address::parse(db).map_err(|e| SourceError::Usage(e.0))?;
         if address.path().is_some_and(|path| !path.is_file()) {
             return Err(SourceError::Unreadable(format!(
-                "cannot open {db}: there is no such file (a SQLite file's path is expected)"
+                "cannot open {address}: there is no such file (a SQLite file's path is expected)"
             )));
         }
         let id = match id {

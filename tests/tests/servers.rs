@@ -125,6 +125,36 @@ macro_rules! server_suite {
                 // A write that got past the guard would meet a read-only transaction: the
                 // server itself refuses it.
                 let db = SERVER.open("chinook");
+                if db.dialect() == nl2sql_core::Dialect::Postgres {
+                    // A query that turns the session's settings off changes them only in its
+                    // own transaction, which is rolled back.
+                    for off in [
+                        "SELECT set_config('default_transaction_read_only', 'off', false)",
+                        "SELECT set_config('transaction_read_only', 'off', false)",
+                        "SELECT set_config('statement_timeout', '0', false)",
+                    ] {
+                        let _ = pollster::block_on(db.execute(off, ExecLimits::rows(1)));
+                    }
+                    let still = pollster::block_on(db.execute(
+                        "SELECT current_setting('default_transaction_read_only')",
+                        ExecLimits::rows(1),
+                    ));
+                    assert_eq!(still.map(|f| f.rows), Ok(vec![vec![Value::Text("on".into())]]));
+                }
+                if db.dialect() == nl2sql_core::Dialect::MySql {
+                    // Code the server would run from inside a comment never reaches it.
+                    for hidden in [
+                        "SELECT 1 /*!50000 , SLEEP(5) */",
+                        "SELECT 1 /*M! , SLEEP(5) */",
+                        "SELECT /*+ MAX_EXECUTION_TIME(0) */ 1",
+                    ] {
+                        let out = pollster::block_on(db.execute(hidden, ExecLimits::rows(1)));
+                        assert!(
+                            matches!(&out, Err(e) if e.kind == DatasourceErrorKind::Refused),
+                            "{hidden}: {out:?}"
+                        );
+                    }
+                }
                 let sql = match db.dialect() {
                     nl2sql_core::Dialect::Postgres => {
                         "SELECT current_setting('transaction_read_only')"

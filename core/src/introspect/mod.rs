@@ -52,12 +52,37 @@ pub type Structure = Vec<TableShape>;
 /// Reads the structure of a PostgreSQL, MySQL/MariaDB or DuckDB datasource, then each
 /// table's row count and column statistics.
 pub async fn introspect<D: Datasource + ?Sized>(ds: &D) -> Result<SchemaSnapshot, DatasourceError> {
+    introspect_only(ds, &|_| true).await
+}
+
+/// [`introspect`] for the tables `keep` admits alone: the others' statistics are never
+/// read (a caller may not be allowed to), and foreign keys to them are left out. The
+/// fingerprint is of the tables read.
+pub async fn introspect_only<D: Datasource + ?Sized>(
+    ds: &D,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<SchemaSnapshot, DatasourceError> {
     let dialect = ds.dialect();
     let mut tables = Vec::new();
     for shape in structure(ds).await? {
-        tables.push(with_statistics(ds, dialect, shape).await?);
+        if keep(&shape.name) {
+            tables.push(with_statistics(ds, dialect, shape).await?);
+        }
     }
+    drop_keys_to_missing_tables(&mut tables);
     Ok(SchemaSnapshot::new(ds.id(), dialect, tables))
+}
+
+/// Leaves out the foreign keys whose referenced table is not among `tables`.
+pub(crate) fn drop_keys_to_missing_tables(tables: &mut [Table]) {
+    let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
+    for table in tables.iter_mut() {
+        table.foreign_keys.retain(|k| {
+            names
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(&k.referenced_table))
+        });
+    }
 }
 
 /// The structural fingerprint alone, from the catalogue reads and no statistics; always
@@ -216,7 +241,8 @@ pub(crate) async fn sample_values<D: Datasource + ?Sized>(
     };
     let q = quote_name(column, dialect);
     let bytewise = match dialect {
-        Dialect::Postgres => format!("{q} COLLATE \"C\""),
+        // Through text, so a type with no collation (`uuid`) orders too.
+        Dialect::Postgres => format!("CAST({q} AS TEXT) COLLATE \"C\""),
         Dialect::MySql => format!("CAST({q} AS BINARY)"),
         _ => q.clone(),
     };

@@ -708,10 +708,13 @@ impl Lowerer<'_> {
                 .rev()
                 .find_map(|scope| scope.iter().find(|b| b.alias.eq_ignore_ascii_case(a)))
                 .and_then(of),
+            // The innermost source that has the name decides, a CTE included (whose
+            // columns' types are not known): an outer table's same name must not answer.
             None => scopes
                 .iter()
                 .rev()
-                .find_map(|scope| scope.iter().find_map(&of)),
+                .find_map(|scope| scope.iter().find(|b| b.source.spelling(column).is_some()))
+                .and_then(of),
         }
     }
 

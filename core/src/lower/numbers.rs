@@ -63,10 +63,11 @@ impl Lowerer<'_> {
             "COUNT" | "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE" | "LENGTH" => {
                 Some(Numeric::Whole)
             }
-            "AVG" => Some(Numeric::Fraction),
+            // SQLite's TOTAL is always a real.
+            "AVG" | "TOTAL" => Some(Numeric::Fraction),
             // SQLite's ROUND always gives a real.
             "ROUND" => Some(Numeric::Fraction),
-            "SUM" | "TOTAL" | "MIN" | "MAX" | "ABS" => arg.and_then(|a| self.numeric_kind(a)),
+            "SUM" | "MIN" | "MAX" | "ABS" => arg.and_then(|a| self.numeric_kind(a)),
             _ => None,
         }
     }

@@ -10,12 +10,13 @@ mod postgres;
 
 use crate::address::{Address, Engine};
 use nl2sql_core::lower::quote_name;
-use nl2sql_core::{Column, Dialect, Table, TypeCategory, Value};
+use nl2sql_core::{Column, Dialect, SchemaSnapshot, Table, TypeCategory};
 use rusqlite::{Connection, OpenFlags};
 use std::fmt;
 use std::path::Path;
 
-/// Why a copy did not happen; nothing was left written.
+/// Why a copy did not happen. Into PostgreSQL nothing was left written; into MySQL the
+/// tables the copy created were dropped again (tables `--replace` dropped stay dropped).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CopyError(pub String);
 
@@ -48,10 +49,11 @@ pub fn copy(
     progress: &mut dyn FnMut(&str),
 ) -> Result<CopyReport, CopyError> {
     let reader = crate::SqliteFile::open("source", source).map_err(|e| CopyError(e.to_string()))?;
-    let schema = pollster::block_on(nl2sql_core::sqlite::introspect(&reader))
+    let mut schema = pollster::block_on(nl2sql_core::sqlite::introspect(&reader))
         .map_err(|e| CopyError(e.to_string()))?;
     let rows = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .map_err(|e| CopyError(format!("cannot open {}: {e}", source.display())))?;
+    settle_dates(&mut schema, &rows).map_err(|e| CopyError(format!("reading dates: {e}")))?;
     match target.engine() {
         Engine::Postgres => postgres::copy(&schema, &rows, target, replace, progress),
         Engine::MySql => mysql::copy(&schema, &rows, target, replace, progress),
@@ -61,6 +63,31 @@ pub fn copy(
                 .into(),
         )),
     }
+}
+
+/// Gives each text column whose values are all ISO dates a declared date type: `DATE` when
+/// every value is a bare date (so no time is cut off), else `DATETIME`.
+fn settle_dates(schema: &mut SchemaSnapshot, rows: &Connection) -> Result<(), rusqlite::Error> {
+    for table in &mut schema.tables {
+        for column in &mut table.columns {
+            let t = column.declared_type.to_ascii_uppercase();
+            if column.category != TypeCategory::Temporal || t.contains("DATE") || t.contains("TIME")
+            {
+                continue;
+            }
+            let q = nl2sql_core::sqlite::quote_ident(&column.name);
+            let longer: i64 = rows.query_row(
+                &format!(
+                    "SELECT COUNT(*) FROM {} WHERE {q} IS NOT NULL AND length({q}) <> 10",
+                    nl2sql_core::sqlite::quote_ident(&table.name)
+                ),
+                [],
+                |r| r.get(0),
+            )?;
+            column.declared_type = if longer == 0 { "DATE" } else { "DATETIME" }.into();
+        }
+    }
+    Ok(())
 }
 
 /// A SELECT of every column of `table`, for SQLite.
@@ -92,19 +119,11 @@ enum Kind {
     Decimal,
 }
 
-/// A SQLite column's kind: declared so, or found so (a text column whose every value is an
-/// ISO date is a date when every value is a bare date, else a timestamp).
+/// A SQLite column's kind, by its declared type ([`settle_dates`] declares the text columns
+/// that hold dates).
 fn kind_of(column: &Column) -> Kind {
     let t = column.declared_type.trim().to_ascii_uppercase();
     let has = |w: &str| t.contains(w);
-    if column.category == TypeCategory::Temporal && !has("DATE") && !has("TIME") {
-        let bare_date = |v: &Option<Value>| matches!(v, Some(Value::Text(s)) if s.len() == 10);
-        return if bare_date(&column.stats.min) && bare_date(&column.stats.max) {
-            Kind::Date
-        } else {
-            Kind::Timestamp
-        };
-    }
     if has("DATETIME") || has("TIMESTAMP") {
         Kind::Timestamp
     } else if has("DATE") {
@@ -128,11 +147,15 @@ fn kind_of(column: &Column) -> Kind {
     }
 }
 
-/// `(p,s)` of a declared `NUMERIC(p,s)`, when declared.
+/// `(p,s)` of a declared `NUMERIC(p,s)`, when declared as digits: the declared type is
+/// the source file's text, and only these characters may reach the server's DDL.
 fn precision(column: &Column) -> Option<String> {
     let t = column.declared_type.trim();
-    let at = t.find('(')?;
-    t.ends_with(')').then(|| t[at..].to_string())
+    let inner = t.get(t.find('(')? + 1..)?.strip_suffix(')')?;
+    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+    let digits = |p: &&str| !p.is_empty() && p.len() <= 4 && p.chars().all(|c| c.is_ascii_digit());
+    (matches!(parts.len(), 1 | 2) && parts.iter().all(digits))
+        .then(|| format!("({})", parts.join(",")))
 }
 
 /// Whether `column` is part of `table`'s primary key or one of its foreign keys.
@@ -204,6 +227,7 @@ fn foreign_keys(table: &Table, dialect: Dialect) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nl2sql_core::Value;
 
     pub(super) fn column(declared: &str, category: TypeCategory, min: &str, max: &str) -> Column {
         Column {
@@ -221,17 +245,17 @@ mod tests {
     }
 
     #[test]
-    fn iso_text_is_a_date_or_a_timestamp_by_its_values() {
-        let iso = |min: &str, max: &str| kind_of(&column("TEXT", TypeCategory::Temporal, min, max));
-        assert_eq!(iso("2009-01-02", "2013-12-22"), Kind::Date);
-        assert_eq!(iso("2009-01-02", "2013-12-22 10:00:00"), Kind::Timestamp);
+    fn declared_types_map_to_kinds_and_only_digits_make_a_precision() {
         let declared = |t: &str| kind_of(&column(t, TypeCategory::Other, "", ""));
         assert_eq!(declared("NVARCHAR(160)"), Kind::Text);
         assert_eq!(declared("NUMERIC(10,2)"), Kind::Decimal);
         assert_eq!(declared(""), Kind::Text);
+        let p = |t: &str| precision(&column(t, TypeCategory::Number, "", ""));
+        assert_eq!(p("NUMERIC(10, 2)").as_deref(), Some("(10,2)"));
         assert_eq!(
-            precision(&column("NUMERIC(10,2)", TypeCategory::Number, "", "")).as_deref(),
-            Some("(10,2)")
+            p("NUMERIC(1)); DROP TABLE users; CREATE TABLE z (a numeric(1)"),
+            None
         );
+        assert_eq!(p("NUMERIC(a,b)"), None);
     }
 }
