@@ -435,13 +435,17 @@ impl Catalog for Workspace {
     }
 }
 
-fn check_id(id: &str, sources: &[Rc<Source>]) -> Result<(), WorkspaceError> {
-    let valid = !id.is_empty()
+/// What a datasource id may be: 1 to 64 letters, digits, `_` or `-`.
+pub fn valid_id(id: &str) -> bool {
+    !id.is_empty()
         && id.len() <= 64
         && id
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if !valid {
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn check_id(id: &str, sources: &[Rc<Source>]) -> Result<(), WorkspaceError> {
+    if !valid_id(id) {
         return Err(WorkspaceError::InvalidId(id.to_string()));
     }
     if sources.iter().any(|s| s.profile.id == id) {

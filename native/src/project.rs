@@ -9,6 +9,7 @@ use crate::address::Address;
 use nl2sql_core::config::{NodeModels, ProviderKind};
 use nl2sql_core::curated::Curated;
 use nl2sql_core::policy::{Pattern, Policies};
+use nl2sql_core::workspace::valid_id;
 use serde::Deserialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -276,15 +277,6 @@ pub fn table_pattern(id: &str, glob: &str) -> Result<Pattern, String> {
         ));
     }
     Pattern::try_from(format!("{id}.{glob}")).map_err(|e| e.0)
-}
-
-/// What a datasource id may be.
-pub fn valid_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 64
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 /// The 1-based line holding byte `at`.

@@ -12,7 +12,7 @@ use crate::{MySqlDb, PostgresDb, SqliteFile};
 use nl2sql_core::demo::{demo_database, demo_profile, DEMO_DATABASES, DEMO_VERIFIED};
 use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
 use nl2sql_core::policy::Policies;
-use nl2sql_core::workspace::{Opening, Workspace, WorkspaceError};
+use nl2sql_core::workspace::{valid_id, Opening, Workspace, WorkspaceError};
 use nl2sql_core::{Datasource, DatasourceError};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -295,15 +295,6 @@ fn open_address(id: &str, address: &Address) -> Result<Rc<dyn Datasource>, Sourc
         )),
         (Engine::MySql, _) => Ok(Rc::new(MySqlDb::connect(id, address).map_err(unreadable)?)),
     }
-}
-
-/// What a datasource id may be (as the workspace checks it).
-fn valid_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 64
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 /// A datasource id from a database's or file's name: letters, digits, `_` and `-` kept,

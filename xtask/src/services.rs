@@ -131,14 +131,7 @@ impl Postgres {
     }
 
     fn ctl(&self, tool: &str, args: &[&str]) -> Result<(), Failure> {
-        let program = self.bin.join(tool);
-        let mut command = if self.as_postgres_user {
-            let mut c = Command::new("runuser");
-            c.args(["-u", "postgres", "--"]).arg(&program);
-            c
-        } else {
-            Command::new(&program)
-        };
+        let mut command = postgres_tool(&self.bin, tool, self.as_postgres_user);
         command.args(args);
         run(&mut command, tool)
     }
@@ -312,15 +305,20 @@ fn load_demo(project: &Project, base: &str, name: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-fn pg_ctl_stop(bin: &Path, data: &Path, as_postgres_user: bool) -> Result<(), Failure> {
-    let program = bin.join("pg_ctl");
-    let mut command = if as_postgres_user {
+/// One of PostgreSQL's programs, run as its own `postgres` user when asked (it refuses to
+/// run as root).
+fn postgres_tool(bin: &Path, tool: &str, as_postgres_user: bool) -> Command {
+    if as_postgres_user {
         let mut c = Command::new("runuser");
-        c.args(["-u", "postgres", "--"]).arg(&program);
+        c.args(["-u", "postgres", "--"]).arg(bin.join(tool));
         c
     } else {
-        Command::new(&program)
-    };
+        Command::new(bin.join(tool))
+    }
+}
+
+fn pg_ctl_stop(bin: &Path, data: &Path, as_postgres_user: bool) -> Result<(), Failure> {
+    let mut command = postgres_tool(bin, "pg_ctl", as_postgres_user);
     command
         .arg("-D")
         .arg(data)

@@ -694,57 +694,43 @@ impl Lowerer<'_> {
             .cloned()
     }
 
-    /// A table column's declared type, through its alias or (bare) the innermost table that
-    /// has it; `None` for a CTE's column or a name not found.
-    pub(super) fn declared_type(&self, alias: Option<&str>, column: &str) -> Option<String> {
-        let scopes = self.scopes.borrow();
-        let of = |b: &Bound<'_>| match &b.source {
-            Source::Table(t) => t.column(column).map(|c| c.declared_type.clone()),
-            Source::Cte(..) => None,
-        };
+    /// What a column is read from: its alias's source, or (bare) the innermost source that
+    /// has the name, as the validator resolves it.
+    fn source_of(&self, alias: Option<&str>, column: &str) -> Option<Bound<'_>> {
         match alias {
-            Some(a) => scopes
-                .iter()
-                .rev()
-                .find_map(|scope| scope.iter().find(|b| b.alias.eq_ignore_ascii_case(a)))
-                .and_then(of),
-            // The innermost source that has the name decides, a CTE included (whose
-            // columns' types are not known): an outer table's same name must not answer.
-            None => scopes
+            Some(a) => self.bound(a),
+            None => self
+                .scopes
+                .borrow()
                 .iter()
                 .rev()
                 .find_map(|scope| scope.iter().find(|b| b.source.spelling(column).is_some()))
-                .and_then(of),
+                .cloned(),
         }
     }
 
-    /// A column's declared spelling: through its alias, or (bare) through the innermost
-    /// table that has it.
-    pub(super) fn spelled(&self, alias: Option<&str>, column: &str) -> (Option<String>, String) {
-        let scopes = self.scopes.borrow();
-        match alias {
-            Some(a) => {
-                let bound = scopes
-                    .iter()
-                    .rev()
-                    .find_map(|scope| scope.iter().find(|b| b.alias.eq_ignore_ascii_case(a)));
-                match bound {
-                    Some(b) => (
-                        Some(b.alias.clone()),
-                        b.source.spelling(column).unwrap_or(column).to_string(),
-                    ),
-                    None => (Some(a.to_string()), column.to_string()),
-                }
-            }
-            None => {
-                // Innermost first, as the validator resolves a bare name.
-                let found = scopes
-                    .iter()
-                    .rev()
-                    .find_map(|scope| scope.iter().find_map(|b| b.source.spelling(column)));
-                (None, found.unwrap_or(column).to_string())
-            }
+    /// A table column's declared type; `None` for a CTE's column (its type is not known,
+    /// and an outer table's same name must not answer for it) or a name not found.
+    pub(super) fn declared_type(&self, alias: Option<&str>, column: &str) -> Option<String> {
+        match self.source_of(alias, column)?.source {
+            Source::Table(t) => t.column(column).map(|c| c.declared_type.clone()),
+            Source::Cte(..) => None,
         }
+    }
+
+    /// A column's declared spelling, with its alias's.
+    pub(super) fn spelled(&self, alias: Option<&str>, column: &str) -> (Option<String>, String) {
+        let bound = self.source_of(alias, column);
+        let spelling = bound
+            .as_ref()
+            .and_then(|b| b.source.spelling(column))
+            .unwrap_or(column)
+            .to_string();
+        let alias = match (alias, &bound) {
+            (Some(_), Some(b)) => Some(b.alias.clone()),
+            (a, _) => a.map(str::to_string),
+        };
+        (alias, spelling)
     }
 
     fn select(&self, plan: &Plan) -> Result<Select, LowerError> {
