@@ -1,12 +1,15 @@
-//! The command line against real servers (the PostgreSQL and MariaDB `cargo xtask test`
-//! starts, with the demo databases loaded): `nl2sql copy` into a new database, `plan`,
-//! `sql` and `ask` with `--db postgres://…` and `--db mysql://…`, and a runaway query
-//! stopped at its limit, the default one and `--timeout-ms`'s; a project file naming a
-//! datasource on each server. Ignored in a plain `cargo test`.
+//! The command line against every engine beyond SQLite: the real servers `cargo xtask
+//! test` starts (PostgreSQL and MariaDB, with the demo databases loaded) and DuckDB files:
+//! `nl2sql copy` into a new database, every reference gold plan through `nl2sql plan`,
+//! `plan`, `sql` and `ask` with `--db postgres://…`, `--db mysql://…` and `--db x.duckdb`,
+//! and a runaway query stopped at its limit, the default one and `--timeout-ms`'s; a
+//! project file naming a datasource on each server. The server tests are ignored in a
+//! plain `cargo test`; DuckDB's run there.
 
 mod common;
 
-use common::{ask_album_count, json, nl2sql};
+use common::{ask_album_count, json, nl2sql, nl2sql_with_input};
+use nl2sql_tests::gold::{suite, GoldPlan, REFERENCE_SUITE};
 use nl2sql_tests::servers::Server;
 use std::process::Command;
 use std::time::Instant;
@@ -19,10 +22,24 @@ fn copy_creates_the_database_and_refuses_to_overwrite_without_replace() {
     }
 }
 
+#[test]
+fn copy_creates_a_duckdb_file_and_refuses_to_overwrite_without_replace() {
+    copy_into(Server::DuckDb);
+}
+
 const SERVERS: [Server; 2] = [Server::Postgres, Server::MariaDb];
 
 fn copy_into(server: Server) {
-    let target = server.address(&format!("shop_{}", std::process::id()));
+    let name = format!("shop_{}", std::process::id());
+    let target = match server {
+        Server::DuckDb => {
+            let file = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+                .join(format!("{name}.duckdb"));
+            let _ = std::fs::remove_file(&file);
+            file.to_string_lossy().into_owned()
+        }
+        _ => server.address(&name),
+    };
     let chinook = nl2sql_tests::native::data_dir().join("chinook.sqlite");
     let chinook = chinook.to_string_lossy();
     let out = nl2sql(&["copy", &chinook, &target]);
@@ -58,16 +75,65 @@ fn copy_into(server: Server) {
 
 #[test]
 #[ignore = "needs the servers cargo xtask test starts"]
+fn every_reference_gold_plan_returns_its_gold_rows_through_nl2sql_plan_on_each_server() {
+    for server in SERVERS {
+        gold_plans(server);
+    }
+}
+
+#[test]
+fn every_reference_gold_plan_returns_its_gold_rows_through_nl2sql_plan_on_duckdb() {
+    gold_plans(Server::DuckDb);
+}
+
+/// `nl2sql plan --db … --role admin --json -` for each of the reference's 43 gold plans,
+/// the plan on standard input, the rows compared with the gold ones as the reference
+/// scores them.
+fn gold_plans(server: Server) {
+    let db = server.address("chinook");
+    let mut failures = Vec::new();
+    let mut planned = 0;
+    for case in suite(REFERENCE_SUITE).cases {
+        let Some(plan) = case.parsed_plan() else {
+            continue;
+        };
+        let plan = serde_json::to_string(&plan).expect("a plan serializes");
+        let out = nl2sql_with_input(
+            &["plan", "--db", &db, "--role", "admin", "--json", "-"],
+            &plan,
+        );
+        let report = json(&out);
+        let rows: Vec<Vec<nl2sql_core::Value>> =
+            serde_json::from_value(report["rows"].clone()).unwrap_or_default();
+        if let Err(why) =
+            nl2sql_tests::compare::compare(&rows, &case.gold_rows(), case.order_matters)
+        {
+            failures.push(format!("{}: {why} ({})", case.id, report["errors"]));
+        }
+        planned += 1;
+    }
+    assert_eq!(planned, 43);
+    assert!(failures.is_empty(), "{server:?}:\n{}", failures.join("\n"));
+}
+
+#[test]
+#[ignore = "needs the servers cargo xtask test starts"]
 fn plan_and_sql_answer_from_each_server_with_the_role_policies_of_the_id() {
     for server in SERVERS {
         plan_and_sql(server);
     }
 }
 
+#[test]
+fn plan_and_sql_answer_from_a_duckdb_file_with_the_role_policies_of_the_id() {
+    plan_and_sql(Server::DuckDb);
+}
+
 fn plan_and_sql(server: Server) {
     let db = server.address("chinook");
     let plan = r#"{"tables": [{"name": "Genre", "alias": "g"}], "select_items": [{"expr": {"kind": "column", "alias": "g", "column_name": "Name"}}], "order_by": [{"expr": {"kind": "column", "alias": "g", "column_name": "Name"}}], "limit": 3}"#;
-    let file = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pg-genres.json");
+    let file = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{server:?}-genres.json"));
     std::fs::write(&file, plan).expect("the plan file");
     let planned = json(&nl2sql(&[
         "plan",
@@ -105,6 +171,11 @@ fn ask_answers_from_each_server() {
     }
 }
 
+#[test]
+fn ask_answers_from_a_duckdb_file() {
+    ask(Server::DuckDb);
+}
+
 fn ask(server: Server) {
     ask_album_count(&server.address("chinook"), "chinook");
 }
@@ -119,6 +190,11 @@ fn a_runaway_query_stops_at_its_limit_with_a_clear_error() {
     for server in SERVERS {
         runaway(server);
     }
+}
+
+#[test]
+fn a_runaway_query_on_duckdb_stops_at_its_limit_with_a_clear_error() {
+    runaway(Server::DuckDb);
 }
 
 fn runaway(server: Server) {

@@ -16,6 +16,8 @@ pub enum Engine {
     Postgres,
     /// A MySQL or MariaDB server (`mysql://` or `mariadb://`).
     MySql,
+    /// A DuckDB file (`.duckdb`, `.ddb`, `duckdb:PATH`, or any file DuckDB wrote).
+    DuckDb,
 }
 
 impl Engine {
@@ -25,6 +27,7 @@ impl Engine {
             Engine::Sqlite => "SQLite",
             Engine::Postgres => "PostgreSQL",
             Engine::MySql => "MySQL",
+            Engine::DuckDb => "DuckDB",
         }
     }
 }
@@ -53,22 +56,29 @@ impl fmt::Display for AddressError {
     }
 }
 
-/// Server schemes and file kinds that have no adapter yet, and what to call each.
-const NOT_YET: [(&str, &str); 2] = [("sc://", "Spark Connect"), (".duckdb", "DuckDB")];
+/// Server schemes that have no adapter yet, and what to call each.
+const NOT_YET: [(&str, &str); 1] = [("sc://", "Spark Connect")];
+
+/// File name endings that mark a DuckDB file (any other file is told apart by its header).
+const DUCKDB_ENDINGS: [&str; 2] = [".duckdb", ".ddb"];
 
 impl Address {
-    /// Reads `text`: a `postgres://` URL, else a file path. Never repeats a URL it refuses:
+    /// Reads `text`: a `postgres://` or `mysql://` URL, a `duckdb:` path, else a file path
+    /// (SQLite's, or DuckDB's by its name or its header). Never repeats a URL it refuses:
     /// it may hold a password.
     pub fn parse(text: &str) -> Result<Address, AddressError> {
         let lower = text.to_ascii_lowercase();
-        if let Some((_, name)) = NOT_YET
-            .iter()
-            .find(|(mark, _)| lower.starts_with(mark) || lower.ends_with(mark))
-        {
+        if let Some((_, name)) = NOT_YET.iter().find(|(mark, _)| lower.starts_with(mark)) {
             return Err(AddressError(format!(
-                "{name} databases cannot be opened yet: --db takes a SQLite file, a \
-                 postgres:// or a mysql:// address for now"
+                "{name} databases cannot be opened yet: --db takes a SQLite or DuckDB file, \
+                 a postgres:// or a mysql:// address for now"
             )));
+        }
+        if let Some(path) = text
+            .strip_prefix("duckdb:")
+            .filter(|p| !p.starts_with("//"))
+        {
+            return Ok(Self::file(Engine::DuckDb, path));
         }
         if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
             return Self::server(Engine::Postgres, text);
@@ -78,19 +88,30 @@ impl Address {
         }
         if text.contains("://") {
             return Err(AddressError(
-                "--db takes a SQLite file's path, a postgres:// or a mysql:// address; the \
-                 address given is none of these"
+                "--db takes a SQLite or DuckDB file's path, a postgres:// or a mysql:// \
+                 address; the address given is none of these"
                     .into(),
             ));
         }
+        let duckdb = DUCKDB_ENDINGS.iter().any(|e| lower.ends_with(e)) || written_by_duckdb(text);
+        let engine = if duckdb {
+            Engine::DuckDb
+        } else {
+            Engine::Sqlite
+        };
+        Ok(Self::file(engine, text))
+    }
+
+    fn file(engine: Engine, text: &str) -> Address {
+        let lower = text.to_ascii_lowercase();
         let path = PathBuf::from(text);
         // Not a URL, yet it may be one mistyped or a key=value connection string: a path
         // that looks as if it holds a secret is never repeated.
         let secretive = ["password", "passwd", "pwd=", "@", "="]
             .iter()
             .any(|mark| lower.contains(mark));
-        Ok(Address {
-            engine: Engine::Sqlite,
+        Address {
+            engine,
             text: text.to_string(),
             shown: if secretive {
                 "the file given".into()
@@ -99,7 +120,7 @@ impl Address {
             },
             password: None,
             database: path.file_stem().map(|s| s.to_string_lossy().into_owned()),
-        })
+        }
     }
 
     fn server(engine: Engine, text: &str) -> Result<Address, AddressError> {
@@ -174,7 +195,13 @@ impl Address {
 
     /// For a file: its path.
     pub fn path(&self) -> Option<PathBuf> {
-        (self.engine == Engine::Sqlite).then(|| PathBuf::from(&self.text))
+        match self.engine {
+            Engine::Sqlite => Some(PathBuf::from(&self.text)),
+            Engine::DuckDb => Some(PathBuf::from(
+                self.text.strip_prefix("duckdb:").unwrap_or(&self.text),
+            )),
+            Engine::Postgres | Engine::MySql => None,
+        }
     }
 }
 
@@ -188,6 +215,16 @@ impl fmt::Debug for Address {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Address({:?}, {})", self.engine, self.shown)
     }
+}
+
+/// Whether the file at `path` starts with the header DuckDB writes: a checksum, then
+/// `DUCK` at byte 8. A file that cannot be read is not DuckDB's (opening it will say why).
+fn written_by_duckdb(path: &str) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 12];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head[8..12] == b"DUCK")
 }
 
 /// `text` with every occurrence of `secret` (as given and percent-encoded) replaced.
@@ -229,12 +266,16 @@ mod tests {
             (m.engine(), m.to_string().as_str()),
             (Engine::MySql, "mariadb://me@localhost/shop")
         );
-        for (text, name) in [
-            ("sc://localhost:15002", "Spark Connect"),
-            ("warehouse.duckdb", "DuckDB"),
+        let e = Address::parse("sc://localhost:15002").unwrap_err();
+        assert!(e.0.contains("Spark Connect"), "{e}");
+        for (text, path) in [
+            ("warehouse.duckdb", "warehouse.duckdb"),
+            ("w.DDB", "w.DDB"),
+            ("duckdb:/srv/w.db", "/srv/w.db"),
         ] {
-            let e = Address::parse(text).unwrap_err();
-            assert!(e.0.contains(name), "{e}");
+            let d = Address::parse(text).unwrap();
+            assert_eq!(d.engine(), Engine::DuckDb, "{text}");
+            assert_eq!(d.path(), Some(PathBuf::from(path)));
         }
         let e = Address::parse("jdbc:postgresql://h/db?user=u&password=hunter2").unwrap_err();
         assert!(!e.0.contains("hunter2"));

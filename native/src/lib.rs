@@ -1,6 +1,7 @@
 //! The native side of nl2sql, shared by every native front end (the command line, the
 //! tests, and the servers to come): SQLite files through rusqlite, PostgreSQL through the
-//! `postgres` client, MySQL and MariaDB through the `mysql` client, database addresses that never print their password, the scratch database
+//! `postgres` client, MySQL and MariaDB through the `mysql` client, DuckDB files through
+//! the `duckdb` crate (the `duckdb` feature), database addresses that never print their password, the scratch database
 //! for combining results, the blocking HTTP transport to model providers, the wall clock,
 //! the host the engine's facade runs on, where a command's databases come from (the demo
 //! folder or one `--db`), and the demo databases read ahead into a catalogue.
@@ -11,6 +12,8 @@ pub mod clock;
 pub mod configured;
 pub mod copy;
 pub mod demo;
+#[cfg(feature = "duckdb")]
+pub mod duckdb_db;
 pub mod host;
 pub mod http;
 pub mod mysql_db;
@@ -22,6 +25,8 @@ pub mod sqlite_file;
 
 pub use clock::WallClock;
 pub use demo::{demo_path, open_demo, DemoPathError};
+#[cfg(feature = "duckdb")]
+pub use duckdb_db::DuckDbFile;
 pub use host::{demo_workspace, NativeHost};
 pub use http::{BlockingTransport, ThreadSleep};
 pub use mysql_db::MySqlDb;

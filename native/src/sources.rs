@@ -1,7 +1,7 @@
 //! Where a command's databases come from: a project file (`--config`, or `./nl2sql.toml`
 //! when it exists), one database a person names with `--db` (and perhaps `--id`): a SQLite
 //! file, a PostgreSQL or a MySQL or MariaDB server — or else the demo folder (`--data`).
-//! Addresses of engines without an adapter yet are refused by name ([`Address::parse`]),
+//! DuckDB files open too. Addresses of engines without an adapter yet are refused by name ([`Address::parse`]),
 //! so a person learns what is missing rather than that their file "is not a database".
 
 use crate::address::{Address, Engine};
@@ -289,12 +289,40 @@ fn open_address(id: &str, address: &Address) -> Result<Rc<dyn Datasource>, Sourc
         (Engine::Sqlite, Some(path)) => {
             Ok(Rc::new(SqliteFile::open(id, &path).map_err(unreadable)?))
         }
-        (Engine::Sqlite, None) => Err(SourceError::Usage(format!("{address} is not a file"))),
+        (Engine::DuckDb, Some(path)) => open_duckdb(id, &path, address),
+        (Engine::Sqlite | Engine::DuckDb, None) => {
+            Err(SourceError::Usage(format!("{address} is not a file")))
+        }
         (Engine::Postgres, _) => Ok(Rc::new(
             PostgresDb::connect(id, address).map_err(unreadable)?,
         )),
         (Engine::MySql, _) => Ok(Rc::new(MySqlDb::connect(id, address).map_err(unreadable)?)),
     }
+}
+
+/// The DuckDB file at `path`, opened read-only as `id`.
+#[cfg(feature = "duckdb")]
+fn open_duckdb(
+    id: &str,
+    path: &Path,
+    _address: &Address,
+) -> Result<Rc<dyn Datasource>, SourceError> {
+    crate::DuckDbFile::open(id, path)
+        .map(|d| Rc::new(d) as Rc<dyn Datasource>)
+        .map_err(|e| SourceError::Unreadable(e.to_string()))
+}
+
+/// Without the `duckdb` feature, a DuckDB file is refused by name.
+#[cfg(not(feature = "duckdb"))]
+fn open_duckdb(
+    _id: &str,
+    _path: &Path,
+    address: &Address,
+) -> Result<Rc<dyn Datasource>, SourceError> {
+    Err(SourceError::Usage(format!(
+        "{address} is a DuckDB file, and this nl2sql was built without DuckDB (the `duckdb` \
+         feature)"
+    )))
 }
 
 /// A datasource id from a database's or file's name: letters, digits, `_` and `-` kept,

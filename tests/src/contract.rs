@@ -125,6 +125,7 @@ pub async fn chinook_types_and_categories(open: Opener<'_>) {
     let (datetime, numeric, nvarchar) = match s.dialect {
         Dialect::Postgres => ("timestamp without time zone", "numeric(10,2)", "text"),
         Dialect::MySql => ("datetime", "decimal(10,2)", "longtext"),
+        Dialect::DuckDb => ("TIMESTAMP", "DECIMAL(10,2)", "VARCHAR"),
         _ => ("DATETIME", "NUMERIC(10,2)", "NVARCHAR(200)"),
     };
     let date = col("Invoice", "InvoiceDate");
@@ -253,6 +254,7 @@ pub async fn typed_values_round_trip(open: Opener<'_>) {
     let ds = open("chinook");
     let blob = match ds.dialect() {
         Dialect::Postgres => "'\\x00ff10'::bytea",
+        Dialect::DuckDb => "'\\x00\\xFF\\x10'::BLOB",
         _ => "x'00ff10'",
     };
     let frame = rows(

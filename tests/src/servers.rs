@@ -1,27 +1,34 @@
-//! The database servers `cargo xtask test` starts (throwaway instances loaded with the demo
-//! databases by `nl2sql copy`'s code), reached through the addresses it passes in the
-//! environment. The tests that need them are ignored in a plain `cargo test` and run by
-//! xtask's server step with `--ignored`.
+//! The engines beyond SQLite the tests hold to SQLite's answers: the database servers
+//! `cargo xtask test` starts (throwaway instances loaded with the demo databases by `nl2sql
+//! copy`'s code), reached through the addresses it passes in the environment, and DuckDB
+//! files, which the tests copy the demo databases into themselves. The server tests are
+//! ignored in a plain `cargo test` and run by xtask's server step with `--ignored`.
 
 use nl2sql_core::Datasource;
 use nl2sql_native::address::Address;
-use nl2sql_native::{MySqlDb, PostgresDb};
+use nl2sql_native::{DuckDbFile, MySqlDb, PostgresDb};
+use std::path::PathBuf;
+use std::sync::OnceLock;
 
-/// A server engine the tests reach.
+/// An engine the tests reach beyond SQLite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Server {
     /// PostgreSQL.
     Postgres,
     /// MariaDB (through the MySQL adapter).
     MariaDb,
+    /// DuckDB files: no server, the demo databases copied in by this process.
+    DuckDb,
 }
 
 impl Server {
-    /// The variable holding the server's base address (`scheme://user@host:port`).
+    /// The variable holding the server's base address (`scheme://user@host:port`); none
+    /// for DuckDB.
     pub fn variable(self) -> &'static str {
         match self {
             Server::Postgres => "NL2SQL_POSTGRES_URL",
             Server::MariaDb => "NL2SQL_MARIADB_URL",
+            Server::DuckDb => "",
         }
     }
 
@@ -33,20 +40,59 @@ impl Server {
         })
     }
 
-    /// Demo database `id`'s address on the server.
+    /// Demo database `id`'s address: on the server, or the DuckDB copy's path.
     pub fn address(self, id: &str) -> String {
-        format!("{}/{id}", self.url())
+        match self {
+            Server::DuckDb => duckdb_copy(id).to_string_lossy().into_owned(),
+            _ => format!("{}/{id}", self.url()),
+        }
     }
 
-    /// Demo database `id` on the server, as a datasource.
+    /// Demo database `id` on the engine, as a datasource.
     pub fn open(self, id: &str) -> Box<dyn Datasource> {
         let address = Address::parse(&self.address(id)).unwrap_or_else(|e| panic!("{e}"));
         let opened: Result<Box<dyn Datasource>, _> = match self {
             Server::Postgres => PostgresDb::connect(id, &address).map(|d| Box::new(d) as _),
             Server::MariaDb => MySqlDb::connect(id, &address).map(|d| Box::new(d) as _),
+            Server::DuckDb => DuckDbFile::open(id, duckdb_copy(id)).map(|d| Box::new(d) as _),
         };
         opened.unwrap_or_else(|e| panic!("{id} on {self:?}: {e}"))
     }
+}
+
+/// Demo database `id` copied into a DuckDB file by `nl2sql copy`'s code, once per process,
+/// under `target/tmp/duckdb/<process id>/` (what a process that ended left there is
+/// removed first).
+pub fn duckdb_copy(id: &str) -> PathBuf {
+    static COPIES: OnceLock<PathBuf> = OnceLock::new();
+    let folder = COPIES.get_or_init(|| {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/tmp/duckdb");
+        if let Ok(entries) = std::fs::read_dir(&root) {
+            for entry in entries.flatten() {
+                let pid = entry.file_name().to_string_lossy().into_owned();
+                if !PathBuf::from("/proc").join(&pid).exists() {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
+        }
+        let folder = root.join(std::process::id().to_string());
+        std::fs::create_dir_all(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display()));
+        for demo in nl2sql_core::demo::DEMO_DATABASES {
+            let source = crate::native::data_dir().join(demo.file);
+            let target = folder.join(format!("{}.duckdb", demo.id));
+            let address =
+                Address::parse(&target.to_string_lossy()).unwrap_or_else(|e| panic!("{e}"));
+            nl2sql_native::copy::copy(&source, &address, false, &mut |_| {})
+                .unwrap_or_else(|e| panic!("copying {} into DuckDB: {e}", demo.id));
+        }
+        folder
+    });
+    folder.join(format!("{id}.duckdb"))
+}
+
+/// Demo database `id` as a DuckDB file.
+pub fn duckdb(id: &str) -> Box<dyn Datasource> {
+    Server::DuckDb.open(id)
 }
 
 /// Demo database `id` on the test PostgreSQL.

@@ -18,6 +18,7 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
     wasm_bindgen_cli(project, &pins.wasm_bindgen)?;
     trunk(project)?;
     npm_packages(project)?;
+    duckdb_library(project)?;
     chromium(project)?;
     database_servers(project)?;
     data::ensure(project)?;
@@ -166,6 +167,23 @@ fn npm_packages(project: &Project) -> Result<(), Failure> {
         .command("npm", &["ci", "--no-audit", "--no-fund"])
         .run("npm ci")?;
     fs::write(&stamp, hash).map_err(|e| Failure(format!("cannot write {}: {e}", stamp.display())))
+}
+
+/// The DuckDB library the `duckdb` crate links (`.cargo/config.toml` points there), which
+/// npm installs for Linux on x86-64 only.
+fn duckdb_library(project: &Project) -> Result<(), Failure> {
+    let lib = project
+        .root
+        .join("node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so");
+    if lib.is_file() {
+        return ok("the DuckDB library (npm @duckdb/node-bindings-linux-x64)");
+    }
+    Err(Failure(format!(
+        "{} is missing: npm installs DuckDB's library for Linux on x86-64 only. Elsewhere, \
+         point DUCKDB_LIB_DIR at a DuckDB 1.5.6 library, or build the command line without \
+         DuckDB (cargo build -p nl2sql-cli --no-default-features)",
+        lib.display()
+    )))
 }
 
 /// Debian's Chromium and its driver, for the browser and end-to-end tests.

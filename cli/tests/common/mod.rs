@@ -12,6 +12,23 @@ pub fn nl2sql(args: &[&str]) -> Output {
     command(args).output().expect("the nl2sql binary runs")
 }
 
+/// `nl2sql args…` with `input` on its standard input, and no model key in its environment.
+pub fn nl2sql_with_input(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = command(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the nl2sql binary runs");
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(input.as_bytes())
+            .expect("standard input takes the text");
+    }
+    child.wait_with_output().expect("the nl2sql binary ends")
+}
+
 /// `nl2sql args…` run from `dir`, with no model key in its environment.
 pub fn nl2sql_in(dir: &Path, args: &[&str]) -> Output {
     command(args)

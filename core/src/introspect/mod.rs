@@ -6,6 +6,7 @@
 //! here is shared, every name and text in it written for the engine's dialect by the
 //! generator's own quoting.
 
+mod duckdb;
 mod mysql;
 mod postgres;
 
@@ -109,6 +110,7 @@ async fn structure<D: Datasource + ?Sized>(ds: &D) -> Result<Structure, Datasour
     match ds.dialect() {
         Dialect::Postgres => postgres::structure(ds).await,
         Dialect::MySql => mysql::structure(ds).await,
+        Dialect::DuckDb => duckdb::structure(ds).await,
         other => Err(catalogue_error(&format!(
             "no catalogue reader for {other} here"
         ))),

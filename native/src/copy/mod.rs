@@ -1,10 +1,13 @@
-//! `nl2sql copy`: a SQLite database copied into a server, so anyone can load Chinook (or
-//! their own file) into their own PostgreSQL, MySQL or MariaDB and try the engine there.
+//! `nl2sql copy`: a SQLite database copied into a server or a DuckDB file, so anyone can
+//! load Chinook (or their own file) into their own PostgreSQL, MySQL, MariaDB or DuckDB and
+//! try the engine there.
 //!
 //! Tables are created with their types mapped to the server's nearest and their primary
 //! keys, rows streamed in, then the foreign keys added (held unchecked, or left out with a
 //! note, when SQLite's rows break them: SQLite does not check keys by default).
 
+#[cfg(feature = "duckdb")]
+mod duckdb;
 mod mysql;
 mod postgres;
 
@@ -57,9 +60,15 @@ pub fn copy(
     match target.engine() {
         Engine::Postgres => postgres::copy(&schema, &rows, target, replace, progress),
         Engine::MySql => mysql::copy(&schema, &rows, target, replace, progress),
+        #[cfg(feature = "duckdb")]
+        Engine::DuckDb => duckdb::copy(&schema, &rows, target, replace, progress),
+        #[cfg(not(feature = "duckdb"))]
+        Engine::DuckDb => Err(CopyError(
+            "this nl2sql was built without DuckDB (the `duckdb` feature)".into(),
+        )),
         Engine::Sqlite => Err(CopyError(
-            "the target is a file: copy writes into a server (a postgres:// or mysql:// \
-             address)"
+            "the target is a SQLite file: copy writes into a server (a postgres:// or \
+             mysql:// address) or a DuckDB file (.duckdb)"
                 .into(),
         )),
     }

@@ -1,0 +1,52 @@
+//! DuckDB's catalogue: the tables of the connection's current database and schema, from
+//! DuckDB's own catalogue functions, which give declared types as DuckDB writes them
+//! (`VARCHAR`, `DECIMAL(10,2)`) and every key's columns as lists in key order.
+
+use super::{assemble, run, Structure};
+use crate::datasource::{Datasource, DatasourceError};
+
+/// The rows of a catalogue function that belong to the current database and schema.
+const HERE: &str = "database_name = current_database() AND schema_name = current_schema()";
+/// The same for the columns' catalogue, joined to the tables'.
+const COLUMNS_HERE: &str =
+    "c.database_name = current_database() AND c.schema_name = current_schema()";
+
+pub(super) async fn structure<D: Datasource + ?Sized>(
+    ds: &D,
+) -> Result<Structure, DatasourceError> {
+    let columns = run(
+        ds,
+        &format!(
+            "SELECT c.table_name, c.column_name, c.data_type, \
+             CASE WHEN c.is_nullable THEN 0 ELSE 1 END \
+             FROM duckdb_columns() AS c JOIN duckdb_tables() AS t \
+             ON t.table_oid = c.table_oid \
+             WHERE {COLUMNS_HERE} AND NOT c.internal \
+             ORDER BY c.table_name, c.column_index"
+        ),
+    )
+    .await?;
+    // One row per key column, its position from the list's subscripts.
+    let primary_keys = run(
+        ds,
+        &format!(
+            "SELECT table_name, unnest(constraint_column_names), \
+             generate_subscripts(constraint_column_names, 1) \
+             FROM duckdb_constraints() WHERE {HERE} AND constraint_type = 'PRIMARY KEY'"
+        ),
+    )
+    .await?;
+    let foreign_keys = run(
+        ds,
+        &format!(
+            "SELECT table_name, CAST(constraint_index AS VARCHAR), \
+             unnest(constraint_column_names), referenced_table, \
+             unnest(referenced_column_names), \
+             generate_subscripts(constraint_column_names, 1) AS position \
+             FROM duckdb_constraints() WHERE {HERE} AND constraint_type = 'FOREIGN KEY' \
+             ORDER BY table_name, constraint_index, position"
+        ),
+    )
+    .await?;
+    assemble(&columns, &primary_keys, &foreign_keys)
+}
