@@ -12,6 +12,8 @@ pub mod gold;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod hostile;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod large;
+#[cfg(not(target_arch = "wasm32"))]
 pub use nl2sql_mock as mock;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native;
