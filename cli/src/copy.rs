@@ -36,7 +36,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         report.tables.len()
     );
     for note in &report.notes {
-        println!("note: foreign key {note}");
+        println!("note: {note}");
     }
     Ok(())
 }

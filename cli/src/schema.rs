@@ -49,7 +49,8 @@ pub fn run(args: &Args) -> Result<(), Failure> {
 fn print_schema(s: &SchemaSnapshot) {
     println!("{} ({}, schema {})", s.datasource_id, s.dialect, s.version);
     for t in &s.tables {
-        println!("\n{} — {} rows", t.name, t.row_count);
+        let kind = if t.view { " (view)" } else { "" };
+        println!("\n{}{kind} — {} rows", t.name, t.row_count);
         for c in &t.columns {
             let key = c
                 .primary_key_position

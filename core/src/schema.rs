@@ -56,6 +56,9 @@ pub struct Table {
     pub foreign_keys: Vec<ForeignKey>,
     /// How many rows the table held when the snapshot was taken.
     pub row_count: u64,
+    /// A view (or a materialized view): read like a table, with no keys of its own.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub view: bool,
 }
 
 impl Table {
@@ -153,7 +156,8 @@ pub const SAMPLE_TOP: u64 = 5;
 fn fingerprint(dialect: Dialect, tables: &[Table]) -> String {
     let mut canonical = format!("dialect={dialect}\n");
     for table in tables {
-        canonical.push_str(&format!("table {}\n", table.name));
+        let kind = if table.view { "view" } else { "table" };
+        canonical.push_str(&format!("{kind} {}\n", table.name));
         for c in &table.columns {
             canonical.push_str(&format!(
                 " column {} {} null={} pk={}\n",
@@ -201,6 +205,7 @@ mod tests {
             columns: vec![column("B", "INTEGER", Some(2)), column("A", "int", Some(1))],
             foreign_keys: vec![],
             row_count: rows,
+            view: false,
         }
     }
 

@@ -29,6 +29,7 @@ fn table(name: &str, columns: Vec<Column>, foreign_keys: Vec<ForeignKey>) -> Tab
         columns,
         foreign_keys,
         row_count: 10,
+        view: false,
     }
 }
 

@@ -31,6 +31,7 @@ pub fn schema() -> SchemaSnapshot {
             columns: vec![column("ArtistId", Number, true), column("Name", Text, false)],
             foreign_keys: vec![],
             row_count: 0,
+            view: false,
         },
         Table {
             name: "Album".into(),
@@ -41,6 +42,7 @@ pub fn schema() -> SchemaSnapshot {
             ],
             foreign_keys: vec![fk("ArtistId", "Artist", "ArtistId")],
             row_count: 0,
+            view: false,
         },
         Table {
             name: "Invoice".into(),
@@ -51,6 +53,7 @@ pub fn schema() -> SchemaSnapshot {
             ],
             foreign_keys: vec![],
             row_count: 0,
+            view: false,
         },
     ];
     SchemaSnapshot::new("chinook", Dialect::Sqlite, tables)

@@ -83,3 +83,35 @@ fn tables_wider_than_one_statistics_pass() {
     assert_eq!(last.stats.max, Some(Value::Integer(699)));
     let _ = std::fs::remove_file(path);
 }
+
+#[test]
+fn views_are_read_like_tables_and_marked() {
+    let path = temp_db(
+        "views",
+        "CREATE TABLE tickets (id INTEGER PRIMARY KEY, priority TEXT NOT NULL);
+         INSERT INTO tickets (priority) VALUES ('low'), ('high'), ('high');
+         CREATE VIEW ticket_load AS
+             SELECT t.priority, COUNT(*) AS n FROM tickets AS t GROUP BY t.priority;",
+    );
+    let db = SqliteFile::open("views", &path).unwrap();
+    let s = pollster::block_on(db.introspect()).unwrap();
+    let view = s.table("ticket_load").expect("the view is in the snapshot");
+    assert!(view.view && !s.table("tickets").unwrap().view);
+    assert_eq!(view.row_count, 2);
+    assert!(view.foreign_keys.is_empty() && view.primary_key().is_empty());
+    let priority = view.column("priority").unwrap();
+    assert_eq!(priority.category, TypeCategory::Text);
+    assert_eq!(priority.stats.sample_values, vec!["high", "low"]);
+    // The cheap per-run fingerprint sees the view too, and a view differs from a table.
+    assert_eq!(
+        pollster::block_on(db.fingerprint()).as_deref(),
+        Ok(s.fingerprint.as_str())
+    );
+    let mut as_table = s.clone();
+    for t in &mut as_table.tables {
+        t.view = false;
+    }
+    let as_table = nl2sql_core::SchemaSnapshot::new("views", s.dialect, as_table.tables);
+    assert_ne!(as_table.fingerprint, s.fingerprint);
+    let _ = std::fs::remove_file(path);
+}

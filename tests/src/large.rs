@@ -206,7 +206,7 @@ enum Kind {
     Name,
     Code,
     Status,
-    Kind,
+    Label,
     Note,
     Money,
     Count,
@@ -223,8 +223,8 @@ enum Kind {
 /// The attributes tables carry, each with its kind; a table takes about sixteen.
 const ATTRIBUTES: [(&str, Kind); 64] = [
     ("name", Kind::Name), ("code", Kind::Code), ("title", Kind::Name),
-    ("description", Kind::Note), ("status", Kind::Status), ("type", Kind::Kind),
-    ("category", Kind::Kind), ("priority", Kind::Level), ("notes", Kind::Note),
+    ("description", Kind::Note), ("status", Kind::Status), ("type", Kind::Label),
+    ("category", Kind::Label), ("priority", Kind::Level), ("notes", Kind::Note),
     ("created_at", Kind::Stamp), ("updated_at", Kind::Stamp), ("approved_at", Kind::Stamp),
     ("start_date", Kind::Date), ("end_date", Kind::Date), ("due_date", Kind::Date),
     ("effective_date", Kind::Date), ("amount", Kind::Money), ("total_amount", Kind::Money),
@@ -237,9 +237,9 @@ const ATTRIBUTES: [(&str, Kind); 64] = [
     ("is_active", Kind::Flag), ("is_approved", Kind::Flag), ("is_deleted", Kind::Flag),
     ("email", Kind::Email), ("phone", Kind::Code), ("city", Kind::Place),
     ("country", Kind::Place), ("region", Kind::Place), ("reference_number", Kind::Code),
-    ("external_id", Kind::Code), ("source", Kind::Kind), ("channel", Kind::Kind),
-    ("reason", Kind::Kind), ("outcome", Kind::Status), ("severity", Kind::Level),
-    ("risk_level", Kind::Level), ("frequency", Kind::Kind), ("method", Kind::Kind),
+    ("external_id", Kind::Code), ("source", Kind::Label), ("channel", Kind::Label),
+    ("reason", Kind::Label), ("outcome", Kind::Status), ("severity", Kind::Level),
+    ("risk_level", Kind::Level), ("frequency", Kind::Label), ("method", Kind::Label),
     ("owner_name", Kind::Name), ("approved_by", Kind::Name), ("comment", Kind::Note),
     ("period", Kind::Code), ("fiscal_year", Kind::Count), ("quarter", Kind::Code),
     ("completed_at", Kind::Stamp), ("closed_at", Kind::Stamp), ("opened_at", Kind::Stamp),
@@ -252,7 +252,7 @@ const NAMES: [&str; 12] = [
     "Keystone", "Lumen",
 ];
 const STATUSES: [&str; 5] = ["open", "pending", "approved", "closed", "cancelled"];
-const KINDS: [&str; 6] = [
+const LABELS: [&str; 6] = [
     "standard",
     "internal",
     "external",
@@ -395,7 +395,7 @@ fn declared(kind: Kind) -> &'static str {
         Kind::Name
         | Kind::Code
         | Kind::Status
-        | Kind::Kind
+        | Kind::Label
         | Kind::Note
         | Kind::Email
         | Kind::Place
@@ -420,10 +420,10 @@ fn value(kind: Kind, column: &str, row: usize, seed: u64) -> rusqlite::types::Va
         )
         .into(),
         Kind::Status => pick(&STATUSES).into(),
-        Kind::Kind => pick(&KINDS).into(),
+        Kind::Label => pick(&LABELS).into(),
         Kind::Level => pick(&LEVELS).into(),
         Kind::Place => pick(&PLACES).into(),
-        Kind::Note => format!("{} review of item {}", pick(&KINDS), row + 1).into(),
+        Kind::Note => format!("{} review of item {}", pick(&LABELS), row + 1).into(),
         Kind::Email => format!("{}{}@example.com", pick(&NAMES).to_lowercase(), row + 1).into(),
         Kind::Money => ((n % 100_000) as f64 / 100.0).into(),
         Kind::Count => ((n % 200) as i64).into(),

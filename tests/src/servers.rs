@@ -50,11 +50,16 @@ impl Server {
 
     /// Demo database `id` on the engine, as a datasource.
     pub fn open(self, id: &str) -> Box<dyn Datasource> {
-        let address = Address::parse(&self.address(id)).unwrap_or_else(|e| panic!("{e}"));
+        self.open_address(id, &self.address(id))
+    }
+
+    /// The database at `address` on the engine, as datasource `id`.
+    pub fn open_address(self, id: &str, address: &str) -> Box<dyn Datasource> {
+        let parsed = Address::parse(address).unwrap_or_else(|e| panic!("{e}"));
         let opened: Result<Box<dyn Datasource>, _> = match self {
-            Server::Postgres => PostgresDb::connect(id, &address).map(|d| Box::new(d) as _),
-            Server::MariaDb => MySqlDb::connect(id, &address).map(|d| Box::new(d) as _),
-            Server::DuckDb => DuckDbFile::open(id, duckdb_copy(id)).map(|d| Box::new(d) as _),
+            Server::Postgres => PostgresDb::connect(id, &parsed).map(|d| Box::new(d) as _),
+            Server::MariaDb => MySqlDb::connect(id, &parsed).map(|d| Box::new(d) as _),
+            Server::DuckDb => DuckDbFile::open(id, address).map(|d| Box::new(d) as _),
         };
         opened.unwrap_or_else(|e| panic!("{id} on {self:?}: {e}"))
     }

@@ -89,6 +89,42 @@ macro_rules! server_suite {
                 outcome.assert_passed();
             }
 
+            #[test]
+            $(#[$meta])*
+            fn reads_a_view_like_a_table_and_marks_it() {
+                let db = super::with_view(SERVER);
+                let s = pollster::block_on(db.introspect()).unwrap_or_else(|e| panic!("{e}"));
+                let view = s.table("ticket_load").expect("the view is in the snapshot");
+                assert!(view.view && !s.table("tickets").unwrap().view);
+                assert_eq!(view.row_count, 4, "one row per priority");
+                assert!(view.foreign_keys.is_empty() && view.primary_key().is_empty());
+                let priority = view.column("priority").unwrap();
+                assert_eq!(priority.category, nl2sql_core::TypeCategory::Text);
+                assert_eq!(
+                    priority.stats.sample_values,
+                    vec!["high", "low", "medium", "urgent"]
+                );
+                assert_eq!(
+                    pollster::block_on(db.fingerprint()).as_deref(),
+                    Ok(s.fingerprint.as_str())
+                );
+                // A question's plan reads it as it reads a table.
+                let sql = "SELECT l.n FROM ticket_load AS l WHERE l.priority = 'urgent'";
+                let plan = nl2sql_core::import::import_sql(sql, &s, nl2sql_core::Dialect::Sqlite)
+                    .unwrap_or_else(|e| panic!("{e:?}"));
+                let policies = nl2sql_core::policy::Policies::demo();
+                let run = pollster::block_on(nl2sql_core::run::run_plan(
+                    &plan,
+                    &*db,
+                    &s,
+                    &policies.scope(&["admin".to_string()]),
+                    &nl2sql_core::validate::ValidatorSettings::default(),
+                ));
+                assert!(run.succeeded(), "{:?}", run.errors);
+                let urgent = run.frame.map(|f| f.rows).unwrap_or_default();
+                assert!(matches!(urgent.as_slice(), [row] if matches!(row[0], Value::Integer(n) if n > 0)));
+            }
+
             /// A name written for the server's dialect.
             fn q(db: &dyn nl2sql_core::Datasource, name: &str) -> String {
                 nl2sql_core::lower::quote_name(name, db.dialect())
@@ -191,6 +227,57 @@ macro_rules! server_suite {
             }
         }
     };
+}
+
+/// The support desk copied into a database of its own on `server`, with a view
+/// `ticket_load` (tickets per priority) written into it by a client that may write.
+fn with_view(server: nl2sql_tests::servers::Server) -> Box<dyn nl2sql_core::Datasource> {
+    use nl2sql_core::lower::quote_name;
+    use nl2sql_tests::servers::Server;
+    let name = format!("views_{}", std::process::id());
+    let address = match server {
+        Server::DuckDb => std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("{name}.duckdb"))
+            .to_string_lossy()
+            .into_owned(),
+        _ => server.address(&name),
+    };
+    if server == Server::DuckDb {
+        let _ = std::fs::remove_file(&address);
+    }
+    let target = nl2sql_native::address::Address::parse(&address).unwrap();
+    let support = nl2sql_tests::native::data_dir().join("support.sqlite");
+    nl2sql_native::copy::copy(&support, &target, true, &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dialect = match server {
+        Server::Postgres => nl2sql_core::Dialect::Postgres,
+        Server::MariaDb => nl2sql_core::Dialect::MySql,
+        Server::DuckDb => nl2sql_core::Dialect::DuckDb,
+    };
+    let q = |n: &str| quote_name(n, dialect);
+    let create = format!(
+        "CREATE OR REPLACE VIEW {} AS SELECT {p}, COUNT(*) AS {n} FROM {} GROUP BY {p}",
+        q("ticket_load"),
+        q("tickets"),
+        p = q("priority"),
+        n = q("n"),
+    );
+    match server {
+        Server::Postgres => {
+            let mut client = ::postgres::Client::connect(&address, ::postgres::NoTls).unwrap();
+            client.batch_execute(&create).unwrap();
+        }
+        Server::MariaDb => {
+            use ::mysql::prelude::Queryable;
+            let mut conn = ::mysql::Conn::new(::mysql::Opts::from_url(&address).unwrap()).unwrap();
+            conn.query_drop(&create).unwrap();
+        }
+        Server::DuckDb => {
+            let conn = ::duckdb::Connection::open(&address).unwrap();
+            conn.execute_batch(&create).unwrap();
+        }
+    }
+    server.open_address(&name, &address)
 }
 
 server_suite!(

@@ -928,7 +928,11 @@ foreign_keys: Array<ForeignKey>,
 /**
  * How many rows the table held when the snapshot was taken.
  */
-row_count: number, };
+row_count: number, 
+/**
+ * A view (or a materialized view): read like a table, with no keys of its own.
+ */
+view?: boolean, };
 
 /**
  * One column.

@@ -1,4 +1,4 @@
-//! DuckDB's catalogue: the tables of the connection's current database and schema, from
+//! DuckDB's catalogue: the tables and views of the connection's current database and schema, from
 //! DuckDB's own catalogue functions, which give declared types as DuckDB writes them
 //! (`VARCHAR`, `DECIMAL(10,2)`) and every key's columns as lists in key order.
 
@@ -18,10 +18,13 @@ pub(super) async fn structure<D: Datasource + ?Sized>(
         ds,
         &format!(
             "SELECT c.table_name, c.column_name, c.data_type, \
-             CASE WHEN c.is_nullable THEN 0 ELSE 1 END \
-             FROM duckdb_columns() AS c JOIN duckdb_tables() AS t \
-             ON t.table_oid = c.table_oid \
+             CASE WHEN c.is_nullable THEN 0 ELSE 1 END, \
+             CASE WHEN v.view_oid IS NULL THEN 0 ELSE 1 END \
+             FROM duckdb_columns() AS c \
+             LEFT JOIN duckdb_tables() AS t ON t.table_oid = c.table_oid \
+             LEFT JOIN duckdb_views() AS v ON v.view_oid = c.table_oid AND NOT v.internal \
              WHERE {COLUMNS_HERE} AND NOT c.internal \
+             AND (t.table_oid IS NOT NULL OR v.view_oid IS NOT NULL) \
              ORDER BY c.table_name, c.column_index"
         ),
     )

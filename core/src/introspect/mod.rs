@@ -32,6 +32,8 @@ pub struct TableShape {
     pub columns: Vec<ColumnShape>,
     /// Its foreign keys, in declaration order.
     pub foreign_keys: Vec<ForeignKey>,
+    /// Whether it is a view.
+    pub view: bool,
 }
 
 /// A column as the catalogue declares it.
@@ -101,6 +103,7 @@ pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, Datas
             name: shape.name,
             foreign_keys: shape.foreign_keys,
             row_count: 0,
+            view: shape.view,
         })
         .collect();
     Ok(SchemaSnapshot::new(ds.id(), ds.dialect(), tables).fingerprint)
@@ -223,6 +226,7 @@ async fn with_statistics<D: Datasource + ?Sized>(
         columns,
         foreign_keys: shape.foreign_keys,
         row_count,
+        view: shape.view,
     })
 }
 
@@ -340,7 +344,8 @@ pub(crate) fn count_at(row: &[Value], i: usize) -> Result<u64, DatasourceError> 
 }
 
 /// Builds the structure from three catalogue reads every engine can give in the same shape:
-/// columns (`table, column, declared type, not null as 0/1`) in declaration order, primary
+/// columns (`table, column, declared type, not null as 0/1, view as 0/1`) in declaration
+/// order, primary
 /// key columns (`table, column, position`) and foreign-key columns (`table, key name,
 /// column, referenced table, referenced column`) in key order.
 fn assemble(
@@ -363,6 +368,7 @@ fn assemble(
                 name: table,
                 columns: vec![col],
                 foreign_keys: Vec::new(),
+                view: int_at(row, 4)? != 0,
             }),
         }
     }
@@ -447,11 +453,13 @@ mod tests {
 
     #[test]
     fn catalogue_rows_assemble_into_tables_keys_and_multi_column_foreign_keys() {
+        let (no, yes) = (Value::Integer(0), Value::Integer(1));
         let columns = frame(vec![
-            vec![t("a"), t("x"), t("integer"), Value::Integer(1)],
-            vec![t("a"), t("y"), t("integer"), Value::Integer(1)],
-            vec![t("b"), t("ax"), t("integer"), Value::Integer(0)],
-            vec![t("b"), t("ay"), t("integer"), Value::Integer(0)],
+            vec![t("a"), t("x"), t("integer"), yes.clone(), no.clone()],
+            vec![t("a"), t("y"), t("integer"), yes.clone(), no.clone()],
+            vec![t("b"), t("ax"), t("integer"), no.clone(), no.clone()],
+            vec![t("b"), t("ay"), t("integer"), no.clone(), no.clone()],
+            vec![t("v"), t("x"), t("integer"), no.clone(), yes],
         ]);
         let pks = frame(vec![
             vec![t("a"), t("y"), Value::Integer(2)],
@@ -463,7 +471,8 @@ mod tests {
             vec![t("gone"), t("k"), t("q"), t("a"), t("x")],
         ]);
         let s = assemble(&columns, &pks, &fks).unwrap();
-        assert_eq!(s.len(), 2);
+        assert_eq!(s.len(), 3);
+        assert!(!s[0].view && s[2].view, "the last is a view");
         assert_eq!(s[0].columns[0].primary_key_position, Some(1));
         assert_eq!(s[0].columns[1].primary_key_position, Some(2));
         assert!(!s[0].columns[0].nullable && s[1].columns[0].nullable);
@@ -475,7 +484,7 @@ mod tests {
                 referenced_columns: vec!["x".into(), "y".into()],
             }]
         );
-        let bad = frame(vec![vec![t("a"), Value::Integer(3), t("int"), t("no")]]);
+        let bad = frame(vec![vec![t("a"), Value::Integer(3), t("int"), t("no"), no]]);
         assert!(assemble(&bad, &pks, &fks).is_err());
     }
 }

@@ -1,4 +1,4 @@
-//! MySQL's and MariaDB's catalogue: the base tables of the connection's current database,
+//! MySQL's and MariaDB's catalogue: the base tables and views of the connection's current database,
 //! from `information_schema`, whose key-usage view names each foreign key's referenced
 //! column directly.
 
@@ -11,10 +11,11 @@ pub(super) async fn structure<D: Datasource + ?Sized>(
     let columns = run(
         ds,
         "SELECT c.TABLE_NAME, c.COLUMN_NAME, c.COLUMN_TYPE, \
-         CASE WHEN c.IS_NULLABLE = 'NO' THEN 1 ELSE 0 END \
+         CASE WHEN c.IS_NULLABLE = 'NO' THEN 1 ELSE 0 END, \
+         CASE WHEN t.TABLE_TYPE = 'VIEW' THEN 1 ELSE 0 END \
          FROM information_schema.COLUMNS AS c JOIN information_schema.TABLES AS t \
          ON t.TABLE_SCHEMA = c.TABLE_SCHEMA AND t.TABLE_NAME = c.TABLE_NAME \
-         WHERE c.TABLE_SCHEMA = DATABASE() AND t.TABLE_TYPE = 'BASE TABLE' \
+         WHERE c.TABLE_SCHEMA = DATABASE() AND t.TABLE_TYPE IN ('BASE TABLE', 'VIEW') \
          ORDER BY c.TABLE_NAME, c.ORDINAL_POSITION",
     )
     .await?;

@@ -1,6 +1,7 @@
 //! PostgreSQL's catalogue: the tables of the connection's current schema (ordinary and
-//! partitioned tables, not their partitions), read from `pg_catalog` so that declared types
-//! come as PostgreSQL writes them (`format_type`) and keys keep their column order.
+//! partitioned tables, not their partitions, and views, materialized ones included), read
+//! from `pg_catalog` so that declared types come as PostgreSQL writes them (`format_type`)
+//! and keys keep their column order.
 
 use super::{assemble, run, Structure};
 use crate::datasource::{Datasource, DatasourceError};
@@ -10,7 +11,7 @@ const TABLES: &str = "FROM pg_catalog.pg_class AS c \
      JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace \
      AND n.nspname = current_schema()";
 
-const KINDS: &str = "c.relkind IN ('r', 'p') AND NOT c.relispartition";
+const KINDS: &str = "c.relkind IN ('r', 'p', 'v', 'm') AND NOT c.relispartition";
 
 pub(super) async fn structure<D: Datasource + ?Sized>(
     ds: &D,
@@ -19,7 +20,8 @@ pub(super) async fn structure<D: Datasource + ?Sized>(
         ds,
         &format!(
             "SELECT c.relname::text, a.attname::text, format_type(a.atttypid, a.atttypmod), \
-             CASE WHEN a.attnotnull THEN 1 ELSE 0 END \
+             CASE WHEN a.attnotnull THEN 1 ELSE 0 END, \
+             CASE WHEN c.relkind IN ('v', 'm') THEN 1 ELSE 0 END \
              {TABLES} JOIN pg_catalog.pg_attribute AS a ON a.attrelid = c.oid \
              WHERE {KINDS} AND a.attnum > 0 AND NOT a.attisdropped \
              ORDER BY c.relname, a.attnum"

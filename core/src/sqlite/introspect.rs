@@ -10,7 +10,7 @@ use crate::value::Value;
 /// Catalogue reads are small; the cap only guards against a pathological file.
 const CATALOGUE_LIMITS: ExecLimits = ExecLimits::rows(100_000);
 
-/// Reads every table (not views, not SQLite's own tables) with its columns, keys, row count
+/// Reads every table and view (not SQLite's own tables) with its columns, keys, row count
 /// and column statistics.
 pub async fn introspect<D: Datasource + ?Sized>(ds: &D) -> Result<SchemaSnapshot, DatasourceError> {
     introspect_only(ds, &|_| true).await
@@ -25,7 +25,7 @@ pub async fn introspect_only<D: Datasource + ?Sized>(
 ) -> Result<SchemaSnapshot, DatasourceError> {
     let names = run(
         ds,
-        "SELECT name FROM sqlite_master WHERE type = 'table' \
+        "SELECT name, type = 'view' FROM sqlite_master WHERE type IN ('table', 'view') \
          AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name",
     )
     .await?;
@@ -33,7 +33,7 @@ pub async fn introspect_only<D: Datasource + ?Sized>(
     for row in &names.rows {
         let name = text_at(row, 0)?;
         if keep(&name) {
-            tables.push(read_table(ds, &name).await?);
+            tables.push(read_table(ds, &name, int_at(row, 1)? != 0).await?);
         }
     }
     crate::introspect::drop_keys_to_missing_tables(&mut tables);
@@ -44,12 +44,13 @@ pub async fn introspect_only<D: Datasource + ?Sized>(
 /// catalogue reads and no statistics: cheap enough to compare with the indexed snapshot on
 /// every run. Always equal to [`introspect`]'s fingerprint for the same structure.
 pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, DatasourceError> {
-    const TABLES: &str = "FROM sqlite_master AS m WHERE m.type = 'table' \
+    const TABLES: &str = "FROM sqlite_master AS m WHERE m.type IN ('table', 'view') \
                           AND substr(m.name, 1, 7) <> 'sqlite_'";
     let columns = run(
         ds,
         &format!(
-            "SELECT m.name, p.name, p.type, p.\"notnull\", p.pk {TABLES_JOIN} ORDER BY m.name, p.cid",
+            "SELECT m.name, p.name, p.type, p.\"notnull\", p.pk, m.type = 'view' {TABLES_JOIN} \
+             ORDER BY m.name, p.cid",
             TABLES_JOIN = TABLES.replacen("AS m", "AS m JOIN pragma_table_info(m.name) AS p", 1)
         ),
     )
@@ -62,7 +63,7 @@ pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, Datas
         ),
     )
     .await?;
-    let mut infos: Vec<(String, Vec<ColumnInfo>)> = Vec::new();
+    let mut infos: Vec<(String, bool, Vec<ColumnInfo>)> = Vec::new();
     for row in &columns.rows {
         let table = text_at(row, 0)?;
         let info = ColumnInfo {
@@ -72,12 +73,12 @@ pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, Datas
             pk: u32::try_from(int_at(row, 4)?).unwrap_or(0),
         };
         match infos.last_mut() {
-            Some((name, cols)) if *name == table => cols.push(info),
-            _ => infos.push((table, vec![info])),
+            Some((name, _, cols)) if *name == table => cols.push(info),
+            _ => infos.push((table, int_at(row, 5)? != 0, vec![info])),
         }
     }
     let mut tables = Vec::with_capacity(infos.len());
-    for (name, cols) in &infos {
+    for (name, view, cols) in &infos {
         let rows: Vec<&[Value]> = keys
             .rows
             .iter()
@@ -88,8 +89,8 @@ pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, Datas
             let pk = infos
                 .iter()
                 // SQLite matches table names without regard to case, as `pragma_table_info`.
-                .find(|(t, _)| t.eq_ignore_ascii_case(&referenced))
-                .map(|(_, cols)| primary_key_names(cols))
+                .find(|(t, _, _)| t.eq_ignore_ascii_case(&referenced))
+                .map(|(_, _, cols)| primary_key_names(cols))
                 .unwrap_or_default();
             async move { Ok(pk) }
         })
@@ -110,6 +111,7 @@ pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, Datas
                 .collect(),
             foreign_keys,
             row_count: 0,
+            view: *view,
         });
     }
     Ok(SchemaSnapshot::new(ds.id(), ds.dialect(), tables).fingerprint)
@@ -146,7 +148,11 @@ struct ColumnInfo {
     pk: u32,
 }
 
-async fn read_table<D: Datasource + ?Sized>(ds: &D, name: &str) -> Result<Table, DatasourceError> {
+async fn read_table<D: Datasource + ?Sized>(
+    ds: &D,
+    name: &str,
+    view: bool,
+) -> Result<Table, DatasourceError> {
     let info = run(
         ds,
         &format!(
@@ -171,6 +177,7 @@ async fn read_table<D: Datasource + ?Sized>(ds: &D, name: &str) -> Result<Table,
         columns,
         foreign_keys,
         row_count,
+        view,
     })
 }
 

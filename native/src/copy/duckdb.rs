@@ -71,7 +71,7 @@ impl<'a> Plan<'a> {
                 let broken = orphans(rows, table, fk)?;
                 if broken > 0 {
                     notes.push(format!(
-                        "{} ({}) → {}: not kept: {broken} rows point at no row",
+                        "foreign key {} ({}) → {}: not kept: {broken} rows point at no row",
                         table.name,
                         fk.columns.join(", "),
                         fk.referenced_table
@@ -102,7 +102,8 @@ impl<'a> Plan<'a> {
                     });
                     for k in dropped {
                         notes.push(format!(
-                            "{} ({}) → {}: not kept: the tables' keys form a cycle, which \
+                            "foreign key {} ({}) → {}: not kept: the tables' keys form a \
+                             cycle, which \
                              DuckDB cannot create",
                             table.name,
                             k.columns.join(", "),

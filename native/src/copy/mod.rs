@@ -34,7 +34,8 @@ impl fmt::Display for CopyError {
 pub struct CopyReport {
     /// Each table copied, with its rows.
     pub tables: Vec<(String, u64)>,
-    /// Foreign keys the target could not hold as checked constraints, and why.
+    /// Foreign keys the target could not hold as checked constraints, and views left
+    /// behind, each with why.
     pub notes: Vec<String>,
 }
 
@@ -57,7 +58,16 @@ pub fn copy(
     let rows = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .map_err(|e| CopyError(format!("cannot open {}: {e}", source.display())))?;
     settle_dates(&mut schema, &rows).map_err(|e| CopyError(format!("reading dates: {e}")))?;
-    match target.engine() {
+    // A view's definition is SQLite's SQL, which the target may read otherwise: views stay
+    // behind, each named in a note.
+    let views: Vec<String> = schema
+        .tables
+        .iter()
+        .filter(|t| t.view)
+        .map(|t| t.name.clone())
+        .collect();
+    schema.tables.retain(|t| !t.view);
+    let copied = match target.engine() {
         Engine::Postgres => postgres::copy(&schema, &rows, target, replace, progress),
         Engine::MySql => mysql::copy(&schema, &rows, target, replace, progress),
         #[cfg(feature = "duckdb")]
@@ -71,7 +81,15 @@ pub fn copy(
              mysql:// address) or a DuckDB file (.duckdb)"
                 .into(),
         )),
-    }
+    };
+    copied.map(|mut report| {
+        report.notes.extend(
+            views
+                .iter()
+                .map(|v| format!("view {v}: not copied (its SQL is SQLite's)")),
+        );
+        report
+    })
 }
 
 /// Gives each text column whose values are all ISO dates a declared date type: `DATE` when

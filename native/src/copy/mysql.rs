@@ -131,7 +131,9 @@ fn load(
     for table in &schema.tables {
         for (add, about) in foreign_keys(table, Dialect::MySql) {
             if let Err(e) = conn.query_drop(&add) {
-                report.notes.push(format!("{about}: not kept: {e}"));
+                report
+                    .notes
+                    .push(format!("foreign key {about}: not kept: {e}"));
             }
         }
     }
@@ -255,6 +257,7 @@ mod tests {
             columns: vec![column("TEXT", TypeCategory::Text, "", "")],
             foreign_keys: vec![],
             row_count: 0,
+            view: false,
         };
         assert_eq!(mysql_type(&table, &table.columns[0]), "LONGTEXT");
         table.columns[0].primary_key_position = Some(1);
