@@ -272,9 +272,12 @@ fn open(
     for id in sources.ids() {
         sources.id(Some(&id)).map_err(crate::source_failure)?;
     }
-    let workspace = sources
-        .workspace(sources.policies())
+    let (workspace, cache) = sources
+        .workspace_reporting(sources.policies())
         .map_err(|e| Failure::Runtime(e.to_string()))?;
+    for problem in &cache.problems {
+        eprintln!("nl2sql: the schema cache was not used: {problem}");
+    }
     Ok(Service::new(
         NativeHost::default(),
         workspace,

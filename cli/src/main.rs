@@ -45,7 +45,11 @@ enum Command {
     Route(routing::RouteArgs),
     /// The schema the planner gets for a question
     Retrieve(routing::RetrieveArgs),
-    /// What the schema index holds, its embedder and build time
+    /// Read every database and build the schema index: what it holds, its embedder, the time
+    ///
+    /// With a project file, also writes its schema cache (.nl2sql/schema-cache.json beside
+    /// it): later commands take each database's schema, statistics and values from it while
+    /// the database's structure is unchanged, and read it again when it changed.
     Index(routing::IndexArgs),
     /// The whole pipeline: route, check answerability while planning, validate, run, answer
     ///

@@ -195,12 +195,10 @@ fn run(
     make_plan: impl FnOnce(&SchemaSnapshot) -> Result<Plan, PipelineError>,
 ) -> Result<(), Failure> {
     let sources = o.dbs.sources()?;
-    let db = sources
-        .open(o.datasource.as_deref())
+    let (db, schema) = sources
+        .schema(o.datasource.as_deref())
         .map_err(source_failure)?;
     let id = db.id().to_string();
-    let runtime = |e: nl2sql_core::DatasourceError| Failure::Runtime(e.to_string());
-    let schema = pollster::block_on(db.introspect()).map_err(runtime)?;
     let policies = sources.policies();
     let scope = policies.scope(o.role.as_slice());
     let settings = o.settings();

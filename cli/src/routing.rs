@@ -6,17 +6,13 @@ use clap::ValueEnum;
 use nl2sql_core::error::Node;
 use nl2sql_core::index::{
     render, retrieve, route, BuiltinEmbedder, CircuitBreaker, EmbedError, Embedder, EntryKind,
-    GuardedEmbedder, RetrieveSettings, RouteSettings, SchemaIndex,
+    GuardedEmbedder, RetrieveSettings, RouteSettings, SchemaIndex, ValueIndex,
 };
 use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
-use nl2sql_core::Datasource;
-use nl2sql_native::{BlockingTransport, Sources, WallClock};
+use nl2sql_native::{BlockingTransport, CacheReport, Sources, WallClock};
 use serde::Serialize;
 use serde_json::json;
 use std::time::Instant;
-
-/// Most distinct values read per text column.
-const VALUE_CAP: usize = 5_000;
 
 /// `nl2sql index`'s command line, and the options every command that builds the index
 /// takes.
@@ -143,12 +139,19 @@ struct Built<'a> {
     /// The provider embedder, when one built the index (for its request counts).
     provider: Option<&'a ProviderEmbedder<'a>>,
     build_ms: f64,
+    /// What reading the databases did with a project's schema cache.
+    cache: CacheReport,
 }
 
 impl IndexArgs {
     /// Builds the index with the embedder the options name and hands it to `then` (the
     /// embedder borrows the transport, so both live in this frame).
-    fn with_index(&self, then: impl FnOnce(&Built) -> Result<(), Failure>) -> Result<(), Failure> {
+    /// `fresh` reads every database again, ignoring the schema cache (and rewrites it).
+    fn with_index(
+        &self,
+        fresh: bool,
+        then: impl FnOnce(&Built) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
         let builtin = BuiltinEmbedder::default();
         let transport = BlockingTransport::default();
         let provider = self
@@ -167,12 +170,16 @@ impl IndexArgs {
             None => &builtin,
         };
         let started = Instant::now();
-        let index = build_index(&self.dbs.sources()?, embedder)?;
+        let (index, cache) = read_and_index(&self.dbs.sources()?, embedder, fresh)?;
+        for problem in &cache.problems {
+            eprintln!("nl2sql: the schema cache was not used: {problem}");
+        }
         then(&Built {
             index,
             embedder,
             provider: provider.as_ref(),
             build_ms: started.elapsed().as_secs_f64() * 1e3,
+            cache,
         })
     }
 }
@@ -195,27 +202,40 @@ pub(crate) fn embed_failure_text(e: Failure) -> String {
     }
 }
 
-/// The index over the demo databases in `data`.
+/// The index over the databases `sources` names, read through a project's schema cache
+/// (`fresh`: every database read again).
 pub(crate) fn build_index(
     sources: &Sources,
     embedder: &dyn Embedder,
 ) -> Result<SchemaIndex, Failure> {
-    let opened = sources.open_all().map_err(source_failure)?;
-    let sources: Vec<(_, &dyn Datasource)> = opened
-        .iter()
-        .map(|(profile, db)| (profile.clone(), &**db as &dyn Datasource))
-        .collect();
-    pollster::block_on(SchemaIndex::read_and_build(&sources, VALUE_CAP, embedder)).map_err(|e| {
-        match e {
-            nl2sql_core::index::BuildError::Embed(e) => embed_failure(e),
-            other => Failure::Runtime(other.to_string()),
-        }
-    })
+    read_and_index(sources, embedder, false).map(|(index, _)| index)
+}
+
+fn read_and_index(
+    sources: &Sources,
+    embedder: &dyn Embedder,
+    fresh: bool,
+) -> Result<(SchemaIndex, CacheReport), Failure> {
+    let (reads, report) = sources
+        .read_all(fresh)
+        .map_err(|e| Failure::Runtime(e.to_string()))?;
+    let mut values = ValueIndex::default();
+    let mut profiles = Vec::with_capacity(reads.len());
+    for read in reads {
+        values.add(&read.profile.id, read.read.values);
+        profiles.push((read.profile, read.read.schema));
+    }
+    let index = pollster::block_on(SchemaIndex::build(&profiles, values, embedder))
+        .map_err(embed_failure)?;
+    for why in index.dropped_notes() {
+        eprintln!("nl2sql: CONFIG_INVALID: a note was dropped: {why}");
+    }
+    Ok((index, report))
 }
 
 /// Runs `nl2sql route`.
 pub fn route_command(args: &RouteArgs) -> Result<(), Failure> {
-    args.index.with_index(|built| {
+    args.index.with_index(false, |built| {
         let policies = args.index.dbs.sources()?.policies();
         let scope = policies.scope(args.role.as_slice());
         let r = pollster::block_on(route(
@@ -257,7 +277,7 @@ pub fn route_command(args: &RouteArgs) -> Result<(), Failure> {
 
 /// Runs `nl2sql retrieve`.
 pub fn retrieve_command(args: &RetrieveArgs) -> Result<(), Failure> {
-    args.index.with_index(|built| {
+    args.index.with_index(false, |built| {
         let sources = args.index.dbs.sources()?;
         let id = sources
             .id(args.datasource.as_deref())
@@ -289,7 +309,7 @@ pub fn retrieve_command(args: &RetrieveArgs) -> Result<(), Failure> {
 
 /// Runs `nl2sql index`.
 pub fn index_command(args: &IndexArgs) -> Result<(), Failure> {
-    args.with_index(|built| {
+    args.with_index(true, |built| {
         let index = &built.index;
         let count = |k: EntryKind| index.entries().iter().filter(|e| e.kind == k).count();
         let entries = json!({
@@ -300,6 +320,8 @@ pub fn index_command(args: &IndexArgs) -> Result<(), Failure> {
             "column": count(EntryKind::Column),
             "value": index.values().len(),
         });
+        let cache = &built.cache;
+        let cache_file = cache.path.as_ref().map(|p| p.display().to_string());
         if args.json {
             return print_json(&json!({
                 "entries": entries,
@@ -307,6 +329,11 @@ pub fn index_command(args: &IndexArgs) -> Result<(), Failure> {
                 "embedder": index.embedder(),
                 "embedding_requests": built.provider.map(|p| p.requests()),
                 "embedding_tokens": built.provider.map(|p| p.tokens()),
+                "schema_cache": cache_file.as_ref().map(|file| json!({
+                    "file": file,
+                    "written": cache.written,
+                    "datasources": cache.read,
+                })),
             }));
         }
         println!("embedder: {}", index.embedder());
@@ -322,6 +349,13 @@ pub fn index_command(args: &IndexArgs) -> Result<(), Failure> {
             built.build_ms
         );
         println!("entries: {entries}");
+        if let (Some(file), true) = (&cache_file, cache.written) {
+            println!(
+                "schema cache: {file} ({} read; later commands reuse it while each \
+                 database's structure is unchanged)",
+                cache.read.join(", ")
+            );
+        }
         Ok(())
     })
 }

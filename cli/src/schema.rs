@@ -31,11 +31,9 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         .map_err(source_failure)?,
         None => args.dbs.sources()?,
     };
-    let source = sources
-        .open(args.datasource.as_deref())
+    let (_, snapshot) = sources
+        .schema(args.datasource.as_deref())
         .map_err(source_failure)?;
-    let runtime = |e: nl2sql_core::DatasourceError| Failure::Runtime(e.to_string());
-    let snapshot = pollster::block_on(source.introspect()).map_err(runtime)?;
     if args.json {
         let text =
             serde_json::to_string_pretty(&snapshot).map_err(|e| Failure::Runtime(e.to_string()))?;

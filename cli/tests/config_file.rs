@@ -260,3 +260,95 @@ fn ask_uses_the_files_provider_and_reads_the_key_from_the_variable_it_names() {
     );
     assert!(!String::from_utf8_lossy(&out.stdout).contains("sk-test-key-0000"));
 }
+
+#[test]
+fn index_writes_a_schema_cache_that_later_commands_reuse_until_the_structure_changes() {
+    let dir = project("config-cache", CONFIG);
+    let cache = dir.join(".nl2sql").join("schema-cache.json");
+    let built = json(&nl2sql_in(&dir, &["index", "--json"]));
+    assert_eq!(built["schema_cache"]["written"], true, "{built}");
+    assert_eq!(
+        built["schema_cache"]["datasources"],
+        serde_json::json!(["music", "helpdesk"])
+    );
+    assert!(cache.is_file());
+    let genres = |dir: &PathBuf| -> serde_json::Value {
+        let schema = json(&nl2sql_in(
+            dir,
+            &["schema", "--datasource", "music", "--json"],
+        ));
+        let genre = schema["tables"]
+            .as_array()
+            .and_then(|t| t.iter().find(|t| t["name"] == "Genre").cloned());
+        genre.unwrap_or_default()
+    };
+    assert_eq!(genres(&dir)["row_count"], 25);
+    // New rows do not change the structure: the cached read (25 genres) is still used.
+    let db = rusqlite::Connection::open(dir.join("data/chinook.sqlite")).expect("the copy");
+    db.execute("INSERT INTO Genre (Name) VALUES ('Shoegaze')", [])
+        .expect("a row");
+    assert_eq!(genres(&dir)["row_count"], 25, "the cache is reused");
+    // A new column does: the database is read again, and the cache refreshed.
+    db.execute_batch("ALTER TABLE Genre ADD COLUMN Era TEXT")
+        .expect("a column");
+    let changed = genres(&dir);
+    assert_eq!(changed["row_count"], 26, "read again: {changed}");
+    assert!(changed["columns"].to_string().contains("Era"));
+    let routed = nl2sql_in(&dir, &["route", "--json", "Which genres sell best?"]);
+    assert_eq!(json(&routed)["ranked"][0], "music");
+    let text = std::fs::read_to_string(&cache).expect("the cache");
+    assert!(text.contains("\"Era\""), "the cache was refreshed");
+    // A cache that cannot be read is named, and the databases are read instead.
+    std::fs::write(&cache, "{ not a cache").expect("a broken cache");
+    let out = nl2sql_in(&dir, &["route", "--json", "Which genres sell best?"]);
+    assert_eq!(json(&out)["ranked"][0], "music");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("the schema cache was not used") && said.contains("is not a schema cache"),
+        "{said}"
+    );
+}
+
+#[test]
+fn notes_name_tables_columns_and_values_in_the_words_people_use() {
+    let config = format!(
+        "{CONFIG}\n\
+         [[datasources]]\nid = \"desk\"\nconnection = \"data/support.sqlite\"\n\
+         [datasources.tables.tickets]\ndescription = \"One request for help.\"\n\
+         synonyms = [\"case\"]\n\
+         [datasources.tables.tickets.columns.status]\n\
+         values = {{ pending = [\"waiting on us\"] }}\n\
+         [datasources.tables.ghost]\ndescription = \"Not there.\"\n\
+         [[datasources.terms]]\nterm = \"backlog\"\nmeans = \"tickets not closed\"\n\
+         tables = [\"tickets\"]\n"
+    );
+    let dir = project("config-notes", &config);
+    let out = nl2sql_in(
+        &dir,
+        &[
+            "retrieve",
+            "--datasource",
+            "desk",
+            "--force-search",
+            "How many cases are waiting on us?",
+        ],
+    );
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("value: tickets.status = 'pending'"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("- tickets: One request for help. (also called: case)"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("\"backlog\" means tickets not closed"),
+        "{shown}"
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("a note was dropped") && said.contains("desk.ghost"),
+        "{said}"
+    );
+}

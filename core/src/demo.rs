@@ -78,5 +78,33 @@ pub fn demo_profile(d: &DemoDatabase) -> crate::index::DatasourceProfile {
         verified: serde_json::from_str::<crate::curated::Curated>(DEMO_VERIFIED)
             .map(|c| c.phrases(d.id))
             .unwrap_or_default(),
+        notes: demo_notes(d.id),
+    }
+}
+
+/// The demo databases' notes: what their tables and columns hold and the words people use
+/// for them (written for this project, as a data person would for colleagues), as JSON.
+pub const DEMO_NOTES: &str = include_str!("demo_notes.json");
+
+/// Demo database `id`'s notes (none when the file has none for it).
+pub fn demo_notes(id: &str) -> crate::index::Notes {
+    serde_json::from_str::<std::collections::BTreeMap<String, crate::index::Notes>>(DEMO_NOTES)
+        .ok()
+        .and_then(|mut all| all.remove(id))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_demo_database_has_notes_that_parse() {
+        let all: std::collections::BTreeMap<String, crate::index::Notes> =
+            serde_json::from_str(DEMO_NOTES).expect("the demo notes parse");
+        for d in DEMO_DATABASES {
+            assert!(all.get(d.id).is_some_and(|n| !n.is_empty()), "{}", d.id);
+            assert!(!demo_notes(d.id).is_empty());
+        }
     }
 }

@@ -264,7 +264,7 @@ impl Workspace {
         // A declared query that no longer fits its schema is dropped alone, and every run
         // says which and why; the engine plans those questions like any other.
         let (curated, dropped) = present.fitting(&schemas);
-        let notices = dropped
+        let mut notices: Vec<RunWarning> = dropped
             .into_iter()
             .map(|why| {
                 RunWarning::new(
@@ -274,6 +274,14 @@ impl Workspace {
                 )
             })
             .collect();
+        // Notes about what a schema does not have are left out alone, and said.
+        notices.extend(index.dropped_notes().iter().map(|why| {
+            RunWarning::new(
+                Node::SchemaRetriever,
+                ErrorCode::ConfigInvalid,
+                format!("A note was dropped: {why}."),
+            )
+        }));
         Ok(Workspace {
             sources,
             index,

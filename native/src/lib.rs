@@ -7,6 +7,7 @@
 //! folder or one `--db`), and the demo databases read ahead into a catalogue.
 
 pub mod address;
+pub mod cache;
 pub mod catalogue;
 pub mod clock;
 pub mod configured;
@@ -32,5 +33,5 @@ pub use http::{BlockingTransport, ThreadSleep};
 pub use mysql_db::MySqlDb;
 pub use postgres_db::PostgresDb;
 pub use scratch::MemoryScratch;
-pub use sources::{SourceError, Sources};
+pub use sources::{CacheReport, Read, SourceError, Sources};
 pub use sqlite_file::SqliteFile;

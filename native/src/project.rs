@@ -8,9 +8,11 @@
 use crate::address::Address;
 use nl2sql_core::config::{NodeModels, ProviderKind};
 use nl2sql_core::curated::Curated;
+use nl2sql_core::index::{Notes, TableNotes, Term};
 use nl2sql_core::policy::{Pattern, Policies};
 use nl2sql_core::workspace::valid_id;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -61,6 +63,23 @@ pub struct DatasourceEntry {
     /// Limits on every query sent to it.
     #[serde(default)]
     pub limits: Limits,
+    /// What its tables and columns hold and are called, and the words for their values
+    /// (`[datasources.tables.NAME]`, `[datasources.tables.NAME.columns.COLUMN]`).
+    #[serde(default)]
+    pub tables: BTreeMap<String, TableNotes>,
+    /// Its business terms (`[[datasources.terms]]`).
+    #[serde(default)]
+    pub terms: Vec<Term>,
+}
+
+impl DatasourceEntry {
+    /// The words people use for its tables, columns, values and terms.
+    pub fn notes(&self) -> Notes {
+        Notes {
+            tables: self.tables.clone(),
+            terms: self.terms.clone(),
+        }
+    }
 }
 
 /// A datasource's limits, on top of the run's own (the lower one wins).

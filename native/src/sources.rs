@@ -5,6 +5,7 @@
 //! so a person learns what is missing rather than that their file "is not a database".
 
 use crate::address::{Address, Engine};
+use crate::cache::{cache_path, SchemaCache, CACHE_FORMAT};
 use crate::configured::Configured;
 use crate::demo::{demo_path, DemoPathError};
 use crate::project::{Project, DEFAULT_FILE};
@@ -12,14 +13,42 @@ use crate::{MySqlDb, PostgresDb, SqliteFile};
 use nl2sql_core::demo::{demo_database, demo_profile, DEMO_DATABASES, DEMO_VERIFIED};
 use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
 use nl2sql_core::policy::Policies;
-use nl2sql_core::workspace::{valid_id, Opening, Workspace, WorkspaceError};
-use nl2sql_core::{Datasource, DatasourceError};
+use nl2sql_core::workspace::{
+    read_source, valid_id, Opening, ReadSource, Workspace, WorkspaceError,
+};
+use nl2sql_core::{Datasource, DatasourceError, SchemaSnapshot};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 /// A database opened, with how routing describes it.
 pub type Opened = (DatasourceProfile, Rc<dyn Datasource>);
+
+/// A database opened and read.
+pub struct Read {
+    /// How routing describes it.
+    pub profile: DatasourceProfile,
+    /// The open database.
+    pub datasource: Rc<dyn Datasource>,
+    /// Its schema with statistics, and its text values.
+    pub read: ReadSource,
+}
+
+/// What reading a project's databases did with its schema cache.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CacheReport {
+    /// The cache file, for a project.
+    pub path: Option<PathBuf>,
+    /// Datasources whose cached read was used.
+    pub reused: Vec<String>,
+    /// Datasources read from the database.
+    pub read: Vec<String>,
+    /// Whether the cache file was written.
+    pub written: bool,
+    /// Why the cache could not be used or written, when it could not (the databases were
+    /// read instead; nothing is lost).
+    pub problems: Vec<String>,
+}
 
 /// The databases a command reads.
 #[derive(Debug, Clone, PartialEq)]
@@ -214,6 +243,7 @@ impl Sources {
                     description,
                     examples: entry.examples.clone(),
                     verified: vec![],
+                    notes: entry.notes(),
                 };
             }
         }
@@ -233,34 +263,162 @@ impl Sources {
             description,
             examples: vec![],
             verified: vec![],
+            // The demo's notes follow its ids, as its policies do.
+            notes: nl2sql_core::demo::demo_notes(id),
         }
+    }
+
+    /// Every database opened and read (schema with statistics, text values). A project's
+    /// reads come from its schema cache where the database's structure (its fingerprint)
+    /// and the datasource's configuration are unchanged; `fresh` reads every database
+    /// again. What was read anew is written back when the cache file exists, and always
+    /// when `fresh` (which is how `nl2sql index` builds it).
+    pub fn read_all(&self, fresh: bool) -> Result<(Vec<Read>, CacheReport), WorkspaceError> {
+        let unreadable = |e: SourceError| WorkspaceError::Unreadable(e.to_string());
+        let mut report = CacheReport::default();
+        let (mut cache, path) = match self {
+            Sources::Project(p) => {
+                let path = cache_path(&p.path);
+                report.path = Some(path.clone());
+                let cache = match SchemaCache::load(&path) {
+                    Ok(cache) => cache,
+                    Err(problem) => {
+                        report.problems.push(problem.0);
+                        None
+                    }
+                };
+                (cache, Some(path))
+            }
+            _ => (None, None),
+        };
+        let in_use = cache.is_some() || fresh;
+        let mut reads = Vec::new();
+        for (profile, datasource) in self.open_all().map_err(unreadable)? {
+            let id = profile.id.clone();
+            let key = self.cache_key(&id);
+            let cached = match (&cache, fresh, &key) {
+                (Some(cache), false, Some(key)) => {
+                    // Only the structure is read to decide; a failure reads the database.
+                    let now = pollster::block_on(datasource.fingerprint()).ok();
+                    now.and_then(|f| cache.lookup(&id, key, &f).cloned())
+                }
+                _ => None,
+            };
+            let read = match cached {
+                Some(read) => {
+                    report.reused.push(id.clone());
+                    read
+                }
+                None => {
+                    let read = pollster::block_on(read_source(&id, datasource.as_ref()))?;
+                    report.read.push(id.clone());
+                    if let (true, Some(key)) = (in_use, key) {
+                        cache
+                            .get_or_insert_with(|| SchemaCache {
+                                format: CACHE_FORMAT,
+                                ..SchemaCache::default()
+                            })
+                            .put(&id, key, read.clone());
+                    }
+                    read
+                }
+            };
+            reads.push(Read {
+                profile,
+                datasource,
+                read,
+            });
+        }
+        if let (Some(cache), Some(path)) = (&cache, &path) {
+            if in_use && !report.read.is_empty() {
+                match cache.save(path) {
+                    Ok(()) => report.written = true,
+                    Err(problem) => report.problems.push(problem.0),
+                }
+            }
+        }
+        Ok((reads, report))
+    }
+
+    /// Datasource `id` (as [`Sources::id`]) opened, with its schema: the cached one when it
+    /// still fits, else read now.
+    pub fn schema(
+        &self,
+        id: Option<&str>,
+    ) -> Result<(Rc<dyn Datasource>, SchemaSnapshot), SourceError> {
+        let datasource = self.open(id)?;
+        let unreadable = |e: DatasourceError| SourceError::Unreadable(e.to_string());
+        let cached = match (self, self.cache_key(datasource.id())) {
+            (Sources::Project(p), Some(key)) => SchemaCache::load(&cache_path(&p.path))
+                .ok()
+                .flatten()
+                .and_then(|cache| {
+                    let now = pollster::block_on(datasource.fingerprint()).ok()?;
+                    cache
+                        .lookup(datasource.id(), &key, &now)
+                        .map(|r| r.schema.clone())
+                }),
+            _ => None,
+        };
+        let schema = match cached {
+            Some(schema) => schema,
+            None => pollster::block_on(datasource.introspect()).map_err(unreadable)?,
+        };
+        Ok((datasource, schema))
+    }
+
+    /// What a project datasource's cached read depends on besides the database: the
+    /// engine, the address without its password, the table patterns, the row limit and the
+    /// engine's version (a newer one may read more). `None` outside a project.
+    fn cache_key(&self, id: &str) -> Option<String> {
+        let Sources::Project(p) = self else {
+            return None;
+        };
+        let entry = p.file.datasources.iter().find(|d| d.id == id)?;
+        let address = p.address(entry).ok()?;
+        Some(format!(
+            "{} {address} include={:?} exclude={:?} row_limit={:?} nl2sql={}",
+            address.engine().name(),
+            entry.include,
+            entry.exclude,
+            entry.limits.row_limit,
+            env!("CARGO_PKG_VERSION")
+        ))
     }
 
     /// Every database read and indexed, with `policies` and the demo's verified queries (a
     /// query of a database not opened is kept aside; one that no longer fits is dropped
-    /// with a notice).
+    /// with a notice); a project's reads through its schema cache ([`Sources::read_all`]).
     pub fn workspace(&self, policies: Policies) -> Result<Workspace, WorkspaceError> {
+        self.workspace_reporting(policies).map(|(w, _)| w)
+    }
+
+    /// [`Sources::workspace`], with what it did with the schema cache.
+    pub fn workspace_reporting(
+        &self,
+        policies: Policies,
+    ) -> Result<(Workspace, CacheReport), WorkspaceError> {
         let curated = match self {
             Sources::Project(p) => p.file.verified.clone(),
             _ => serde_json::from_str(DEMO_VERIFIED)
                 .map_err(|e| WorkspaceError::Config(format!("the demo's verified queries: {e}")))?,
         };
-        let openings = self
-            .open_all()
-            .map_err(|e| WorkspaceError::Unreadable(e.to_string()))?
+        let (reads, report) = self.read_all(false)?;
+        let openings = reads
             .into_iter()
-            .map(|(profile, datasource)| Opening {
-                profile,
-                datasource,
-                read_ahead: None,
+            .map(|r| Opening {
+                profile: r.profile,
+                datasource: r.datasource,
+                read_ahead: Some(r.read),
             })
             .collect();
-        pollster::block_on(Workspace::open(
+        let workspace = pollster::block_on(Workspace::open(
             openings,
             policies,
             curated,
             Rc::new(BuiltinEmbedder::default()),
-        ))
+        ))?;
+        Ok((workspace, report))
     }
 }
 

@@ -242,6 +242,7 @@ fn workspace(declared: nl2sql_core::curated::Curated) -> nl2sql_core::workspace:
             description: "A music store".into(),
             examples: vec![],
             verified: vec![],
+            notes: Default::default(),
         },
         datasource: Rc::new(chinook()),
         read_ahead: None,

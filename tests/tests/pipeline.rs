@@ -236,7 +236,7 @@ fn provider_failures_unanswerable_questions_and_bad_output_end_runs_cleanly() {
     assert_eq!(r.errors[0].error_code, ErrorCode::QuestionNotAnswerable);
     assert_eq!(r.usage.calls, 1, "no planner call after a refusal");
 
-    let q = "Show me something the model cannot plan.";
+    let q = "Show me something about the help desk the model cannot plan.";
     w.mock.add([
         Fixture::new(
             "answerability",

@@ -48,8 +48,10 @@ fn our_own_routing_questions() {
     assert_eq!(score.passed, score.total, "{}", score.failures.join("\n"));
 }
 
-/// Questions that name no table or column. The figures are the baseline recorded in
-/// docs/benchmarks.md ("Words people use"); the floors keep routing from sliding below it.
+/// Questions that name no table or column, routed with the demo databases' notes (their
+/// descriptions and the words people use for their tables, columns and values). The
+/// figures are in docs/benchmarks.md ("Words people use"); the floors keep routing from
+/// sliding below the measurement with the notes.
 #[test]
 fn routing_in_the_words_people_use() {
     let (index, embedder) = index();
@@ -62,17 +64,18 @@ fn routing_in_the_words_people_use() {
         println!("  {f}");
     }
     assert_eq!(score.total, 40);
-    assert!(score.top1 >= BASELINE_TOP1, "top-1 {}/40", score.top1);
+    assert!(score.top1 >= WITH_NOTES_TOP1, "top-1 {}/40", score.top1);
     assert!(
-        score.listed >= BASELINE_LISTED,
+        score.listed >= WITH_NOTES_LISTED,
         "recall@3 {}/40",
         score.listed
     );
 }
 
-/// The first run's figures on `routing_words.yaml`, before any change made for it.
-const BASELINE_TOP1: usize = 34;
-const BASELINE_LISTED: usize = 38;
+/// The figures on `routing_words.yaml` with the demo's notes; the first run, before them
+/// and before any change made for these questions, was top-1 34/40 and recall@3 38/40.
+const WITH_NOTES_TOP1: usize = 39;
+const WITH_NOTES_LISTED: usize = 40;
 
 #[test]
 fn retrieval_recall_on_the_chinook_suite() {

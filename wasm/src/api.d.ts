@@ -14,6 +14,8 @@ export interface DatasourceInput {
   bytes: Uint8Array | ArrayBuffer;
   /** Questions it answers, to help routing. */
   examples?: string[];
+  /** What its tables, columns and values are called and mean, and its business terms: found by routing and retrieval, shown to the planner. */
+  notes?: Notes;
 }
 
 /** Where model calls go. The key stays in memory; it is never in a result or a trace. */

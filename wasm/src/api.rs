@@ -305,12 +305,14 @@ fn database_file(d: &JsValue) -> Result<DatabaseFile, JsValue> {
         ));
     };
     let examples = strings(&field(d, "examples"));
+    let notes = from_js(&field(d, "notes"))?.unwrap_or_default();
     Ok(DatabaseFile {
         description: field(d, "description").as_string().unwrap_or_default(),
         id,
         examples,
         bytes,
         read_ahead: None,
+        notes,
     })
 }
 

@@ -544,7 +544,12 @@ values: Array<ValueHint>,
 /**
  * True when the whole (readable) schema was sent without searching.
  */
-full_snapshot: boolean, };
+full_snapshot: boolean, 
+/**
+ * What the datasource's notes say about the tables and columns shown, and the terms
+ * about them: the lines the planner reads under the schema.
+ */
+notes?: Array<string>, };
 
 /**
  * A value the question names.
@@ -582,7 +587,7 @@ score: number, };
 /**
  * How a question's words matched a value.
  */
-export type MatchKind = "exact" | "case_insensitive" | "fuzzy" | "word";
+export type MatchKind = "exact" | "case_insensitive" | "synonym" | "fuzzy" | "word";
 
 /**
  * The decomposer's answer.
@@ -1006,6 +1011,71 @@ referenced_table: string,
  * The referenced columns, paired with `columns` by position.
  */
 referenced_columns: Array<string>, };
+
+/**
+ * A datasource's notes, as its configuration gives them.
+ */
+export type Notes = { 
+/**
+ * Per table name.
+ */
+tables: { [key in string]: TableNotes }, 
+/**
+ * Business terms.
+ */
+terms: Array<Term>, };
+
+/**
+ * What a table is, in words.
+ */
+export type TableNotes = { 
+/**
+ * What one row is.
+ */
+description: string, 
+/**
+ * Other names people give it ("visit" for `sessions`).
+ */
+synonyms: Array<string>, 
+/**
+ * Per column name.
+ */
+columns: { [key in string]: ColumnNotes }, };
+
+/**
+ * What a column holds, in words.
+ */
+export type ColumnNotes = { 
+/**
+ * What it holds.
+ */
+description: string, 
+/**
+ * Other names people give it.
+ */
+synonyms: Array<string>, 
+/**
+ * Per stored value, the words people use for it.
+ */
+values: { [key in string]: Array<string> }, };
+
+/**
+ * A term of the business and what it means in this data.
+ */
+export type Term = { 
+/**
+ * The word or phrase ("bounce").
+ */
+term: string, 
+/**
+ * What it means, in the data's terms ("a session with exactly one page view").
+ */
+means: string, 
+/**
+ * The tables it is about: it is found through them, and shown only to callers who
+ * may read them all.
+ */
+tables: Array<string>, };
 
 /**
  * The broad kind of a column's values; what the validator and the planner reason with.

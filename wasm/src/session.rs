@@ -67,6 +67,8 @@ pub struct DatabaseFile {
     /// Its schema and values read ahead of time, when the caller checked they belong to
     /// these bytes (a [`nl2sql_core::workspace::Catalogue`] entry); `None`: read here.
     pub read_ahead: Option<ReadSource>,
+    /// What its tables, columns and values are called and mean.
+    pub notes: nl2sql_core::index::Notes,
 }
 
 /// Opens `files` with `policies` and the verified queries `curated` (those naming a
@@ -112,6 +114,7 @@ pub async fn demo_session(
             examples: d.examples.iter().map(|q| q.to_string()).collect(),
             bytes,
             read_ahead,
+            notes: nl2sql_core::demo::demo_notes(d.id),
         })
         .collect();
     open_session(sqljs, files, Policies::demo(), curated, provider, run).await
@@ -141,6 +144,7 @@ fn open_file(
         id: file.id,
         description: file.description,
         examples: file.examples,
+        notes: file.notes,
     };
     Ok(Opening {
         profile,

@@ -117,7 +117,10 @@ fn bench(project: &Project) -> Result<(), Failure> {
             ],
         )
         .run("cargo bench")?;
-    println!("\n==> the pipeline natively: non-model overhead, prompt tokens (release)");
+    println!(
+        "\n==> the pipeline natively: non-model overhead, prompt tokens; the 500-table schema \
+         (release)"
+    );
     project
         .command(
             "cargo",
@@ -128,6 +131,8 @@ fn bench(project: &Project) -> Result<(), Failure> {
                 "--release",
                 "--test",
                 "pipeline",
+                "--test",
+                "large_schema",
                 "--",
                 "--ignored",
                 "--nocapture",

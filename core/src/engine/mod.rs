@@ -923,6 +923,7 @@ impl<'a> Engine<'a> {
                         columns: vec![],
                         values: vec![],
                         full_snapshot: false,
+                        notes: vec![],
                     },
                     retrieved: retrieved_at,
                     plan: Err(e.into_error(Node::SchemaRetriever)),

@@ -10,6 +10,7 @@
 mod breaker;
 mod embed;
 mod fasthash;
+mod notes;
 mod retrieve;
 mod route;
 mod store;
@@ -18,6 +19,7 @@ mod values;
 
 pub use breaker::{CircuitBreaker, Clock, GuardedEmbedder};
 pub use embed::{similarity, BuiltinEmbedder, EmbedError, Embedder, Vector};
+pub use notes::{ColumnNotes, Notes, TableNotes, Term};
 pub use retrieve::{render, retrieve, Retrieval, RetrieveSettings};
 pub use route::{route, Dropped, PoolEntry, RouteSettings, Routing, SignalRecord};
 pub use store::{

@@ -3,6 +3,7 @@
 
 use super::embed::{EmbedError, Embedder};
 use super::store::{EntryKind, SchemaIndex};
+use super::text::terms;
 use super::values::ValueHint;
 use crate::policy::Scope;
 use crate::schema::{SchemaSnapshot, Table, TypeCategory};
@@ -19,6 +20,14 @@ pub struct RetrieveSettings {
     /// from one table. With `table_k` 2, measured on the reference Chinook suite: every
     /// needed table, 97.4 % of needed columns, 21.6 columns sent per question.
     pub column_k: usize,
+    /// At most this many tables the column search brings beyond the table search's: in a
+    /// large schema a word such as "cost" names a column of dozens of tables.
+    pub column_tables: usize,
+    /// The schema as the planner's prompt shows it stays under this many characters (about
+    /// 2,000 tokens), so that with its instructions and the plan's JSON Schema the
+    /// planner's input stays under 4,000 tokens however large the schema: the tables the
+    /// column search brought go first, the last-ranked first.
+    pub schema_chars: usize,
 }
 
 impl Default for RetrieveSettings {
@@ -27,6 +36,8 @@ impl Default for RetrieveSettings {
             full_snapshot_max_tables: 15,
             table_k: 2,
             column_k: 10,
+            column_tables: 5,
+            schema_chars: 6_000,
         }
     }
 }
@@ -45,6 +56,10 @@ pub struct Retrieval {
     pub values: Vec<ValueHint>,
     /// True when the whole (readable) schema was sent without searching.
     pub full_snapshot: bool,
+    /// What the datasource's notes say about the tables and columns shown, and the terms
+    /// about them: the lines the planner reads under the schema.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Retrieves the schema for `question` in `datasource`. Tables the scope hides never appear.
@@ -69,7 +84,7 @@ pub async fn retrieve(
         .collect();
     let values = index.values().link(question, Some(datasource), scope, 10);
     if readable.len() <= settings.full_snapshot_max_tables && !force_search {
-        return Ok(Retrieval {
+        let whole = Retrieval {
             datasource: datasource.to_string(),
             tables: readable.iter().map(|t| t.name.clone()).collect(),
             columns: readable
@@ -80,65 +95,151 @@ pub async fn retrieve(
                         .map(move |c| format!("{}.{}", t.name, c.name))
                 })
                 .collect(),
-            values,
+            values: values.clone(),
             full_snapshot: true,
-        });
+            notes: Vec::new(),
+        };
+        let whole = with_notes(index, whole, scope);
+        // A few tables that are very wide are searched like a large schema.
+        if render(schema, &whole).len() <= settings.schema_chars {
+            return Ok(whole);
+        }
     }
     let query = index.embed_query(embedder, question).await?;
     let visible = index.visibility(scope);
-    let mut tables: Vec<String> = Vec::new();
+    let mut chosen: Vec<String> = Vec::new();
     let mut columns: Vec<(String, String)> = Vec::new();
     let add_table = |tables: &mut Vec<String>, t: &str| {
         if !tables.iter().any(|x| x == t) {
             tables.push(t.to_string());
         }
     };
-    for h in index.search_visible(
-        &query,
-        EntryKind::Table,
-        Some(datasource),
-        &visible,
-        Some(settings.table_k),
-    ) {
-        if let Some(t) = &h.entry.table {
-            add_table(&mut tables, t);
+    // A table may have several entries (its name, its description, its other names): the
+    // best `table_k` tables, not entries.
+    for h in index.search_visible(&query, EntryKind::Table, Some(datasource), &visible, None) {
+        if chosen.len() == settings.table_k {
+            break;
         }
+        if let Some(t) = &h.entry.table {
+            add_table(&mut chosen, t);
+        }
+    }
+    // A table the question names outright (every word of its name, stemmed, is one of the
+    // question's) is chosen too, the longest names first: among hundreds of tables the two
+    // nearest vectors may be its neighbours (`ad_group` for "ads and their clicks").
+    let asked: std::collections::BTreeSet<String> = terms(question).into_iter().collect();
+    let notes = index.notes(datasource);
+    let mut named: Vec<(&str, usize)> = readable
+        .iter()
+        .filter_map(|t| {
+            // Its name, or another name its notes give it.
+            let other = notes.and_then(|n| n.tables.get(&t.name));
+            std::iter::once(&t.name)
+                .chain(other.into_iter().flat_map(|o| &o.synonyms))
+                .map(|name| terms(name))
+                .filter(|words| !words.is_empty() && words.iter().all(|w| asked.contains(w)))
+                .map(|words| words.len())
+                .max()
+                .map(|words| (t.name.as_str(), words))
+        })
+        .collect();
+    named.sort_by_key(|(_, words)| std::cmp::Reverse(*words));
+    for (t, _) in named.into_iter().take(NAMED_TABLES) {
+        add_table(&mut chosen, t);
     }
     // The best columns, at most seven in ten from one table: a column's entry names its
     // table, so a question naming one table ("tickets") would otherwise fill the list with
     // that table's columns and crowd out the one column of another it also needs.
     let per_table = (settings.column_k * 7 / 10).max(1);
     let mut from_search: Vec<(String, String)> = Vec::new();
-    for h in index.search_visible(
-        &query,
-        EntryKind::Column,
-        Some(datasource),
-        &visible,
-        Some(settings.column_k * 3),
-    ) {
+    // The tables the column search brings, best first: the first to go when the schema
+    // would not fit the prompt.
+    let mut brought: Vec<String> = Vec::new();
+    // All hits, best first, until `column_k` columns are taken: a column may have several
+    // entries, and one table's many may come before another table's one.
+    for h in index.search_visible(&query, EntryKind::Column, Some(datasource), &visible, None) {
+        if from_search.len() == settings.column_k {
+            break;
+        }
         let (Some(t), Some(c)) = (&h.entry.table, &h.entry.column) else {
             continue;
         };
+        // A column may have several entries too.
+        if from_search.iter().any(|(x, y)| x == t && y == c) {
+            continue;
+        }
         let same_table = from_search.iter().filter(|(x, _)| x == t).count();
-        if from_search.len() < settings.column_k && same_table < per_table {
+        let new_table = !chosen.contains(t) && !brought.contains(t);
+        if from_search.len() < settings.column_k
+            && same_table < per_table
+            && !(new_table && brought.len() >= settings.column_tables)
+        {
+            if new_table {
+                brought.push(t.clone());
+            }
             from_search.push((t.clone(), c.clone()));
         }
     }
-    for (t, c) in from_search {
-        add_table(&mut tables, &t);
-        columns.push((t, c));
-    }
-    // A value the question names brings its column; a fuzzy match stays a hint only.
+    // A value the question names brings its column, and its table when the value is
+    // specific (held by few columns): "Iron Maiden" brings the artists, but "approved",
+    // held by every status column of a large schema, only points into tables the search
+    // chose. A fuzzy match stays a hint only.
+    let spread = |v: &ValueHint| {
+        values
+            .iter()
+            .filter(|o| o.value.eq_ignore_ascii_case(&v.value))
+            .count()
+    };
     for v in values
         .iter()
         .filter(|v| v.matched != super::values::MatchKind::Fuzzy)
     {
-        add_table(&mut tables, &v.table);
-        columns.push((v.table.clone(), v.column.clone()));
+        let known = chosen.contains(&v.table) || brought.contains(&v.table);
+        if spread(v) <= SPECIFIC_VALUE_COLUMNS || known {
+            add_table(&mut chosen, &v.table);
+            brought.retain(|b| b != &v.table);
+            columns.push((v.table.clone(), v.column.clone()));
+        }
     }
+    columns.extend(from_search);
+    loop {
+        let mut tables = chosen.clone();
+        tables.extend(brought.iter().cloned());
+        let retrieval = with_notes(
+            index,
+            assemble(datasource, schema, tables, &columns, &values, scope),
+            scope,
+        );
+        // The schema fits the prompt, or nothing is left to give up.
+        if brought.is_empty() || render(schema, &retrieval).len() <= settings.schema_chars {
+            return Ok(retrieval);
+        }
+        if let Some(last) = brought.pop() {
+            columns.retain(|(t, _)| *t != last);
+        }
+    }
+}
+
+/// The retrieval of `tables` (bridged, then each with its keys and labels) and `columns`,
+/// in schema order, with the value hints about tables it shows.
+fn assemble(
+    datasource: &str,
+    schema: &SchemaSnapshot,
+    mut tables: Vec<String>,
+    picked: &[(String, String)],
+    values: &[ValueHint],
+    scope: &Scope<'_>,
+) -> Retrieval {
     for bridge in bridges(schema, &tables, scope) {
-        add_table(&mut tables, &bridge);
+        if !tables.contains(&bridge) {
+            tables.push(bridge);
+        }
     }
+    let mut columns: Vec<(String, String)> = picked
+        .iter()
+        .filter(|(t, _)| tables.contains(t))
+        .cloned()
+        .collect();
     // Every chosen table brings the keys it joins on and the columns that label its rows.
     for t in &tables {
         let Some(table) = schema.table(t) else {
@@ -201,17 +302,45 @@ pub async fn retrieve(
             }
         }
     }
-    Ok(Retrieval {
+    Retrieval {
         datasource: datasource.to_string(),
         tables: ordered_tables,
         columns: ordered_columns,
-        values,
+        // Hints only about tables the planner is shown.
+        values: values
+            .iter()
+            .filter(|v| tables.contains(&v.table))
+            .cloned()
+            .collect(),
         full_snapshot: false,
-    })
+        notes: Vec::new(),
+    }
 }
 
-/// Tables on the shortest foreign-key path between chosen tables, so a join is always
-/// possible: one breadth-first search over the readable key graph from each chosen table.
+/// `retrieval` with the notes about what it shows, for a caller in `scope`.
+fn with_notes(index: &SchemaIndex, mut retrieval: Retrieval, scope: &Scope<'_>) -> Retrieval {
+    if let Some(notes) = index.notes(&retrieval.datasource) {
+        let readable = |t: &str| scope.can_read(&retrieval.datasource, t);
+        retrieval.notes = notes.lines(&retrieval.tables, &retrieval.columns, &readable);
+    }
+    retrieval
+}
+
+/// At most this many tables are chosen for being named in the question.
+const NAMED_TABLES: usize = 3;
+
+/// A value held by at most this many of the datasource's columns (as linked) is specific
+/// enough to bring its table into the schema the planner sees.
+const SPECIFIC_VALUE_COLUMNS: usize = 2;
+
+/// At most this many tables stand between two chosen ones on a bridge: a path longer than
+/// that joins tables whose question rarely needs the join, and in a large schema it would
+/// fill the prompt with the tables along it.
+const BRIDGE_LENGTH: usize = 3;
+
+/// Tables on the shortest foreign-key path between chosen tables, so a join is possible:
+/// one breadth-first search over the readable key graph from each chosen table; paths with
+/// more than [`BRIDGE_LENGTH`] tables between are left out.
 fn bridges(schema: &SchemaSnapshot, chosen: &[String], scope: &Scope<'_>) -> Vec<String> {
     let names: Vec<&str> = schema.tables.iter().map(|t| t.name.as_str()).collect();
     let index_of = |name: &str| names.iter().position(|n| n.eq_ignore_ascii_case(name));
@@ -252,12 +381,21 @@ fn bridges(schema: &SchemaSnapshot, chosen: &[String], scope: &Scope<'_>) -> Vec
             frontier = next;
         }
         for &to in &targets[k + 1..] {
+            let mut between = Vec::new();
             let mut at = to;
             while let Some(p) = previous[at] {
-                if p != from && !targets.contains(&p) && !extra.contains(&p) {
-                    extra.push(p);
+                if p != from {
+                    between.push(p);
                 }
                 at = p;
+            }
+            if between.len() > BRIDGE_LENGTH {
+                continue;
+            }
+            for p in between {
+                if !targets.contains(&p) && !extra.contains(&p) {
+                    extra.push(p);
+                }
             }
         }
     }
@@ -301,7 +439,7 @@ pub fn render(schema: &SchemaSnapshot, retrieval: &Retrieval) -> String {
                     if c.stats.distinct_count <= crate::schema::SAMPLE_ALL_MAX
                         && !c.stats.sample_values.is_empty() =>
                 {
-                    part.push_str(&format!(" e.g. {}", c.stats.sample_values.join(" | ")));
+                    part.push_str(&format!(" e.g. {}", samples(&c.stats.sample_values)));
                 }
                 TypeCategory::Number | TypeCategory::Temporal if !key => {
                     if let (Some(min), Some(max)) = (&c.stats.min, &c.stats.max) {
@@ -316,6 +454,31 @@ pub fn render(schema: &SchemaSnapshot, retrieval: &Retrieval) -> String {
     }
     for v in &retrieval.values {
         out.push_str(&format!("value: {}\n", v.render()));
+    }
+    if !retrieval.notes.is_empty() {
+        out.push_str("Notes:\n");
+        for line in &retrieval.notes {
+            out.push_str(&format!("- {line}\n"));
+        }
+    }
+    out
+}
+
+/// At most this many characters of a column's sample values in the prompt: enough for the
+/// categories a question names (Chinook's 25 genres fit), not a page of names.
+const SAMPLE_CHARS: usize = 200;
+
+/// Sample values joined by ` | `, cut before [`SAMPLE_CHARS`] with `…` when there are more.
+fn samples(values: &[String]) -> String {
+    let mut out = String::new();
+    for (i, v) in values.iter().enumerate() {
+        let sep = if i == 0 { "" } else { " | " };
+        if out.chars().count() + sep.len() + v.chars().count() > SAMPLE_CHARS {
+            out.push_str(" | …");
+            break;
+        }
+        out.push_str(sep);
+        out.push_str(v);
     }
     out
 }

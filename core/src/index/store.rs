@@ -60,6 +60,8 @@ pub struct DatasourceProfile {
     pub examples: Vec<String>,
     /// Its verified queries' descriptions and phrasings, for the verified signal.
     pub verified: Vec<VerifiedPhrase>,
+    /// What its owner says about its tables, columns, values and terms.
+    pub notes: super::Notes,
 }
 
 /// One description or phrasing of a verified query.
@@ -114,6 +116,10 @@ pub struct SchemaIndex {
     vectors: Vec<Vector>,
     schemas: Vec<SchemaSnapshot>,
     values: ValueIndex,
+    /// Each datasource's notes, as far as they fit its schema.
+    notes: Vec<(String, super::Notes)>,
+    /// The parts of the notes left out, each in a sentence.
+    dropped: Vec<String>,
 }
 
 /// A search hit: an entry and its similarity to the query.
@@ -159,11 +165,15 @@ impl SchemaIndex {
     /// index already read from the databases.
     pub async fn build(
         profiles: &[(DatasourceProfile, SchemaSnapshot)],
-        values: ValueIndex,
+        mut values: ValueIndex,
         embedder: &dyn Embedder,
     ) -> Result<SchemaIndex, EmbedError> {
         let mut entries = Vec::new();
+        let mut notes = Vec::new();
+        let mut dropped = Vec::new();
         for (profile, schema) in profiles {
+            let (fitting, left_out) = profile.notes.fitting(schema);
+            dropped.extend(left_out);
             let ds = &profile.id;
             let entry = |kind, table: Option<&str>, column: Option<&str>, text: String| Entry {
                 kind,
@@ -201,6 +211,35 @@ impl SchemaIndex {
                     ));
                 }
             }
+            // The words people use are entries of their own: a table is found by its
+            // description or another name as by its own.
+            for (table, t) in &fitting.tables {
+                let said = std::iter::once(&t.description).chain(&t.synonyms);
+                for text in said.filter(|s| !s.trim().is_empty()) {
+                    entries.push(entry(EntryKind::Table, Some(table), None, text.clone()));
+                }
+                for (column, c) in &t.columns {
+                    let said = std::iter::once(&c.description).chain(&c.synonyms);
+                    for text in said.filter(|s| !s.trim().is_empty()) {
+                        entries.push(entry(
+                            EntryKind::Column,
+                            Some(table),
+                            Some(column),
+                            format!("{table} {text}"),
+                        ));
+                    }
+                    for (value, words) in &c.values {
+                        values.alias(ds, table, column, value, words);
+                    }
+                }
+            }
+            for term in &fitting.terms {
+                for table in &term.tables {
+                    let text = format!("{}: {}", term.term, term.means);
+                    entries.push(entry(EntryKind::Table, Some(table), None, text));
+                }
+            }
+            notes.push((ds.clone(), fitting));
         }
         let texts: Vec<String> = entries.iter().map(|e| e.text.clone()).collect();
         let vectors = embedder.embed(&texts).await?;
@@ -217,7 +256,23 @@ impl SchemaIndex {
             vectors,
             schemas: profiles.iter().map(|(_, s)| s.clone()).collect(),
             values,
+            notes,
+            dropped,
         })
+    }
+
+    /// A datasource's notes, as far as they fit its schema.
+    pub fn notes(&self, datasource: &str) -> Option<&super::Notes> {
+        self.notes
+            .iter()
+            .find(|(d, _)| d == datasource)
+            .map(|(_, n)| n)
+    }
+
+    /// The parts of the datasources' notes that did not fit their schemas and were left
+    /// out, each in a sentence.
+    pub fn dropped_notes(&self) -> &[String] {
+        &self.dropped
     }
 
     /// Reads each datasource's schema and text values (up to `value_cap` per column) and

@@ -14,6 +14,7 @@ fn index() -> (SchemaIndex, BuiltinEmbedder) {
             reads: vec!["Employee".into(), "Customer".into()],
             text: "Which sales support agents look after the most customers?".into(),
         }],
+        notes: Default::default(),
     };
     let mut values = ValueIndex::default();
     values.add(

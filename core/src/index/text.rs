@@ -140,11 +140,16 @@ pub fn stem(word: &str) -> String {
             return base + &suffix[..suffix.len() - 2];
         }
     }
+    // `bonuses`, `statuses`; a shorter word (`causes`) is a plain plural.
+    if let Some(base) = strip("uses", 3) {
+        return base + "us";
+    }
     if word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {
         return word.to_string();
     }
+    // A plural folds to its singular's stem, so `hearings` and `hearing` agree.
     if let Some(base) = strip("s", 3) {
-        return base;
+        return stem(&base);
     }
     if let Some(base) = strip("ing", 4) {
         return undouble(base);
@@ -234,6 +239,11 @@ mod tests {
         assert_eq!(stem("matches"), "match");
         assert_eq!(stem("status"), "status");
         assert_eq!(stem("business"), "business");
+        assert_eq!(stem("bonuses"), "bonus");
+        assert_eq!(stem("statuses"), stem("status"));
+        assert_eq!(stem("causes"), stem("cause"));
+        assert_eq!(stem("hearings"), stem("hearing"));
+        assert_eq!(stem("ratings"), stem("rating"));
         assert_eq!(
             terms("How many tracks are in each genre?"),
             ["track", "genre"]

@@ -35,6 +35,9 @@ pub enum MatchKind {
     Exact,
     /// Up to letter case.
     CaseInsensitive,
+    /// The words are one of the value's synonyms, as the datasource's notes give them
+    /// ("waiting" for `pending`).
+    Synonym,
     /// Closely (character trigrams), e.g. a misspelling.
     Fuzzy,
     /// One content word of the question is a word of a category ("refunds" for the
@@ -50,6 +53,7 @@ impl MatchKind {
             MatchKind::CaseInsensitive => "case_insensitive",
             MatchKind::Fuzzy => "fuzzy",
             MatchKind::Word => "word",
+            MatchKind::Synonym => "synonym",
         }
     }
 }
@@ -98,6 +102,8 @@ pub struct ValueIndex {
     gram_counts: Vec<Vec<u32>>,
     /// Stemmed content word → (column, value) positions, for categorical columns only.
     words: FastMap<String, Vec<(usize, usize)>>,
+    /// A value's synonym, lower-cased → (column, value) positions.
+    aliases: FastMap<String, Vec<(usize, usize)>>,
 }
 
 /// Words shorter than this say too little to name a category ("app", "new").
@@ -260,6 +266,33 @@ impl ValueIndex {
         }
     }
 
+    /// Gives `value` of `datasource.table.column` the synonyms `words`; a value the
+    /// column does not hold (as read) is left alone.
+    pub fn alias(
+        &mut self,
+        datasource: &str,
+        table: &str,
+        column: &str,
+        value: &str,
+        words: &[String],
+    ) {
+        let Some(ci) = self.columns.iter().position(|c| {
+            c.datasource == datasource
+                && c.table.eq_ignore_ascii_case(table)
+                && c.column.eq_ignore_ascii_case(column)
+        }) else {
+            return;
+        };
+        let Some(vi) = self.columns[ci].values.iter().position(|v| v == value) else {
+            return;
+        };
+        for word in words.iter().map(|w| w.trim().to_lowercase()) {
+            if !word.is_empty() {
+                self.aliases.entry(word).or_default().push((ci, vi));
+            }
+        }
+    }
+
     /// How many values the index holds.
     pub fn len(&self) -> usize {
         self.columns.iter().map(|c| c.values.len()).sum()
@@ -377,7 +410,9 @@ impl ValueIndex {
                     let found = if fuzzy {
                         self.fuzzy(&span, &visible, all_visible)
                     } else {
-                        self.exact(&span, &visible)
+                        let mut found = self.exact(&span, &visible);
+                        found.extend(self.synonyms(&span, &visible));
+                        found
                     };
                     if found.is_empty() {
                         continue;
@@ -439,6 +474,16 @@ impl ValueIndex {
             matched,
             score,
         }
+    }
+
+    fn synonyms(&self, span: &str, visible: &dyn Fn(usize) -> bool) -> Vec<ValueHint> {
+        self.aliases
+            .get(&span.to_lowercase())
+            .into_iter()
+            .flatten()
+            .filter(|(ci, _)| visible(*ci))
+            .map(|&(ci, vi)| self.hint(ci, vi, span, MatchKind::Synonym, 1.0))
+            .collect()
     }
 
     fn exact(&self, span: &str, visible: &dyn Fn(usize) -> bool) -> Vec<ValueHint> {

@@ -45,6 +45,7 @@ pub fn DatasourcesPage() -> impl IntoView {
                         examples: vec![],
                         bytes,
                         read_ahead: None,
+                        notes: Default::default(),
                     },
                 )
                 .await

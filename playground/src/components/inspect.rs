@@ -106,6 +106,7 @@ pub fn RetrievalTables(retrieval: Retrieval) -> impl IntoView {
         columns,
         values,
         full_snapshot,
+        notes,
     } = retrieval;
     view! {
         <div class="retrieval" data-datasource=datasource.clone()>
@@ -125,6 +126,11 @@ pub fn RetrievalTables(retrieval: Retrieval) -> impl IntoView {
                         </tr>
                     }).collect_view()}</tbody>
                 </table>
+            })}
+            {(!notes.is_empty()).then(|| view! {
+                <ul class="retrieved-notes">
+                    {notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+                </ul>
             })}
         </div>
     }

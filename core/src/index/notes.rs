@@ -1,0 +1,231 @@
+//! The words people use: what a datasource's owner says about its tables, columns and
+//! values, and the business terms of its domain — a light semantic layer. Descriptions and
+//! synonyms become entries of the index (routing and retrieval find a table by them), value
+//! synonyms link a question's word to a stored value ("waiting" → `status = 'pending'`),
+//! and the planner's prompt shows the notes of the tables it is given.
+
+use crate::schema::SchemaSnapshot;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A datasource's notes, as its configuration gives them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct Notes {
+    /// Per table name.
+    #[serde(default)]
+    pub tables: BTreeMap<String, TableNotes>,
+    /// Business terms.
+    #[serde(default)]
+    pub terms: Vec<Term>,
+}
+
+/// What a table is, in words.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct TableNotes {
+    /// What one row is.
+    #[serde(default)]
+    pub description: String,
+    /// Other names people give it ("visit" for `sessions`).
+    #[serde(default)]
+    pub synonyms: Vec<String>,
+    /// Per column name.
+    #[serde(default)]
+    pub columns: BTreeMap<String, ColumnNotes>,
+}
+
+/// What a column holds, in words.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct ColumnNotes {
+    /// What it holds.
+    #[serde(default)]
+    pub description: String,
+    /// Other names people give it.
+    #[serde(default)]
+    pub synonyms: Vec<String>,
+    /// Per stored value, the words people use for it.
+    #[serde(default)]
+    pub values: BTreeMap<String, Vec<String>>,
+}
+
+/// A term of the business and what it means in this data.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct Term {
+    /// The word or phrase ("bounce").
+    pub term: String,
+    /// What it means, in the data's terms ("a session with exactly one page view").
+    pub means: String,
+    /// The tables it is about: it is found through them, and shown only to callers who
+    /// may read them all.
+    #[serde(default)]
+    pub tables: Vec<String>,
+}
+
+impl Notes {
+    /// True when there is nothing in them.
+    pub fn is_empty(&self) -> bool {
+        self.tables.is_empty() && self.terms.is_empty()
+    }
+
+    /// The notes that fit `schema`, spelled as it declares its names, and a sentence for
+    /// each part left out (a table, column or value it does not have; a term about no table
+    /// it has). Matched as SQLite matches names, without regard to case.
+    pub fn fitting(&self, schema: &SchemaSnapshot) -> (Notes, Vec<String>) {
+        let mut kept = Notes::default();
+        let mut dropped = Vec::new();
+        let id = &schema.datasource_id;
+        for (name, notes) in &self.tables {
+            let Some(table) = schema.table(name) else {
+                dropped.push(format!("the notes of {id}.{name}: it has no such table"));
+                continue;
+            };
+            let mut fit = TableNotes {
+                description: notes.description.clone(),
+                synonyms: notes.synonyms.clone(),
+                columns: BTreeMap::new(),
+            };
+            for (column, notes) in &notes.columns {
+                let Some(col) = table.column(column) else {
+                    dropped.push(format!(
+                        "the notes of {id}.{}.{column}: it has no such column",
+                        table.name
+                    ));
+                    continue;
+                };
+                let mut values = notes.values.clone();
+                if !values.is_empty() && col.category != crate::schema::TypeCategory::Text {
+                    dropped.push(format!(
+                        "the value words of {id}.{}.{}: it is not a text column",
+                        table.name, col.name
+                    ));
+                    values.clear();
+                }
+                fit.columns.insert(
+                    col.name.clone(),
+                    ColumnNotes {
+                        description: notes.description.clone(),
+                        synonyms: notes.synonyms.clone(),
+                        values,
+                    },
+                );
+            }
+            kept.tables.insert(table.name.clone(), fit);
+        }
+        for term in &self.terms {
+            let tables: Vec<String> = term
+                .tables
+                .iter()
+                .filter_map(|t| schema.table(t).map(|t| t.name.clone()))
+                .collect();
+            if tables.len() != term.tables.len() || tables.is_empty() {
+                dropped.push(format!(
+                    "the term {:?} of {id}: it must name tables {id} has",
+                    term.term
+                ));
+                continue;
+            }
+            kept.terms.push(Term {
+                term: term.term.clone(),
+                means: term.means.clone(),
+                tables,
+            });
+        }
+        (kept, dropped)
+    }
+
+    /// The lines the planner is shown for `tables` and `columns` (`Table.Column`): each
+    /// table's and column's description and other names, and the terms about those tables
+    /// that `readable` lets the caller see whole.
+    pub fn lines(
+        &self,
+        tables: &[String],
+        columns: &[String],
+        readable: &dyn Fn(&str) -> bool,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        let said = |description: &str, synonyms: &[String]| -> Option<String> {
+            let mut text = description.trim().to_string();
+            if !synonyms.is_empty() {
+                if !text.is_empty() {
+                    text.push(' ');
+                }
+                text.push_str(&format!("(also called: {})", synonyms.join(", ")));
+            }
+            (!text.is_empty()).then_some(text)
+        };
+        for (name, notes) in &self.tables {
+            if !tables.contains(name) {
+                continue;
+            }
+            if let Some(text) = said(&notes.description, &notes.synonyms) {
+                out.push(format!("{name}: {text}"));
+            }
+            for (column, c) in &notes.columns {
+                let at = format!("{name}.{column}");
+                if !columns.contains(&at) {
+                    continue;
+                }
+                if let Some(text) = said(&c.description, &c.synonyms) {
+                    out.push(format!("{at}: {text}"));
+                }
+            }
+        }
+        for term in &self.terms {
+            let about_shown = term.tables.iter().any(|t| tables.contains(t));
+            if about_shown && term.tables.iter().all(|t| readable(t)) {
+                out.push(format!("\"{}\" means {}", term.term, term.means.trim()));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixtures::schema as snapshot;
+
+    #[test]
+    fn notes_that_name_what_the_schema_lacks_are_dropped_alone_and_said() {
+        let schema = snapshot();
+        let table = schema.tables[0].name.clone();
+        let column = schema.tables[0].columns[0].name.clone();
+        let mut notes = Notes::default();
+        notes.tables.insert(
+            table.to_uppercase(),
+            TableNotes {
+                description: "One row per thing.".into(),
+                synonyms: vec!["thing".into()],
+                columns: [
+                    (column.to_uppercase(), ColumnNotes::default()),
+                    ("nope".to_string(), ColumnNotes::default()),
+                ]
+                .into_iter()
+                .collect(),
+            },
+        );
+        notes.tables.insert("ghost".into(), TableNotes::default());
+        notes.terms.push(Term {
+            term: "churn".into(),
+            means: "leaving".into(),
+            tables: vec!["ghost".into()],
+        });
+        let (kept, dropped) = notes.fitting(&schema);
+        assert_eq!(kept.tables.keys().collect::<Vec<_>>(), vec![&table]);
+        assert!(kept.tables[&table].columns.contains_key(&column));
+        assert_eq!(dropped.len(), 3, "{dropped:?}");
+        assert!(kept.terms.is_empty());
+        let lines = kept.lines(std::slice::from_ref(&table), &[], &|_| true);
+        assert_eq!(
+            lines,
+            vec![format!("{table}: One row per thing. (also called: thing)")]
+        );
+    }
+}
