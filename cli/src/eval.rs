@@ -7,12 +7,11 @@
 //! - `full`: the real provider, with a spending cap.
 
 use crate::ask::{ModelArgs, ProviderName};
-use crate::routing::{build_index, embed_failure_text};
+use crate::routing::{embed_failure_text, read_and_index};
 use crate::{choice_name, Failure};
 use clap::ValueEnum;
 use nl2sql_core::catalog::Assembled;
 use nl2sql_core::config::{AnswerConfig, RunConfig};
-use nl2sql_core::demo::DEMO_DATABASES;
 use nl2sql_core::engine::{AskOptions, Engine, Parts, QueryResult};
 use nl2sql_core::error::Node;
 use nl2sql_core::eval::Gold;
@@ -20,7 +19,7 @@ use nl2sql_core::index::{retrieve, route, BuiltinEmbedder, RetrieveSettings, Rou
 use nl2sql_core::policy::Policies;
 use nl2sql_core::Datasource;
 use nl2sql_native::WallClock;
-use nl2sql_native::{BlockingTransport, MemoryScratch, SqliteFile};
+use nl2sql_native::{BlockingTransport, MemoryScratch};
 use nl2sql_suite::{gold_plan_fixtures, score, Case, Scored, Suite};
 use serde_json::{json, Value as Json};
 use sha2::{Digest, Sha256};
@@ -56,9 +55,8 @@ pub struct Args {
     /// Print the record as JSON
     #[arg(long)]
     json: bool,
-    /// The folder holding the demo databases
-    #[arg(long, value_name = "DIR", default_value = "data")]
-    data: PathBuf,
+    #[command(flatten)]
+    dbs: crate::DbArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -88,15 +86,24 @@ pub fn run(o: &Args) -> Result<(), Failure> {
         .filter(|c| c.status == "approved")
         .collect();
     let embedder = BuiltinEmbedder::default();
-    let index = build_index(&nl2sql_native::Sources::Demo(o.data.clone()), &embedder)
+    let sources = o.dbs.sources()?;
+    let (datasources, index) = read_and_index(&sources, &embedder)
         .map_err(|e| Failure::Runtime(embed_failure_text(e)))?;
+    // Refusals name nothing, as in the reference's evaluations.
+    let policies = Policies {
+        refusal_names_tables: false,
+        ..sources.policies()
+    };
     let started = Instant::now();
     let (metrics, board, stopped, models) = match o.mode {
         Mode::Retrieval => {
-            let (m, b) = retrieval(&cases, &index, &embedder, &o.roles)?;
+            let (m, b) = retrieval(&cases, &index, &embedder, &policies, &o.roles)?;
             (m, b, false, json!({}))
         }
-        Mode::Plans | Mode::Full => answers(o, &cases, &index, &embedder)?,
+        Mode::Plans | Mode::Full => {
+            let dbs: Vec<&dyn Datasource> = datasources.iter().map(|d| &**d).collect();
+            answers(o, &cases, dbs, &index, &embedder, &policies)?
+        }
     };
     let record = json!({
         "schema": 2,
@@ -134,19 +141,11 @@ type Board = Vec<Json>;
 fn answers(
     o: &Args,
     cases: &[&Case],
+    datasources: Vec<&dyn Datasource>,
     index: &nl2sql_core::index::SchemaIndex,
     embedder: &BuiltinEmbedder,
+    policies: &Policies,
 ) -> Result<(Json, Board, bool, Json), Failure> {
-    let mut dbs: Vec<SqliteFile> = Vec::new();
-    for d in &DEMO_DATABASES {
-        let (id, path) = crate::demo_path(d.id, &o.data)?;
-        dbs.push(SqliteFile::open(id, &path).map_err(|e| Failure::Runtime(e.to_string()))?);
-    }
-    // Refusals name nothing, as in the reference's evaluations.
-    let policies = Policies {
-        refusal_names_tables: false,
-        ..Policies::demo()
-    };
     let mock = match o.mode {
         Mode::Plans => Some(gold_plan_provider(cases)?),
         _ => None,
@@ -172,10 +171,10 @@ fn answers(
     let engine = Engine::new(
         Parts {
             catalog: Box::new(Assembled {
-                datasources: dbs.iter().map(|d| d as &dyn Datasource).collect(),
+                datasources,
                 index,
                 embedder,
-                policies: &policies,
+                policies,
             }),
             transport: &transport,
             clock: &clock,
@@ -303,9 +302,9 @@ fn retrieval(
     cases: &[&Case],
     index: &nl2sql_core::index::SchemaIndex,
     embedder: &BuiltinEmbedder,
+    policies: &Policies,
     roles: &[String],
 ) -> Result<(Json, Board), Failure> {
-    let policies = Policies::demo();
     let mut board = Vec::new();
     for case in cases {
         let role = roles.first().cloned().unwrap_or_else(|| "admin".into());

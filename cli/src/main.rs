@@ -12,7 +12,7 @@ mod schema;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// The command line as clap reads it.
@@ -203,14 +203,6 @@ pub(crate) fn source_failure(e: nl2sql_native::SourceError) -> Failure {
         nl2sql_native::SourceError::Usage(why) => Failure::Usage(why),
         nl2sql_native::SourceError::Unreadable(why) => Failure::Runtime(why),
     }
-}
-
-/// The id and file of a demo database under `data`.
-pub(crate) fn demo_path(id: &str, data: &Path) -> Result<(String, PathBuf), Failure> {
-    nl2sql_native::demo_path(id, data).map_err(|e| match e {
-        nl2sql_native::DemoPathError::UnknownId(why) => Failure::Usage(why),
-        nl2sql_native::DemoPathError::Missing(why) => Failure::Runtime(why),
-    })
 }
 
 #[cfg(test)]

@@ -9,7 +9,9 @@ use nl2sql_core::index::{
     GuardedEmbedder, RetrieveSettings, RouteSettings, SchemaIndex, ValueIndex,
 };
 use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
+use nl2sql_core::Datasource;
 use nl2sql_native::{BlockingTransport, CacheReport, Sources, WallClock};
+use std::rc::Rc;
 use serde::Serialize;
 use serde_json::json;
 use std::time::Instant;
@@ -170,7 +172,7 @@ impl IndexArgs {
             None => &builtin,
         };
         let started = Instant::now();
-        let (index, cache) = read_and_index(&self.dbs.sources()?, embedder, fresh)?;
+        let (_, index, cache) = read_indexed(&self.dbs.sources()?, embedder, fresh)?;
         for problem in &cache.problems {
             eprintln!("nl2sql: the schema cache was not used: {problem}");
         }
@@ -202,35 +204,39 @@ pub(crate) fn embed_failure_text(e: Failure) -> String {
     }
 }
 
-/// The index over the databases `sources` names, read through a project's schema cache
-/// (`fresh`: every database read again).
-pub(crate) fn build_index(
+/// The databases `sources` names, opened, and the index over them, read through a project's
+/// schema cache.
+pub(crate) fn read_and_index(
     sources: &Sources,
     embedder: &dyn Embedder,
-) -> Result<SchemaIndex, Failure> {
-    read_and_index(sources, embedder, false).map(|(index, _)| index)
+) -> Result<(Vec<Rc<dyn Datasource>>, SchemaIndex), Failure> {
+    read_indexed(sources, embedder, false).map(|(datasources, index, _)| (datasources, index))
 }
 
-fn read_and_index(
+/// [`read_and_index`], `fresh` reading every database again, with what it did with the
+/// schema cache.
+fn read_indexed(
     sources: &Sources,
     embedder: &dyn Embedder,
     fresh: bool,
-) -> Result<(SchemaIndex, CacheReport), Failure> {
+) -> Result<(Vec<Rc<dyn Datasource>>, SchemaIndex, CacheReport), Failure> {
     let (reads, report) = sources
         .read_all(fresh)
         .map_err(|e| Failure::Runtime(e.to_string()))?;
     let mut values = ValueIndex::default();
     let mut profiles = Vec::with_capacity(reads.len());
+    let mut datasources = Vec::with_capacity(reads.len());
     for read in reads {
         values.add(&read.profile.id, read.read.values);
         profiles.push((read.profile, read.read.schema));
+        datasources.push(read.datasource);
     }
     let index = pollster::block_on(SchemaIndex::build(&profiles, values, embedder))
         .map_err(embed_failure)?;
     for why in index.dropped_notes() {
         eprintln!("nl2sql: CONFIG_INVALID: a note was dropped: {why}");
     }
-    Ok((index, report))
+    Ok((datasources, index, report))
 }
 
 /// Runs `nl2sql route`.

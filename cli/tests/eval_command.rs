@@ -5,11 +5,16 @@ use std::process::Command;
 
 fn eval(suite: &str, mode: &str, out: &Path) -> serde_json::Value {
     let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+    eval_on(suite, mode, out, &["--data".into(), data.to_string_lossy().into_owned()])
+}
+
+/// `nl2sql eval` over the databases `databases` (options) name.
+fn eval_on(suite: &str, mode: &str, out: &Path, databases: &[String]) -> serde_json::Value {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
     let output = Command::new(env!("CARGO_BIN_EXE_nl2sql"))
         .args(["eval", "--mode", mode, "--json", "--suite"])
         .arg(data.join(suite))
-        .arg("--data")
-        .arg(&data)
+        .args(databases)
         .arg("--out")
         .arg(out)
         .env_remove("CI")
@@ -25,6 +30,22 @@ fn eval(suite: &str, mode: &str, out: &Path) -> serde_json::Value {
 
 fn records(dir: &Path) -> usize {
     std::fs::read_dir(dir).map_or(0, |d| d.count())
+}
+
+#[test]
+fn plans_mode_scores_the_reference_suite_on_chinook_in_a_duckdb_file() {
+    let out = std::env::temp_dir().join(format!("nl2sql-eval-duckdb-{}", std::process::id()));
+    let db = nl2sql_tests::servers::duckdb_copy("chinook");
+    let args = [
+        "--db".to_string(),
+        db.to_string_lossy().into_owned(),
+        "--id".into(),
+        "chinook".into(),
+    ];
+    let record = eval_on("chinook.yaml", "plans", &out, &args);
+    assert_eq!(record["metrics"]["cases"], 141);
+    assert_eq!(record["metrics"]["accuracy"], 1.0, "{}", record["metrics"]);
+    let _ = std::fs::remove_dir_all(out);
 }
 
 #[test]
