@@ -87,7 +87,9 @@ pub fn run(o: &Args) -> Result<(), Failure> {
         .collect();
     let embedder = BuiltinEmbedder::default();
     let sources = o.dbs.sources()?;
-    let (datasources, index) = read_and_index(&sources, &embedder)
+    let crate::routing::Indexed {
+        datasources, index, ..
+    } = read_and_index(&sources, &embedder, false)
         .map_err(|e| Failure::Runtime(embed_failure_text(e)))?;
     // Refusals name nothing, as in the reference's evaluations.
     let policies = Policies {

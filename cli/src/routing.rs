@@ -11,9 +11,9 @@ use nl2sql_core::index::{
 use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
 use nl2sql_core::Datasource;
 use nl2sql_native::{BlockingTransport, CacheReport, Sources, WallClock};
-use std::rc::Rc;
 use serde::Serialize;
 use serde_json::json;
+use std::rc::Rc;
 use std::time::Instant;
 
 /// `nl2sql index`'s command line, and the options every command that builds the index
@@ -172,7 +172,7 @@ impl IndexArgs {
             None => &builtin,
         };
         let started = Instant::now();
-        let (_, index, cache) = read_indexed(&self.dbs.sources()?, embedder, fresh)?;
+        let Indexed { index, cache, .. } = read_and_index(&self.dbs.sources()?, embedder, fresh)?;
         for problem in &cache.problems {
             eprintln!("nl2sql: the schema cache was not used: {problem}");
         }
@@ -204,22 +204,21 @@ pub(crate) fn embed_failure_text(e: Failure) -> String {
     }
 }
 
-/// The databases `sources` names, opened, and the index over them, read through a project's
-/// schema cache.
+/// The databases a command reads, opened, the index over them, and what reading them did
+/// with a project's schema cache.
+pub(crate) struct Indexed {
+    pub(crate) datasources: Vec<Rc<dyn Datasource>>,
+    pub(crate) index: SchemaIndex,
+    cache: CacheReport,
+}
+
+/// The databases `sources` names, opened and read (a project's through its schema cache;
+/// `fresh`: every database read again), and the index over them.
 pub(crate) fn read_and_index(
     sources: &Sources,
     embedder: &dyn Embedder,
-) -> Result<(Vec<Rc<dyn Datasource>>, SchemaIndex), Failure> {
-    read_indexed(sources, embedder, false).map(|(datasources, index, _)| (datasources, index))
-}
-
-/// [`read_and_index`], `fresh` reading every database again, with what it did with the
-/// schema cache.
-fn read_indexed(
-    sources: &Sources,
-    embedder: &dyn Embedder,
     fresh: bool,
-) -> Result<(Vec<Rc<dyn Datasource>>, SchemaIndex, CacheReport), Failure> {
+) -> Result<Indexed, Failure> {
     let (reads, report) = sources
         .read_all(fresh)
         .map_err(|e| Failure::Runtime(e.to_string()))?;
@@ -236,7 +235,11 @@ fn read_indexed(
     for why in index.dropped_notes() {
         eprintln!("nl2sql: CONFIG_INVALID: a note was dropped: {why}");
     }
-    Ok((datasources, index, report))
+    Ok(Indexed {
+        datasources,
+        index,
+        cache: report,
+    })
 }
 
 /// Runs `nl2sql route`.

@@ -48,7 +48,10 @@ fn print_schema(s: &SchemaSnapshot) {
     println!("{} ({}, schema {})", s.datasource_id, s.dialect, s.version);
     for t in &s.tables {
         let kind = if t.view { " (view)" } else { "" };
-        println!("\n{}{kind} — {} rows", t.name, t.row_count);
+        match &t.unread {
+            Some(why) => println!("\n{}{kind} — {why}", t.name),
+            None => println!("\n{}{kind} — {} rows", t.name, t.row_count),
+        }
         for c in &t.columns {
             let key = c
                 .primary_key_position

@@ -5,7 +5,12 @@ use std::process::Command;
 
 fn eval(suite: &str, mode: &str, out: &Path) -> serde_json::Value {
     let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
-    eval_on(suite, mode, out, &["--data".into(), data.to_string_lossy().into_owned()])
+    eval_on(
+        suite,
+        mode,
+        out,
+        &["--data".into(), data.to_string_lossy().into_owned()],
+    )
 }
 
 /// `nl2sql eval` over the databases `databases` (options) name.

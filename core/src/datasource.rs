@@ -64,12 +64,25 @@ pub struct ExecLimits {
     pub timeout_ms: Option<u64>,
 }
 
+/// How long one catalogue, statistics or value query may run when a datasource is read
+/// ([`ExecLimits::reading`]); a datasource's own shorter limit wins.
+pub const READ_TIMEOUT_MS: u64 = 30_000;
+
 impl ExecLimits {
-    /// At most `max_rows` rows, no time limit (catalogue reads and tests).
+    /// At most `max_rows` rows, no time limit (tests).
     pub const fn rows(max_rows: usize) -> ExecLimits {
         ExecLimits {
             max_rows,
             timeout_ms: None,
+        }
+    }
+
+    /// At most `max_rows` rows within [`READ_TIMEOUT_MS`]: the limits of every query that
+    /// reads a datasource's catalogue, statistics and values.
+    pub const fn reading(max_rows: usize) -> ExecLimits {
+        ExecLimits {
+            max_rows,
+            timeout_ms: Some(READ_TIMEOUT_MS),
         }
     }
 }

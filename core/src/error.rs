@@ -116,6 +116,10 @@ pub enum ErrorCode {
     /// A query ran past its time limit (`query_timeout_ms`) and the database stopped it;
     /// fatal, since a retry would wait as long again.
     QueryTimeout,
+    /// A warning: a table's statistics or text values were not read when its datasource was
+    /// opened (reading them ran past the read time limit); questions about it still run,
+    /// with less for routing, retrieval and value linking to go on.
+    StatisticsIncomplete,
 }
 
 impl ErrorCode {
@@ -159,6 +163,7 @@ impl ErrorCode {
         ErrorCode::PlanFeedback,
         ErrorCode::RefinerFailed,
         ErrorCode::QueryTimeout,
+        ErrorCode::StatisticsIncomplete,
     ];
 
     /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
@@ -202,6 +207,7 @@ impl ErrorCode {
             ErrorCode::PlanFeedback => "PLAN_FEEDBACK",
             ErrorCode::RefinerFailed => "REFINER_FAILED",
             ErrorCode::QueryTimeout => "QUERY_TIMEOUT",
+            ErrorCode::StatisticsIncomplete => "STATISTICS_INCOMPLETE",
         }
     }
 

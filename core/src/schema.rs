@@ -59,6 +59,11 @@ pub struct Table {
     /// A view (or a materialized view): read like a table, with no keys of its own.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub view: bool,
+    /// Why its statistics (row count, column statistics, sample values) or the text values
+    /// value linking reads are missing, when they are: reading them ran past the time
+    /// limit. Its structure is complete, and questions about it still run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unread: Option<String>,
 }
 
 impl Table {
@@ -206,6 +211,7 @@ mod tests {
             foreign_keys: vec![],
             row_count: rows,
             view: false,
+            unread: None,
         }
     }
 

@@ -30,6 +30,7 @@ fn table(name: &str, columns: Vec<Column>, foreign_keys: Vec<ForeignKey>) -> Tab
         foreign_keys,
         row_count: 10,
         view: false,
+        unread: None,
     }
 }
 

@@ -81,11 +81,11 @@ pub async fn read_source(
 ) -> Result<ReadSource, WorkspaceError> {
     let unreadable =
         |e: &dyn fmt::Display| WorkspaceError::Unreadable(format!("{id} could not be read: {e}"));
-    let schema = datasource.introspect().await.map_err(|e| unreadable(&e))?;
+    let mut schema = datasource.introspect().await.map_err(|e| unreadable(&e))?;
     if schema.tables.is_empty() {
         return Err(WorkspaceError::Empty(id.to_string()));
     }
-    let values = ValueIndex::read(datasource, &schema, VALUE_CAP)
+    let values = ValueIndex::read(datasource, &mut schema, VALUE_CAP)
         .await
         .map_err(|e| unreadable(&e))?;
     Ok(ReadSource { schema, values })
@@ -274,6 +274,18 @@ impl Workspace {
                 )
             })
             .collect();
+        // A table whose statistics or values ran past the read limit is kept, and said.
+        for s in &sources {
+            for t in &s.schema.tables {
+                if let Some(why) = &t.unread {
+                    notices.push(RunWarning::new(
+                        Node::SchemaRetriever,
+                        ErrorCode::StatisticsIncomplete,
+                        format!("Table {} of {}: {why}.", t.name, s.profile.id),
+                    ));
+                }
+            }
+        }
         // Notes about what a schema does not have are left out alone, and said.
         notices.extend(index.dropped_notes().iter().map(|why| {
             RunWarning::new(

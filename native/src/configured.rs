@@ -50,11 +50,54 @@ impl Configured {
                 .limits
                 .row_limit
                 .map_or(limits.max_rows, |cap| limits.max_rows.min(cap)),
-            timeout_ms: match (limits.timeout_ms, self.limits.timeout_ms) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
+            timeout_ms: shorter(limits.timeout_ms, self.limits.timeout_ms),
         }
+    }
+}
+
+/// The shorter of two time limits, either perhaps absent.
+fn shorter(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The datasource as its catalogue reads see it: under its time limit, but not its row
+/// limit, which is for answers (a catalogue of many columns is not five rows).
+struct Reading<'a> {
+    inner: &'a dyn Datasource,
+    timeout_ms: Option<u64>,
+}
+
+impl Datasource for Reading<'_> {
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+
+    fn dialect(&self) -> Dialect {
+        self.inner.dialect()
+    }
+
+    fn execute<'a>(
+        &'a self,
+        sql: &'a str,
+        limits: ExecLimits,
+    ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
+        let limits = ExecLimits {
+            timeout_ms: shorter(limits.timeout_ms, self.timeout_ms),
+            ..limits
+        };
+        self.inner.execute(sql, limits)
+    }
+
+    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
+        Box::pin(async move {
+            match self.dialect() {
+                Dialect::Sqlite => nl2sql_core::sqlite::introspect(self).await,
+                _ => nl2sql_core::introspect::introspect(self).await,
+            }
+        })
     }
 }
 
@@ -78,13 +121,16 @@ impl Datasource for Configured {
     fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
         Box::pin(async move {
             let keep = |table: &str| self.shows(table);
-            let inner = &*self.inner;
-            let mut snapshot = match inner.dialect() {
-                Dialect::Sqlite => nl2sql_core::sqlite::introspect_only(inner, &keep).await?,
-                _ => nl2sql_core::introspect::introspect_only(inner, &keep).await?,
+            let reading = Reading {
+                inner: &*self.inner,
+                timeout_ms: self.limits.timeout_ms,
+            };
+            let mut snapshot = match reading.dialect() {
+                Dialect::Sqlite => nl2sql_core::sqlite::introspect_only(&reading, &keep).await?,
+                _ => nl2sql_core::introspect::introspect_only(&reading, &keep).await?,
             };
             // The whole database's fingerprint, as the per-run check reads it.
-            let whole = inner.fingerprint().await?;
+            let whole = self.fingerprint().await?;
             snapshot.version = format!("v{}", whole.get(..8).unwrap_or(&whole));
             snapshot.fingerprint = whole;
             Ok(snapshot)
@@ -92,6 +138,15 @@ impl Datasource for Configured {
     }
 
     fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
-        self.inner.fingerprint()
+        Box::pin(async move {
+            let reading = Reading {
+                inner: &*self.inner,
+                timeout_ms: self.limits.timeout_ms,
+            };
+            match reading.dialect() {
+                Dialect::Sqlite => nl2sql_core::sqlite::fingerprint(&reading).await,
+                _ => nl2sql_core::introspect::fingerprint(&reading).await,
+            }
+        })
     }
 }

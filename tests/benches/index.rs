@@ -50,8 +50,8 @@ mod native {
         let mut inputs = Vec::new();
         for d in &DEMO_DATABASES {
             let ds = open(d.id);
-            let schema = pollster::block_on(ds.introspect()).expect("introspects");
-            let values = pollster::block_on(ValueIndex::read(ds.as_ref(), &schema, VALUE_CAP))
+            let mut schema = pollster::block_on(ds.introspect()).expect("introspects");
+            let values = pollster::block_on(ValueIndex::read(ds.as_ref(), &mut schema, VALUE_CAP))
                 .expect("values");
             inputs.push((demo_profile(d), schema, values));
         }

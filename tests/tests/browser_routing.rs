@@ -49,10 +49,10 @@ async fn index_build_and_routing_in_the_browser() {
     let open = opener(&sql);
     for d in &nl2sql_core::demo::DEMO_DATABASES {
         let ds = open(d.id);
-        let schema = ds.introspect().await.unwrap_or_else(|e| panic!("{e}"));
+        let mut schema = ds.introspect().await.unwrap_or_else(|e| panic!("{e}"));
         let values = nl2sql_core::index::ValueIndex::read(
             ds.as_ref(),
-            &schema,
+            &mut schema,
             nl2sql_tests::routing::VALUE_CAP,
         )
         .await

@@ -205,6 +205,7 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         | ErrorCode::RefinerFailed => pipeline_failure(env, code),
         ErrorCode::QuestionTooBroad | ErrorCode::JoinKeyUnconverted => cross_failure(code),
         ErrorCode::ConfigInvalid => config_invalid(),
+        ErrorCode::StatisticsIncomplete => statistics_incomplete(),
         ErrorCode::DatasourceNotFound => {
             let ws = workspace(Default::default());
             let run = pollster::block_on(ws.sql("nowhere", "SELECT 1", &[], &default));
@@ -216,6 +217,43 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
             codes(&run(env, &track(name), "admin", &capped))
         }
     }
+}
+
+/// A view whose statistics would take hours, in a project whose datasource limits every
+/// query to 200 ms: the view is kept without statistics, and the workspace says so.
+fn statistics_incomplete() -> Vec<ErrorCode> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("statistics-incomplete");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let db = rusqlite::Connection::open(dir.join("slow.sqlite")).expect("a database");
+    db.execute_batch(
+        "CREATE TABLE big (x INTEGER, label TEXT);
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+         INSERT INTO big SELECT i, 'row ' || i FROM n;
+         CREATE VIEW slow AS SELECT a.x AS x FROM big a, big b, big c;",
+    )
+    .expect("the tables");
+    let config = dir.join("nl2sql.toml");
+    std::fs::write(
+        &config,
+        "[[datasources]]\nid = \"slow\"\nconnection = \"slow.sqlite\"\n\
+         limits = { timeout_ms = 200 }\n",
+    )
+    .expect("the project file");
+    let sources =
+        nl2sql_native::Sources::new(None, None, Some(&config), &dir).expect("the project reads");
+    let ws = sources
+        .workspace(Policies::demo())
+        .expect("the view does not stop the read");
+    let view = ws.source("slow").and_then(|s| s.schema.table("slow"));
+    assert!(view.is_some_and(|v| v.unread.as_deref().is_some_and(|w| w.contains("200 ms"))));
+    assert_eq!(
+        ws.source("slow")
+            .and_then(|s| s.schema.table("big"))
+            .map(|t| t.row_count),
+        Some(2000)
+    );
+    ws.notices().iter().map(|w| w.code).collect()
 }
 
 /// A verified query that no longer fits its schema is dropped with a CONFIG_INVALID

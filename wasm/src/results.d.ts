@@ -423,7 +423,7 @@ export type Severity = "INFO" | "WARNING" | "ERROR" | "CRITICAL";
  * The stable error codes. Only codes some part of the engine produces are members;
  * `tests/tests/error_codes.rs` names a producer for each one.
  */
-export type ErrorCodeName = "MISSING_PLAN" | "INVALID_PLAN_STRUCTURE" | "UNSUPPORTED_FUNCTION" | "TABLE_NOT_FOUND" | "COLUMN_NOT_FOUND" | "JOIN_TABLE_NOT_IN_PLAN" | "JOIN_KEY_TYPE_MISMATCH" | "UNDECLARED_JOIN" | "SECURITY_VIOLATION" | "SQL_IMPORT_FAILED" | "EXECUTION_FAILED" | "DB_EXECUTION_ERROR" | "RESULT_TRUNCATED" | "INVALID_STATE" | "SCHEMA_CHANGED" | "SCHEMA_RETRIEVAL_FAILED" | "PROVIDER_AUTH_FAILED" | "PROVIDER_RATE_LIMITED" | "PROVIDER_QUOTA_EXCEEDED" | "PROVIDER_TIMEOUT" | "PROVIDER_UNAVAILABLE" | "PROVIDER_MODEL_UNAVAILABLE" | "CANCELLED" | "MODEL_OUTPUT_INVALID" | "QUESTION_NOT_ANSWERABLE" | "RUN_LIMIT_REACHED" | "PIPELINE_TIMEOUT" | "ANSWER_NOT_GROUNDED" | "VALUE_NOT_FOUND" | "ALL_NULL_COLUMN" | "QUESTION_TOO_BROAD" | "JOIN_KEY_UNCONVERTED" | "JOIN_FAN_OUT" | "CONFIG_INVALID" | "DATASOURCE_NOT_FOUND" | "PLAN_FEEDBACK" | "REFINER_FAILED" | "QUERY_TIMEOUT";
+export type ErrorCodeName = "MISSING_PLAN" | "INVALID_PLAN_STRUCTURE" | "UNSUPPORTED_FUNCTION" | "TABLE_NOT_FOUND" | "COLUMN_NOT_FOUND" | "JOIN_TABLE_NOT_IN_PLAN" | "JOIN_KEY_TYPE_MISMATCH" | "UNDECLARED_JOIN" | "SECURITY_VIOLATION" | "SQL_IMPORT_FAILED" | "EXECUTION_FAILED" | "DB_EXECUTION_ERROR" | "RESULT_TRUNCATED" | "INVALID_STATE" | "SCHEMA_CHANGED" | "SCHEMA_RETRIEVAL_FAILED" | "PROVIDER_AUTH_FAILED" | "PROVIDER_RATE_LIMITED" | "PROVIDER_QUOTA_EXCEEDED" | "PROVIDER_TIMEOUT" | "PROVIDER_UNAVAILABLE" | "PROVIDER_MODEL_UNAVAILABLE" | "CANCELLED" | "MODEL_OUTPUT_INVALID" | "QUESTION_NOT_ANSWERABLE" | "RUN_LIMIT_REACHED" | "PIPELINE_TIMEOUT" | "ANSWER_NOT_GROUNDED" | "VALUE_NOT_FOUND" | "ALL_NULL_COLUMN" | "QUESTION_TOO_BROAD" | "JOIN_KEY_UNCONVERTED" | "JOIN_FAN_OUT" | "CONFIG_INVALID" | "DATASOURCE_NOT_FOUND" | "PLAN_FEEDBACK" | "REFINER_FAILED" | "QUERY_TIMEOUT" | "STATISTICS_INCOMPLETE";
 
 /**
  * The pipeline step that raised an error or a warning.
@@ -937,7 +937,13 @@ row_count: number,
 /**
  * A view (or a materialized view): read like a table, with no keys of its own.
  */
-view?: boolean, };
+view?: boolean, 
+/**
+ * Why its statistics (row count, column statistics, sample values) or the text values
+ * value linking reads are missing, when they are: reading them ran past the time
+ * limit. Its structure is complete, and questions about it still run.
+ */
+unread?: string | null, };
 
 /**
  * One column.

@@ -285,11 +285,11 @@ impl SchemaIndex {
         let mut profiles = Vec::with_capacity(sources.len());
         let mut values = ValueIndex::default();
         for (profile, ds) in sources {
-            let schema = ds
+            let mut schema = ds
                 .introspect()
                 .await
                 .map_err(|e| BuildError::Read(format!("{}: {e}", profile.id)))?;
-            let columns = ValueIndex::read(*ds, &schema, value_cap)
+            let columns = ValueIndex::read(*ds, &mut schema, value_cap)
                 .await
                 .map_err(|e| BuildError::Read(format!("{}: reading values: {e}", profile.id)))?;
             values.add(&profile.id, columns);

@@ -193,20 +193,31 @@ fn distinct_values_sql(
 }
 
 impl ValueIndex {
-    /// Reads up to `cap` distinct values of every text column of a datasource.
+    /// Reads up to `cap` distinct values of every text column of a datasource, each read
+    /// under the read time limit. A table whose statistics were not read is passed over,
+    /// and a column whose read runs past the limit is left out, which its table's `unread`
+    /// says.
     pub async fn read(
         ds: &dyn Datasource,
-        schema: &SchemaSnapshot,
+        schema: &mut SchemaSnapshot,
         cap: usize,
     ) -> Result<Vec<(String, String, Vec<String>)>, DatasourceError> {
         let mut out = Vec::new();
-        for t in &schema.tables {
+        let mut late: Vec<(String, String)> = Vec::new();
+        for t in schema.tables.iter().filter(|t| t.unread.is_none()) {
             for c in &t.columns {
                 if c.category != TypeCategory::Text {
                     continue;
                 }
                 let sql = distinct_values_sql(schema, ds.dialect(), &t.name, &c.name, cap)?;
-                let frame = ds.execute(&sql, ExecLimits::rows(cap)).await?;
+                let frame = match ds.execute(&sql, ExecLimits::reading(cap)).await {
+                    Ok(frame) => frame,
+                    Err(e) if e.kind == DatasourceErrorKind::TimedOut => {
+                        late.push((t.name.clone(), format!("{}: {}", c.name, e.message)));
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
                 let values = frame
                     .rows
                     .into_iter()
@@ -216,6 +227,15 @@ impl ValueIndex {
                     })
                     .collect();
                 out.push((t.name.clone(), c.name.clone(), values));
+            }
+        }
+        for (table, why) in late {
+            if let Some(t) = schema.tables.iter_mut().find(|t| t.name == table) {
+                let note = format!("the values of column {why}");
+                t.unread = Some(match t.unread.take() {
+                    Some(before) => format!("{before}; {note}"),
+                    None => note,
+                });
             }
         }
         Ok(out)

@@ -21,7 +21,7 @@ use crate::schema::{
 use crate::value::Value;
 
 /// Catalogue reads are small; the cap only guards against a pathological catalogue.
-const CATALOGUE_LIMITS: ExecLimits = ExecLimits::rows(1_000_000);
+const CATALOGUE_LIMITS: ExecLimits = ExecLimits::reading(1_000_000);
 
 /// A table's structure as the catalogue declares it, before statistics.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,8 +68,31 @@ pub async fn introspect_only<D: Datasource + ?Sized>(
     let dialect = ds.dialect();
     let mut tables = Vec::new();
     for shape in structure(ds).await? {
-        if keep(&shape.name) {
-            tables.push(with_statistics(ds, dialect, shape).await?);
+        if !keep(&shape.name) {
+            continue;
+        }
+        // Statistics that run past the time limit are left out alone: the table stays,
+        // with its structure, and says why.
+        match with_statistics(ds, dialect, shape.clone()).await {
+            Ok(table) => tables.push(table),
+            Err(e) if e.kind == DatasourceErrorKind::TimedOut => {
+                tables.push(Table {
+                    columns: shape
+                        .columns
+                        .into_iter()
+                        .map(|c| {
+                            let category = category_of(&c.declared_type);
+                            column(c, category, ColumnStats::default())
+                        })
+                        .collect(),
+                    name: shape.name,
+                    foreign_keys: shape.foreign_keys,
+                    row_count: 0,
+                    view: shape.view,
+                    unread: Some(unread(&e)),
+                });
+            }
+            Err(e) => return Err(e),
         }
     }
     drop_keys_to_missing_tables(&mut tables);
@@ -104,6 +127,7 @@ pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, Datas
             foreign_keys: shape.foreign_keys,
             row_count: 0,
             view: shape.view,
+            unread: None,
         })
         .collect();
     Ok(SchemaSnapshot::new(ds.id(), ds.dialect(), tables).fingerprint)
@@ -227,6 +251,7 @@ async fn with_statistics<D: Datasource + ?Sized>(
         foreign_keys: shape.foreign_keys,
         row_count,
         view: shape.view,
+        unread: None,
     })
 }
 
@@ -302,6 +327,11 @@ pub fn category_of(declared_type: &str) -> TypeCategory {
 
 async fn run<D: Datasource + ?Sized>(ds: &D, sql: &str) -> Result<ResultFrame, DatasourceError> {
     ds.execute(sql, CATALOGUE_LIMITS).await
+}
+
+/// Why a table's statistics are missing: its read stopped at the time limit.
+pub(crate) fn unread(e: &DatasourceError) -> String {
+    format!("its statistics were not read: {}", e.message)
 }
 
 /// A catalogue read that did not give what it must (shared with [`crate::sqlite`]'s).

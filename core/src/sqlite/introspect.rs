@@ -2,13 +2,15 @@
 //! runs unchanged on every adapter and passes the same guard as any other query.
 
 use super::{quote_ident, quote_literal};
-use crate::datasource::{Datasource, DatasourceError, Dialect, ExecLimits, ResultFrame};
-use crate::introspect::{catalogue_error, count_at, int_at, text_at};
+use crate::datasource::{
+    Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, ResultFrame,
+};
+use crate::introspect::{catalogue_error, count_at, int_at, text_at, unread};
 use crate::schema::{Column, ColumnStats, ForeignKey, SchemaSnapshot, Table, TypeCategory};
 use crate::value::Value;
 
 /// Catalogue reads are small; the cap only guards against a pathological file.
-const CATALOGUE_LIMITS: ExecLimits = ExecLimits::rows(100_000);
+const CATALOGUE_LIMITS: ExecLimits = ExecLimits::reading(100_000);
 
 /// Reads every table and view (not SQLite's own tables) with its columns, keys, row count
 /// and column statistics.
@@ -112,6 +114,7 @@ pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, Datas
             foreign_keys,
             row_count: 0,
             view: *view,
+            unread: None,
         });
     }
     Ok(SchemaSnapshot::new(ds.id(), ds.dialect(), tables).fingerprint)
@@ -171,13 +174,32 @@ async fn read_table<D: Datasource + ?Sized>(
         });
     }
     let foreign_keys = read_foreign_keys(ds, name).await?;
-    let (row_count, columns) = read_stats(ds, name, columns).await?;
+    let single = single_pk(&columns);
+    let shapes: Vec<Column> = columns
+        .iter()
+        .map(|info| Column {
+            name: info.name.clone(),
+            declared_type: info.declared_type.clone(),
+            category: category_of(&info.declared_type),
+            nullable: nullable(info, single),
+            primary_key_position: (info.pk > 0).then_some(info.pk),
+            stats: ColumnStats::default(),
+        })
+        .collect();
+    // Statistics that run past the time limit are left out alone: the table stays, with
+    // its structure, and says why.
+    let (row_count, columns, unread) = match read_stats(ds, name, columns).await {
+        Ok((rows, columns)) => (rows, columns, None),
+        Err(e) if e.kind == DatasourceErrorKind::TimedOut => (0, shapes, Some(unread(&e))),
+        Err(e) => return Err(e),
+    };
     Ok(Table {
         name: name.to_string(),
         columns,
         foreign_keys,
         row_count,
         view,
+        unread,
     })
 }
 

@@ -258,6 +258,7 @@ mod tests {
             foreign_keys: vec![],
             row_count: 0,
             view: false,
+            unread: None,
         };
         assert_eq!(mysql_type(&table, &table.columns[0]), "LONGTEXT");
         table.columns[0].primary_key_position = Some(1);
