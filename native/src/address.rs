@@ -2,6 +2,7 @@
 //! or a server URL. The URL may hold a password, so an address prints without it, and
 //! [`redact`] takes it out of any message a driver or server words.
 
+use crate::tls::{Tls, TLS_PARAMETERS};
 use percent_encoding::percent_decode_str;
 use std::fmt;
 use std::path::PathBuf;
@@ -36,8 +37,11 @@ impl Engine {
 #[derive(Clone, PartialEq, Eq)]
 pub struct Address {
     engine: Engine,
-    /// The address as given: for a server, the URL with its password.
+    /// The address as given (for a server, the URL with its password, without the TLS
+    /// parameters the driver does not read).
     text: String,
+    /// For a server: what its `sslmode` and `sslrootcert` ask.
+    tls: Tls,
     /// For a server: the URL without its password, query or fragment, for messages.
     shown: String,
     /// For a server: the password, decoded, if the URL has one.
@@ -113,6 +117,7 @@ impl Address {
         Address {
             engine,
             text: text.to_string(),
+            tls: Tls::default(),
             shown: if secretive {
                 "the file given".into()
             } else {
@@ -145,6 +150,24 @@ impl Address {
             .password()
             .map(|p| percent_decode_str(p).decode_utf8_lossy().into_owned())
             .or(in_query);
+        let pairs: Vec<(String, String)> = url
+            .query_pairs()
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        let tls = Tls::from_parameters(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .map_err(AddressError)?;
+        // The driver reads the rest of the query (`options`, `connect_timeout`, …), not
+        // these, which it would refuse.
+        let mut driver = url.clone();
+        let kept: Vec<&(String, String)> = pairs
+            .iter()
+            .filter(|(k, _)| !TLS_PARAMETERS.contains(&k.as_str()))
+            .collect();
+        if kept.is_empty() {
+            driver.set_query(None);
+        } else {
+            driver.query_pairs_mut().clear().extend_pairs(kept);
+        }
         let mut shown = url.clone();
         // Both calls fail only for URLs that cannot have a password, which then has none.
         let _ = shown.set_password(None);
@@ -157,7 +180,8 @@ impl Address {
             .map(|s| percent_decode_str(s).decode_utf8_lossy().into_owned());
         Ok(Address {
             engine,
-            text: text.to_string(),
+            text: driver.to_string(),
+            tls,
             shown: shown.to_string(),
             password,
             database,
@@ -169,9 +193,15 @@ impl Address {
         self.engine
     }
 
-    /// The address as given, password included: only for the driver.
+    /// The address as given, password included, without the TLS parameters: only for the
+    /// driver.
     pub fn url(&self) -> &str {
         &self.text
+    }
+
+    /// What the address asks of the connection's encryption.
+    pub fn tls(&self) -> &Tls {
+        &self.tls
     }
 
     /// The password the address holds, decoded.
@@ -291,5 +321,16 @@ mod tests {
         let q = Address::parse("postgres://me@h/db?sslmode=require&password=hunter2").unwrap();
         assert_eq!(q.password(), Some("hunter2"));
         assert_eq!(q.to_string(), "postgres://me@h/db");
+        assert_eq!(q.tls().mode, crate::tls::TlsMode::Require);
+        assert_eq!(
+            q.url(),
+            "postgres://me@h/db?password=hunter2",
+            "TLS is not the driver's"
+        );
+        let e = Address::parse("mysql://me:hunter2@h/db?sslmode=verify-ca").unwrap_err();
+        assert!(
+            e.0.contains("verify-full") && !e.0.contains("hunter2"),
+            "{e}"
+        );
     }
 }

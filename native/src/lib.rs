@@ -23,6 +23,7 @@ pub mod project;
 pub mod scratch;
 pub mod sources;
 pub mod sqlite_file;
+pub mod tls;
 
 pub use clock::WallClock;
 pub use demo::{demo_path, open_demo, DemoPathError};

@@ -8,9 +8,10 @@
 //! `max_execution_time`.
 
 use crate::address::{redact, Address};
+use crate::tls::TlsMode;
 use mysql::consts::ColumnType;
 use mysql::prelude::Queryable;
-use mysql::{Conn, Opts, OptsBuilder};
+use mysql::{Conn, Opts, OptsBuilder, SslOpts};
 use nl2sql_core::guard::check_read_only_in;
 use nl2sql_core::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
@@ -225,10 +226,27 @@ pub(crate) fn connect_opts(address: &Address) -> Result<(Opts, Option<String>), 
         .or(address.password())
         .map(str::to_string)
         .or_else(|| std::env::var("MYSQL_PWD").ok().filter(|p| !p.is_empty()));
+    // The client cannot fall back from TLS to plain, so `prefer` is plain here.
+    let ssl = match address.tls().mode {
+        TlsMode::Disable | TlsMode::Prefer => None,
+        TlsMode::Require => Some(
+            SslOpts::default()
+                .with_danger_accept_invalid_certs(true)
+                .with_danger_skip_domain_validation(true),
+        ),
+        TlsMode::VerifyFull => {
+            Some(SslOpts::default().with_root_cert_path(address.tls().root_cert.clone()))
+        }
+    };
+    // The client would otherwise reconnect through the server's socket when the host is
+    // this machine, leaving the TLS connection asked for.
+    let socket = ssl.is_none();
     let opts = OptsBuilder::from_opts(opts)
         .pass(secret.clone())
         .tcp_connect_timeout(Some(CONNECT_TIMEOUT))
-        .stmt_cache_size(0);
+        .stmt_cache_size(0)
+        .prefer_socket(socket)
+        .ssl_opts(ssl);
     Ok((opts.into(), secret))
 }
 

@@ -8,16 +8,19 @@
 //! server's `statement_timeout`, set for that transaction alone.
 
 use crate::address::{redact, Address};
+use crate::tls::TlsMode;
 use nl2sql_core::guard::check_read_only_in;
 use nl2sql_core::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
     ResultFrame, SchemaSnapshot, Value,
 };
+use postgres::config::SslMode;
 use postgres::error::SqlState;
 use postgres::types::{Kind, Type};
 use postgres::{Client, NoTls, SimpleQueryMessage};
 use std::cell::RefCell;
 use std::time::Duration;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 /// An open PostgreSQL session.
 pub struct PostgresDb {
@@ -42,7 +45,8 @@ impl PostgresDb {
                 redact(&described(&e), secret.as_deref())
             ))
         };
-        let mut client = config.connect(NoTls).map_err(fail)?;
+        let tls = connector(address)?;
+        let mut client = connect_with(&config, &tls).map_err(fail)?;
         client
             .batch_execute("SET default_transaction_read_only = on")
             .map_err(fail)?;
@@ -201,8 +205,35 @@ pub(crate) fn connect_config(
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(CONNECT_TIMEOUT);
     }
+    config.ssl_mode(match address.tls().mode {
+        TlsMode::Disable => SslMode::Disable,
+        TlsMode::Prefer => SslMode::Prefer,
+        TlsMode::Require | TlsMode::VerifyFull => SslMode::Require,
+    });
     config.application_name("nl2sql");
     Ok((config, secret))
+}
+
+/// The TLS connector the address asks for; `None`: no TLS.
+pub(crate) fn connector(address: &Address) -> Result<Option<MakeRustlsConnect>, DatasourceError> {
+    let config = address.tls().client_config().map_err(|e| {
+        unavailable(format!(
+            "cannot connect to PostgreSQL at {address}: {}",
+            redact(&e, address.password())
+        ))
+    })?;
+    Ok(config.map(MakeRustlsConnect::new))
+}
+
+/// Connects with `tls` when there is one.
+pub(crate) fn connect_with(
+    config: &postgres::Config,
+    tls: &Option<MakeRustlsConnect>,
+) -> Result<Client, postgres::Error> {
+    match tls {
+        Some(tls) => config.connect(tls.clone()),
+        None => config.connect(NoTls),
+    }
 }
 
 /// A driver error with its causes ("error connecting to server: Connection refused").

@@ -55,13 +55,22 @@ impl Server {
 
     /// The database at `address` on the engine, as datasource `id`.
     pub fn open_address(self, id: &str, address: &str) -> Box<dyn Datasource> {
+        self.connect(id, address)
+            .unwrap_or_else(|e| panic!("{id} on {self:?}: {e}"))
+    }
+
+    /// The database at `address` on the engine, as datasource `id`, or why not.
+    pub fn connect(
+        self,
+        id: &str,
+        address: &str,
+    ) -> Result<Box<dyn Datasource>, nl2sql_core::DatasourceError> {
         let parsed = Address::parse(address).unwrap_or_else(|e| panic!("{e}"));
-        let opened: Result<Box<dyn Datasource>, _> = match self {
+        match self {
             Server::Postgres => PostgresDb::connect(id, &parsed).map(|d| Box::new(d) as _),
             Server::MariaDb => MySqlDb::connect(id, &parsed).map(|d| Box::new(d) as _),
             Server::DuckDb => DuckDbFile::open(id, address).map(|d| Box::new(d) as _),
-        };
-        opened.unwrap_or_else(|e| panic!("{id} on {self:?}: {e}"))
+        }
     }
 }
 

@@ -294,6 +294,95 @@ server_suite!(
 );
 server_suite!(duckdb, Server::DuckDb, nl2sql_tests::servers::duckdb);
 
+/// TLS to each server as an address asks: `verify-full` checks the certificate against the
+/// authority `sslrootcert` names (and refuses one it cannot check), `require` encrypts
+/// without checking, `disable` does not encrypt. Whether the session is encrypted is read
+/// from the server itself.
+#[test]
+#[ignore = "needs the servers cargo xtask test starts"]
+fn connects_over_tls_as_the_address_asks() {
+    use nl2sql_core::{ExecLimits, Value};
+    use nl2sql_tests::servers::Server;
+    let ca = std::env::var("NL2SQL_TLS_CA")
+        .unwrap_or_else(|_| panic!("NL2SQL_TLS_CA is not set: `cargo xtask test` sets it"));
+    for server in [Server::Postgres, Server::MariaDb] {
+        let base = server.address("chinook");
+        let encrypted = |query: &str| -> bool {
+            let db = server.open_address("chinook", &format!("{base}?{query}"));
+            let sql = match server {
+                Server::Postgres => "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+                _ => {
+                    "SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS \
+                     WHERE VARIABLE_NAME = 'Ssl_cipher'"
+                }
+            };
+            let rows = pollster::block_on(db.execute(sql, ExecLimits::rows(1)))
+                .map(|f| f.rows)
+                .unwrap_or_else(|e| panic!("{server:?} {query}: {e}"));
+            match rows.first().and_then(|r| r.first()) {
+                Some(Value::Integer(1)) => true,
+                Some(Value::Text(cipher)) => !cipher.is_empty(),
+                Some(Value::Blob(cipher)) => !cipher.is_empty(),
+                _ => false,
+            }
+        };
+        assert!(
+            encrypted(&format!("sslmode=verify-full&sslrootcert={ca}")),
+            "{server:?}: verify-full with the authority"
+        );
+        assert!(encrypted("sslmode=require"), "{server:?}: require");
+        assert!(!encrypted("sslmode=disable"), "{server:?}: disable");
+        // Without the authority the certificate cannot be checked: no connection, and a
+        // password given is not in what is said.
+        let unchecked = format!(
+            "{}?sslmode=verify-full",
+            base.replacen("nl2sql@", "nl2sql:hunter2@", 1)
+        );
+        match server.connect("chinook", &unchecked) {
+            Ok(_) => panic!("{server:?}: verify-full took a certificate it could not check"),
+            Err(e) => {
+                assert!(
+                    e.message.to_lowercase().contains("certificate")
+                        && !e.message.contains("hunter2"),
+                    "{server:?}: {e}"
+                );
+            }
+        }
+    }
+}
+
+/// A PostgreSQL schema other than `public`, named by the address's search path
+/// (`options=-csearch_path=…`, which the driver passes on): its tables are the ones read,
+/// and a query finds them by their bare names.
+#[test]
+#[ignore = "needs the servers cargo xtask test starts"]
+fn reads_the_postgresql_schema_the_search_path_names() {
+    use nl2sql_core::{ExecLimits, Value};
+    use nl2sql_tests::servers::Server;
+    let name = format!("schemas_{}", std::process::id());
+    let base = Server::Postgres.address(&name);
+    let target = nl2sql_native::address::Address::parse(&base).unwrap();
+    let support = nl2sql_tests::native::data_dir().join("support.sqlite");
+    nl2sql_native::copy::copy(&support, &target, true, &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut client = ::postgres::Client::connect(&base, ::postgres::NoTls).unwrap();
+    client
+        .batch_execute(
+            "CREATE SCHEMA IF NOT EXISTS sales; \
+             CREATE TABLE IF NOT EXISTS sales.deals (id integer PRIMARY KEY, amount numeric(10,2)); \
+             INSERT INTO sales.deals VALUES (1, 9.50), (2, 20.00) ON CONFLICT DO NOTHING",
+        )
+        .unwrap();
+    let db =
+        Server::Postgres.open_address("sales", &format!("{base}?options=-csearch_path%3Dsales"));
+    let s = pollster::block_on(db.introspect()).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = s.tables.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, vec!["deals"], "only the schema the path names");
+    let total =
+        pollster::block_on(db.execute("SELECT SUM(amount) FROM deals", ExecLimits::rows(1)));
+    assert_eq!(total.map(|f| f.rows), Ok(vec![vec![Value::Real(29.5)]]));
+}
+
 /// The plan path plus execution on every engine (parse, validate, render, run, read the
 /// rows), per gold plan, as an admin: p50 and p95 over five rounds of the 43 plans. Prints
 /// the figures (run with `--nocapture`); asserts only that every run succeeded.

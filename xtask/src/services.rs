@@ -1,7 +1,8 @@
 //! Throwaway database servers for the tests: each started fresh on a loopback port with its
-//! data under `target/services/`, loaded with the demo databases by `nl2sql copy`'s own
-//! code, and stopped when its handle drops, so a failing step stops it too. A server left
-//! behind by a run that was killed is stopped by the next run before it starts its own.
+//! data under `target/services/`, TLS on (a certificate a throwaway authority signed for
+//! 127.0.0.1), loaded with the demo databases by `nl2sql copy`'s own code, and stopped when
+//! its handle drops, so a failing step stops it too. A server left behind by a run that was
+//! killed is stopped by the next run before it starts its own.
 
 use crate::run::{Failure, Project};
 use nl2sql_native::address::Address;
@@ -18,29 +19,96 @@ const DEMO: [&str; 3] = ["chinook", "support", "webanalytics"];
 /// which a test adds `/chinook` and the like.
 pub const POSTGRES_URL_VAR: &str = "NL2SQL_POSTGRES_URL";
 pub const MARIADB_URL_VAR: &str = "NL2SQL_MARIADB_URL";
+/// The certificate authority (PEM) that signed both servers' certificates.
+pub const TLS_CA_VAR: &str = "NL2SQL_TLS_CA";
 
 /// Every test server, started together; each stops when this drops.
 pub struct Servers {
     pub postgres: Postgres,
     pub mariadb: MariaDb,
+    tls: Certificates,
 }
 
 impl Servers {
     /// Starts them all, loaded with the demo databases.
     pub fn start(project: &Project) -> Result<Servers, Failure> {
+        let services = project.root.join("target").join("services");
+        let tls = Certificates::make(&services.join("tls"))?;
         Ok(Servers {
-            postgres: Postgres::start(project)?,
-            mariadb: MariaDb::start(project)?,
+            postgres: Postgres::start(project, &tls)?,
+            mariadb: MariaDb::start(project, &tls)?,
+            tls,
         })
     }
 
     /// The variables the tests read, with their values.
-    pub fn variables(&self) -> [(&'static str, String); 2] {
+    pub fn variables(&self) -> [(&'static str, String); 3] {
         [
             (POSTGRES_URL_VAR, self.postgres.url()),
             (MARIADB_URL_VAR, self.mariadb.url()),
+            (TLS_CA_VAR, self.tls.ca.to_string_lossy().into_owned()),
         ]
     }
+}
+
+/// A throwaway certificate authority and a server certificate it signed for 127.0.0.1 and
+/// localhost, as PEM files.
+pub struct Certificates {
+    /// The authority's certificate, which a client is told to trust.
+    pub ca: PathBuf,
+    /// The server's certificate.
+    pub cert: PathBuf,
+    /// The server's private key (readable by its owner only, as PostgreSQL insists).
+    pub key: PathBuf,
+}
+
+impl Certificates {
+    /// Makes them afresh under `dir`.
+    pub fn make(dir: &Path) -> Result<Certificates, Failure> {
+        use rcgen::{
+            BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose,
+        };
+        let fail = |e: rcgen::Error| Failure(format!("making the test certificates: {e}"));
+        let _ = fs::remove_dir_all(dir);
+        fs::create_dir_all(dir)
+            .map_err(|e| Failure(format!("cannot create {}: {e}", dir.display())))?;
+        let ca_key = KeyPair::generate().map_err(fail)?;
+        let mut ca = CertificateParams::new(Vec::<String>::new()).map_err(fail)?;
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca.distinguished_name
+            .push(DnType::CommonName, "nl2sql test authority");
+        ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        let ca_cert = ca.self_signed(&ca_key).map_err(fail)?;
+        let issuer = Issuer::new(ca, ca_key);
+        let key = KeyPair::generate().map_err(fail)?;
+        let mut server = CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".into()])
+            .map_err(fail)?;
+        server
+            .distinguished_name
+            .push(DnType::CommonName, "127.0.0.1");
+        let cert = server.signed_by(&key, &issuer).map_err(fail)?;
+        let paths = Certificates {
+            ca: dir.join("ca.pem"),
+            cert: dir.join("server.pem"),
+            key: dir.join("server.key"),
+        };
+        let write = |path: &Path, text: String| {
+            fs::write(path, text)
+                .map_err(|e| Failure(format!("cannot write {}: {e}", path.display())))
+        };
+        write(&paths.ca, ca_cert.pem())?;
+        write(&paths.cert, cert.pem())?;
+        write(&paths.key, key.serialize_pem())?;
+        private(&paths.key)?;
+        Ok(paths)
+    }
+}
+
+/// Makes `path` readable by its owner only.
+fn private(path: &Path) -> Result<(), Failure> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+        .map_err(|e| Failure(format!("cannot restrict {}: {e}", path.display())))
 }
 
 /// A running PostgreSQL, stopped on drop.
@@ -52,9 +120,9 @@ pub struct Postgres {
 }
 
 impl Postgres {
-    /// Creates a cluster under `target/services/postgres`, starts it and loads the demo
-    /// databases.
-    pub fn start(project: &Project) -> Result<Postgres, Failure> {
+    /// Creates a cluster under `target/services/postgres`, starts it with TLS on and loads
+    /// the demo databases.
+    pub fn start(project: &Project, tls: &Certificates) -> Result<Postgres, Failure> {
         let started = Instant::now();
         let bin = postgres_bin()?;
         let root = project
@@ -73,10 +141,17 @@ impl Postgres {
         }
         fs::create_dir_all(&root)
             .map_err(|e| Failure(format!("cannot create {}: {e}", root.display())))?;
+        // Its own copy of the key: the server must own it.
+        let key = root.join("server.key");
+        fs::copy(&tls.key, &key).map_err(|e| Failure(format!("cannot copy the key: {e}")))?;
+        private(&key)?;
         // PostgreSQL refuses to run as root: then its own `postgres` user runs it.
         let as_postgres_user = is_root();
         if as_postgres_user {
-            run(Command::new("chown").args(["postgres"]).arg(&root), "chown")?;
+            run(
+                Command::new("chown").args(["-R", "postgres"]).arg(&root),
+                "chown",
+            )?;
         }
         let port = free_port()?;
         let server = Postgres {
@@ -101,8 +176,11 @@ impl Postgres {
         )?;
         let options = format!(
             "-c listen_addresses=127.0.0.1 -p {port} -k {} -c fsync=off \
-             -c synchronous_commit=off -c full_page_writes=off",
-            root.display()
+             -c synchronous_commit=off -c full_page_writes=off -c ssl=on \
+             -c ssl_cert_file={} -c ssl_key_file={}",
+            root.display(),
+            tls.cert.display(),
+            key.display()
         );
         server.ctl(
             "pg_ctl",
@@ -155,7 +233,7 @@ impl MariaDb {
     /// Creates a data directory under `target/services/mariadb`, starts the server on it
     /// (as the user running the tests, root included: MariaDB allows it when told), adds
     /// the tests' user and loads the demo databases.
-    pub fn start(project: &Project) -> Result<MariaDb, Failure> {
+    pub fn start(project: &Project, tls: &Certificates) -> Result<MariaDb, Failure> {
         let started = Instant::now();
         let root = project.root.join("target").join("services").join("mariadb");
         stop_leftover(&root.join("mariadbd.pid"));
@@ -189,6 +267,9 @@ impl MariaDb {
             .arg("--bind-address=127.0.0.1")
             .arg(format!("--user={user}"))
             .args(["--skip-log-bin", "--innodb-flush-log-at-trx-commit=0"])
+            .arg(format!("--ssl-cert={}", tls.cert.display()))
+            .arg(format!("--ssl-key={}", tls.key.display()))
+            .arg(format!("--ssl-ca={}", tls.ca.display()))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)

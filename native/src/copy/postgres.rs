@@ -6,14 +6,14 @@ use super::{
     PROGRESS_EVERY,
 };
 use crate::address::{redact, Address};
-use crate::postgres_db::{connect_config, described};
+use crate::postgres_db::{connect_config, connect_with, connector, described};
 use nl2sql_core::lower::quote_name;
 use nl2sql_core::{Column, Dialect, SchemaSnapshot, Table};
 use postgres::error::SqlState;
-use postgres::NoTls;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 use std::io::Write;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 pub(super) fn copy(
     schema: &SchemaSnapshot,
@@ -24,11 +24,12 @@ pub(super) fn copy(
 ) -> Result<CopyReport, CopyError> {
     let (config, secret) = connect_config(target).map_err(|e| CopyError(e.to_string()))?;
     let fail = |e: postgres::Error| CopyError(redact(&described(&e), secret.as_deref()));
-    let mut client = match config.connect(NoTls) {
+    let tls = connector(target).map_err(|e| CopyError(e.to_string()))?;
+    let mut client = match connect_with(&config, &tls) {
         Ok(c) => c,
         Err(e) if e.code() == Some(&SqlState::INVALID_CATALOG_NAME) => {
-            create_database(&config, target).map_err(fail)?;
-            config.connect(NoTls).map_err(fail)?
+            create_database(&config, &tls, target).map_err(fail)?;
+            connect_with(&config, &tls).map_err(fail)?
         }
         Err(e) => {
             return Err(CopyError(format!(
@@ -105,11 +106,15 @@ pub(super) fn copy(
 }
 
 /// Connects to the server's maintenance database and creates the one `target` names.
-fn create_database(config: &postgres::Config, target: &Address) -> Result<(), postgres::Error> {
+fn create_database(
+    config: &postgres::Config,
+    tls: &Option<MakeRustlsConnect>,
+    target: &Address,
+) -> Result<(), postgres::Error> {
     let name = target.database().unwrap_or_default().to_string();
     let mut admin = config.clone();
     admin.dbname("postgres");
-    let mut client = admin.connect(NoTls)?;
+    let mut client = connect_with(&admin, tls)?;
     client.batch_execute(&format!(
         "CREATE DATABASE {}",
         quote_name(&name, Dialect::Postgres)
