@@ -32,6 +32,7 @@ pub fn schema() -> SchemaSnapshot {
             foreign_keys: vec![],
             row_count: 0,
             view: false,
+            unread: None,
         },
         Table {
             name: "Album".into(),
@@ -43,6 +44,7 @@ pub fn schema() -> SchemaSnapshot {
             foreign_keys: vec![fk("ArtistId", "Artist", "ArtistId")],
             row_count: 0,
             view: false,
+            unread: None,
         },
         Table {
             name: "Invoice".into(),
@@ -54,6 +56,7 @@ pub fn schema() -> SchemaSnapshot {
             foreign_keys: vec![],
             row_count: 0,
             view: false,
+            unread: None,
         },
     ];
     SchemaSnapshot::new("chinook", Dialect::Sqlite, tables)
