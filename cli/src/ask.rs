@@ -275,9 +275,7 @@ fn open(
     let (workspace, cache) = sources
         .workspace_reporting(sources.policies())
         .map_err(|e| Failure::Runtime(e.to_string()))?;
-    for problem in &cache.problems {
-        eprintln!("nl2sql: the schema cache was not used: {problem}");
-    }
+    crate::say_cache_problems(&cache);
     Ok(Service::new(
         NativeHost::default(),
         workspace,

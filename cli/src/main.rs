@@ -197,6 +197,14 @@ impl DbArgs {
     }
 }
 
+/// Says on stderr why a project's schema cache was not used, when it was not (the
+/// databases were read instead).
+pub(crate) fn say_cache_problems(report: &nl2sql_native::CacheReport) {
+    for problem in &report.problems {
+        eprintln!("nl2sql: the schema cache was not used: {problem}");
+    }
+}
+
 /// A database that cannot be named (a wrong command line) or read (a runtime failure).
 pub(crate) fn source_failure(e: nl2sql_native::SourceError) -> Failure {
     match e {

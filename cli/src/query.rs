@@ -195,9 +195,10 @@ fn run(
     make_plan: impl FnOnce(&SchemaSnapshot) -> Result<Plan, PipelineError>,
 ) -> Result<(), Failure> {
     let sources = o.dbs.sources()?;
-    let (db, schema) = sources
+    let (db, schema, cache) = sources
         .schema(o.datasource.as_deref())
         .map_err(source_failure)?;
+    crate::say_cache_problems(&cache);
     let id = db.id().to_string();
     let policies = sources.policies();
     let scope = policies.scope(o.role.as_slice());

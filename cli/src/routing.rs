@@ -173,9 +173,7 @@ impl IndexArgs {
         };
         let started = Instant::now();
         let Indexed { index, cache, .. } = read_and_index(&self.dbs.sources()?, embedder, fresh)?;
-        for problem in &cache.problems {
-            eprintln!("nl2sql: the schema cache was not used: {problem}");
-        }
+        crate::say_cache_problems(&cache);
         then(&Built {
             index,
             embedder,
@@ -234,6 +232,15 @@ pub(crate) fn read_and_index(
         .map_err(embed_failure)?;
     for why in index.dropped_notes() {
         eprintln!("nl2sql: CONFIG_INVALID: a note was dropped: {why}");
+    }
+    for schema in index.schemas() {
+        for t in schema.tables.iter().filter(|t| t.unread.is_some()) {
+            let why = t.unread.as_deref().unwrap_or_default();
+            eprintln!(
+                "nl2sql: STATISTICS_INCOMPLETE: table {} of {}: {why}",
+                t.name, schema.datasource_id
+            );
+        }
     }
     Ok(Indexed {
         datasources,

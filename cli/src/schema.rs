@@ -31,9 +31,10 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         .map_err(source_failure)?,
         None => args.dbs.sources()?,
     };
-    let (_, snapshot) = sources
+    let (_, snapshot, cache) = sources
         .schema(args.datasource.as_deref())
         .map_err(source_failure)?;
+    crate::say_cache_problems(&cache);
     if args.json {
         let text =
             serde_json::to_string_pretty(&snapshot).map_err(|e| Failure::Runtime(e.to_string()))?;

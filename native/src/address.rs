@@ -42,6 +42,9 @@ pub struct Address {
     text: String,
     /// For a server: what its `sslmode` and `sslrootcert` ask.
     tls: Tls,
+    /// What it is, without any secret (a server's driver address with its query, a file's
+    /// path): two addresses with the same identity reach the same database.
+    identity: String,
     /// For a server: the URL without its password, query or fragment, for messages.
     shown: String,
     /// For a server: the password, decoded, if the URL has one.
@@ -62,6 +65,9 @@ impl fmt::Display for AddressError {
 
 /// Server schemes that have no adapter yet, and what to call each.
 const NOT_YET: [(&str, &str); 1] = [("sc://", "Spark Connect")];
+
+/// Query parameters that carry a password.
+const SECRET_PARAMETERS: [&str; 4] = ["password", "pass", "passwd", "pwd"];
 
 /// File name endings that mark a DuckDB file (any other file is told apart by its header).
 const DUCKDB_ENDINGS: [&str; 2] = [".duckdb", ".ddb"];
@@ -117,6 +123,7 @@ impl Address {
         Address {
             engine,
             text: text.to_string(),
+            identity: text.to_string(),
             tls: Tls::default(),
             shown: if secretive {
                 "the file given".into()
@@ -142,9 +149,7 @@ impl Address {
         // A password may also ride in the query (`?password=…`), which drivers read.
         let in_query = url
             .query_pairs()
-            .find(|(k, _)| {
-                ["password", "pass", "passwd", "pwd"].contains(&k.to_ascii_lowercase().as_str())
-            })
+            .find(|(k, _)| SECRET_PARAMETERS.contains(&k.to_ascii_lowercase().as_str()))
             .map(|(_, v)| v.into_owned());
         let password = url
             .password()
@@ -157,17 +162,31 @@ impl Address {
         let tls = Tls::from_parameters(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .map_err(AddressError)?;
         // The driver reads the rest of the query (`options`, `connect_timeout`, …), not
-        // these, which it would refuse.
+        // these, which it would refuse. The rest is kept byte for byte: re-encoding it
+        // would write a space as `+`, which the PostgreSQL driver does not read as one.
         let mut driver = url.clone();
-        let kept: Vec<&(String, String)> = pairs
-            .iter()
-            .filter(|(k, _)| !TLS_PARAMETERS.contains(&k.as_str()))
+        let kept: Vec<&str> = url
+            .query()
+            .unwrap_or_default()
+            .split('&')
+            .filter(|part| {
+                let key = part.split('=').next().unwrap_or_default();
+                !part.is_empty() && !TLS_PARAMETERS.contains(&key)
+            })
             .collect();
-        if kept.is_empty() {
-            driver.set_query(None);
-        } else {
-            driver.query_pairs_mut().clear().extend_pairs(kept);
-        }
+        driver.set_query((!kept.is_empty()).then(|| kept.join("&")).as_deref());
+        // What the address is, for a cache's key: the driver's address without any secret.
+        let mut identity = driver.clone();
+        let _ = identity.set_password(None);
+        let public: Vec<&str> = kept
+            .iter()
+            .copied()
+            .filter(|part| {
+                let key = part.split('=').next().unwrap_or_default().to_ascii_lowercase();
+                !SECRET_PARAMETERS.contains(&key.as_str())
+            })
+            .collect();
+        identity.set_query((!public.is_empty()).then(|| public.join("&")).as_deref());
         let mut shown = url.clone();
         // Both calls fail only for URLs that cannot have a password, which then has none.
         let _ = shown.set_password(None);
@@ -181,6 +200,7 @@ impl Address {
         Ok(Address {
             engine,
             text: driver.to_string(),
+            identity: identity.to_string(),
             tls,
             shown: shown.to_string(),
             password,
@@ -202,6 +222,13 @@ impl Address {
     /// What the address asks of the connection's encryption.
     pub fn tls(&self) -> &Tls {
         &self.tls
+    }
+
+    /// Which database it reaches, without any secret, in full (a server's query and a
+    /// file's path included, which the printed form may leave out): what a cache is keyed
+    /// by.
+    pub fn identity(&self) -> &str {
+        &self.identity
     }
 
     /// The password the address holds, decoded.
@@ -327,6 +354,13 @@ mod tests {
             "postgres://me@h/db?password=hunter2",
             "TLS is not the driver's"
         );
+        assert_eq!(q.identity(), "postgres://me@h/db");
+        let o = Address::parse(
+            "postgres://me:pw@h/db?options=-c%20search_path%3Dsales&sslmode=disable",
+        )
+        .unwrap();
+        assert_eq!(o.url(), "postgres://me:pw@h/db?options=-c%20search_path%3Dsales");
+        assert_eq!(o.identity(), "postgres://me@h/db?options=-c%20search_path%3Dsales");
         let e = Address::parse("mysql://me:hunter2@h/db?sslmode=verify-ca").unwrap_err();
         assert!(
             e.0.contains("verify-full") && !e.0.contains("hunter2"),

@@ -2,12 +2,13 @@
 //! library (linked, not compiled here: its C++ build alone would take longer than the whole
 //! test run, `docs/benchmarks.md`).
 //!
-//! Four locks stand behind the core guard: the file is opened `READ_ONLY`; external access
-//! is off, so no query reads or writes another file (`read_csv`, `COPY … TO`), attaches a
-//! database or loads an extension; the configuration is locked, so no query can switch
-//! either back on; and DuckDB prepares exactly one statement. The time limit is an
-//! interrupt sent from a watchdog thread at the deadline. Rows are streamed, and at most
-//! the row cap plus one are fetched.
+//! Three locks stand behind the core guard: the file is opened `READ_ONLY`; external
+//! access is off, so no query reads or writes another file (`read_csv`, `COPY … TO`),
+//! attaches a database or loads an extension; and the configuration is locked, so no query
+//! can switch either back on. (The crate runs every statement of a batch but the last, so
+//! one statement rests on the guard here.) The time limit is an interrupt sent from a
+//! watchdog thread at the deadline. Rows are streamed in DuckDB's chunks (2,048 rows), and
+//! the fetching stops at the chunk that passes the row cap.
 
 use duckdb::arrow::array::{Array, ArrayRef, AsArray};
 use duckdb::arrow::datatypes::{

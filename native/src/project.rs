@@ -259,10 +259,16 @@ impl Project {
             field: Some(format!("datasources.{}.connection", entry.id)),
             message,
         };
+        // A file's relative path is read from the config's folder (after a `duckdb:`
+        // prefix, which stays).
         let mut connection = entry.connection.clone();
-        if !connection.contains("://") && Path::new(&connection).is_relative() {
+        let (prefix, file) = match connection.strip_prefix("duckdb:") {
+            Some(file) => ("duckdb:", file.to_string()),
+            None => ("", connection.clone()),
+        };
+        if !file.contains("://") && Path::new(&file).is_relative() {
             let base = self.path.parent().unwrap_or_else(|| Path::new(""));
-            connection = base.join(&connection).to_string_lossy().into_owned();
+            connection = format!("{prefix}{}", base.join(&file).to_string_lossy());
         }
         let address = Address::parse(&connection).map_err(|e| fault(e.0))?;
         match &entry.password_env {
@@ -386,5 +392,10 @@ mod tests {
             address.path(),
             Some(PathBuf::from("/srv/proj/data/a.sqlite"))
         );
+        let text = "[[datasources]]\nid = \"w\"\nconnection = \"duckdb:w.db\"\n";
+        let p = Project::parse(text, Path::new("/srv/proj/nl2sql.toml")).unwrap();
+        let address = p.address(&p.file.datasources[0]).unwrap();
+        assert_eq!(address.engine(), crate::address::Engine::DuckDb);
+        assert_eq!(address.path(), Some(PathBuf::from("/srv/proj/w.db")));
     }
 }

@@ -272,36 +272,19 @@ impl Sources {
     /// reads come from its schema cache where the database's structure (its fingerprint)
     /// and the datasource's configuration are unchanged; `fresh` reads every database
     /// again. What was read anew is written back when the cache file exists, and always
-    /// when `fresh` (which is how `nl2sql index` builds it).
+    /// when `fresh` (which is how `nl2sql index` builds it) — but not a read whose
+    /// statistics ran past the time limit, which the next command tries again.
     pub fn read_all(&self, fresh: bool) -> Result<(Vec<Read>, CacheReport), WorkspaceError> {
         let unreadable = |e: SourceError| WorkspaceError::Unreadable(e.to_string());
         let mut report = CacheReport::default();
-        let (mut cache, path) = match self {
-            Sources::Project(p) => {
-                let path = cache_path(&p.path);
-                report.path = Some(path.clone());
-                let cache = match SchemaCache::load(&path) {
-                    Ok(cache) => cache,
-                    Err(problem) => {
-                        report.problems.push(problem.0);
-                        None
-                    }
-                };
-                (cache, Some(path))
-            }
-            _ => (None, None),
-        };
+        let mut cache = self.load_cache(&mut report);
         let in_use = cache.is_some() || fresh;
+        let mut written = false;
         let mut reads = Vec::new();
         for (profile, datasource) in self.open_all().map_err(unreadable)? {
             let id = profile.id.clone();
-            let key = self.cache_key(&id);
-            let cached = match (&cache, fresh, &key) {
-                (Some(cache), false, Some(key)) => {
-                    // Only the structure is read to decide; a failure reads the database.
-                    let now = pollster::block_on(datasource.fingerprint()).ok();
-                    now.and_then(|f| cache.lookup(&id, key, &f).cloned())
-                }
+            let cached = match (&cache, fresh) {
+                (Some(cache), false) => self.cached(cache, datasource.as_ref()),
                 _ => None,
             };
             let read = match cached {
@@ -312,13 +295,15 @@ impl Sources {
                 None => {
                     let read = pollster::block_on(read_source(&id, datasource.as_ref()))?;
                     report.read.push(id.clone());
-                    if let (true, Some(key)) = (in_use, key) {
+                    let whole = read.schema.tables.iter().all(|t| t.unread.is_none());
+                    if let (true, true, Some(key)) = (in_use, whole, self.cache_key(&id)) {
                         cache
                             .get_or_insert_with(|| SchemaCache {
                                 format: CACHE_FORMAT,
                                 ..SchemaCache::default()
                             })
                             .put(&id, key, read.clone());
+                        written = true;
                     }
                     read
                 }
@@ -329,47 +314,64 @@ impl Sources {
                 read,
             });
         }
-        if let (Some(cache), Some(path)) = (&cache, &path) {
-            if in_use && !report.read.is_empty() {
-                match cache.save(path) {
-                    Ok(()) => report.written = true,
-                    Err(problem) => report.problems.push(problem.0),
-                }
+        if let (Some(cache), Some(path), true) = (&cache, &report.path, written) {
+            match cache.save(path) {
+                Ok(()) => report.written = true,
+                Err(problem) => report.problems.push(problem.0),
             }
         }
         Ok((reads, report))
     }
 
-    /// Datasource `id` (as [`Sources::id`]) opened, with its schema: the cached one when it
-    /// still fits, else read now.
+    /// Datasource `id` (as [`Sources::id`]) opened, with its schema (the cached one when it
+    /// still fits, else read now) and what was done with the schema cache.
     pub fn schema(
         &self,
         id: Option<&str>,
-    ) -> Result<(Rc<dyn Datasource>, SchemaSnapshot), SourceError> {
+    ) -> Result<(Rc<dyn Datasource>, SchemaSnapshot, CacheReport), SourceError> {
         let datasource = self.open(id)?;
-        let unreadable = |e: DatasourceError| SourceError::Unreadable(e.to_string());
-        let cached = match (self, self.cache_key(datasource.id())) {
-            (Sources::Project(p), Some(key)) => SchemaCache::load(&cache_path(&p.path))
-                .ok()
-                .flatten()
-                .and_then(|cache| {
-                    let now = pollster::block_on(datasource.fingerprint()).ok()?;
-                    cache
-                        .lookup(datasource.id(), &key, &now)
-                        .map(|r| r.schema.clone())
-                }),
-            _ => None,
-        };
+        let mut report = CacheReport::default();
+        let cached = self
+            .load_cache(&mut report)
+            .and_then(|cache| self.cached(&cache, datasource.as_ref()));
         let schema = match cached {
-            Some(schema) => schema,
-            None => pollster::block_on(datasource.introspect()).map_err(unreadable)?,
+            Some(read) => {
+                report.reused.push(datasource.id().to_string());
+                read.schema
+            }
+            None => pollster::block_on(datasource.introspect())
+                .map_err(|e| SourceError::Unreadable(e.to_string()))?,
         };
-        Ok((datasource, schema))
+        Ok((datasource, schema, report))
+    }
+
+    /// A project's schema cache, its file named in `report` and any problem reading it
+    /// said there; none outside a project or when there is no usable file.
+    fn load_cache(&self, report: &mut CacheReport) -> Option<SchemaCache> {
+        let Sources::Project(p) = self else {
+            return None;
+        };
+        let path = cache_path(&p.path);
+        let loaded = SchemaCache::load(&path);
+        report.path = Some(path);
+        loaded.unwrap_or_else(|problem| {
+            report.problems.push(problem.0);
+            None
+        })
+    }
+
+    /// The cached read of `datasource`, when its configuration and its structure now (only
+    /// the fingerprint is read; a failure to read it reads the database) are the cached
+    /// read's.
+    fn cached(&self, cache: &SchemaCache, datasource: &dyn Datasource) -> Option<ReadSource> {
+        let key = self.cache_key(datasource.id())?;
+        let now = pollster::block_on(datasource.fingerprint()).ok()?;
+        cache.lookup(datasource.id(), &key, &now).cloned()
     }
 
     /// What a project datasource's cached read depends on besides the database: the
-    /// engine, the address without its password, the table patterns, the row limit and the
-    /// engine's version (a newer one may read more). `None` outside a project.
+    /// engine, the address in full without its password, the table patterns, the limits
+    /// and the engine's version (a newer one may read more). `None` outside a project.
     fn cache_key(&self, id: &str) -> Option<String> {
         let Sources::Project(p) = self else {
             return None;
@@ -377,11 +379,12 @@ impl Sources {
         let entry = p.file.datasources.iter().find(|d| d.id == id)?;
         let address = p.address(entry).ok()?;
         Some(format!(
-            "{} {address} include={:?} exclude={:?} row_limit={:?} nl2sql={}",
+            "{} {} include={:?} exclude={:?} limits={:?} nl2sql={}",
             address.engine().name(),
+            address.identity(),
             entry.include,
             entry.exclude,
-            entry.limits.row_limit,
+            entry.limits,
             env!("CARGO_PKG_VERSION")
         ))
     }

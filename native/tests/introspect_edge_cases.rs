@@ -115,3 +115,29 @@ fn views_are_read_like_tables_and_marked() {
     assert_ne!(as_table.fingerprint, s.fingerprint);
     let _ = std::fs::remove_file(path);
 }
+
+#[test]
+fn a_view_sqlite_cannot_read_stays_empty_and_the_rest_is_read() {
+    let path = temp_db(
+        "broken-view",
+        "CREATE TABLE kept (id INTEGER PRIMARY KEY, name TEXT);
+         INSERT INTO kept (name) VALUES ('a');
+         CREATE TABLE gone (x INTEGER);
+         CREATE VIEW over_gone AS SELECT x FROM gone;
+         DROP TABLE gone;",
+    );
+    let db = SqliteFile::open("broken", &path).unwrap();
+    let s = pollster::block_on(db.introspect()).unwrap();
+    let broken = s.table("over_gone").expect("the view is named");
+    assert!(broken.view && broken.columns.is_empty());
+    assert!(broken
+        .unread
+        .as_deref()
+        .is_some_and(|why| why.contains("cannot be read")));
+    assert_eq!(s.table("kept").map(|t| t.row_count), Some(1));
+    assert_eq!(
+        pollster::block_on(db.fingerprint()).as_deref(),
+        Ok(s.fingerprint.as_str())
+    );
+    let _ = std::fs::remove_file(path);
+}

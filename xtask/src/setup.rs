@@ -170,13 +170,19 @@ fn npm_packages(project: &Project) -> Result<(), Failure> {
 }
 
 /// The DuckDB library the `duckdb` crate links (`.cargo/config.toml` points there), which
-/// npm installs for Linux on x86-64 only.
+/// npm installs for Linux on x86-64 only; elsewhere `DUCKDB_LIB_DIR` names one.
 fn duckdb_library(project: &Project) -> Result<(), Failure> {
     let lib = project
         .root
         .join("node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so");
     if lib.is_file() {
         return ok("the DuckDB library (npm @duckdb/node-bindings-linux-x64)");
+    }
+    if let Some(dir) = std::env::var_os("DUCKDB_LIB_DIR").filter(|d| !d.is_empty()) {
+        return ok(&format!(
+            "the DuckDB library (DUCKDB_LIB_DIR={})",
+            std::path::Path::new(&dir).display()
+        ));
     }
     Err(Failure(format!(
         "{} is missing: npm installs DuckDB's library for Linux on x86-64 only. Elsewhere, \

@@ -23,10 +23,11 @@ pub struct RetrieveSettings {
     /// At most this many tables the column search brings beyond the table search's: in a
     /// large schema a word such as "cost" names a column of dozens of tables.
     pub column_tables: usize,
-    /// The schema as the planner's prompt shows it stays under this many characters (about
-    /// 2,000 tokens), so that with its instructions and the plan's JSON Schema the
-    /// planner's input stays under 4,000 tokens however large the schema: the tables the
-    /// column search brought go first, the last-ranked first.
+    /// The schema as the planner's prompt shows it is trimmed towards this many characters
+    /// (about 2,000 tokens), so that with its instructions and the plan's JSON Schema the
+    /// planner's input stays near 4,000 tokens however large the schema: the tables the
+    /// column search brought go first, the last-ranked first. A target, not a guarantee:
+    /// the tables the question names, the table search's and their bridges are kept.
     pub schema_chars: usize,
 }
 
@@ -77,10 +78,11 @@ pub async fn retrieve(
             "datasource {datasource} is not in the index"
         )));
     };
+    // A view that could not be read has no columns to show.
     let readable: Vec<&Table> = schema
         .tables
         .iter()
-        .filter(|t| scope.can_read(datasource, &t.name))
+        .filter(|t| !t.columns.is_empty() && scope.can_read(datasource, &t.name))
         .collect();
     let values = index.values().link(question, Some(datasource), scope, 10);
     if readable.len() <= settings.full_snapshot_max_tables && !force_search {

@@ -200,7 +200,8 @@ impl SchemaIndex {
                     ..entry(EntryKind::Verified, None, None, v.text.clone())
                 });
             }
-            for t in &schema.tables {
+            // A view that could not be read has no columns to ask about.
+            for t in schema.tables.iter().filter(|t| !t.columns.is_empty()) {
                 entries.push(entry(EntryKind::Table, Some(&t.name), None, table_text(t)));
                 for c in &t.columns {
                     entries.push(entry(
@@ -229,7 +230,12 @@ impl SchemaIndex {
                         ));
                     }
                     for (value, words) in &c.values {
-                        values.alias(ds, table, column, value, words);
+                        if !values.alias(ds, table, column, value, words) {
+                            dropped.push(format!(
+                                "the words for {value:?} of {ds}.{table}.{column}: the column \
+                                 holds no such value"
+                            ));
+                        }
                     }
                 }
             }

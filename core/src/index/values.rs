@@ -286,8 +286,8 @@ impl ValueIndex {
         }
     }
 
-    /// Gives `value` of `datasource.table.column` the synonyms `words`; a value the
-    /// column does not hold (as read) is left alone.
+    /// Gives `value` of `datasource.table.column` the synonyms `words`; false, and nothing
+    /// given, when the column does not hold the value (as read).
     pub fn alias(
         &mut self,
         datasource: &str,
@@ -295,22 +295,23 @@ impl ValueIndex {
         column: &str,
         value: &str,
         words: &[String],
-    ) {
+    ) -> bool {
         let Some(ci) = self.columns.iter().position(|c| {
             c.datasource == datasource
                 && c.table.eq_ignore_ascii_case(table)
                 && c.column.eq_ignore_ascii_case(column)
         }) else {
-            return;
+            return false;
         };
         let Some(vi) = self.columns[ci].values.iter().position(|v| v == value) else {
-            return;
+            return false;
         };
         for word in words.iter().map(|w| w.trim().to_lowercase()) {
             if !word.is_empty() {
                 self.aliases.entry(word).or_default().push((ci, vi));
             }
         }
+        true
     }
 
     /// How many values the index holds.

@@ -71,11 +71,13 @@ pub async fn introspect_only<D: Datasource + ?Sized>(
         if !keep(&shape.name) {
             continue;
         }
-        // Statistics that run past the time limit are left out alone: the table stays,
-        // with its structure, and says why.
+        // Statistics that run past the time limit (or a view's that cannot be read, such
+        // as a materialized view never filled) are left out alone: the table stays, with
+        // its structure, and says why.
+        let view = shape.view;
         match with_statistics(ds, dialect, shape.clone()).await {
             Ok(table) => tables.push(table),
-            Err(e) if e.kind == DatasourceErrorKind::TimedOut => {
+            Err(e) if view || e.kind == DatasourceErrorKind::TimedOut => {
                 tables.push(Table {
                     columns: shape
                         .columns

@@ -46,6 +46,18 @@ pub async fn introspect_only<D: Datasource + ?Sized>(
 /// catalogue reads and no statistics: cheap enough to compare with the indexed snapshot on
 /// every run. Always equal to [`introspect`]'s fingerprint for the same structure.
 pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, DatasourceError> {
+    match cheap_fingerprint(ds).await {
+        Ok(fingerprint) => Ok(fingerprint),
+        // A view SQLite cannot read (its table dropped) fails the catalogue join; the full
+        // read keeps it, empty, and gives the same fingerprint.
+        Err(e) if e.kind == DatasourceErrorKind::InvalidQuery => {
+            introspect(ds).await.map(|s| s.fingerprint)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+async fn cheap_fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, DatasourceError> {
     const TABLES: &str = "FROM sqlite_master AS m WHERE m.type IN ('table', 'view') \
                           AND substr(m.name, 1, 7) <> 'sqlite_'";
     let columns = run(
@@ -156,14 +168,30 @@ async fn read_table<D: Datasource + ?Sized>(
     name: &str,
     view: bool,
 ) -> Result<Table, DatasourceError> {
-    let info = run(
+    let info = match run(
         ds,
         &format!(
             "SELECT name, type, \"notnull\", pk FROM pragma_table_info({}) ORDER BY cid",
             quote_literal(name)
         ),
     )
-    .await?;
+    .await
+    {
+        Ok(info) => info,
+        // A view over a table since dropped cannot be read at all; it stays, empty, saying
+        // why, and the rest of the database is read.
+        Err(e) if view => {
+            return Ok(Table {
+                name: name.to_string(),
+                columns: Vec::new(),
+                foreign_keys: Vec::new(),
+                row_count: 0,
+                view,
+                unread: Some(format!("it cannot be read: {}", e.message)),
+            })
+        }
+        Err(e) => return Err(e),
+    };
     let mut columns = Vec::with_capacity(info.rows.len());
     for row in &info.rows {
         columns.push(ColumnInfo {
@@ -186,11 +214,11 @@ async fn read_table<D: Datasource + ?Sized>(
             stats: ColumnStats::default(),
         })
         .collect();
-    // Statistics that run past the time limit are left out alone: the table stays, with
-    // its structure, and says why.
+    // Statistics that run past the time limit (or a view's that cannot be read) are left
+    // out alone: the table stays, with its structure, and says why.
     let (row_count, columns, unread) = match read_stats(ds, name, columns).await {
         Ok((rows, columns)) => (rows, columns, None),
-        Err(e) if e.kind == DatasourceErrorKind::TimedOut => (0, shapes, Some(unread(&e))),
+        Err(e) if view || e.kind == DatasourceErrorKind::TimedOut => (0, shapes, Some(unread(&e))),
         Err(e) => return Err(e),
     };
     Ok(Table {

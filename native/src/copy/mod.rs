@@ -13,7 +13,7 @@ mod postgres;
 
 use crate::address::{Address, Engine};
 use nl2sql_core::lower::quote_name;
-use nl2sql_core::{Column, Dialect, SchemaSnapshot, Table, TypeCategory};
+use nl2sql_core::{Column, Dialect, ForeignKey, SchemaSnapshot, Table, TypeCategory};
 use rusqlite::{Connection, OpenFlags};
 use std::fmt;
 use std::path::Path;
@@ -57,7 +57,6 @@ pub fn copy(
         .map_err(|e| CopyError(e.to_string()))?;
     let rows = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .map_err(|e| CopyError(format!("cannot open {}: {e}", source.display())))?;
-    settle_dates(&mut schema, &rows).map_err(|e| CopyError(format!("reading dates: {e}")))?;
     // A view's definition is SQLite's SQL, which the target may read otherwise: views stay
     // behind, each named in a note.
     let views: Vec<String> = schema
@@ -67,6 +66,7 @@ pub fn copy(
         .map(|t| t.name.clone())
         .collect();
     schema.tables.retain(|t| !t.view);
+    settle_dates(&mut schema, &rows).map_err(|e| CopyError(format!("reading dates: {e}")))?;
     let copied = match target.engine() {
         Engine::Postgres => postgres::copy(&schema, &rows, target, replace, progress),
         Engine::MySql => mysql::copy(&schema, &rows, target, replace, progress),
@@ -226,29 +226,42 @@ fn create_table(
 /// after the table, numbered in declaration order), with the words a note about it uses.
 fn foreign_keys(table: &Table, dialect: Dialect) -> Vec<(String, String)> {
     let q = |name: &str| quote_name(name, dialect);
-    let list = |names: &[String]| names.iter().map(|c| q(c)).collect::<Vec<_>>().join(", ");
     table
         .foreign_keys
         .iter()
         .enumerate()
         .map(|(n, fk)| {
             let add = format!(
-                "ALTER TABLE {} ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
+                "ALTER TABLE {} ADD CONSTRAINT {} {}",
                 q(&table.name),
                 q(&format!("fk_{}_{:02}", table.name, n + 1)),
-                list(&fk.columns),
-                q(&fk.referenced_table),
-                list(&fk.referenced_columns)
+                key_clause(fk, dialect)
             );
-            let about = format!(
-                "{} ({}) → {}",
-                table.name,
-                fk.columns.join(", "),
-                fk.referenced_table
-            );
-            (add, about)
+            (add, key_about(table, fk))
         })
         .collect()
+}
+
+/// `FOREIGN KEY (…) REFERENCES … (…)` in `dialect`.
+fn key_clause(fk: &ForeignKey, dialect: Dialect) -> String {
+    let q = |name: &str| quote_name(name, dialect);
+    let list = |names: &[String]| names.iter().map(|c| q(c)).collect::<Vec<_>>().join(", ");
+    format!(
+        "FOREIGN KEY ({}) REFERENCES {} ({})",
+        list(&fk.columns),
+        q(&fk.referenced_table),
+        list(&fk.referenced_columns)
+    )
+}
+
+/// How a note names a key of `table`: `Track (AlbumId) → Album`.
+fn key_about(table: &Table, fk: &ForeignKey) -> String {
+    format!(
+        "foreign key {} ({}) → {}",
+        table.name,
+        fk.columns.join(", "),
+        fk.referenced_table
+    )
 }
 
 #[cfg(test)]

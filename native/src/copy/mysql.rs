@@ -133,7 +133,7 @@ fn load(
             if let Err(e) = conn.query_drop(&add) {
                 report
                     .notes
-                    .push(format!("foreign key {about}: not kept: {e}"));
+                    .push(format!("{about}: not kept: {e}"));
             }
         }
     }

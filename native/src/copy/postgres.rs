@@ -89,11 +89,11 @@ pub(super) fn copy(
                         Ok(()) => {
                             unchecked.commit().map_err(fail)?;
                             report.notes.push(format!(
-                                "foreign key {about}: kept unchecked (NOT VALID): {why}"
+                                "{about}: kept unchecked (NOT VALID): {why}"
                             ));
                         }
                         Err(e) => report.notes.push(format!(
-                            "foreign key {about}: not kept: {}",
+                            "{about}: not kept: {}",
                             redact(&described(&e), secret.as_deref())
                         )),
                     }
