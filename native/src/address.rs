@@ -182,7 +182,11 @@ impl Address {
             .iter()
             .copied()
             .filter(|part| {
-                let key = part.split('=').next().unwrap_or_default().to_ascii_lowercase();
+                let key = part
+                    .split('=')
+                    .next()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
                 !SECRET_PARAMETERS.contains(&key.as_str())
             })
             .collect();
@@ -359,8 +363,14 @@ mod tests {
             "postgres://me:pw@h/db?options=-c%20search_path%3Dsales&sslmode=disable",
         )
         .unwrap();
-        assert_eq!(o.url(), "postgres://me:pw@h/db?options=-c%20search_path%3Dsales");
-        assert_eq!(o.identity(), "postgres://me@h/db?options=-c%20search_path%3Dsales");
+        assert_eq!(
+            o.url(),
+            "postgres://me:pw@h/db?options=-c%20search_path%3Dsales"
+        );
+        assert_eq!(
+            o.identity(),
+            "postgres://me@h/db?options=-c%20search_path%3Dsales"
+        );
         let e = Address::parse("mysql://me:hunter2@h/db?sslmode=verify-ca").unwrap_err();
         assert!(
             e.0.contains("verify-full") && !e.0.contains("hunter2"),

@@ -48,7 +48,10 @@ fn keys_duckdb_cannot_hold_are_left_out_with_a_note_and_the_rows_land() {
         notes.contains("ring (next) → ring: not kept: rows of the table point at each other"),
         "{notes}"
     );
-    assert!(!notes.contains("person"), "a chain of bosses is ordered: {notes}");
+    assert!(
+        !notes.contains("person"),
+        "a chain of bosses is ordered: {notes}"
+    );
     let rows: u64 = report.tables.iter().map(|(_, n)| n).sum();
     assert_eq!(rows, 2 + 2 + 3 + 4 + 3);
     let copied = DuckDbFile::open("keys", &target).unwrap();

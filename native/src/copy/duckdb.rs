@@ -82,9 +82,9 @@ impl<'a> Plan<'a> {
         for table in &schema.tables {
             let mut kept = Vec::new();
             for fk in &table.foreign_keys {
-                let to_key = schema
-                    .table(&fk.referenced_table)
-                    .is_some_and(|parent| same_names(&parent.primary_key(), &fk.referenced_columns));
+                let to_key = schema.table(&fk.referenced_table).is_some_and(|parent| {
+                    same_names(&parent.primary_key(), &fk.referenced_columns)
+                });
                 let broken = orphans(rows, table, fk)?;
                 if !to_key {
                     notes.push(format!(
@@ -123,7 +123,9 @@ impl<'a> Plan<'a> {
                     while !seen.contains(&at) {
                         seen.push(at);
                         let next = waits(&pending[at], &created).into_iter().find_map(|name| {
-                            pending.iter().position(|(t, _)| t.name.eq_ignore_ascii_case(&name))
+                            pending
+                                .iter()
+                                .position(|(t, _)| t.name.eq_ignore_ascii_case(&name))
                         });
                         match next {
                             Some(next) => at = next,
@@ -284,6 +286,41 @@ fn generations(
         .into_iter()
         .map(|g| g.into_iter().filter_map(|r| cells[r].take()).collect())
         .collect())
+}
+
+/// How many of `table`'s rows name, through `fk`, a row its referenced table lacks.
+fn orphans(
+    rows: &rusqlite::Connection,
+    table: &Table,
+    fk: &ForeignKey,
+) -> Result<i64, rusqlite::Error> {
+    let q = nl2sql_core::sqlite::quote_ident;
+    let on: Vec<String> = fk
+        .columns
+        .iter()
+        .zip(&fk.referenced_columns)
+        .map(|(c, r)| format!("p.{} = c.{}", q(r), q(c)))
+        .collect();
+    let present: Vec<String> = fk
+        .columns
+        .iter()
+        .map(|c| format!("c.{} IS NOT NULL", q(c)))
+        .collect();
+    let first = fk
+        .referenced_columns
+        .first()
+        .map_or("rowid".into(), |c| q(c));
+    rows.query_row(
+        &format!(
+            "SELECT COUNT(*) FROM {} AS c LEFT JOIN {} AS p ON {} WHERE {} AND p.{first} IS NULL",
+            q(&table.name),
+            q(&fk.referenced_table),
+            on.join(" AND "),
+            present.join(" AND ")
+        ),
+        [],
+        |r| r.get(0),
+    )
 }
 
 fn load(

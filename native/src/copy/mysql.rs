@@ -131,9 +131,7 @@ fn load(
     for table in &schema.tables {
         for (add, about) in foreign_keys(table, Dialect::MySql) {
             if let Err(e) = conn.query_drop(&add) {
-                report
-                    .notes
-                    .push(format!("{about}: not kept: {e}"));
+                report.notes.push(format!("{about}: not kept: {e}"));
             }
         }
     }

@@ -88,9 +88,9 @@ pub(super) fn copy(
                     match unchecked.batch_execute(&format!("{add} NOT VALID")) {
                         Ok(()) => {
                             unchecked.commit().map_err(fail)?;
-                            report.notes.push(format!(
-                                "{about}: kept unchecked (NOT VALID): {why}"
-                            ));
+                            report
+                                .notes
+                                .push(format!("{about}: kept unchecked (NOT VALID): {why}"));
                         }
                         Err(e) => report.notes.push(format!(
                             "{about}: not kept: {}",
