@@ -86,8 +86,8 @@ pub struct Curated {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum ParamValue {
-    /// A whole number.
-    Int(i64),
+    /// A whole number (in JavaScript a `bigint` beyond ±2^53, exactly).
+    Int(#[cfg_attr(feature = "ts", ts(type = "number | bigint"))] i64),
     /// A finite number.
     Float(f64),
     /// Text or a date.

@@ -119,6 +119,8 @@ pub enum DatasourceErrorKind {
     Unavailable,
     /// It ran past [`ExecLimits::timeout_ms`] and was stopped.
     TimedOut,
+    /// Its run was cancelled and the query stopped.
+    Cancelled,
 }
 
 /// A datasource failure: its kind and the database's own words.
@@ -147,6 +149,7 @@ impl fmt::Display for DatasourceError {
             DatasourceErrorKind::Refused => "refused",
             DatasourceErrorKind::Unavailable => "database unavailable",
             DatasourceErrorKind::TimedOut => "timed out",
+            DatasourceErrorKind::Cancelled => "cancelled",
         };
         write!(f, "{kind}: {}", self.message)
     }

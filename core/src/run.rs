@@ -50,6 +50,14 @@ pub fn execution_error(e: &crate::datasource::DatasourceError) -> PipelineError 
                 ),
             )
         }
+        DatasourceErrorKind::Cancelled => {
+            return PipelineError::new(
+                Node::Executor,
+                ErrorCode::Cancelled,
+                Severity::Error,
+                "The run was cancelled; its query was stopped.",
+            )
+        }
         DatasourceErrorKind::Refused | DatasourceErrorKind::Unavailable => {
             ErrorCode::DbExecutionError
         }

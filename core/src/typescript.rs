@@ -3,9 +3,10 @@
 //! so they cannot drift. `cargo xtask typescript` writes them to `wasm/src/results.d.ts`;
 //! a test fails when that file is stale.
 //!
-//! Large integers (`u64`, `i64`) are declared `number`, which is what `JSON.parse` gives:
-//! counts, milliseconds and tokens stay far below 2^53, but a database integer beyond
-//! ±2^53 in a result cell loses precision in JavaScript (known; not handled yet).
+//! Counts, milliseconds and tokens (`u64`) are declared `number`: they stay far below
+//! 2^53. Data can hold any integer, so the npm package hands every integer beyond ±2^53
+//! over as a `bigint`, exactly (never a rounded `number`), and the types that carry data —
+//! `Cell`, `ParamValue`, `JsonValue` — say `number | bigint`.
 
 use crate::engine::llm::LlmCall;
 use crate::engine::{
@@ -86,7 +87,7 @@ pub fn declarations() -> String {
         crate::datasource::Dialect,
         crate::provider::probe::Probe,
     );
-    out.push_str("export type JsonValue = number | string | boolean | JsonValue[] | { [key: string]: JsonValue } | null;\n");
+    out.push_str("export type JsonValue = number | bigint | string | boolean | JsonValue[] | { [key: string]: JsonValue } | null;\n");
     out
 }
 

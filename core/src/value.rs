@@ -15,8 +15,8 @@ use std::fmt;
 pub enum Value {
     /// SQL NULL.
     Null,
-    /// A 64-bit signed integer.
-    Integer(i64),
+    /// A 64-bit signed integer (in JavaScript a `bigint` beyond ±2^53, exactly).
+    Integer(#[cfg_attr(feature = "ts", ts(type = "number | bigint"))] i64),
     /// An IEEE 754 double.
     Real(f64),
     /// UTF-8 text.

@@ -189,29 +189,10 @@ fn unavailable(message: String) -> DatasourceError {
     DatasourceError::new(DatasourceErrorKind::Unavailable, message)
 }
 
-/// Sorts DuckDB's errors into the datasource error kinds by the class its message names
-/// first (`Catalog Error: …`, `Permission Error: …`).
+/// A DuckDB failure, sorted as every DuckDB adapter sorts them.
 fn to_error(e: duckdb::Error) -> DatasourceError {
     let message = e.to_string();
-    let class = message.split(':').next().unwrap_or_default().trim();
-    let lower = message.to_ascii_lowercase();
-    let refused = ["read-only mode", "configuration has been locked"];
-    let kind = if class == "Permission Error" || refused.iter().any(|r| lower.contains(r)) {
-        DatasourceErrorKind::Refused
-    } else if matches!(
-        class,
-        "INTERRUPT Error"
-            | "Out of Memory Error"
-            | "IO Error"
-            | "FATAL Error"
-            | "INTERNAL Error"
-            | "Connection Error"
-    ) {
-        DatasourceErrorKind::Unavailable
-    } else {
-        DatasourceErrorKind::InvalidQuery
-    };
-    DatasourceError::new(kind, message)
+    DatasourceError::new(nl2sql_core::duckdb::error_kind(&message), message)
 }
 
 /// The first `take` values of a result column, as SQLite would store them: whole numbers and

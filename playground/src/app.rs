@@ -28,6 +28,7 @@ pub fn App() -> impl IntoView {
                 state.session.set_value(Some(Rc::new(session)));
                 // The settings may have changed while the databases loaded.
                 state.configure_session();
+                state.apply_limits();
                 state.refresh_sources();
                 state.load.set(Load::Ready {
                     failures: loaded.failures,

@@ -7,11 +7,13 @@ use js_sys::{Promise, Uint8Array};
 use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::demo::{DemoDatabase, DEMO_DATABASES};
 use nl2sql_core::workspace::Catalogue;
-use nl2sql_wasm::{demo_session, js_message, Session, SqlJs};
+use nl2sql_wasm::{demo_session, js_message, DatabaseHost, DuckDbUrls, Session, Workers};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-/// sql.js's wasm, copied next to the page by Trunk; relative so any sub-path works.
+/// sql.js and its wasm, copied next to the page by Trunk, loaded by the databases'
+/// workers; relative so any sub-path works.
+const SQLJS_URL: &str = "sql-wasm.js";
 const SQLJS_WASM_URL: &str = "sql-wasm.wasm";
 
 /// What loading gave: the session (unless sql.js itself failed) and each database that
@@ -33,18 +35,15 @@ pub async fn load_demo_databases(provider: ProviderConfig, run: RunConfig) -> Lo
         .iter()
         .map(|demo| (*demo, start_fetch(&format!("data/{}", demo.file))))
         .collect();
-    let sqljs = match SqlJs::from_global(SQLJS_WASM_URL).await {
-        Ok(s) => {
-            mark("sqljs-ms", now_ms());
-            s
-        }
-        Err(e) => {
-            return Loaded {
-                session: Err(format!("sql.js did not start: {e}")),
-                failures: vec![],
-            }
-        }
-    };
+    let workers =
+        Workers::new(SQLJS_URL, SQLJS_WASM_URL).with_duckdb(DuckDbUrls::in_folder("duckdb"));
+    if let Err(e) = workers.start().await {
+        return Loaded {
+            session: Err(format!("sql.js did not start in a Web Worker: {e}")),
+            failures: vec![],
+        };
+    }
+    mark("sqljs-ms", now_ms());
     // Without a catalogue (or for a file it was not made from) the page reads the
     // database itself: slower, never wrong.
     let catalogue: Option<Catalogue> = match catalogue {
@@ -73,7 +72,7 @@ pub async fn load_demo_databases(provider: ProviderConfig, run: RunConfig) -> Lo
         }
     }
     mark("downloaded-ms", now_ms());
-    let session = demo_session(sqljs, files, provider, run)
+    let session = demo_session(DatabaseHost::Workers(workers), files, provider, run)
         .await
         .map_err(|e| format!("{} ({})", e, e.code()));
     Loaded { session, failures }

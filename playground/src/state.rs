@@ -8,8 +8,10 @@ use crate::run::RunView;
 use leptos::prelude::*;
 use nl2sql_core::config::{NodeModels, ProviderConfig, ProviderKind, RunConfig};
 use nl2sql_core::SchemaSnapshot;
+use nl2sql_wasm::DatabaseHost;
 use nl2sql_wasm::Session;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// The pages of the app.
@@ -87,6 +89,8 @@ pub struct AppState {
     pub role: RwSignal<String>,
     pub provider: RwSignal<ProviderConfig>,
     pub run_config: RwSignal<RunConfig>,
+    /// Each datasource's own query time limit (ms), where the person set one.
+    pub limits: RwSignal<BTreeMap<String, u64>>,
     pub remember_key: RwSignal<bool>,
     pub run: RwSignal<RunView>,
     /// The datasource whose schema the side panel shows.
@@ -112,6 +116,7 @@ impl AppState {
             role: RwSignal::new("admin".to_string()),
             provider: RwSignal::new(provider),
             run_config: RwSignal::new(saved.run),
+            limits: RwSignal::new(saved.limits),
             remember_key: RwSignal::new(remember),
             run: RwSignal::new(RunView::default()),
             schema_of: RwSignal::new("chinook".to_string()),
@@ -152,6 +157,38 @@ impl AppState {
         }
     }
 
+    /// Hands every datasource its own time limit (those set for ids not open wait).
+    pub fn apply_limits(&self) {
+        let Some(session) = self.session() else {
+            return;
+        };
+        if let DatabaseHost::Workers(workers) = session.host().databases() {
+            self.limits.with_untracked(|limits| {
+                for (id, ms) in limits {
+                    workers.set_limit(id, Some(*ms));
+                }
+            });
+        }
+    }
+
+    /// Sets (or, with `None`, clears) datasource `id`'s own time limit, and saves it.
+    pub fn set_limit(&self, id: &str, ms: Option<u64>) {
+        self.limits.update(|limits| match ms {
+            Some(ms) => {
+                limits.insert(id.to_string(), ms);
+            }
+            None => {
+                limits.remove(id);
+            }
+        });
+        if let Some(session) = self.session() {
+            if let DatabaseHost::Workers(workers) = session.host().databases() {
+                workers.set_limit(id, ms);
+            }
+        }
+        self.save_settings();
+    }
+
     /// Saves the settings: everything but the key to localStorage, the key to
     /// sessionStorage only when the person asked for it.
     pub fn save_settings(&self) {
@@ -163,6 +200,7 @@ impl AppState {
             base_url: p.base_url.clone(),
             models: p.models.clone(),
             run: self.run_config.get_untracked(),
+            limits: self.limits.get_untracked(),
         };
         if let (Some(store), Ok(text)) = (local_storage(), serde_json::to_string(&saved)) {
             let _ = store.set_item(SETTINGS_KEY, &text);
@@ -194,6 +232,7 @@ struct Saved {
     base_url: Option<String>,
     models: NodeModels,
     run: RunConfig,
+    limits: BTreeMap<String, u64>,
 }
 
 impl Default for Saved {
@@ -207,6 +246,7 @@ impl Default for Saved {
                 row_cap: 10_000,
                 ..RunConfig::default()
             },
+            limits: BTreeMap::new(),
         }
     }
 }

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "./static-server.mjs";
-import { launch, openPage } from "./browser.mjs";
+import { launch, openPage, watchLongTasks, longestTask } from "./browser.mjs";
 import {
   MOCK_URL, requireMock, addFixtures, callsAbout,
   GENRES, GENRES_FIXTURES, CUSTOMERS, CUSTOMERS_FIXTURES, WEATHER, WEATHER_FIXTURES,
@@ -72,11 +72,8 @@ test("a guided question: the answer streams, the rows show, every node that ran 
     await page.locator(`button.guided-question[data-question="${GENRES}"]`).click();
     assert.equal(await page.locator("#question").inputValue(), GENRES);
     // Watch the DOM for the first timeline change after the click.
+    await watchLongTasks(page);
     await page.evaluate(() => {
-      window.__longest = 0;
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
-      }).observe({ type: "longtask" });
       window.__firstStep = null;
       new MutationObserver(() => {
         if (window.__firstStep === null && document.querySelector('li.step[data-status="running"], li.step[data-status="ok"]')) {
@@ -89,7 +86,7 @@ test("a guided question: the answer streams, the rows show, every node that ran 
     const askMs = Number(await page.locator("body").getAttribute("data-ask-ms"));
     const firstState = Number(await page.locator("body").getAttribute("data-first-update-ms"));
     const firstDom = await page.evaluate(() => window.__firstStep);
-    const longest = await page.evaluate(() => window.__longest);
+    const longest = await longestTask(page);
     console.log(`Ask to first timeline update: ${(firstState - askMs).toFixed(1)} ms in the state, ${(firstDom - askMs).toFixed(1)} ms on screen; longest main-thread task during the run ${longest.toFixed(0)} ms`);
 
     assert.match(await page.locator(".answer-text").textContent(), /Rock has by far the most tracks/);
@@ -276,16 +273,11 @@ test("SQL mode refuses a DELETE and a table the role may not read, and runs a SE
 
     // A big result must not freeze the page: the longest main-thread task is measured.
     await page.locator("#role").selectOption("admin");
-    await page.evaluate(() => {
-      window.__longest = 0;
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
-      }).observe({ type: "longtask", buffered: false });
-    });
+    await watchLongTasks(page);
     await page.locator("#sql-input").fill("SELECT * FROM PlaylistTrack");
     await page.locator("#run-sql").click();
     await page.locator('.sql-outcome[data-ok="true"] .row-note[data-rows="8715"]').waitFor();
-    const longest = await page.evaluate(() => window.__longest);
+    const longest = await longestTask(page);
     console.log(`8,715 rows in SQL mode: longest main-thread task ${longest.toFixed(0)} ms`);
     await shot(page, "sql-big-result");
     assert.deepEqual(problems, []);

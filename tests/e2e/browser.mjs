@@ -40,3 +40,33 @@ export async function openPage(context) {
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   return { page, problems };
 }
+
+// From now on, the longest main-thread task (the Long Tasks API reports those over 50 ms)
+// is in `window.__longest`; `longestTask(page)` reads it.
+export async function watchLongTasks(page) {
+  await page.evaluate(() => {
+    window.__longest = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
+    }).observe({ type: "longtask" });
+  });
+}
+
+export const longestTask = (page) => page.evaluate(() => window.__longest);
+
+// Notes (page clock) when Run is next clicked in SQL mode and when a QUERY_TIMEOUT error
+// first shows; `limitTimings(page)` gives both and the longest task since.
+export async function watchQueryTimeout(page) {
+  await page.evaluate(() => {
+    document.querySelector("#run-sql").addEventListener("click", () => (window.__clicked = performance.now()), { capture: true });
+    new MutationObserver(() => {
+      if (!window.__shown && document.querySelector('.sql-outcome .error-line[data-code="QUERY_TIMEOUT"]')) {
+        window.__shown = performance.now();
+      }
+    }).observe(document.body, { childList: true, subtree: true });
+    window.__longest = 0;
+  });
+}
+
+export const limitTimings = (page) =>
+  page.evaluate(() => ({ clicked: window.__clicked, shown: window.__shown, longest: window.__longest }));

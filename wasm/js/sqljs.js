@@ -1,5 +1,6 @@
 // Thin glue between Rust and sql.js. Rust owns the logic; this file only does what must
-// happen in JavaScript: start sql.js, open a database, and step through a statement.
+// happen in JavaScript: start sql.js, open a database, step through a statement — and run
+// those same functions in a Web Worker per database (`DbWorker`).
 
 // Starts sql.js from the page's global `initSqlJs` (sql-wasm.js loaded by a <script> tag),
 // or takes the start the page already made (`globalThis.sqlJsReady`, a promise of it).
@@ -100,5 +101,150 @@ export function scratchQuery(SQL, tables, sql, maxRows) {
     return query(db, sql, maxRows);
   } finally {
     db.close();
+  }
+}
+
+// The source of a database's worker: the functions above (their own text, so the worker
+// runs exactly what the page would), sql.js loaded from `sqlJsUrl`, and one message loop.
+// Each message is `{id, op, ...}`; each answer `{id, result}` or `{id, error}`.
+function workerSource(sqlJsUrl, wasmUrl) {
+  return `"use strict";
+${openDatabase.toString()}
+${query.toString()}
+${scratchQuery.toString()}
+importScripts(${JSON.stringify(sqlJsUrl)});
+const ready = initSqlJs({ locateFile: () => ${JSON.stringify(wasmUrl)} });
+let db = null;
+self.onmessage = async (event) => {
+  const { id, op } = event.data;
+  try {
+    const SQL = await ready;
+    let result = null;
+    if (op === "open") {
+      // Without bytes this only says sql.js started (the scratch databases' worker).
+      if (event.data.bytes) db = openDatabase(SQL, event.data.bytes);
+    } else if (op === "query") {
+      result = query(db, event.data.sql, event.data.maxRows);
+    } else if (op === "scratch") {
+      result = scratchQuery(SQL, event.data.tables, event.data.sql, event.data.maxRows);
+    }
+    self.postMessage({ id, result });
+  } catch (e) {
+    self.postMessage({ id, error: String((e && e.message) || e) });
+  }
+};`;
+}
+
+// One database in a worker of its own, so a query never holds the page's thread. A query
+// past its time limit, or interrupted (Cancel), stops the worker at once; the next query
+// starts a new one and opens the database again from the bytes kept here. A failure
+// rejects with an Error whose `kind` is "timed_out", "cancelled", "stopped" or "sqlite".
+export class DbWorker {
+  constructor(sqlJsUrl, wasmUrl, bytes) {
+    const base = globalThis.document ? document.baseURI : globalThis.location.href;
+    // A URL that does not parse is kept as given: the worker's start then says so.
+    const resolve = (url) => {
+      try {
+        return new URL(url, base).href;
+      } catch {
+        return url;
+      }
+    };
+    this.sqlJsUrl = resolve(sqlJsUrl);
+    this.wasmUrl = resolve(wasmUrl);
+    this.bytes = bytes || null;
+    this.worker = null;
+    this.opened = null;
+    this.pending = new Map();
+    this.next = 1;
+  }
+
+  // Starts the worker and opens the database in it (or only starts sql.js, without
+  // bytes), unless that is done.
+  start() {
+    if (this.opened) return this.opened;
+    const url = URL.createObjectURL(
+      new Blob([workerSource(this.sqlJsUrl, this.wasmUrl)], { type: "text/javascript" }),
+    );
+    this.url = url;
+    try {
+      this.worker = new Worker(url);
+    } catch (e) {
+      // A Content-Security-Policy without `worker-src blob:`, or no workers at all.
+      URL.revokeObjectURL(url);
+      return Promise.reject(Object.assign(new Error(`a Web Worker could not be started: ${e.message}`), { kind: "stopped" }));
+    }
+    this.worker.onmessage = (event) => this.answer(event.data);
+    this.worker.onerror = (event) => {
+      event.preventDefault();
+      this.stop("stopped", `the database's worker failed: ${event.message || "it could not start"}`);
+    };
+    // A database that would not open is tried again by the next query.
+    this.opened = this.send("open", { bytes: this.bytes }, 0).catch((e) => {
+      this.stop("stopped", e.message);
+      throw e;
+    });
+    return this.opened;
+  }
+
+  answer({ id, result, error }) {
+    const waiting = this.pending.get(id);
+    if (!waiting) return;
+    this.pending.delete(id);
+    clearTimeout(waiting.timer);
+    if (error === undefined) {
+      waiting.resolve(result);
+    } else {
+      waiting.reject(Object.assign(new Error(error), { kind: "sqlite" }));
+    }
+  }
+
+  send(op, message, timeoutMs) {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      const timer =
+        timeoutMs > 0
+          ? setTimeout(
+              () => this.stop("timed_out", `it ran past its time limit of ${timeoutMs} ms`),
+              timeoutMs,
+            )
+          : undefined;
+      this.pending.set(id, { resolve, reject, timer });
+      this.worker.postMessage({ id, op, ...message });
+    });
+  }
+
+  async query(sql, maxRows, timeoutMs) {
+    await this.start();
+    return this.send("query", { sql, maxRows }, timeoutMs);
+  }
+
+  async scratch(tables, sql, maxRows, timeoutMs) {
+    await this.start();
+    return this.send("scratch", { tables, sql, maxRows }, timeoutMs);
+  }
+
+  // Stops the worker and fails whatever waits on it with `kind`.
+  stop(kind, message) {
+    if (!this.worker) return;
+    this.worker.terminate();
+    URL.revokeObjectURL(this.url);
+    this.worker = null;
+    this.opened = null;
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const w of waiting) {
+      clearTimeout(w.timer);
+      w.reject(Object.assign(new Error(message), { kind }));
+    }
+  }
+
+  // Cancel: stops a query in flight at once (nothing happens when none is).
+  interrupt() {
+    if (this.pending.size > 0) this.stop("cancelled", "the query was cancelled");
+  }
+
+  close() {
+    this.stop("stopped", "the database was closed");
   }
 }

@@ -4,18 +4,34 @@
 // as JavaScript's are. The result types (`QueryResult`, `SqlRun`, `EngineEvent`, …) are
 // generated from the Rust types.
 
-/** A SQLite database for the engine: its id, what it holds (routing reads this), and the file. */
-export interface DatasourceInput {
+/** A file of a datasource: its name (a CSV or Parquet file's table is named after it, `Orders 2024.csv` → `orders_2024`) and its bytes. */
+export interface FileInput {
+  name: string;
+  bytes: Uint8Array | ArrayBuffer;
+}
+
+/**
+ * A datasource for the engine: its id, what it holds (routing reads this), and its data —
+ * one SQLite or DuckDB database, or CSV and Parquet files (one table each, joinable).
+ * Give either `bytes` (one file, `name` optional) or `files`. What each file is comes from
+ * its bytes (and, for CSV, its name). Files up to 100 MB each.
+ */
+export type DatasourceInput = DatasourceFields & (
+  | { /** One file's bytes: a SQLite or DuckDB database, a Parquet file, or a CSV file when `name` ends `.csv`. */ bytes: Uint8Array | ArrayBuffer; /** The file's name (default `${id}.sqlite`). */ name?: string; files?: never }
+  | { /** CSV and Parquet files, one table each; or one database file. CSV, Parquet and DuckDB files need the `duckdb` option. */ files: FileInput[]; bytes?: never; name?: never }
+);
+
+export interface DatasourceFields {
   /** Letters, digits, `_` and `-`. */
   id: string;
   /** What it holds, in plain words. */
   description: string;
-  /** The SQLite file's bytes. */
-  bytes: Uint8Array | ArrayBuffer;
   /** Questions it answers, to help routing. */
   examples?: string[];
   /** What its tables, columns and values are called and mean, and its business terms: found by routing and retrieval, shown to the planner. */
   notes?: Notes;
+  /** Its queries' own time limit in ms, when shorter than the run's `query_timeout_ms` (`engine.setQueryTimeout` changes it later). */
+  query_timeout_ms?: number;
 }
 
 /** Where model calls go. The key stays in memory; it is never in a result or a trace. */
@@ -38,7 +54,7 @@ export interface RunSettings {
   max_llm_calls?: number;
   max_cost_usd?: number | null;
   timeout_ms?: number;
-  /** Each query's time limit (default 10,000 ms), enforced by the native engines; in the page, sql.js runs on the page's own thread and cannot be stopped yet. */
+  /** Each query's time limit (default 10,000 ms): at it the query's Web Worker is stopped (and started again for the next query) and the query ends `QUERY_TIMEOUT`. A datasource's own `query_timeout_ms` may be shorter. */
   query_timeout_ms?: number;
   retries_max?: number;
   row_cap?: number;
@@ -61,16 +77,30 @@ export interface Policies {
 
 export interface EngineOptions {
   datasources: DatasourceInput[];
-  /** A started sql.js module (`await initSqlJs()`); otherwise the page's global `initSqlJs`. */
-  sql_js?: SqlJsModule;
-  /** Where the global `initSqlJs` finds `sql-wasm.wasm` (default: next to the page). */
+  /** Where the databases' Web Workers load sql.js's `sql-wasm.js` from (default `"sql-wasm.js"`, next to the page); any URL the page may fetch. */
+  sql_js_url?: string;
+  /** Where sql.js finds `sql-wasm.wasm` (default `"sql-wasm.wasm"`, next to the page). */
   sql_js_wasm_url?: string;
+  /** DuckDB-WASM, for CSV, Parquet and DuckDB files: fetched only when the first such file is opened. Without it such files are refused (`DATASOURCE_UNREADABLE`). */
+  duckdb?: DuckDbOptions;
+  /** A started sql.js module (`await initSqlJs()`): the databases then run on the calling thread, where no query can be stopped (for Node, or a page without Web Workers). Without it and without Web Workers, the global `initSqlJs`. */
+  sql_js?: SqlJsModule;
   provider?: ProviderOptions;
   settings?: RunSettings;
   /** None: one role, `reader`, that reads everything. */
   policies?: Policies;
   /** Verified queries in the curated format, per datasource id. */
   verified_queries?: { datasources: Record<string, unknown[]> };
+}
+
+/** Where DuckDB-WASM's three files are (any URLs the page may fetch, other origins included when they allow it; relative ones against the page). The page's Content-Security-Policy must allow `worker-src blob:`. */
+export interface DuckDbOptions {
+  /** This package's `nl2sql-duckdb.js` (DuckDB-WASM 1.32.0's API and Apache Arrow, bundled). */
+  module_url: string;
+  /** `@duckdb/duckdb-wasm@1.32.0`'s `dist/duckdb-browser-eh.worker.js`. */
+  worker_url: string;
+  /** `@duckdb/duckdb-wasm@1.32.0`'s `dist/duckdb-eh.wasm`. */
+  wasm_url: string;
 }
 
 export interface AskOptions {
@@ -93,6 +123,8 @@ export interface SqlOptions {
   /** The first datasource when absent. */
   datasource?: string;
   role?: string | string[];
+  /** Aborting it stops the query in flight in its Web Worker (the run ends `CANCELLED`); a signal aborted already rejects with `CANCELLED`. Where the databases run on the calling thread (`sql_js`), a query cannot be stopped. */
+  signal?: AbortSignal;
 }
 
 /** Codes only adding, removing or reading a datasource can fail with. */

@@ -6,8 +6,8 @@
 //! method that can fail rejects with an `Error` carrying a stable `code`; `ask` itself
 //! never rejects for anything that happens during the run (those are in the result).
 
-use crate::session::{add_file, open_session, DatabaseFile, Session};
-use crate::SqlJs;
+use crate::session::{add_file, open_session, DatabaseFile, DatabaseHost, NamedBytes, Session};
+use crate::{DuckDbUrls, SqlJs, Workers};
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array, JSON};
 use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::curated::Curated;
@@ -58,7 +58,7 @@ impl JsEngine {
     ) -> Promise {
         future_to_promise(async move {
             renamed_options(&options)?;
-            let sqljs = start_sqljs(&options).await?;
+            let sqlite = start_databases(&options).await?;
             let files = database_files(&field(&options, "datasources"))?;
             let policies = match from_js::<Policies>(&field(&options, "policies"))? {
                 Some(p) => {
@@ -72,7 +72,7 @@ impl JsEngine {
             let provider = from_js::<ProviderConfig>(&field(&options, "provider"))?;
             let run = from_js::<RunConfig>(&field(&options, "settings"))?;
             let session = open_session(
-                sqljs,
+                sqlite,
                 files,
                 policies,
                 curated.unwrap_or_default(),
@@ -156,11 +156,38 @@ impl JsEngine {
     pub fn sql(&self, sql: String, options: Option<SqlOptionsArg>) -> Promise {
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
         let session = Rc::clone(&self.session);
+        let datasource = field(&options, "datasource")
+            .as_string()
+            .or_else(|| session.workspace().ids().first().map(|id| id.to_string()));
+        let signal = field(&options, "signal").dyn_into::<AbortSignal>().ok();
+        if signal.as_ref().is_some_and(AbortSignal::aborted) {
+            return Promise::reject(&fail(
+                ErrorCode::Cancelled,
+                "the signal was aborted before the query started",
+            ));
+        }
+        // `signal` stops the query in flight on that datasource (in its worker), for as
+        // long as this call runs: the listener goes with it.
+        let listener = match (session.host().databases(), signal, datasource.clone()) {
+            (DatabaseHost::Workers(workers), Some(signal), Some(id)) => {
+                let workers = workers.clone();
+                let on_abort = Closure::<dyn FnMut()>::new(move || workers.interrupt_one(&id));
+                let _ = signal
+                    .add_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
+                Some((signal, on_abort))
+            }
+            _ => None,
+        };
         future_to_promise(async move {
-            let datasource = field(&options, "datasource").as_string();
             let run = session
                 .sql(&sql, datasource.as_deref(), &roles(&options))
                 .await;
+            if let Some((signal, on_abort)) = listener {
+                let _ = signal.remove_event_listener_with_callback(
+                    "abort",
+                    on_abort.as_ref().unchecked_ref(),
+                );
+            }
             to_js(&run)
         })
     }
@@ -183,6 +210,34 @@ impl JsEngine {
             add_file(&session, file).await.map_err(service_error)?;
             Ok(JsValue::UNDEFINED)
         })
+    }
+
+    /// Sets datasource `id`'s own query time limit in milliseconds (`null`: the run's
+    /// `query_timeout_ms` alone); it can only shorten the run's. Throws `CONFIG_INVALID`
+    /// when no datasource has that id or its queries run on the calling thread.
+    #[wasm_bindgen(js_name = setQueryTimeout)]
+    pub fn set_query_timeout(&self, id: String, ms: Option<f64>) -> Result<(), JsValue> {
+        let limit = match ms {
+            None => None,
+            Some(ms) if ms.is_finite() && ms >= 1.0 => Some(ms as u64),
+            Some(ms) => {
+                return Err(fail(
+                    ErrorCode::ConfigInvalid,
+                    &format!("a time limit is a number of milliseconds of at least 1, not {ms}"),
+                ))
+            }
+        };
+        match self.session.host().databases() {
+            DatabaseHost::Workers(workers) if workers.set_limit(&id, limit) => Ok(()),
+            DatabaseHost::Workers(_) => Err(fail(
+                ErrorCode::ConfigInvalid,
+                &format!("no datasource is called {id:?}"),
+            )),
+            DatabaseHost::Here(_) => Err(fail(
+                ErrorCode::ConfigInvalid,
+                "queries on a sql.js module passed as `sql_js` run on the calling thread and cannot be stopped",
+            )),
+        }
     }
 
     /// Removes datasource `id`.
@@ -261,21 +316,59 @@ fn trace_form(options: &JsValue) -> Result<TraceForm, JsValue> {
     }
 }
 
-/// sql.js: the module the caller started, else the page's global `initSqlJs`.
-async fn start_sqljs(options: &JsValue) -> Result<SqlJs, JsValue> {
+/// Where DuckDB-WASM's three files are (the `duckdb` option).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DuckDbOption {
+    module_url: String,
+    worker_url: String,
+    wasm_url: String,
+}
+
+/// Where the databases run: in Web Workers loading sql.js from `sql_js_url` (the default
+/// wherever there are workers); on the calling thread through the module the caller
+/// started (`sql_js`), or else through the global `initSqlJs` (Node).
+async fn start_databases(options: &JsValue) -> Result<DatabaseHost, JsValue> {
     let module = field(options, "sql_js");
     if !module.is_undefined() && !module.is_null() {
-        return SqlJs::from_module(module).map_err(|e| fail(ErrorCode::ConfigInvalid, &e));
+        let sqljs = SqlJs::from_module(module).map_err(|e| fail(ErrorCode::ConfigInvalid, &e))?;
+        return Ok(DatabaseHost::Here(sqljs));
     }
-    let url = field(options, "sql_js_wasm_url")
+    let wasm_url = field(options, "sql_js_wasm_url")
         .as_string()
         .unwrap_or_else(|| "sql-wasm.wasm".into());
-    SqlJs::from_global(&url).await.map_err(|e| {
+    let has_workers =
+        Reflect::has(&js_sys::global(), &JsValue::from_str("Worker")).unwrap_or(false);
+    if !has_workers {
+        let sqljs = SqlJs::from_global(&wasm_url).await.map_err(|e| {
+            fail(
+                ErrorCode::ConfigInvalid,
+                &format!("sql.js did not start: {e}"),
+            )
+        })?;
+        return Ok(DatabaseHost::Here(sqljs));
+    }
+    let script_url = field(options, "sql_js_url")
+        .as_string()
+        .unwrap_or_else(|| "sql-wasm.js".into());
+    let mut workers = Workers::new(&script_url, &wasm_url);
+    if let Some(urls) = from_js::<DuckDbOption>(&field(options, "duckdb"))? {
+        workers = workers.with_duckdb(DuckDbUrls {
+            module: urls.module_url,
+            worker: urls.worker_url,
+            wasm: urls.wasm_url,
+        });
+    }
+    workers.start().await.map_err(|e| {
         fail(
             ErrorCode::ConfigInvalid,
-            &format!("sql.js did not start: {e}"),
+            &format!(
+                "sql.js did not start in a Web Worker from {script_url:?} and {wasm_url:?} \
+                 (the options sql_js_url and sql_js_wasm_url): {e}"
+            ),
         )
-    })
+    })?;
+    Ok(DatabaseHost::Workers(workers))
 }
 
 fn database_files(list: &JsValue) -> Result<Vec<DatabaseFile>, JsValue> {
@@ -293,27 +386,62 @@ fn database_files(list: &JsValue) -> Result<Vec<DatabaseFile>, JsValue> {
 
 fn database_file(d: &JsValue) -> Result<DatabaseFile, JsValue> {
     let id = field(d, "id").as_string().unwrap_or_default();
-    let bytes = field(d, "bytes");
-    let bytes = if let Some(buffer) = bytes.dyn_ref::<js_sys::ArrayBuffer>() {
-        Uint8Array::new(buffer).to_vec()
-    } else if let Some(array) = bytes.dyn_ref::<Uint8Array>() {
-        array.to_vec()
+    let listed = field(d, "files");
+    let files = if Array::is_array(&listed) {
+        Array::from(&listed)
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let name = field(&f, "name").as_string().ok_or_else(|| {
+                    fail(
+                        ErrorCode::ConfigInvalid,
+                        &format!("datasource {id:?}: file {} has no name", i + 1),
+                    )
+                })?;
+                Ok(NamedBytes::new(name, bytes_of(&id, &field(&f, "bytes"))?))
+            })
+            .collect::<Result<Vec<_>, JsValue>>()?
     } else {
-        return Err(fail(
-            ErrorCode::ConfigInvalid,
-            &format!("datasource {id:?}: bytes must be a Uint8Array or an ArrayBuffer"),
-        ));
+        // One file: a SQLite or DuckDB database, or a Parquet file, known by its bytes;
+        // a CSV file by its `name`.
+        let name = field(d, "name")
+            .as_string()
+            .unwrap_or_else(|| format!("{id}.sqlite"));
+        vec![NamedBytes::new(name, bytes_of(&id, &field(d, "bytes"))?)]
     };
     let examples = strings(&field(d, "examples"));
     let notes = from_js(&field(d, "notes"))?.unwrap_or_default();
+    let query_timeout_ms = from_js::<u64>(&field(d, "query_timeout_ms"))
+        .map_err(|_| {
+            fail(
+                ErrorCode::ConfigInvalid,
+                &format!("datasource {id:?}: query_timeout_ms is a whole number of milliseconds"),
+            )
+        })?
+        .filter(|ms| *ms > 0);
     Ok(DatabaseFile {
+        query_timeout_ms,
         description: field(d, "description").as_string().unwrap_or_default(),
         id,
         examples,
-        bytes,
+        files,
         read_ahead: None,
         notes,
     })
+}
+
+/// A file's bytes, from a `Uint8Array` or an `ArrayBuffer`.
+fn bytes_of(id: &str, bytes: &JsValue) -> Result<Vec<u8>, JsValue> {
+    if let Some(buffer) = bytes.dyn_ref::<js_sys::ArrayBuffer>() {
+        Ok(Uint8Array::new(buffer).to_vec())
+    } else if let Some(array) = bytes.dyn_ref::<Uint8Array>() {
+        Ok(array.to_vec())
+    } else {
+        Err(fail(
+            ErrorCode::ConfigInvalid,
+            &format!("datasource {id:?}: bytes must be a Uint8Array or an ArrayBuffer"),
+        ))
+    }
 }
 
 /// `role` as a string or a list of strings; none when absent.
@@ -369,10 +497,63 @@ fn from_js<T: DeserializeOwned>(value: &JsValue) -> Result<Option<T>, JsValue> {
         .map_err(|e| fail(ErrorCode::ConfigInvalid, &e.to_string()))
 }
 
+/// `value` as JavaScript data, shaped as its JSON. Integers beyond ±2^53 become `bigint`s,
+/// exactly: `JSON.parse` would round them to the nearest double without a word.
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    let text =
-        serde_json::to_string(value).map_err(|e| fail(ErrorCode::InvalidState, &e.to_string()))?;
-    JSON::parse(&text)
+    let failed = |e: serde_json::Error| fail(ErrorCode::InvalidState, &e.to_string());
+    let tree = serde_json::to_value(value).map_err(failed)?;
+    if !has_unsafe_integer(&tree) {
+        // The common case, and `JSON.parse` is far faster than building the objects here.
+        // From the value itself, not the tree, whose objects have lost their field order.
+        return JSON::parse(&serde_json::to_string(value).map_err(failed)?);
+    }
+    // Rare (a result holding an integer beyond ±2^53): fields come in name order.
+    Ok(exact(&tree))
+}
+
+/// The largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`).
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+fn is_unsafe(n: &serde_json::Number) -> bool {
+    match (n.as_i64(), n.as_u64()) {
+        (Some(i), _) => i.unsigned_abs() > MAX_SAFE_INTEGER,
+        (None, Some(u)) => u > MAX_SAFE_INTEGER,
+        (None, None) => false,
+    }
+}
+
+fn has_unsafe_integer(value: &serde_json::Value) -> bool {
+    use serde_json::Value as J;
+    match value {
+        J::Number(n) => is_unsafe(n),
+        J::Array(items) => items.iter().any(has_unsafe_integer),
+        J::Object(fields) => fields.values().any(has_unsafe_integer),
+        J::Null | J::Bool(_) | J::String(_) => false,
+    }
+}
+
+/// The JavaScript value of a JSON tree, every unsafe integer a `bigint`.
+fn exact(value: &serde_json::Value) -> JsValue {
+    use serde_json::Value as J;
+    match value {
+        J::Null => JsValue::NULL,
+        J::Bool(b) => JsValue::from_bool(*b),
+        J::Number(n) if is_unsafe(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => js_sys::BigInt::from(i).into(),
+            (None, Some(u)) => js_sys::BigInt::from(u).into(),
+            (None, None) => JsValue::from_f64(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        J::Number(n) => JsValue::from_f64(n.as_f64().unwrap_or(f64::NAN)),
+        J::String(s) => JsValue::from_str(s),
+        J::Array(items) => items.iter().map(exact).collect::<Array>().into(),
+        J::Object(fields) => {
+            let object = js_sys::Object::new();
+            for (key, field) in fields {
+                let _ = Reflect::set(&object, &JsValue::from_str(key), &exact(field));
+            }
+            object.into()
+        }
+    }
 }
 
 /// An `Error` carrying one of the engine's stable codes.

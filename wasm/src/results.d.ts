@@ -717,7 +717,7 @@ export type MatchReason = "code" | "model" | "no_candidates" | "below_floor" | "
 /**
  * A parameter's value, checked and typed.
  */
-export type ParamValue = number | number | string;
+export type ParamValue = number | bigint | number | string;
 
 /**
  * Where a replayed run's prompt differed from the recorded one.
@@ -809,7 +809,7 @@ text: string, };
  * array of byte values (the only JSON array a value ever becomes, so it reads back
  * unambiguously).
  */
-export type Cell = null | number | number | string | Array<number>;
+export type Cell = null | number | bigint | number | string | Array<number>;
 
 /**
  * A read-only query, as a tree of plain data the engine can check and render.
@@ -1109,4 +1109,4 @@ model: string,
  * Its reply, cut to 80 characters.
  */
 reply: string, };
-export type JsonValue = number | string | boolean | JsonValue[] | { [key: string]: JsonValue } | null;
+export type JsonValue = number | bigint | string | boolean | JsonValue[] | { [key: string]: JsonValue } | null;

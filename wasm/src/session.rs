@@ -1,19 +1,24 @@
 //! A session: the engine's facade ([`Service`]) as a web page uses it. sql.js databases
-//! opened from bytes, model providers reached with `fetch` (aborted at once on cancel),
+//! opened from bytes (each in a worker of its own, or on the page's thread where there are
+//! no workers), model providers reached with `fetch` (aborted at once on cancel),
 //! sub-results combined in a scratch sql.js database, waits through `setTimeout`. The
 //! playground calls it from Rust; the npm package's `Engine` class wraps it for JavaScript.
 
+use crate::duckdb;
+use crate::worker::Workers;
 use crate::{FetchTransport, SqlJs, TimeoutSleep};
 use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::curated::Curated;
 use nl2sql_core::demo::{DemoDatabase, DEMO_VERIFIED};
-use nl2sql_core::engine::{CancelToken, Sleep};
+use nl2sql_core::engine::{join_all, CancelToken, Sleep};
+use nl2sql_core::files::{self, FileKind};
 use nl2sql_core::http::HttpTransport;
 use nl2sql_core::index::{BuiltinEmbedder, Clock, DatasourceProfile};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::scratch::Scratch;
 use nl2sql_core::service::{Host, Service, ServiceError};
 use nl2sql_core::workspace::{Opening, ReadSource, Workspace, WorkspaceError};
+use nl2sql_core::{Datasource, DatasourceError};
 use std::rc::Rc;
 
 /// Milliseconds from the page's clock.
@@ -25,15 +30,89 @@ impl Clock for PageClock {
     }
 }
 
+/// Where a page's databases run.
+pub enum DatabaseHost {
+    /// Each in a Web Worker of its own, under time limits Cancel can cut short: SQLite
+    /// files in sql.js, CSV, Parquet and DuckDB files in DuckDB-WASM. The page's way.
+    Workers(Workers),
+    /// On the calling thread, through a sql.js the caller started: where there are no Web
+    /// Workers (Node) and in the tests of sql.js itself. SQLite files only; a query there
+    /// cannot be stopped.
+    Here(SqlJs),
+}
+
+impl DatabaseHost {
+    /// Opens `file`'s files, read-only, as its datasource.
+    async fn open(&self, file: &DatabaseFile) -> Result<Rc<dyn Datasource>, WorkspaceError> {
+        let id = &file.id;
+        let named: Vec<(&str, &[u8])> = file
+            .files
+            .iter()
+            .map(|f| (f.name.as_str(), f.bytes.as_slice()))
+            .collect();
+        let planned =
+            files::plan(&named).map_err(|e| WorkspaceError::Unreadable(format!("{id}: {e}")))?;
+        let unreadable = |e: DatasourceError| {
+            WorkspaceError::Unreadable(format!("{id} could not be opened: {}", e.message))
+        };
+        let first = &planned[0];
+        if first.kind == FileKind::Sqlite {
+            let bytes = named[0].1;
+            let not_sqlite = |e: DatasourceError| {
+                WorkspaceError::Unreadable(format!(
+                    "{id}: {} is not a SQLite database sql.js can open: {e}",
+                    first.name
+                ))
+            };
+            return Ok(match self {
+                DatabaseHost::Workers(w) => Rc::new(
+                    w.open(id, bytes, file.query_timeout_ms)
+                        .await
+                        .map_err(not_sqlite)?,
+                ),
+                DatabaseHost::Here(sqljs) => Rc::new(sqljs.open(id, bytes).map_err(not_sqlite)?),
+            });
+        }
+        match self {
+            DatabaseHost::Workers(w) => {
+                let with_bytes: Vec<(files::PlannedFile, &[u8])> = planned
+                    .into_iter()
+                    .zip(named.iter().map(|(_, b)| *b))
+                    .collect();
+                let db = duckdb::open(w, id, &with_bytes, file.query_timeout_ms)
+                    .await
+                    .map_err(unreadable)?;
+                Ok(Rc::new(db))
+            }
+            DatabaseHost::Here(_) => Err(WorkspaceError::Unreadable(format!(
+                "{id}: {} needs DuckDB-WASM, which runs in a Web Worker; there are none here",
+                first.name
+            ))),
+        }
+    }
+}
+
 /// What a page lends the engine's runs.
 pub struct PageHost {
-    sqljs: SqlJs,
+    databases: DatabaseHost,
+}
+
+impl PageHost {
+    /// Where the session's SQLite databases run.
+    pub fn databases(&self) -> &DatabaseHost {
+        &self.databases
+    }
 }
 
 impl Host for PageHost {
     fn transport(&self, cancel: &CancelToken) -> Box<dyn HttpTransport> {
         let transport = FetchTransport::default();
         cancel.on_cancel(transport.canceller());
+        // A cancelled run's query in flight is stopped too.
+        if let DatabaseHost::Workers(workers) = &self.databases {
+            let workers = workers.clone();
+            cancel.on_cancel(move || workers.interrupt());
+        }
         Box::new(transport)
     }
 
@@ -42,7 +121,10 @@ impl Host for PageHost {
     }
 
     fn scratch(&self) -> Option<Box<dyn Scratch>> {
-        Some(Box::new(self.sqljs.scratch()))
+        Some(match &self.databases {
+            DatabaseHost::Workers(w) => Box::new(w.scratch()),
+            DatabaseHost::Here(sqljs) => Box::new(sqljs.scratch()),
+        })
     }
 
     fn sleep(&self) -> Option<&dyn Sleep> {
@@ -53,7 +135,7 @@ impl Host for PageHost {
 /// The engine in a page.
 pub type Session = Service<PageHost>;
 
-/// A database to open: its id, what it holds, questions it answers, and the file's bytes.
+/// A datasource to open: its id, what it holds, questions it answers, and its files.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DatabaseFile {
     /// The datasource id.
@@ -62,30 +144,53 @@ pub struct DatabaseFile {
     pub description: String,
     /// Questions it answers, for routing.
     pub examples: Vec<String>,
-    /// The SQLite file.
-    pub bytes: Vec<u8>,
+    /// One SQLite or DuckDB file, or CSV and Parquet files (a table each).
+    pub files: Vec<NamedBytes>,
     /// Its schema and values read ahead of time, when the caller checked they belong to
     /// these bytes (a [`nl2sql_core::workspace::Catalogue`] entry); `None`: read here.
     pub read_ahead: Option<ReadSource>,
     /// What its tables, columns and values are called and mean.
     pub notes: nl2sql_core::index::Notes,
+    /// Its queries' own time limit, when shorter than the run's (`query_timeout_ms`).
+    pub query_timeout_ms: Option<u64>,
+}
+
+/// A file's name (which names its table, and says which text format it is) and bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedBytes {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+impl NamedBytes {
+    pub fn new(name: impl Into<String>, bytes: Vec<u8>) -> NamedBytes {
+        NamedBytes {
+            name: name.into(),
+            bytes,
+        }
+    }
 }
 
 /// Opens `files` with `policies` and the verified queries `curated` (those naming a
 /// datasource not opened wait until one with that id is added), asking with `provider`
 /// under `run`.
 pub async fn open_session(
-    sqljs: SqlJs,
+    databases: DatabaseHost,
     files: Vec<DatabaseFile>,
     policies: Policies,
     curated: Curated,
     provider: ProviderConfig,
     run: RunConfig,
 ) -> Result<Session, WorkspaceError> {
-    let mut sources = Vec::with_capacity(files.len());
-    for file in files {
-        sources.push(open_file(&sqljs, file, &curated)?);
-    }
+    // Each database starts in a worker of its own, so they open side by side.
+    let opened = join_all(
+        files
+            .into_iter()
+            .map(|file| open_file(&databases, file, &curated))
+            .collect(),
+    )
+    .await;
+    let sources = opened.into_iter().collect::<Result<Vec<_>, _>>()?;
     let workspace = Workspace::open(
         sources,
         policies,
@@ -93,13 +198,18 @@ pub async fn open_session(
         Rc::new(BuiltinEmbedder::default()),
     )
     .await?;
-    Ok(Service::new(PageHost { sqljs }, workspace, provider, run))
+    Ok(Service::new(
+        PageHost { databases },
+        workspace,
+        provider,
+        run,
+    ))
 }
 
 /// The three demo databases (`files` holds their bytes and, when read ahead, what reading
 /// them gave), their verified queries and the demo policy.
 pub async fn demo_session(
-    sqljs: SqlJs,
+    databases: DatabaseHost,
     files: Vec<(DemoDatabase, Vec<u8>, Option<ReadSource>)>,
     provider: ProviderConfig,
     run: RunConfig,
@@ -112,33 +222,34 @@ pub async fn demo_session(
             id: d.id.to_string(),
             description: d.description.to_string(),
             examples: d.examples.iter().map(|q| q.to_string()).collect(),
-            bytes,
+            files: vec![NamedBytes::new(d.file, bytes)],
             read_ahead,
             notes: nl2sql_core::demo::demo_notes(d.id),
+            query_timeout_ms: None,
         })
         .collect();
-    open_session(sqljs, files, Policies::demo(), curated, provider, run).await
+    open_session(databases, files, Policies::demo(), curated, provider, run).await
 }
 
 /// Opens, reads and indexes one more database; it is routable as soon as this returns.
 pub async fn add_file(session: &Session, file: DatabaseFile) -> Result<(), ServiceError> {
-    let opening = open_file(&session.host().sqljs, file, session.workspace().declared())?;
+    let opening = open_file(
+        &session.host().databases,
+        file,
+        session.workspace().declared(),
+    )
+    .await?;
     session.add(opening).await
 }
 
-/// Opens `file` in sql.js and describes it for routing, with the phrasings of any verified
-/// queries declared for its id.
-fn open_file(
-    sqljs: &SqlJs,
+/// Opens `file` (sql.js or DuckDB-WASM, by what its files are) and describes it for
+/// routing, with the phrasings of any verified queries declared for its id.
+async fn open_file(
+    databases: &DatabaseHost,
     file: DatabaseFile,
     curated: &Curated,
 ) -> Result<Opening, WorkspaceError> {
-    let db = sqljs.open(file.id.clone(), &file.bytes).map_err(|e| {
-        WorkspaceError::Unreadable(format!(
-            "{} is not a SQLite database sql.js can open: {e}",
-            file.id
-        ))
-    })?;
+    let db = databases.open(&file).await?;
     let profile = DatasourceProfile {
         verified: curated.phrases(&file.id),
         id: file.id,
@@ -148,7 +259,7 @@ fn open_file(
     };
     Ok(Opening {
         profile,
-        datasource: Rc::new(db),
+        datasource: db,
         read_ahead: file.read_ahead,
     })
 }

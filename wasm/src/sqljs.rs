@@ -97,20 +97,7 @@ impl SqlJsScratch {
         limits: ExecLimits,
     ) -> Result<ResultFrame, DatasourceError> {
         check_read_only(sql)?;
-        let js_tables = Array::new();
-        for table in tables {
-            let rows = Array::new();
-            for row in &table.rows {
-                rows.push(&row.iter().map(to_js).collect::<Array>());
-            }
-            let t = js_sys::Object::new();
-            let set = |k: &str, v: &JsValue| Reflect::set(&t, &JsValue::from_str(k), v);
-            set("create", &JsValue::from_str(&create_statement(table)))
-                .and_then(|_| set("insert", &JsValue::from_str(&insert_statement(table))))
-                .and_then(|_| set("rows", &rows))
-                .map_err(|e| unexpected(&js_message(e)))?;
-            js_tables.push(&t);
-        }
+        let js_tables = scratch_tables(tables)?;
         let out = scratch_query(&self.module, &js_tables, sql, limits.max_rows as f64)
             .map_err(|e| classify_sqljs_error(&js_message(e)))?;
         frame(&out)
@@ -126,6 +113,25 @@ impl Scratch for SqlJsScratch {
     ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
         Box::pin(std::future::ready(self.run(tables, sql, limits)))
     }
+}
+
+/// `tables` as the scratch query reads them: `{create, insert, rows}` each.
+pub(crate) fn scratch_tables(tables: &[ScratchTable]) -> Result<Array, DatasourceError> {
+    let js_tables = Array::new();
+    for table in tables {
+        let rows = Array::new();
+        for row in &table.rows {
+            rows.push(&row.iter().map(to_js).collect::<Array>());
+        }
+        let t = js_sys::Object::new();
+        let set = |k: &str, v: &JsValue| Reflect::set(&t, &JsValue::from_str(k), v);
+        set("create", &JsValue::from_str(&create_statement(table)))
+            .and_then(|_| set("insert", &JsValue::from_str(&insert_statement(table))))
+            .and_then(|_| set("rows", &rows))
+            .map_err(|e| unexpected(&js_message(e)))?;
+        js_tables.push(&t);
+    }
+    Ok(js_tables)
 }
 
 /// A value as sql.js binds it: integers as BigInt, so none loses precision.
@@ -156,7 +162,7 @@ impl SqlJsDatabase {
 }
 
 /// The rows `query` returned, typed.
-fn frame(out: &JsValue) -> Result<ResultFrame, DatasourceError> {
+pub(crate) fn frame(out: &JsValue) -> Result<ResultFrame, DatasourceError> {
     let columns = Array::from(&get(out, "columns")?)
         .iter()
         .map(|c| c.as_string().unwrap_or_default())
@@ -207,7 +213,7 @@ impl Datasource for SqlJsDatabase {
 }
 
 /// Our own JS refusals start with "refused:"; everything else is SQLite's message.
-fn classify_sqljs_error(message: &str) -> DatasourceError {
+pub(crate) fn classify_sqljs_error(message: &str) -> DatasourceError {
     if message.starts_with("refused:") {
         DatasourceError::new(DatasourceErrorKind::Refused, message)
     } else {

@@ -212,6 +212,8 @@ const TEST_STEPS: &[Step] = &[
                 "playground",
                 "-p",
                 "nl2sql-tests",
+                "--features",
+                "nl2sql-wasm/npm",
                 "--all-targets",
                 "--",
                 "-D",

@@ -1,6 +1,6 @@
 //! `cargo xtask npm`: the npm package in `pkg/`, built from the `wasm` crate: an ES module
 //! (`wasm-bindgen --target web`), the optimised `.wasm`, TypeScript declarations,
-//! `package.json` and the README (both kept in `wasm/npm/`).
+//! `package.json` and the README (both kept in `wasm/npm/`), and the DuckDB host module.
 
 use crate::run::{Failure, Project};
 use std::fs;
@@ -11,6 +11,8 @@ pub fn build(project: &Project) -> Result<(), Failure> {
             "build",
             "-p",
             "nl2sql-wasm",
+            "--features",
+            "npm",
             "--target",
             "wasm32-unknown-unknown",
             "--release",
@@ -68,6 +70,15 @@ pub fn build(project: &Project) -> Result<(), Failure> {
         pkg.join("README.md"),
     )
     .map_err(|e| Failure(format!("pkg/README.md: {e}")))?;
+    // The DuckDB host the engine imports when a CSV, Parquet or DuckDB file is first
+    // opened; DuckDB-WASM's worker and module come from the host page's own
+    // @duckdb/duckdb-wasm (README: "CSV, Parquet and DuckDB files").
+    let duckdb = project
+        .root
+        .join(crate::setup::DUCKDB_WASM_DIR)
+        .join("nl2sql-duckdb.js");
+    fs::copy(&duckdb, pkg.join("nl2sql-duckdb.js"))
+        .map_err(|e| Failure(format!("{}: {e}", duckdb.display())))?;
     // wasm-bindgen's own ignore file would keep everything out of `npm pack`.
     let _ = fs::remove_file(pkg.join(".gitignore"));
     crate::sizes::report(&pkg, "pkg/")

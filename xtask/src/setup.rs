@@ -19,6 +19,7 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
     trunk(project)?;
     npm_packages(project)?;
     duckdb_library(project)?;
+    duckdb_wasm(project)?;
     chromium(project)?;
     database_servers(project)?;
     data::ensure(project)?;
@@ -160,7 +161,9 @@ fn npm_packages(project: &Project) -> Result<(), Failure> {
     let hash = hex(&Sha256::digest(&lock));
     let stamp = project.root.join("node_modules").join(".xtask-lock-sha256");
     if fs::read_to_string(&stamp).ok().as_deref() == Some(hash.as_str()) {
-        return ok("npm packages (sql.js, binaryen, playwright-core, typescript)");
+        return ok(
+            "npm packages (sql.js, DuckDB-WASM, esbuild, binaryen, playwright-core, typescript)",
+        );
     }
     println!("    npm ci");
     project
@@ -190,6 +193,48 @@ fn duckdb_library(project: &Project) -> Result<(), Failure> {
          DuckDB (cargo build -p nl2sql-cli --no-default-features)",
         lib.display()
     )))
+}
+
+/// Where the page's DuckDB-WASM files are put together; the page serves them from `duckdb/`
+/// and the npm package ships the module.
+pub const DUCKDB_WASM_DIR: &str = "target/duckdb";
+/// DuckDB-WASM's own files the page serves next to the module: the worker and the module
+/// built with WebAssembly exceptions, which every current browser runs.
+const DUCKDB_WASM_FILES: [&str; 2] = ["duckdb-browser-eh.worker.js", "duckdb-eh.wasm"];
+
+/// `nl2sql-duckdb.js`: the page's DuckDB host (`wasm/js/duckdb/host.js`) bundled with
+/// DuckDB-WASM's API and Apache Arrow into one module the engine imports on first use,
+/// and DuckDB-WASM's worker and module beside it. esbuild takes under a second.
+fn duckdb_wasm(project: &Project) -> Result<(), Failure> {
+    let out = project.root.join(DUCKDB_WASM_DIR);
+    fs::create_dir_all(&out)
+        .map_err(|e| Failure(format!("cannot create {}: {e}", out.display())))?;
+    let module = out.join("nl2sql-duckdb.js").display().to_string();
+    project
+        .command(
+            "esbuild",
+            &[
+                "wasm/js/duckdb/host.js",
+                "--bundle",
+                "--format=esm",
+                "--minify",
+                "--log-level=warning",
+                &format!("--outfile={module}"),
+            ],
+        )
+        .run("esbuild of the DuckDB host")?;
+    let dist = project.root.join("node_modules/@duckdb/duckdb-wasm/dist");
+    for name in DUCKDB_WASM_FILES {
+        let (from, to) = (dist.join(name), out.join(name));
+        let size = |p: &std::path::Path| fs::metadata(p).map(|m| m.len()).ok();
+        // Copied only when changed: the module is 34 MB.
+        if size(&from).is_some() && size(&from) == size(&to) {
+            continue;
+        }
+        fs::copy(&from, &to)
+            .map_err(|e| Failure(format!("cannot copy {}: {e}", from.display())))?;
+    }
+    ok("DuckDB-WASM for the page (npm @duckdb/duckdb-wasm, bundled by esbuild)")
 }
 
 /// Debian's Chromium and its driver, for the browser and end-to-end tests.

@@ -1,5 +1,6 @@
 //! Prints what a visitor (or a package user) downloads: each file of `dist/` or `pkg/` raw,
-//! gzip -9 and brotli q11.
+//! gzip -9 and brotli q11. Files under `duckdb/` are fetched only when a CSV, Parquet or
+//! DuckDB file is first added; they are counted apart from the first load.
 
 use crate::run::Failure;
 use std::fs;
@@ -10,6 +11,23 @@ pub fn report(dist: &Path, label: &str) -> Result<(), Failure> {
     let mut files = Vec::new();
     collect(dist, &mut files)?;
     files.sort();
+    let (later, first): (Vec<_>, Vec<_>) = files
+        .into_iter()
+        .partition(|p| p.strip_prefix(dist).is_ok_and(|p| p.starts_with("duckdb")));
+    table(dist, label, &first, "total")?;
+    if !later.is_empty() {
+        println!("\nfetched when the first CSV, Parquet or DuckDB file is added:");
+        table(dist, label, &later, "total when first added")?;
+    }
+    Ok(())
+}
+
+fn table(
+    dist: &Path,
+    label: &str,
+    files: &[std::path::PathBuf],
+    total: &str,
+) -> Result<(), Failure> {
     println!(
         "\n{:<44} {:>11} {:>11} {:>11}",
         format!("{label} file"),
@@ -19,18 +37,20 @@ pub fn report(dist: &Path, label: &str) -> Result<(), Failure> {
     );
     let mut totals = [0usize; 3];
     for path in files {
-        let bytes = fs::read(&path).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+        let bytes = fs::read(path).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
         let sizes = [bytes.len(), gzip(&bytes)?, brotli(&bytes)?];
         for (total, size) in totals.iter_mut().zip(sizes) {
             *total += size;
         }
         let name = path
             .strip_prefix(dist)
-            .unwrap_or(&path)
+            .unwrap_or(path)
             .display()
             .to_string();
         let marker = if name.ends_with("_bg.wasm") {
             "  <- app wasm"
+        } else if bytes.len() > BROTLI_11_MAX {
+            "  (brotli 9)"
         } else {
             ""
         };
@@ -41,7 +61,7 @@ pub fn report(dist: &Path, label: &str) -> Result<(), Failure> {
     }
     println!(
         "{:<44} {:>11} {:>11} {:>11}",
-        "total", totals[0], totals[1], totals[2]
+        total, totals[0], totals[1], totals[2]
     );
     Ok(())
 }
@@ -67,10 +87,14 @@ fn gzip(bytes: &[u8]) -> Result<usize, Failure> {
     Ok(encoder.finish().map_err(|e| Failure(e.to_string()))?.len())
 }
 
+/// Past this size brotli's best quality takes minutes (DuckDB-WASM's 34 MB module); such
+/// files are compressed at quality 9, within a few per cent of 11, and marked.
+const BROTLI_11_MAX: usize = 4 * 1024 * 1024;
+
 fn brotli(bytes: &[u8]) -> Result<usize, Failure> {
     let mut out = Vec::new();
     let params = brotli::enc::BrotliEncoderParams {
-        quality: 11,
+        quality: if bytes.len() > BROTLI_11_MAX { 9 } else { 11 },
         lgwin: 22,
         ..Default::default()
     };

@@ -216,7 +216,11 @@ pub fn ungrounded(
                 || plain.parse::<f64>().is_ok_and(|n| {
                     rows.iter().flatten().any(|v| match v {
                         Value::Real(r) => (r - n).abs() < 0.005 + r.abs() * 1e-4,
-                        Value::Integer(i) => (*i as f64 - n).abs() < 1e-9,
+                        // Beyond 2^53 a double is not the integer: only its exact
+                        // digits (matched above) ground it.
+                        Value::Integer(i) => {
+                            i.unsigned_abs() <= 1 << 53 && (*i as f64 - n).abs() < 1e-9
+                        }
                         _ => false,
                     })
                 });
@@ -288,6 +292,20 @@ mod grounding {
         assert_eq!(
             ungrounded("Brazil spent 1,200 and France leads.", q, &columns, &rows),
             ["1,200", "Brazil", "France"]
+        );
+    }
+
+    #[test]
+    fn an_integer_beyond_2_pow_53_is_grounded_by_its_exact_digits_only() {
+        let columns = vec!["big".to_string()];
+        let rows = vec![vec![Value::Integer(9_007_199_254_740_993)]];
+        let q = "How big is it?";
+        assert!(ungrounded("It is 9007199254740993.", q, &columns, &rows).is_empty());
+        assert!(ungrounded("It is 9,007,199,254,740,993.", q, &columns, &rows).is_empty());
+        // The nearest double, which a careless conversion writes, is not the value.
+        assert_eq!(
+            ungrounded("It is 9007199254740992.", q, &columns, &rows),
+            ["9007199254740992"]
         );
     }
 }

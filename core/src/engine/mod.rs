@@ -36,6 +36,7 @@ mod verified;
 mod write;
 
 pub use control::{backoff_ms, CancelToken, Event, Events, Sleep};
+pub use join::join_all;
 pub use replay::{Divergence, Replay};
 pub use result::{
     AnswerSource, CombinedRows, FinalAnswer, NodeRecord, NodeStatus, QueryResult, Status, SubQuery,

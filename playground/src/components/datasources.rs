@@ -1,51 +1,67 @@
-//! Datasources: the demo databases and any SQLite file the person adds (picked or dropped),
-//! introspected, indexed and routable at once; and removed again.
+//! Datasources: the demo databases and the files the person adds (picked or dropped): a
+//! SQLite or DuckDB database, or CSV and Parquet files that become one table each of one
+//! datasource; introspected, indexed and routable at once; and removed again.
 
 use crate::catalog::read_file;
 use crate::state::AppState;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use nl2sql_wasm::{add_file, DatabaseFile};
+use nl2sql_core::files;
+use nl2sql_wasm::{add_file, DatabaseFile, NamedBytes};
 use wasm_bindgen::JsCast;
 
 #[component]
 pub fn DatasourcesPage() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let file = StoredValue::new_local(None::<web_sys::File>);
+    let chosen = StoredValue::new_local(Vec::<web_sys::File>::new());
     let file_name = RwSignal::new(String::new());
     let id = RwSignal::new(String::new());
     let description = RwSignal::new(String::new());
     let message = RwSignal::new(None::<(bool, String)>);
     let busy = RwSignal::new(false);
 
-    let choose = move |f: web_sys::File| {
-        let name = f.name();
-        id.set(slug(&name));
-        file_name.set(name);
-        file.set_value(Some(f));
-    };
-    let add = move || {
-        let Some(f) = file.get_value() else {
-            message.set(Some((false, "Choose or drop a SQLite file first.".into())));
+    let choose = move |list: web_sys::FileList| {
+        let picked: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
+        let Some(first) = picked.first() else {
             return;
         };
+        id.set(slug(&first.name()));
+        file_name.set(
+            picked
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        chosen.set_value(picked);
+    };
+    let add = move || {
+        let picked = chosen.get_value();
+        if picked.is_empty() {
+            message.set(Some((
+                false,
+                "Choose or drop a SQLite, DuckDB, CSV or Parquet file first.".into(),
+            )));
+            return;
+        }
         let Some(session) = state.session() else {
             return;
         };
         busy.set(true);
         let (new_id, desc) = (id.get_untracked(), description.get_untracked());
         spawn_local(async move {
-            let outcome = match read_file(&f).await {
+            let outcome = match read_files(&picked).await {
                 Err(e) => Err(e),
-                Ok(bytes) => add_file(
+                Ok(files) => add_file(
                     &session,
                     DatabaseFile {
                         id: new_id.clone(),
                         description: desc,
                         examples: vec![],
-                        bytes,
+                        files,
                         read_ahead: None,
                         notes: Default::default(),
+                        query_timeout_ms: None,
                     },
                 )
                 .await
@@ -54,6 +70,7 @@ pub fn DatasourcesPage() -> impl IntoView {
             busy.set(false);
             match outcome {
                 Ok(()) => {
+                    state.apply_limits();
                     state.refresh_sources();
                     let tables = state.sources.with_untracked(|s| {
                         s.iter()
@@ -61,7 +78,7 @@ pub fn DatasourcesPage() -> impl IntoView {
                             .map_or(0, |s| s.schema.tables.len())
                     });
                     message.set(Some((true, format!("Added {new_id}: {tables} tables, read and indexed; questions can be routed to it now."))));
-                    file.set_value(None);
+                    chosen.set_value(Vec::new());
                     file_name.set(String::new());
                 }
                 Err(e) => message.set(Some((false, e))),
@@ -97,28 +114,30 @@ pub fn DatasourcesPage() -> impl IntoView {
                                 <p class="muted">{s.description.clone()}</p>
                                 <p class="muted">{format!("{} tables · {} rows", s.schema.tables.len(), s.schema.tables.iter().map(|t| t.row_count).sum::<u64>())}</p>
                             </div>
+                            <LimitField id=s.id.clone() />
                             <button type="button" class="remove" on:click=move |_| remove(ds.clone())>"Remove"</button>
                         </li>
                     }
                 }).collect_view()}
             </ul>
             <form class="upload" on:submit=move |ev| { ev.prevent_default(); add(); }>
-                <h3>"Add your own SQLite file"</h3>
-                <p class="muted">"It stays in this page: nothing is uploaded anywhere."</p>
+                <h3>"Add your own data"</h3>
+                <p class="muted">"A SQLite or DuckDB database, or CSV and Parquet files (one table each, joinable). They stay in this page: nothing is uploaded anywhere."</p>
                 <label class="drop-zone"
                     on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default()
                     on:drop=move |ev: web_sys::DragEvent| {
                         ev.prevent_default();
-                        if let Some(f) = ev.data_transfer().and_then(|d| d.files()).and_then(|l| l.get(0)) {
-                            choose(f);
+                        if let Some(list) = ev.data_transfer().and_then(|d| d.files()) {
+                            choose(list);
                         }
                     }>
-                    <span>{move || if file_name.get().is_empty() { "Drop a .sqlite / .db file here, or choose one".to_string() } else { file_name.get() }}</span>
-                    <input type="file" id="upload-file" accept=".sqlite,.sqlite3,.db,application/vnd.sqlite3,application/x-sqlite3"
+                    <span>{move || if file_name.get().is_empty() { "Drop .sqlite, .duckdb, .csv or .parquet files here, or choose them".to_string() } else { file_name.get() }}</span>
+                    <input type="file" id="upload-file" multiple
+                        accept=".sqlite,.sqlite3,.db,.duckdb,.ddb,.csv,.tsv,.txt,.parquet,.pq,text/csv,application/vnd.sqlite3,application/x-sqlite3"
                         on:change=move |ev| {
                             let input: Option<web_sys::HtmlInputElement> = ev.target().and_then(|t| t.dyn_into().ok());
-                            if let Some(f) = input.and_then(|i| i.files()).and_then(|l| l.get(0)) {
-                                choose(f);
+                            if let Some(list) = input.and_then(|i| i.files()) {
+                                choose(list);
                             }
                         } />
                 </label>
@@ -129,6 +148,41 @@ pub fn DatasourcesPage() -> impl IntoView {
             </form>
             {move || message.get().map(|(ok, m)| view! { <p class=if ok { "notice" } else { "error" } role="status" id="datasource-message">{m}</p> })}
         </section>
+    }
+}
+
+/// The chosen files' bytes; one too large to open is refused before it is read, so a
+/// 200 MB file costs the page nothing.
+async fn read_files(picked: &[web_sys::File]) -> Result<Vec<NamedBytes>, String> {
+    let mut named = Vec::with_capacity(picked.len());
+    for f in picked {
+        if let Some(e) = files::too_large(&f.name(), f.size() as u64) {
+            return Err(format!("{e} (DATASOURCE_UNREADABLE)"));
+        }
+        named.push(NamedBytes::new(f.name(), read_file(f).await?));
+    }
+    Ok(named)
+}
+
+/// A datasource's own query time limit: empty for the run's (Settings).
+#[component]
+fn LimitField(id: String) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let key = id.clone();
+    let shown = move || {
+        state
+            .limits
+            .with(|l| l.get(&key).map(|ms| ms.to_string()).unwrap_or_default())
+    };
+    let run_limit = move || state.run_config.with(|c| c.query_timeout_ms.to_string());
+    view! {
+        <label class="source-limit">"Query time limit (ms) "
+            <input type="number" min="1" class="limit" placeholder=run_limit prop:value=shown
+                on:change=move |ev| {
+                    let v = event_target_value(&ev).trim().parse::<u64>().ok().filter(|v| *v >= 1);
+                    state.set_limit(&id, v);
+                } />
+        </label>
     }
 }
 

@@ -137,11 +137,15 @@ fn chart_of(columns: &[String], rows: &[Vec<Value>], numeric: &[bool]) -> Option
     }
     let value = numeric.iter().rposition(|n| *n)?;
     let label = (0..columns.len()).find(|i| *i != value)?;
-    let points: Vec<(String, f64)> = rows
+    let points: Vec<Point> = rows
         .iter()
-        .map(|r| (cell_text(&r[label]), number(&r[value]).unwrap_or(0.0)))
+        .map(|r| Point {
+            label: cell_text(&r[label]),
+            at: number(&r[value]).unwrap_or(0.0),
+            shown: value_text(&r[value]),
+        })
         .collect();
-    let timeish = points.iter().all(|(l, _)| looks_like_time(l));
+    let timeish = points.iter().all(|p| looks_like_time(&p.label));
     let title = format!("{} by {}", columns[value], columns[label]);
     Some(if timeish {
         line_chart(&title, &points)
@@ -150,15 +154,23 @@ fn chart_of(columns: &[String], rows: &[Vec<Value>], numeric: &[bool]) -> Option
     })
 }
 
+/// One point of a chart: where it is drawn (a double is close enough to draw with) and
+/// the value it shows, exactly (an integer beyond 2^53 is never shown rounded).
+struct Point {
+    label: String,
+    at: f64,
+    shown: String,
+}
+
 fn looks_like_time(label: &str) -> bool {
     let b = label.as_bytes();
     b.len() >= 4 && b[..4].iter().all(u8::is_ascii_digit) && (b.len() == 4 || b[4] == b'-')
 }
 
-fn bar_chart(title: &str, points: &[(String, f64)]) -> AnyView {
+fn bar_chart(title: &str, points: &[Point]) -> AnyView {
     let max = points
         .iter()
-        .map(|p| p.1.abs())
+        .map(|p| p.at.abs())
         .fold(0.0_f64, f64::max)
         .max(f64::MIN_POSITIVE);
     let row_h = 22.0;
@@ -167,14 +179,14 @@ fn bar_chart(title: &str, points: &[(String, f64)]) -> AnyView {
         <figure class="chart" data-kind="bar">
             <figcaption>{title.to_string()}</figcaption>
             <svg viewBox=format!("0 0 600 {height}") role="img" aria-label=title.to_string()>
-                {points.iter().enumerate().map(|(i, (label, v))| {
+                {points.iter().enumerate().map(|(i, p)| {
                     let y = i as f64 * row_h + 4.0;
-                    let w = (v.abs() / max) * 380.0;
+                    let w = (p.at.abs() / max) * 380.0;
                     view! {
                         <g>
-                            <text x="0" y=y + 14.0 class="chart-label">{truncate(label, 26)}</text>
+                            <text x="0" y=y + 14.0 class="chart-label">{truncate(&p.label, 26)}</text>
                             <rect x="200" y=y width=w height=row_h - 6.0 class="chart-bar"></rect>
-                            <text x=205.0 + w y=y + 14.0 class="chart-value">{short(*v)}</text>
+                            <text x=205.0 + w y=y + 14.0 class="chart-value">{p.shown.clone()}</text>
                         </g>
                     }
                 }).collect_view()}
@@ -184,17 +196,21 @@ fn bar_chart(title: &str, points: &[(String, f64)]) -> AnyView {
     .into_any()
 }
 
-fn line_chart(title: &str, points: &[(String, f64)]) -> AnyView {
-    let max = points.iter().map(|p| p.1).fold(f64::MIN, f64::max);
-    let min = points.iter().map(|p| p.1).fold(f64::MAX, f64::min).min(0.0);
+fn line_chart(title: &str, points: &[Point]) -> AnyView {
+    let max = points.iter().map(|p| p.at).fold(f64::MIN, f64::max);
+    let min = points
+        .iter()
+        .map(|p| p.at)
+        .fold(f64::MAX, f64::min)
+        .min(0.0);
     let span = (max - min).max(f64::MIN_POSITIVE);
     let step = 560.0 / (points.len().saturating_sub(1)).max(1) as f64;
     let at = |i: usize, v: f64| (20.0 + i as f64 * step, 180.0 - (v - min) / span * 160.0);
     let path: Vec<String> = points
         .iter()
         .enumerate()
-        .map(|(i, (_, v))| {
-            let (x, y) = at(i, *v);
+        .map(|(i, p)| {
+            let (x, y) = at(i, p.at);
             format!("{x:.1},{y:.1}")
         })
         .collect();
@@ -203,12 +219,12 @@ fn line_chart(title: &str, points: &[(String, f64)]) -> AnyView {
             <figcaption>{title.to_string()}</figcaption>
             <svg viewBox="0 0 600 210" role="img" aria-label=title.to_string()>
                 <polyline points=path.join(" ") class="chart-line" fill="none"></polyline>
-                {points.iter().enumerate().map(|(i, (label, v))| {
-                    let (x, y) = at(i, *v);
+                {points.iter().enumerate().map(|(i, p)| {
+                    let (x, y) = at(i, p.at);
                     view! {
                         <g>
-                            <circle cx=x cy=y r="3" class="chart-dot"><title>{format!("{label}: {}", short(*v))}</title></circle>
-                            <text x=x y="204" class="chart-label" text-anchor="middle">{truncate(label, 10)}</text>
+                            <circle cx=x cy=y r="3" class="chart-dot"><title>{format!("{}: {}", p.label, p.shown)}</title></circle>
+                            <text x=x y="204" class="chart-label" text-anchor="middle">{truncate(&p.label, 10)}</text>
                         </g>
                     }
                 }).collect_view()}
@@ -227,10 +243,12 @@ fn truncate(s: &str, n: usize) -> String {
     }
 }
 
-fn short(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.2}")
+/// A chart's value label: an integer exactly, a real to two places (whole ones without).
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::Integer(i) => i.to_string(),
+        Value::Real(r) if r.fract() == 0.0 && r.abs() < 1e15 => format!("{r:.0}"),
+        Value::Real(r) => format!("{r:.2}"),
+        other => cell_text(other),
     }
 }

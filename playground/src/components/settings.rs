@@ -124,6 +124,7 @@ pub fn SettingsPage() -> impl IntoView {
             <NumberField label="Model calls per question " id="max-calls" get=move || r.with(|c| c.max_llm_calls as f64) set=move |v| r.update(|c| c.max_llm_calls = v as u32) />
             <NumberField label="Retries after a rejection " id="retries" get=move || r.with(|c| c.retries_max as f64) set=move |v| r.update(|c| c.retries_max = v as u32) />
             <NumberField label="Time limit (ms) " id="timeout" get=move || r.with(|c| c.timeout_ms as f64) set=move |v| r.update(|c| c.timeout_ms = v as u64) />
+            <NumberField label="Each query's time limit (ms; a datasource may set a shorter one) " id="query-timeout" get=move || r.with(|c| c.query_timeout_ms as f64) set=move |v| r.update(|c| c.query_timeout_ms = v as u64) />
             <NumberField label="Row cap " id="row-cap" get=move || r.with(|c| c.row_cap as f64) set=move |v| r.update(|c| c.row_cap = v as u64) />
             <label>"Cost limit per question (USD, empty: none) "
                 <input type="number" id="max-cost" min="0" step="0.01" prop:value=move || r.with(|c| c.max_cost_usd.map(|v| v.to_string()).unwrap_or_default())

@@ -6,6 +6,7 @@ use crate::state::AppState;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use nl2sql_core::run::{SqlRun, SqlStatus};
+use nl2sql_wasm::DatabaseHost;
 
 #[component]
 pub fn SqlPage() -> impl IntoView {
@@ -13,17 +14,35 @@ pub fn SqlPage() -> impl IntoView {
     let sql = RwSignal::new("SELECT Name, Composer FROM Track WHERE Milliseconds > 600000 ORDER BY Milliseconds DESC LIMIT 10".to_string());
     let datasource = RwSignal::new(String::new());
     let outcome = RwSignal::new(None::<SqlRun>);
+    let running = RwSignal::new(false);
     let run = move || {
         let Some(session) = state.session() else {
             return;
         };
+        if running.get_untracked() {
+            return;
+        }
         let ds = Some(datasource.get_untracked()).filter(|d| !d.is_empty());
         let text = sql.get_untracked();
         let role = state.role.get_untracked();
+        running.set(true);
         spawn_local(async move {
             let result = session.sql(&text, ds.as_deref(), &[role]).await;
+            running.set(false);
             outcome.set(Some(result));
         });
+    };
+    // The query in flight is stopped in its worker; it ends CANCELLED.
+    let cancel = move |_| {
+        let Some(session) = state.session() else {
+            return;
+        };
+        let id = Some(datasource.get_untracked())
+            .filter(|d| !d.is_empty())
+            .or_else(|| session.workspace().ids().first().map(|id| id.to_string()));
+        if let (DatabaseHost::Workers(workers), Some(id)) = (session.host().databases(), id) {
+            workers.interrupt_one(&id);
+        }
     };
     view! {
         <div class="ask-page">
@@ -42,10 +61,12 @@ pub fn SqlPage() -> impl IntoView {
                             </select>
                         </label>
                         <span class="spacer"></span>
-                        <button type="submit" class="primary" id="run-sql">"Import, check and run"</button>
+                        <button type="button" id="cancel-sql" disabled=move || !running.get() on:click=cancel>"Cancel"</button>
+                        <button type="submit" class="primary" id="run-sql" disabled=move || running.get()>"Import, check and run"</button>
                     </div>
                 </form>
-                {move || outcome.get().map(|o| view! { <SqlOutcome outcome=o /> })}
+                {move || running.get().then(|| view! { <p class="notice" id="sql-running" role="status">"Running… (Cancel stops it at once; the time limit stops it in any case)"</p> })}
+                {move || (!running.get()).then(|| outcome.get().map(|o| view! { <SqlOutcome outcome=o /> }))}
             </section>
             <aside class="ask-side"><SchemaPanel /></aside>
         </div>

@@ -6,12 +6,41 @@ import init, { Engine } from "nl2sql";
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 
+// Every gap between two ticks of a 10 ms timer while `work` runs: how long the page's own
+// thread was held.
+async function longestGap(work) {
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 10);
+  try {
+    return { result: await work(), longest };
+  } finally {
+    clearInterval(timer);
+    longest = Math.max(longest, performance.now() - last);
+  }
+}
+
+const RUNAWAY =
+  "SELECT COUNT(a.TrackId) AS triples FROM Track a JOIN Track b ON a.MediaTypeId = b.MediaTypeId " +
+  "JOIN Track c ON b.MediaTypeId = c.MediaTypeId";
+
 async function main() {
   await init();
-  const SQL = await initSqlJs({ locateFile: (file) => `node_modules/sql.js/dist/${file}` });
   const bytes = new Uint8Array(await (await fetch("chinook.sqlite")).arrayBuffer());
+  // The databases run in Web Workers, which load sql.js from these URLs.
   const engine = await Engine.create({
-    sql_js: SQL,
+    sql_js_url: "node_modules/sql.js/dist/sql-wasm.js",
+    sql_js_wasm_url: "node_modules/sql.js/dist/sql-wasm.wasm",
+    // CSV, Parquet and DuckDB files: DuckDB-WASM, fetched when the first is added.
+    duckdb: {
+      module_url: "node_modules/nl2sql/nl2sql-duckdb.js",
+      worker_url: "node_modules/@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js",
+      wasm_url: "node_modules/@duckdb/duckdb-wasm/dist/duckdb-eh.wasm",
+    },
     datasources: [{ id: "chinook", description: "A music store: artists, albums, tracks and genres, customers and invoices.", bytes }],
     provider: { kind: "compatible", model: "mock-model", base_url: params.get("mock"), api_key: "sk-example-0123456789abcdef" },
     settings: { answer: "llm" },
@@ -19,7 +48,7 @@ async function main() {
     policies: {
       default_role: "reader",
       refusal_names_tables: true,
-      roles: { reader: { allow: ["chinook.*"] }, viewer: { allow: ["chinook.*"], deny: ["chinook.Employee"] } },
+      roles: { reader: { allow: ["chinook.*", "sales.*"] }, viewer: { allow: ["chinook.*"], deny: ["chinook.Employee"] } },
     },
   });
 
@@ -68,6 +97,46 @@ async function main() {
   const routing = await engine.route("How many invoices were there?");
   const refused = await engine.sql("DELETE FROM Track");
   const counted = await engine.sql("SELECT COUNT(*) AS albums FROM Album");
+
+  // An integer beyond 2^53 arrives exactly, as a bigint.
+  const big = (await engine.sql("SELECT TrackId + 9007199254740992 AS big FROM Track WHERE TrackId = 1")).rows[0]?.[0];
+
+  // A query that would run for minutes stops at its datasource's limit, and the page's
+  // thread is free all the while; a signal stops one at once; the next query works.
+  engine.setQueryTimeout("chinook", 800);
+  const limited = await longestGap(() => engine.sql(RUNAWAY));
+  engine.setQueryTimeout("chinook", null);
+  const controller2 = new AbortController();
+  setTimeout(() => controller2.abort(), 300);
+  const t0 = performance.now();
+  const stoppedSql = await engine.sql(RUNAWAY, { signal: controller2.signal });
+  const stoppedAfter = performance.now() - t0;
+  const after = await engine.sql("SELECT COUNT(*) AS albums FROM Album");
+  const badLimit = (() => {
+    try {
+      engine.setQueryTimeout("nowhere", 100);
+      return "accepted";
+    } catch (e) {
+      return e.code;
+    }
+  })();
+  // A CSV file becomes a datasource of its own, queried in DuckDB; a ragged one is refused.
+  const csv = new TextEncoder().encode("sale_id,amount,reference\n1,10.5,9007199254740993\n2,4.5,3\n");
+  await engine.addDatasource({ id: "sales", description: "Sales, one row each.", files: [{ name: "sales.csv", bytes: csv }] });
+  const sales = await engine.sql("SELECT SUM(amount) AS total, MAX(reference) AS top FROM sales", { datasource: "sales" });
+  const ragged = await engine
+    .addDatasource({ id: "ragged", description: "Not regular.", name: "ragged.csv", bytes: new TextEncoder().encode("a,b\n1\n") })
+    .then(() => "added", (e) => [e.code, /line 2 has 1 fields/.test(e.message)]);
+  // DuckDB-WASM's worker at a wrong address: the file is refused in plain words, no hang.
+  const misplaced = await Engine.create({
+    sql_js_url: "node_modules/sql.js/dist/sql-wasm.js",
+    sql_js_wasm_url: "node_modules/sql.js/dist/sql-wasm.wasm",
+    duckdb: { module_url: "node_modules/nl2sql/nl2sql-duckdb.js", worker_url: "nowhere/duckdb.worker.js", wasm_url: "nowhere/duckdb.wasm" },
+    datasources: [],
+  });
+  const noWorker = await misplaced
+    .addDatasource({ id: "sales", description: "Sales.", name: "sales.csv", bytes: csv })
+    .then(() => "added", (e) => [e.code, /did not load from .*nowhere\/duckdb\.worker\.js/.test(e.message)]);
   window.exampleOutcome = {
     status: result.status,
     errors: result.errors.map((e) => e.error_code),
@@ -78,8 +147,17 @@ async function main() {
     refused: refused.errors.map((e) => e.error_code),
     traced: { full: leaks(fullRun), cleaned: leaks(cleanedRun), codes: cleanedRun.errors.map((e) => e.error_code), badForm },
     albums: counted.rows[0]?.[0],
+    big: [typeof big, String(big)],
+    limited: [limited.result.errors.map((e) => e.error_code), /time limit of 800 ms/.test(limited.result.errors[0]?.message)],
+    stoppedSql: [stoppedSql.errors.map((e) => e.error_code), stoppedAfter < 2000],
+    after: after.rows[0]?.[0],
+    badLimit,
+    csv: [sales.errors.map((e) => e.error_code), sales.rows[0]?.[0], typeof sales.rows[0]?.[1], String(sales.rows[0]?.[1])],
+    ragged,
+    noWorker,
     datasources: engine.datasources().map((d) => d.id),
   };
+  window.threadHeldMs = limited.longest;
   // The fields the engine emits, for the test to hold against the declarations.
   window.emittedFields = {
     QueryResult: Object.keys(result),

@@ -28,6 +28,22 @@ export async function example(sql_js: SqlJsModule, bytes: Uint8Array): Promise<s
   if (result.source?.type === "verified") seen.push(result.source.id);
   const run: SqlRun = await engine.sql("SELECT COUNT(*) AS albums FROM Album");
   if (run.status === "ok") seen.push(String(run.rows[0]?.[0]));
+  // A cell may be a bigint (an integer beyond ±2^53), and the types say so.
+  const cell = run.rows[0]?.[0];
+  if (typeof cell === "bigint") seen.push((cell + 1n).toString());
+  const stopper = new AbortController();
+  await engine.sql("SELECT 1", { signal: stopper.signal });
+  engine.setQueryTimeout("chinook", 5_000);
+  const workers = await Engine.create({
+    sql_js_url: "/sql-wasm.js",
+    sql_js_wasm_url: "/sql-wasm.wasm",
+    datasources: [{ id: "shop", description: "A shop", bytes, query_timeout_ms: 2_000 }],
+    duckdb: { module_url: "/nl2sql-duckdb.js", worker_url: "/duckdb.worker.js", wasm_url: "/duckdb.wasm" },
+  });
+  // CSV and Parquet files as one datasource; one file with its name.
+  await workers.addDatasource({ id: "files", description: "Files", files: [{ name: "a.csv", bytes }, { name: "b.parquet", bytes: new ArrayBuffer(8) }] });
+  await workers.addDatasource({ id: "one", description: "One CSV", name: "one.csv", bytes });
+  seen.push(...workers.datasources().map((d) => d.id));
   try {
     await engine.removeDatasource("nowhere");
   } catch (e) {
