@@ -98,7 +98,7 @@ pub struct PageHost {
 }
 
 impl PageHost {
-    /// Where the session's SQLite databases run.
+    /// Where the session's databases run.
     pub fn databases(&self) -> &DatabaseHost {
         &self.databases
     }
