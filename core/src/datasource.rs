@@ -77,6 +77,16 @@ impl ExecLimits {
         }
     }
 
+    /// These limits with the time limit no longer than `timeout_ms` (`None` leaves it): a
+    /// run's limits under a datasource's own.
+    pub fn within(self, timeout_ms: Option<u64>) -> ExecLimits {
+        let timeout_ms = match (self.timeout_ms, timeout_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        ExecLimits { timeout_ms, ..self }
+    }
+
     /// At most `max_rows` rows within [`READ_TIMEOUT_MS`]: the limits of every query that
     /// reads a datasource's catalogue, statistics and values.
     pub const fn reading(max_rows: usize) -> ExecLimits {

@@ -50,16 +50,8 @@ impl Configured {
                 .limits
                 .row_limit
                 .map_or(limits.max_rows, |cap| limits.max_rows.min(cap)),
-            timeout_ms: shorter(limits.timeout_ms, self.limits.timeout_ms),
+            ..limits.within(self.limits.timeout_ms)
         }
-    }
-}
-
-/// The shorter of two time limits, either perhaps absent.
-fn shorter(a: Option<u64>, b: Option<u64>) -> Option<u64> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
     }
 }
 
@@ -84,11 +76,7 @@ impl Datasource for Reading<'_> {
         sql: &'a str,
         limits: ExecLimits,
     ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
-        let limits = ExecLimits {
-            timeout_ms: shorter(limits.timeout_ms, self.timeout_ms),
-            ..limits
-        };
-        self.inner.execute(sql, limits)
+        self.inner.execute(sql, limits.within(self.timeout_ms))
     }
 
     fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {

@@ -107,12 +107,9 @@ impl Datasource for DuckDbDatabase {
     ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
         Box::pin(async move {
             check_read_only_in(sql, Dialect::DuckDb)?;
-            let limit = self.kept.limit_with(limits.timeout_ms);
-            let answer = self.host.query(
-                sql,
-                limits.max_rows as f64,
-                limit.map_or(0.0, |ms| ms as f64),
-            );
+            let answer = self
+                .host
+                .query(sql, limits.max_rows as f64, self.kept.limit_with(limits));
             let out = JsFuture::from(answer).await.map_err(|e| query_error(&e))?;
             frame(&out)
         })

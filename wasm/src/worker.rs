@@ -131,9 +131,12 @@ impl Kept {
         }
     }
 
-    /// The shorter of a run's limit and the database's own.
-    pub(crate) fn limit_with(&self, run_ms: Option<u64>) -> Option<u64> {
-        shorter(run_ms, self.limit.get())
+    /// The shorter of a run's time limit and the database's own (0 to a worker: none).
+    pub(crate) fn limit_with(&self, limits: ExecLimits) -> f64 {
+        limits
+            .within(self.limit.get())
+            .timeout_ms
+            .map_or(0.0, |ms| ms as f64)
     }
 }
 
@@ -289,12 +292,9 @@ impl Datasource for WorkerDatabase {
     ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
         Box::pin(async move {
             check_read_only(sql)?;
-            let limit = self.kept.limit_with(limits.timeout_ms);
-            let answer = self.worker.query(
-                sql,
-                limits.max_rows as f64,
-                limit.map_or(0.0, |ms| ms as f64),
-            );
+            let answer =
+                self.worker
+                    .query(sql, limits.max_rows as f64, self.kept.limit_with(limits));
             let out = JsFuture::from(answer).await.map_err(|e| query_error(&e))?;
             frame(&out)
         })
@@ -331,14 +331,6 @@ impl Scratch for WorkerScratch {
             let out = JsFuture::from(answer).await.map_err(|e| query_error(&e))?;
             frame(&out)
         })
-    }
-}
-
-/// The shorter of two time limits, either perhaps absent (0 to the worker: none).
-fn shorter(a: Option<u64>, b: Option<u64>) -> Option<u64> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
     }
 }
 
