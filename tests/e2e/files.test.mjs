@@ -13,7 +13,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { serve } from "./static-server.mjs";
 import { launch, openPage, watchLongTasks, watchQueryTimeout, limitTimings } from "./browser.mjs";
-import { MOCK_URL, requireMock, addFixtures, callsAbout } from "./mock.mjs";
+import { MOCK_URL, requireMock, addFixtures, callsAbout, col, eq } from "./mock.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.NL2SQL_DIST ?? path.join(here, "../../dist");
@@ -61,7 +61,6 @@ const EVENTS_CSV = "event_id,k\n" + Array.from({ length: 2000 }, (_, i) => `${i 
 const RUNAWAY_SQL =
   "SELECT COUNT(a.event_id) AS n FROM events a JOIN events b ON a.k = b.k JOIN events c ON b.k = c.k";
 
-const col = (alias, name) => ({ kind: "column", alias, column_name: name });
 const UNITS = "How many units of each product were ordered?";
 const FIXTURES = [
   { name: "answerability", question: UNITS, answer: { datasources: ["shop"], reason: "Orders and products are in the shop's files." } },
@@ -70,7 +69,7 @@ const FIXTURES = [
     question: UNITS,
     answer: {
       tables: [{ name: "orders", alias: "o" }, { name: "products", alias: "p" }],
-      joins: [{ left_alias: "o", right_alias: "p", condition: { kind: "binary", op: "=", left: col("o", "product_id"), right: col("p", "product_id") } }],
+      joins: [{ left_alias: "o", right_alias: "p", condition: eq(col("o", "product_id"), col("p", "product_id")) }],
       select_items: [
         { expr: col("p", "name"), alias: "product" },
         { expr: { kind: "func", func_name: "SUM", is_aggregate: true, args: [col("o", "quantity")] }, alias: "units" },

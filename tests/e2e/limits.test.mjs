@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "./static-server.mjs";
 import { launch, openPage, watchLongTasks, longestTask, watchQueryTimeout, limitTimings } from "./browser.mjs";
-import { MOCK_URL, requireMock, addFixtures } from "./mock.mjs";
+import { MOCK_URL, requireMock, addFixtures, col, eq } from "./mock.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.NL2SQL_DIST ?? path.join(here, "../../dist");
@@ -24,8 +24,7 @@ const RUNAWAY_SQL =
 const BIG_SQL = "SELECT TrackId + 9007199254740992 AS big FROM Track WHERE TrackId = 1";
 const BIG = "9007199254740993";
 
-const col = (alias, name) => ({ kind: "column", alias, column_name: name });
-const same = (l, r) => ({ kind: "binary", op: "=", left: col(l, "MediaTypeId"), right: col(r, "MediaTypeId") });
+const same = (l, r) => eq(col(l, "MediaTypeId"), col(r, "MediaTypeId"));
 const RUNAWAY_Q = "How many triples of tracks share a media type?";
 const BIG_Q = "What is the first track's id plus two to the fifty-third?";
 const FIXTURES = [

@@ -36,8 +36,9 @@ export async function callsAbout(text) {
     );
 }
 
-const col = (alias, name) => ({ kind: "column", alias, column_name: name });
-const eq = (left, right) => ({ kind: "binary", op: "=", left, right });
+// Pieces of plans, for fixtures.
+export const col = (alias, name) => ({ kind: "column", alias, column_name: name });
+export const eq = (left, right) => ({ kind: "binary", op: "=", left, right });
 const count = (arg) => ({ kind: "func", func_name: "COUNT", is_aggregate: true, args: [arg] });
 
 export const GENRES = "Which genres have the most tracks?";
