@@ -119,11 +119,21 @@ impl ProviderName {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum AnswerWriter {
+pub(crate) enum AnswerWriter {
     /// A short answer the model writes, streamed, checked against the rows
     Llm,
     /// An answer filled in from the rows, no model call
     Template,
+}
+
+impl AnswerWriter {
+    /// The run configuration's answer mode.
+    pub(crate) fn config(self) -> AnswerConfig {
+        match self {
+            AnswerWriter::Llm => AnswerConfig::Llm,
+            AnswerWriter::Template => AnswerConfig::Template,
+        }
+    }
 }
 
 /// `--max-cost`'s value parser: a number of US dollars, zero or more.
@@ -149,6 +159,20 @@ impl ModelArgs {
         &self,
         file: Option<&ProviderEntry>,
     ) -> Result<ProviderConfig, Failure> {
+        let (config, missing) = self.provider_config_or_missing(file);
+        match missing {
+            Some(why) => Err(Failure::Usage(why)),
+            None => Ok(config),
+        }
+    }
+
+    /// [`ModelArgs::provider_config_with`] for a server, which starts without a key (SQL
+    /// mode, routing and schemas need none): the configuration, and what is missing when a
+    /// key is needed and none is set.
+    pub(crate) fn provider_config_or_missing(
+        &self,
+        file: Option<&ProviderEntry>,
+    ) -> (ProviderConfig, Option<String>) {
         let file = file.filter(|f| self.provider.is_none_or(|p| p.kind() == f.kind));
         let kind = self
             .provider
@@ -165,13 +189,9 @@ impl ModelArgs {
             .find_map(|n| std::env::var(n).ok().filter(|k| !k.trim().is_empty()))
             .unwrap_or_default();
         // A compatible endpoint (a local Ollama, say) may need no key.
-        if api_key.is_empty() && kind.needs_key() {
-            return Err(Failure::Usage(format!(
-                "no key: set {}",
-                variables.join(" or ")
-            )));
-        }
-        Ok(ProviderConfig {
+        let missing = (api_key.is_empty() && kind.needs_key())
+            .then(|| format!("no key: set {}", variables.join(" or ")));
+        let config = ProviderConfig {
             kind,
             model: self
                 .model
@@ -184,7 +204,8 @@ impl ModelArgs {
                 .clone()
                 .or_else(|| file.and_then(|f| f.base_url.clone())),
             models: file.map(|f| f.models.clone()).unwrap_or_default(),
-        })
+        };
+        (config, missing)
     }
 
     /// The engine's settings for these options and `run`, by the one function every
@@ -217,10 +238,7 @@ fn print_rows(
 /// Runs `nl2sql ask`.
 pub fn run(args: &AskArgs) -> Result<(), Failure> {
     let run = RunConfig {
-        answer: match args.answer {
-            AnswerWriter::Llm => AnswerConfig::Llm,
-            AnswerWriter::Template => AnswerConfig::Template,
-        },
+        answer: args.answer.config(),
         max_cost_usd: args.max_cost,
         query_timeout_ms: args.timeout_ms,
         ..RunConfig::default()

@@ -8,6 +8,7 @@ mod init;
 mod query;
 mod routing;
 mod schema;
+mod serve;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
@@ -82,6 +83,20 @@ enum Command {
     Copy(copy::Args),
     /// Write a commented starter project file (nl2sql.toml; docs/config.md)
     Init(init::Args),
+    /// Serve the HTTP API (JSON, server-sent events) and MCP at /mcp, behind API keys
+    ///
+    /// Keys come from NL2SQL_API_KEYS (role:key pairs separated by commas) and the project
+    /// file's [[server.api_keys]] (stored as SHA-256 hashes); each carries one role, which a
+    /// request's "role" may narrow, never widen. The model key is the server's own, from the
+    /// environment, and never reaches a client. The API is described at
+    /// /api/v1/openapi.json; one JSON log line per request goes to stderr (NL2SQL_LOG
+    /// filters it).
+    Serve(serve::ServeArgs),
+    /// Serve MCP over standard input and output, for a desktop assistant or an IDE
+    ///
+    /// Tools: ask, run_sql, list_datasources, describe_datasource, route; each datasource's
+    /// schema is also a resource. Every call asks as one role (--role).
+    Mcp(serve::McpArgs),
     /// Print a shell completion script
     ///
     /// For example: nl2sql completions bash > ~/.local/share/bash-completion/completions/nl2sql
@@ -141,6 +156,8 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Eval(args) => eval::run(&args),
         Command::Copy(args) => copy::run(&args),
         Command::Init(args) => init::run(&args),
+        Command::Serve(args) => serve::serve(&args),
+        Command::Mcp(args) => serve::mcp(&args),
         Command::Completions(args) => completions(args.shell),
     }
 }
@@ -170,18 +187,18 @@ pub(crate) struct DbArgs {
     /// The project file naming your databases, roles and verified queries (docs/config.md)
     /// [default: ./nl2sql.toml when it exists]
     #[arg(long, value_name = "FILE", conflicts_with = "db")]
-    config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// One database of your own instead: a SQLite file, postgres://user@host:port/db or
     /// mysql://user@host:port/db (the password from PGPASSWORD or MYSQL_PWD)
     #[arg(long, value_name = "PATH|URL")]
-    db: Option<String>,
+    pub(crate) db: Option<String>,
     /// The id --db's database goes by [default: the file's name]; the role policies naming
     /// that id apply
     #[arg(long, value_name = "ID", requires = "db")]
-    id: Option<String>,
+    pub(crate) id: Option<String>,
     /// The folder holding the demo databases
     #[arg(long, value_name = "DIR", default_value = "data")]
-    data: PathBuf,
+    pub(crate) data: PathBuf,
 }
 
 impl DbArgs {

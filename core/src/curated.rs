@@ -84,6 +84,7 @@ pub struct Curated {
 /// A parameter's value, checked and typed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ParamValue {
     /// A whole number (in JavaScript a `bigint` beyond ±2^53, exactly).

@@ -7,6 +7,7 @@ use std::fmt;
 /// How bad an error is. Decides, with the code, whether a retry may help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Severity {
     /// For the record only.
@@ -30,6 +31,11 @@ impl Severity {
 /// `tests/tests/error_codes.rs` names a producer for each one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ErrorCodeName"))]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "ErrorCodeName")
+)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     /// The validator was handed no plan.
@@ -255,6 +261,11 @@ impl fmt::Display for ErrorCode {
 /// The pipeline step that raised an error or a warning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "NodeName"))]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "NodeName")
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Node {
     /// Turns SQL into a plan.
@@ -305,6 +316,7 @@ impl fmt::Display for Node {
 /// One failure, as every caller (trace, UI, command line) receives it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PipelineError {
     /// Where it happened.
     pub node: Node,
@@ -359,8 +371,16 @@ impl PipelineError {
     /// refusal that names no table, role or rule whatever the policy's
     /// `refusal_names_tables`.
     pub fn cleaned(&self) -> PipelineError {
+        // The read-only guard's refusal of a caller's own SQL names the statement's kind
+        // (a DELETE, two statements), never a table or a rule: it stays, so the caller
+        // learns why.
+        let guard = self.node == Node::SqlImport && self.error_code == ErrorCode::SecurityViolation;
         PipelineError {
-            message: boundary_message(self.error_code, &self.message),
+            message: if guard {
+                self.message.clone()
+            } else {
+                boundary_message(self.error_code, &self.message)
+            },
             ..self.for_client()
         }
     }
@@ -403,6 +423,7 @@ impl std::error::Error for PipelineError {}
 /// Something the answer should mention although the run went on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RunWarning {
     /// The stable code.
     pub code: ErrorCode,

@@ -157,6 +157,7 @@ pub async fn execute(sql: &str, datasource: &dyn Datasource, limits: ExecLimits)
 /// How SQL mode ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SqlStatus {
     /// It ran (or, for another dialect, rendered) with no blocking error.
@@ -169,6 +170,7 @@ pub enum SqlStatus {
 /// SQL tab) did with one statement or plan: the one report every front end shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SqlRun {
     /// How it ended.
     pub status: SqlStatus,
@@ -195,6 +197,21 @@ pub struct SqlRun {
 }
 
 impl SqlRun {
+    /// This report as a caller across a trust boundary may see it, by the rule of
+    /// [`crate::engine::QueryResult::cleaned`]: errors and warnings cleaned, and a failed
+    /// policy check worded as the refusal, naming no table, role or rule. The SQL and plan
+    /// are the caller's own and stay.
+    pub fn cleaned(mut self) -> SqlRun {
+        self.errors = self.errors.iter().map(PipelineError::cleaned).collect();
+        self.warnings = self.warnings.iter().map(RunWarning::cleaned).collect();
+        for c in &mut self.checks {
+            if c.name == crate::validate::CheckName::Policy && !c.passed {
+                c.message = crate::validate::REFUSAL_MESSAGE.to_string();
+            }
+        }
+        self
+    }
+
     /// Nothing could be planned: `e` says why.
     pub fn failed(datasource: &str, input: &str, e: PipelineError) -> SqlRun {
         SqlRun {

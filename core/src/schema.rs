@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// Everything the engine knows about one datasource's structure and data distribution.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SchemaSnapshot {
     /// The datasource id.
     pub datasource_id: String,
@@ -47,6 +48,7 @@ impl SchemaSnapshot {
 /// One table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Table {
     /// The table name as declared.
     pub name: String,
@@ -89,6 +91,7 @@ impl Table {
 /// One column.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Column {
     /// The column name as declared.
     pub name: String,
@@ -108,6 +111,7 @@ pub struct Column {
 /// The broad kind of a column's values; what the validator and the planner reason with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum TypeCategory {
     /// Integers and decimals.
@@ -125,6 +129,7 @@ pub enum TypeCategory {
 /// A foreign key from this table's columns to another table's columns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ForeignKey {
     /// The referencing columns on this table, in key order.
     pub columns: Vec<String>,
@@ -137,6 +142,7 @@ pub struct ForeignKey {
 /// How a column's data is distributed.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ColumnStats {
     /// The share of rows where the column is NULL, from 0 to 1 (0 for an empty table).
     pub null_fraction: f64,

@@ -75,6 +75,13 @@ impl Ask {
         self.cancel.clone()
     }
 
+    /// Ties this run to `flag`: setting it (from any thread) cancels the run, as
+    /// [`CancelToken::tie`] says.
+    pub fn cancelled_by(self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Ask {
+        self.cancel.tie(flag);
+        self
+    }
+
     /// True when every model answer comes from a recording.
     pub fn is_replay(&self) -> bool {
         self.replay.is_some()
@@ -84,6 +91,7 @@ impl Ask {
 /// A datasource as a front end lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DatasourceInfo {
     /// Its id.
     pub id: String,

@@ -11,6 +11,11 @@ use std::fmt;
 /// unambiguously).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Cell"))]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "Cell")
+)]
 #[serde(untagged)]
 pub enum Value {
     /// SQL NULL.

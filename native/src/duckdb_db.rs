@@ -6,10 +6,11 @@
 //! access is off, so no query reads or writes another file (`read_csv`, `COPY … TO`),
 //! attaches a database or loads an extension; and the configuration is locked, so no query
 //! can switch either back on. (The crate runs every statement of a batch but the last, so
-//! one statement rests on the guard here.) The time limit is an interrupt sent from a
-//! watchdog thread at the deadline. Rows are streamed in DuckDB's chunks (2,048 rows), and
+//! one statement rests on the guard here.) The time limit, and a cancelled run, is an
+//! interrupt sent from a watching thread (`interrupt::Watch`). Rows are streamed in DuckDB's chunks (2,048 rows), and
 //! the fetching stops at the chunk that passes the row cap.
 
+use crate::interrupt::{Interrupt, Watch};
 use duckdb::arrow::array::{Array, ArrayRef, AsArray};
 use duckdb::arrow::datatypes::{
     DataType, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
@@ -23,17 +24,15 @@ use nl2sql_core::{
     ResultFrame, SchemaSnapshot, Value,
 };
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
 use std::sync::Arc;
-use std::thread::JoinHandle;
-use std::time::Duration;
 
 /// A DuckDB file opened read-only.
 pub struct DuckDbFile {
     id: String,
     conn: Connection,
     interrupt: Arc<InterruptHandle>,
+    /// Set when the run is cancelled from elsewhere.
+    stop: Option<Interrupt>,
 }
 
 impl DuckDbFile {
@@ -52,21 +51,25 @@ impl DuckDbFile {
             id: id.into(),
             conn,
             interrupt,
+            stop: None,
         })
+    }
+
+    /// This database, its queries also stopped (CANCELLED) when `interrupt` is set.
+    pub fn interrupted_by(mut self, interrupt: Interrupt) -> Self {
+        self.stop = Some(interrupt);
+        self
     }
 
     fn run(&self, sql: &str, limits: ExecLimits) -> Result<ResultFrame, DatasourceError> {
         check_read_only_in(sql, Dialect::DuckDb)?;
-        let watchdog = limits
-            .timeout_ms
-            .map(|ms| Watchdog::start(Arc::clone(&self.interrupt), ms));
+        let handle = Arc::clone(&self.interrupt);
+        let watch = Watch::start(limits.timeout_ms, self.stop.as_ref(), move || {
+            handle.interrupt()
+        });
         let fetched = self.run_behind_guard(sql, limits);
-        let fired = watchdog.is_some_and(Watchdog::stop);
-        match (fetched, limits.timeout_ms) {
-            (Err(_), Some(ms)) if fired => Err(DatasourceError::new(
-                DatasourceErrorKind::TimedOut,
-                format!("it ran past its time limit of {ms} ms"),
-            )),
+        match (fetched, watch.and_then(Watch::finish)) {
+            (Err(_), Some(stop)) => Err(stop.error(limits.timeout_ms)),
             (fetched, _) => fetched,
         }
     }
@@ -146,42 +149,6 @@ impl Datasource for DuckDbFile {
 
     fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
         Box::pin(nl2sql_core::introspect::fingerprint(self))
-    }
-}
-
-/// Interrupts the connection's query when its time is up, unless stopped first.
-struct Watchdog {
-    done: mpsc::Sender<()>,
-    fired: Arc<AtomicBool>,
-    thread: JoinHandle<()>,
-}
-
-impl Watchdog {
-    fn start(interrupt: Arc<InterruptHandle>, ms: u64) -> Watchdog {
-        let (done, wait) = mpsc::channel::<()>();
-        let fired = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&fired);
-        let thread = std::thread::spawn(move || {
-            if let Err(mpsc::RecvTimeoutError::Timeout) =
-                wait.recv_timeout(Duration::from_millis(ms))
-            {
-                flag.store(true, Ordering::SeqCst);
-                interrupt.interrupt();
-            }
-        });
-        Watchdog {
-            done,
-            fired,
-            thread,
-        }
-    }
-
-    /// Stops the watchdog; whether it had interrupted the query.
-    fn stop(self) -> bool {
-        // A send fails only when the thread already ended, having fired.
-        let _ = self.done.send(());
-        let _ = self.thread.join();
-        self.fired.load(Ordering::SeqCst)
     }
 }
 

@@ -25,7 +25,11 @@ pub struct NativeHost {
 
 impl Host for NativeHost {
     fn transport(&self, cancel: &CancelToken) -> Box<dyn HttpTransport> {
-        let flag = Arc::new(AtomicBool::new(false));
+        // A run tied to a flag another thread sets (a server's) gives up its requests as
+        // soon as that flag is set, without waiting for the engine's next check.
+        let flag = cancel
+            .tied_flag()
+            .unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
         let set = Arc::clone(&flag);
         cancel.on_cancel(move || set.store(true, Ordering::SeqCst));
         Box::new(BlockingTransport::cancelled_by(flag))

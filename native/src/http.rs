@@ -1,10 +1,12 @@
-//! The command line's HTTP transport: a blocking client (ureq, TLS by rustls). The command
-//! line runs one question at a time, so blocking inside the future costs nothing.
+//! The native HTTP transport: a blocking client (ureq, TLS by rustls). A native run has its
+//! own thread (the command line's, or a server's engine thread), so blocking inside the
+//! future costs nothing.
 
 use nl2sql_core::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport, Utf8Chunks};
 use nl2sql_core::LocalBoxFuture;
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,8 +33,8 @@ impl Default for BlockingTransport {
 const MAX_BODY: u64 = 64 * 1024 * 1024;
 
 impl BlockingTransport {
-    /// A transport that refuses to send once `flag` is set (by Ctrl-C, say). A blocking
-    /// request already in flight runs to its timeout.
+    /// A transport that refuses to send once `flag` is set (by Ctrl-C, say, or a server
+    /// whose client went away); a request in flight is given up at once.
     pub fn cancelled_by(flag: Arc<AtomicBool>) -> Self {
         BlockingTransport {
             cancelled: flag,
@@ -41,6 +43,9 @@ impl BlockingTransport {
     }
 
     /// Sends `request`; with `on_chunk`, a successful body is handed over as it arrives.
+    /// The request runs on a thread of its own while this one watches the cancel flag, so
+    /// a cancel returns at once even while the provider has not answered (the abandoned
+    /// request ends by itself, at the latest at its timeout).
     fn send(
         &self,
         request: &HttpRequest,
@@ -49,8 +54,68 @@ impl BlockingTransport {
         if self.cancelled.load(Ordering::SeqCst) {
             return Err(HttpFailure::Cancelled);
         }
-        let mut builder = self
-            .agent
+        let (tx, rx) = mpsc::channel::<Piece>();
+        let agent = self.agent.clone();
+        let cancelled = Arc::clone(&self.cancelled);
+        let owned = request.clone();
+        let streaming = on_chunk.is_some();
+        std::thread::spawn(move || exchange(&agent, &owned, streaming, &cancelled, &tx));
+        let mut on_chunk = on_chunk;
+        let mut head = None;
+        loop {
+            if self.cancelled.load(Ordering::SeqCst) {
+                return Err(HttpFailure::Cancelled);
+            }
+            match rx.recv_timeout(WATCH) {
+                Ok(Piece::Head(status, headers)) => head = Some((status, headers)),
+                Ok(Piece::Chunk(text)) => {
+                    if let Some(on_chunk) = on_chunk.as_mut() {
+                        on_chunk(&text);
+                    }
+                }
+                Ok(Piece::Body(body)) => {
+                    let (status, headers) = head.take().unwrap_or_default();
+                    return Ok(HttpResponse {
+                        status,
+                        headers,
+                        body,
+                    });
+                }
+                Ok(Piece::Failed(failure)) => return Err(failure),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(HttpFailure::Unreachable(
+                        "the request ended without an answer".into(),
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// How often a waiting request looks at the cancel flag.
+const WATCH: Duration = Duration::from_millis(20);
+
+/// What the thread making a request reports, in order: the head, the streamed pieces,
+/// then the body (empty when streamed) or the failure.
+enum Piece {
+    Head(u16, Vec<(String, String)>),
+    Chunk(String),
+    Body(String),
+    Failed(HttpFailure),
+}
+
+/// Makes `request` and reports it piece by piece on `tx` (a closed channel: nobody waits
+/// any more, and the request is dropped).
+fn exchange(
+    agent: &ureq::Agent,
+    request: &HttpRequest,
+    streaming: bool,
+    cancelled: &AtomicBool,
+    tx: &mpsc::Sender<Piece>,
+) {
+    let outcome = (|| {
+        let mut builder = agent
             .post(&request.url)
             .config()
             .timeout_global(Some(Duration::from_millis(request.timeout_ms)))
@@ -71,47 +136,47 @@ impl BlockingTransport {
                 )
             })
             .collect();
-        let streaming = on_chunk.filter(|_| (200..300).contains(&status));
-        let body = match streaming {
-            Some(on_chunk) => {
-                let mut reader = response.body_mut().with_config().limit(MAX_BODY).reader();
-                let mut text = Utf8Chunks::default();
-                let mut buffer = [0u8; 4096];
-                loop {
-                    if self.cancelled.load(Ordering::SeqCst) {
-                        return Err(HttpFailure::Cancelled);
-                    }
-                    let n = reader.read(&mut buffer).map_err(|e| match e.kind() {
-                        std::io::ErrorKind::TimedOut => HttpFailure::Timeout,
-                        _ => HttpFailure::Unreachable(e.to_string()),
-                    })?;
-                    if n == 0 {
-                        break;
-                    }
-                    let piece = text.push(&buffer[..n]);
-                    if !piece.is_empty() {
-                        on_chunk(&piece);
-                    }
-                }
-                let rest = text.finish();
-                if !rest.is_empty() {
-                    on_chunk(&rest);
-                }
-                String::new()
-            }
-            None => response
+        if tx.send(Piece::Head(status, headers)).is_err() {
+            return Err(HttpFailure::Cancelled);
+        }
+        if !(streaming && (200..300).contains(&status)) {
+            return response
                 .body_mut()
                 .with_config()
                 .limit(MAX_BODY)
                 .read_to_string()
-                .map_err(failure)?,
-        };
-        Ok(HttpResponse {
-            status,
-            headers,
-            body,
-        })
-    }
+                .map_err(failure);
+        }
+        let mut reader = response.body_mut().with_config().limit(MAX_BODY).reader();
+        let mut text = Utf8Chunks::default();
+        let mut buffer = [0u8; 4096];
+        loop {
+            if cancelled.load(Ordering::SeqCst) {
+                return Err(HttpFailure::Cancelled);
+            }
+            let n = reader.read(&mut buffer).map_err(|e| match e.kind() {
+                std::io::ErrorKind::TimedOut => HttpFailure::Timeout,
+                _ => HttpFailure::Unreachable(e.to_string()),
+            })?;
+            if n == 0 {
+                break;
+            }
+            let piece = text.push(&buffer[..n]);
+            if !piece.is_empty() && tx.send(Piece::Chunk(piece)).is_err() {
+                return Err(HttpFailure::Cancelled);
+            }
+        }
+        let rest = text.finish();
+        if !rest.is_empty() && tx.send(Piece::Chunk(rest)).is_err() {
+            return Err(HttpFailure::Cancelled);
+        }
+        Ok(String::new())
+    })();
+    // Nobody may be listening any more; then there is nothing to tell.
+    let _ = tx.send(match outcome {
+        Ok(body) => Piece::Body(body),
+        Err(failure) => Piece::Failed(failure),
+    });
 }
 
 fn failure(e: ureq::Error) -> HttpFailure {

@@ -8,6 +8,7 @@
 //! `max_execution_time`.
 
 use crate::address::{redact, Address};
+use crate::interrupt::{Interrupt, Watch};
 use crate::tls::TlsMode;
 use mysql::consts::ColumnType;
 use mysql::prelude::Queryable;
@@ -31,6 +32,10 @@ pub struct MySqlDb {
     session: Cell<Option<(u64, usize)>>,
     /// The password, so no message from the server or the driver can carry it out.
     secret: Option<String>,
+    /// How to connect again: a cancelled run's query is killed from a second connection.
+    opts: Opts,
+    /// Set when the run is cancelled from elsewhere.
+    stop: Option<Interrupt>,
 }
 
 /// How long connecting may take.
@@ -51,7 +56,7 @@ impl MySqlDb {
                 redact(&e.to_string(), secret.as_deref())
             ))
         };
-        let mut conn = Conn::new(opts).map_err(fail)?;
+        let mut conn = Conn::new(opts.clone()).map_err(fail)?;
         let version: Option<String> = conn.query_first("SELECT VERSION()").map_err(fail)?;
         let mariadb = version.is_some_and(|v| v.contains("MariaDB"));
         conn.query_drop("SET SESSION TRANSACTION READ ONLY")
@@ -62,7 +67,16 @@ impl MySqlDb {
             mariadb,
             session: Cell::new(None),
             secret,
+            opts,
+            stop: None,
         })
+    }
+
+    /// This session, its queries also stopped (CANCELLED, by `KILL QUERY` from a second
+    /// connection) when `interrupt` is set.
+    pub fn interrupted_by(mut self, interrupt: Interrupt) -> Self {
+        self.stop = Some(interrupt);
+        self
     }
 
     fn run(&self, sql: &str, limits: ExecLimits) -> Result<ResultFrame, DatasourceError> {
@@ -102,7 +116,18 @@ impl MySqlDb {
         }
         // Prepared: the server parses the text itself and refuses several statements.
         let statement = conn.prep(sql).map_err(|e| self.to_error(e, limits))?;
+        let (opts, id) = (self.opts.clone(), conn.connection_id());
+        let watch = Watch::start(None, self.stop.as_ref(), move || {
+            // Best effort: a kill that cannot connect leaves the query to its time limit.
+            if let Ok(mut killer) = Conn::new(opts) {
+                let _ = killer.query_drop(format!("KILL QUERY {id}"));
+            }
+        });
         let fetched = self.fetch(&mut conn, &statement, limits);
+        let fetched = match (fetched, watch.and_then(Watch::finish)) {
+            (Err(_), Some(stop)) => Err(stop.error(limits.timeout_ms)),
+            (fetched, _) => fetched,
+        };
         // Closed whatever happened: with no statement cache, a statement left open would
         // count against the server's limit for the session's whole life.
         let closed = conn.close(statement);

@@ -8,6 +8,7 @@
 //! server's `statement_timeout`, set for that transaction alone.
 
 use crate::address::{redact, Address};
+use crate::interrupt::{Interrupt, Watch};
 use crate::tls::TlsMode;
 use nl2sql_core::guard::check_read_only_in;
 use nl2sql_core::{
@@ -28,6 +29,10 @@ pub struct PostgresDb {
     client: RefCell<Client>,
     /// The password, so no message from the server or the driver can carry it out.
     secret: Option<String>,
+    /// The connection's TLS, for the cancel request a cancelled run sends.
+    tls: Option<MakeRustlsConnect>,
+    /// Set when the run is cancelled from elsewhere.
+    stop: Option<Interrupt>,
 }
 
 /// How long connecting may take when the address does not say.
@@ -54,7 +59,16 @@ impl PostgresDb {
             id: id.into(),
             client: RefCell::new(client),
             secret,
+            tls,
+            stop: None,
         })
+    }
+
+    /// This session, its queries also stopped (CANCELLED, by PostgreSQL's cancel request
+    /// from a watching thread) when `interrupt` is set.
+    pub fn interrupted_by(mut self, interrupt: Interrupt) -> Self {
+        self.stop = Some(interrupt);
+        self
     }
 
     fn run(&self, sql: &str, limits: ExecLimits) -> Result<ResultFrame, DatasourceError> {
@@ -86,16 +100,30 @@ impl PostgresDb {
         // The newline ends a trailing `--` comment. The transaction is rolled back whatever
         // happened: on success by the last statement, on a fault (which skips the rest of
         // the text and leaves the transaction open) right after.
+        let token = client.cancel_token();
+        let tls = self.tls.clone();
+        let watch = Watch::start(None, self.stop.as_ref(), move || {
+            // Best effort: a cancel request that cannot reach the server leaves the query
+            // to its time limit.
+            let _ = match tls {
+                Some(tls) => token.cancel_query(tls),
+                None => token.cancel_query(NoTls),
+            };
+        });
         let outcome = client.simple_query(&format!(
             "BEGIN READ ONLY; {timeout}DECLARE nl2sql_rows NO SCROLL CURSOR FOR {sql}\n; \
              FETCH FORWARD {fetch} FROM nl2sql_rows; ROLLBACK"
         ));
+        let stopped = watch.and_then(Watch::finish);
         let messages = match outcome {
             Ok(messages) => messages,
             Err(e) => {
                 // Best effort: a closed connection cannot roll back, and reports itself.
                 let _ = client.batch_execute("ROLLBACK");
-                return Err(self.to_error(e, limits));
+                return Err(match stopped {
+                    Some(stop) => stop.error(limits.timeout_ms),
+                    None => self.to_error(e, limits),
+                });
             }
         };
         let mut frame = ResultFrame {

@@ -34,6 +34,43 @@ pub struct ProjectFile {
     /// The model provider; command-line options override it.
     #[serde(default)]
     pub provider: Option<ProviderEntry>,
+    /// `nl2sql serve` and `nl2sql mcp`: API keys and the roles they carry, limits.
+    #[serde(default)]
+    pub server: ServerEntry,
+}
+
+/// What `nl2sql serve` and `nl2sql mcp` read from the project file.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerEntry {
+    /// API keys, stored as hashes, each with the one role it carries.
+    #[serde(default)]
+    pub api_keys: Vec<ApiKeyEntry>,
+    /// A header a trusted gateway sets to the caller's role (off when not named); it may
+    /// narrow a key's role, never widen it.
+    #[serde(default)]
+    pub role_header: Option<String>,
+    /// The largest request body, in bytes (default 1 MiB).
+    #[serde(default)]
+    pub max_body_bytes: Option<usize>,
+    /// Runs one key may have in flight at once (default 4).
+    #[serde(default)]
+    pub max_runs_per_key: Option<usize>,
+    /// The role `nl2sql mcp` (stdio) asks as (default: the policies' default role).
+    #[serde(default)]
+    pub mcp_role: Option<String>,
+}
+
+/// One API key, as its hash.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApiKeyEntry {
+    /// What logs call it (never the key).
+    pub id: String,
+    /// The role it carries.
+    pub role: String,
+    /// The key's SHA-256, 64 hexadecimal digits (`printf %s KEY | sha256sum`).
+    pub sha256: String,
 }
 
 /// One datasource.
@@ -247,6 +284,45 @@ impl Project {
                 .validate()
                 .map_err(|e| (nth_line(text, "[policies]", 0), "policies".into(), e.0))?;
         }
+        let server = &self.file.server;
+        for (i, key) in server.api_keys.iter().enumerate() {
+            let at = nth_line(text, "[[server.api_keys]]", i);
+            let field = |name: &str| format!("server.api_keys[{i}].{name}");
+            let hex = key.sha256.len() == 64 && key.sha256.bytes().all(|b| b.is_ascii_hexdigit());
+            if !hex {
+                return Err((
+                    at,
+                    field("sha256"),
+                    "is not a SHA-256 (64 hexadecimal digits): store the key's hash, never \
+                     the key (printf %s KEY | sha256sum)"
+                        .into(),
+                ));
+            }
+            if !valid_id(&key.id) {
+                return Err((
+                    at,
+                    field("id"),
+                    format!("{:?}: an id is 1 to 64 letters, digits, `_` or `-`", key.id),
+                ));
+            }
+            if server.api_keys[..i].iter().any(|k| k.id == key.id) {
+                return Err((at, field("id"), format!("{:?} is used twice", key.id)));
+            }
+            if !self.policies().roles.contains_key(&key.role) {
+                return Err((
+                    at,
+                    field("role"),
+                    format!("{:?} is not a role of the policies", key.role),
+                ));
+            }
+        }
+        if server.max_body_bytes == Some(0) || server.max_runs_per_key == Some(0) {
+            return Err((
+                nth_line(text, "[server]", 0),
+                "server".into(),
+                "limits must be positive".into(),
+            ));
+        }
         Ok(())
     }
 
@@ -368,6 +444,26 @@ mod tests {
             (Some(4), Some("datasources[1].id")),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_server_section_holds_key_hashes_with_known_roles() {
+        let head = "[[datasources]]\nid = \"a\"\nconnection = \"a.sqlite\"\n\n[server]\n\
+                    role_header = \"x-role\"\nmax_runs_per_key = 2\n\n[[server.api_keys]]\n\
+                    id = \"ops\"\n";
+        let hash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        let good = format!("{head}role = \"analyst\"\nsha256 = \"{hash}\"\n");
+        let p = parse(&good).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.file.server.api_keys[0].role, "analyst");
+        assert_eq!(p.file.server.max_runs_per_key, Some(2));
+        // A key where its hash belongs is refused, and not repeated.
+        let key = format!("{head}role = \"analyst\"\nsha256 = \"sk-the-key-itself\"\n");
+        let e = parse(&key).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("server.api_keys[0].sha256"), "{e}");
+        assert!(!e.to_string().contains("sk-the-key-itself"), "{e}");
+        let role = format!("{head}role = \"owner\"\nsha256 = \"{hash}\"\n");
+        let e = parse(&role).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("server.api_keys[0].role"), "{e}");
     }
 
     #[test]

@@ -9,7 +9,8 @@ use crate::cache::{cache_path, SchemaCache, CACHE_FORMAT};
 use crate::configured::Configured;
 use crate::demo::{demo_path, DemoPathError};
 use crate::project::{Project, DEFAULT_FILE};
-use crate::{MySqlDb, PostgresDb, SqliteFile};
+use crate::{Interrupt, MySqlDb, PostgresDb, SqliteFile};
+use nl2sql_core::curated::Curated;
 use nl2sql_core::demo::{demo_database, demo_profile, DEMO_DATABASES, DEMO_VERIFIED};
 use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
 use nl2sql_core::policy::Policies;
@@ -184,13 +185,22 @@ impl Sources {
 
     /// `id` (as [`Sources::id`]) opened read-only.
     pub fn open(&self, id: Option<&str>) -> Result<Rc<dyn Datasource>, SourceError> {
-        let unreadable = |e: DatasourceError| SourceError::Unreadable(e.to_string());
+        self.open_interruptible(id, None)
+    }
+
+    /// [`Sources::open`], the database's queries also stopped when `interrupt` is set (a
+    /// server's run whose client went away).
+    pub fn open_interruptible(
+        &self,
+        id: Option<&str>,
+        interrupt: Option<&Interrupt>,
+    ) -> Result<Rc<dyn Datasource>, SourceError> {
         match self {
             Sources::Demo(data) => {
                 let (id, path) = demo_path(id.unwrap_or("chinook"), data)?;
-                Ok(Rc::new(SqliteFile::open(&id, &path).map_err(unreadable)?))
+                Ok(Rc::new(open_sqlite(&id, &path, interrupt.cloned())?))
             }
-            Sources::One { address, .. } => open_address(&self.id(id)?, address),
+            Sources::One { address, .. } => open_address(&self.id(id)?, address, interrupt),
             Sources::Project(project) => {
                 let id = self.id(id)?;
                 let entry = project
@@ -202,7 +212,7 @@ impl Sources {
                 let address = project
                     .address(entry)
                     .map_err(|e| SourceError::Usage(e.to_string()))?;
-                let opened = open_address(&id, &address)?;
+                let opened = open_address(&id, &address, interrupt)?;
                 Ok(Rc::new(
                     Configured::new(opened, entry).map_err(SourceError::Usage)?,
                 ))
@@ -212,9 +222,22 @@ impl Sources {
 
     /// Every database opened, each with how routing describes it.
     pub fn open_all(&self) -> Result<Vec<Opened>, SourceError> {
+        self.open_all_interruptible(None)
+    }
+
+    /// [`Sources::open_all`], every query also stopped when `interrupt` is set.
+    pub fn open_all_interruptible(
+        &self,
+        interrupt: Option<&Interrupt>,
+    ) -> Result<Vec<Opened>, SourceError> {
         self.ids()
             .iter()
-            .map(|id| Ok((self.profile(id), self.open(Some(id))?)))
+            .map(|id| {
+                Ok((
+                    self.profile(id),
+                    self.open_interruptible(Some(id), interrupt)?,
+                ))
+            })
             .collect()
     }
 
@@ -401,11 +424,7 @@ impl Sources {
         &self,
         policies: Policies,
     ) -> Result<(Workspace, CacheReport), WorkspaceError> {
-        let curated = match self {
-            Sources::Project(p) => p.file.verified.clone(),
-            _ => serde_json::from_str(DEMO_VERIFIED)
-                .map_err(|e| WorkspaceError::Config(format!("the demo's verified queries: {e}")))?,
-        };
+        let curated = self.verified()?;
         let (reads, report) = self.read_all(false)?;
         let openings = reads
             .into_iter()
@@ -422,6 +441,47 @@ impl Sources {
             Rc::new(BuiltinEmbedder::default()),
         ))?;
         Ok((workspace, report))
+    }
+
+    /// A workspace over databases opened afresh (each query also stopped when `interrupt`
+    /// is set) with the schemas and values already read in `reads` (by id; a database
+    /// without one is read now): how a server gives each engine thread its own connections
+    /// without reading every database once per thread.
+    pub fn workspace_over(
+        &self,
+        policies: Policies,
+        interrupt: Option<&Interrupt>,
+        reads: &[(String, ReadSource)],
+    ) -> Result<Workspace, WorkspaceError> {
+        let curated = self.verified()?;
+        let openings = self
+            .open_all_interruptible(interrupt)
+            .map_err(|e| WorkspaceError::Unreadable(e.to_string()))?
+            .into_iter()
+            .map(|(profile, datasource)| Opening {
+                read_ahead: reads
+                    .iter()
+                    .find(|(id, _)| *id == profile.id)
+                    .map(|(_, read)| read.clone()),
+                profile,
+                datasource,
+            })
+            .collect();
+        pollster::block_on(Workspace::open(
+            openings,
+            policies,
+            curated,
+            Rc::new(BuiltinEmbedder::default()),
+        ))
+    }
+
+    /// The verified queries in force: the project file's, else the demo's.
+    fn verified(&self) -> Result<Curated, WorkspaceError> {
+        match self {
+            Sources::Project(p) => Ok(p.file.verified.clone()),
+            _ => serde_json::from_str(DEMO_VERIFIED)
+                .map_err(|e| WorkspaceError::Config(format!("the demo's verified queries: {e}"))),
+        }
     }
 }
 
@@ -444,20 +504,43 @@ impl Sources {
 }
 
 /// The engine `address` names, opened read-only as `id`.
-fn open_address(id: &str, address: &Address) -> Result<Rc<dyn Datasource>, SourceError> {
+fn open_address(
+    id: &str,
+    address: &Address,
+    interrupt: Option<&Interrupt>,
+) -> Result<Rc<dyn Datasource>, SourceError> {
     let unreadable = |e: DatasourceError| SourceError::Unreadable(e.to_string());
+    let stop = interrupt.cloned();
     match (address.engine(), address.path()) {
-        (Engine::Sqlite, Some(path)) => {
-            Ok(Rc::new(SqliteFile::open(id, &path).map_err(unreadable)?))
-        }
-        (Engine::DuckDb, Some(path)) => open_duckdb(id, &path, address),
+        (Engine::Sqlite, Some(path)) => Ok(Rc::new(open_sqlite(id, &path, stop)?)),
+        (Engine::DuckDb, Some(path)) => open_duckdb(id, &path, address, stop),
         (Engine::Sqlite | Engine::DuckDb, None) => {
             Err(SourceError::Usage(format!("{address} is not a file")))
         }
-        (Engine::Postgres, _) => Ok(Rc::new(
-            PostgresDb::connect(id, address).map_err(unreadable)?,
-        )),
-        (Engine::MySql, _) => Ok(Rc::new(MySqlDb::connect(id, address).map_err(unreadable)?)),
+        (Engine::Postgres, _) => {
+            let db = PostgresDb::connect(id, address).map_err(unreadable)?;
+            Ok(Rc::new(match stop {
+                Some(stop) => db.interrupted_by(stop),
+                None => db,
+            }))
+        }
+        (Engine::MySql, _) => {
+            let db = MySqlDb::connect(id, address).map_err(unreadable)?;
+            Ok(Rc::new(match stop {
+                Some(stop) => db.interrupted_by(stop),
+                None => db,
+            }))
+        }
+    }
+}
+
+/// The SQLite file at `path`, opened read-only as `id`.
+fn open_sqlite(id: &str, path: &Path, stop: Option<Interrupt>) -> Result<SqliteFile, SourceError> {
+    let unreadable = |e: DatasourceError| SourceError::Unreadable(e.to_string());
+    let file = SqliteFile::open(id, path).map_err(unreadable)?;
+    match stop {
+        Some(stop) => file.interrupted_by(stop).map_err(unreadable),
+        None => Ok(file),
     }
 }
 
@@ -467,9 +550,13 @@ fn open_duckdb(
     id: &str,
     path: &Path,
     _address: &Address,
+    stop: Option<Interrupt>,
 ) -> Result<Rc<dyn Datasource>, SourceError> {
     crate::DuckDbFile::open(id, path)
-        .map(|d| Rc::new(d) as Rc<dyn Datasource>)
+        .map(|d| match stop {
+            Some(stop) => Rc::new(d.interrupted_by(stop)) as Rc<dyn Datasource>,
+            None => Rc::new(d) as Rc<dyn Datasource>,
+        })
         .map_err(|e| SourceError::Unreadable(e.to_string()))
 }
 
@@ -479,6 +566,7 @@ fn open_duckdb(
     _id: &str,
     _path: &Path,
     address: &Address,
+    _stop: Option<Interrupt>,
 ) -> Result<Rc<dyn Datasource>, SourceError> {
     Err(SourceError::Usage(format!(
         "{address} is a DuckDB file, and this nl2sql was built without DuckDB (the `duckdb` \

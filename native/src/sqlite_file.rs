@@ -1,5 +1,6 @@
 //! A SQLite file as a read-only datasource, through rusqlite's bundled SQLite.
 
+use crate::interrupt::{Interrupt, Stop};
 use nl2sql_core::guard::check_read_only;
 use nl2sql_core::sqlite::classify_error;
 use nl2sql_core::{
@@ -16,12 +17,14 @@ use std::time::{Duration, Instant};
 
 /// A SQLite file opened read-only. Three locks stand behind the core guard: the file is
 /// opened read-only, `query_only` is on, and an authorizer denies every action but reading.
-/// A query with a time limit is interrupted by SQLite's progress handler at its deadline.
+/// A query with a time limit is interrupted by SQLite's progress handler at its deadline,
+/// and at once when the [`Interrupt`] it was given is set.
 pub struct SqliteFile {
     id: String,
     conn: Connection,
     /// When the running query must stop; `None` while none runs or it has no limit.
     deadline: Arc<Mutex<Option<Instant>>>,
+    interrupt: Option<Interrupt>,
 }
 
 /// SQLite virtual-machine steps between deadline checks: about a millisecond of work, so a
@@ -57,21 +60,37 @@ impl SqliteFile {
         conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))
             .map_err(to_error)?;
         conn.authorizer(Some(authorize)).map_err(to_error)?;
-        let deadline: Arc<Mutex<Option<Instant>>> = Arc::default();
-        let watched = Arc::clone(&deadline);
-        conn.progress_handler(
-            STEPS_PER_CHECK,
-            Some(move || {
-                let due = *watched.lock().unwrap_or_else(PoisonError::into_inner);
-                due.is_some_and(|d| Instant::now() >= d)
-            }),
-        )
-        .map_err(to_error)?;
-        Ok(SqliteFile {
+        let mut file = SqliteFile {
             id: id.into(),
             conn,
-            deadline,
-        })
+            deadline: Arc::default(),
+            interrupt: None,
+        };
+        file.watch()?;
+        Ok(file)
+    }
+
+    /// This database, its queries also stopped (CANCELLED) when `interrupt` is set.
+    pub fn interrupted_by(mut self, interrupt: Interrupt) -> Result<Self, DatasourceError> {
+        self.interrupt = Some(interrupt);
+        self.watch()?;
+        Ok(self)
+    }
+
+    /// Installs the progress handler that stops a query at its deadline or its interrupt.
+    fn watch(&mut self) -> Result<(), DatasourceError> {
+        let watched = Arc::clone(&self.deadline);
+        let interrupt = self.interrupt.clone();
+        self.conn
+            .progress_handler(
+                STEPS_PER_CHECK,
+                Some(move || {
+                    let due = *watched.lock().unwrap_or_else(PoisonError::into_inner);
+                    due.is_some_and(|d| Instant::now() >= d)
+                        || interrupt.as_ref().is_some_and(Interrupt::is_set)
+                }),
+            )
+            .map_err(to_error)
     }
 
     /// Runs `f` with the deadline `limits` give set, and turns SQLite's interruption at the
@@ -87,15 +106,15 @@ impl SqliteFile {
         self.set_deadline(due);
         let out = f();
         self.set_deadline(None);
-        match (out, limits.timeout_ms) {
-            // SQLite's own word for it is "interrupted"; the limit says more.
-            (Err(_), Some(ms)) if due.is_some_and(|d| Instant::now() >= d) => {
-                Err(DatasourceError::new(
-                    DatasourceErrorKind::TimedOut,
-                    format!("it ran past its time limit of {ms} ms"),
-                ))
+        // SQLite's own word for either is "interrupted"; the cause says more.
+        match out {
+            Err(_) if self.interrupt.as_ref().is_some_and(Interrupt::is_set) => {
+                Err(Stop::Interrupted.error(limits.timeout_ms))
             }
-            (out, _) => out,
+            Err(_) if due.is_some_and(|d| Instant::now() >= d) => {
+                Err(Stop::Deadline.error(limits.timeout_ms))
+            }
+            out => out,
         }
     }
 

@@ -174,6 +174,8 @@ impl RunView {
                 });
             }
             Event::AnswerDelta { text } => self.answer.push_str(text),
+            // The routing tables come with the result.
+            Event::Routed { .. } => {}
         }
         if self.first_update_ms.is_none() {
             self.first_update_ms = Some(now_ms);

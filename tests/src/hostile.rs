@@ -258,38 +258,43 @@ pub fn huge_plans_are_handled_and_deep_ones_refused_without_a_crash(env: &Env) {
     assert!(serde_json::from_str::<Plan>(&text).is_err());
 }
 
+/// Writes, several statements and other tricks, each refused on import
+/// (SECURITY_VIOLATION); every front end that takes SQL runs this list.
+pub const REFUSED_SQL: [&str; 12] = [
+    "SELECT 1; DROP TABLE Track",
+    "DELETE FROM Track",
+    "UPDATE Track SET Name = 'x'",
+    "DROP TABLE Track",
+    "PRAGMA writable_schema = 1",
+    "ATTACH DATABASE 'x.db' AS x",
+    "SELECT * INTO Copy FROM Track",
+    "WITH x AS (SELECT 1) DELETE FROM Track",
+    "INSERT INTO Genre (Name) SELECT 'x'",
+    "VACUUM",
+    "",
+    "   -- only a comment",
+];
+
+/// Read-only, but reaching outside the schema or the allow-list: refused with these codes.
+pub const OUTSIDE_SQL: [(&str, ErrorCode); 4] = [
+    ("SELECT name FROM sqlite_master", ErrorCode::TableNotFound),
+    ("SELECT load_extension('evil')", ErrorCode::SqlImportFailed),
+    (
+        "SELECT t.Name FROM Track t WHERE load_extension('evil') = 1",
+        ErrorCode::UnsupportedFunction,
+    ),
+    (
+        "SELECT t.Name FROM Track t WHERE t.Name GLOB '*'",
+        ErrorCode::SqlImportFailed,
+    ),
+];
+
 pub fn hostile_sql_is_refused_on_import(env: &Env) {
-    let refused = [
-        "SELECT 1; DROP TABLE Track",
-        "DELETE FROM Track",
-        "UPDATE Track SET Name = 'x'",
-        "DROP TABLE Track",
-        "PRAGMA writable_schema = 1",
-        "ATTACH DATABASE 'x.db' AS x",
-        "SELECT * INTO Copy FROM Track",
-        "WITH x AS (SELECT 1) DELETE FROM Track",
-        "INSERT INTO Genre (Name) SELECT 'x'",
-        "VACUUM",
-        "",
-        "   -- only a comment",
-    ];
-    assert_import_refused(env, &refused, ErrorCode::SecurityViolation);
+    assert_import_refused(env, &REFUSED_SQL, ErrorCode::SecurityViolation);
     // Read-only, but reaching outside the schema or the allow-list: refused by the validator.
     let policies = Policies::demo();
     let scope = policies.scope(&[]);
-    let outside = [
-        ("SELECT name FROM sqlite_master", ErrorCode::TableNotFound),
-        ("SELECT load_extension('evil')", ErrorCode::SqlImportFailed),
-        (
-            "SELECT t.Name FROM Track t WHERE load_extension('evil') = 1",
-            ErrorCode::UnsupportedFunction,
-        ),
-        (
-            "SELECT t.Name FROM Track t WHERE t.Name GLOB '*'",
-            ErrorCode::SqlImportFailed,
-        ),
-    ];
-    for (sql, code) in outside {
+    for (sql, code) in OUTSIDE_SQL {
         let got = match import_sql(sql, &env.schema, Dialect::Sqlite) {
             Err(e) => e.error_code,
             Ok(plan) => {

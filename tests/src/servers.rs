@@ -6,7 +6,7 @@
 
 use nl2sql_core::Datasource;
 use nl2sql_native::address::Address;
-use nl2sql_native::{DuckDbFile, MySqlDb, PostgresDb};
+use nl2sql_native::{DuckDbFile, Interrupt, MySqlDb, PostgresDb};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -57,6 +57,23 @@ impl Server {
     pub fn open_address(self, id: &str, address: &str) -> Box<dyn Datasource> {
         self.connect(id, address)
             .unwrap_or_else(|e| panic!("{id} on {self:?}: {e}"))
+    }
+
+    /// Demo database `id` on the engine, its queries stopped when `interrupt` is set (as a
+    /// server's engine thread opens it).
+    pub fn open_interruptible(self, id: &str, interrupt: Interrupt) -> Box<dyn Datasource> {
+        let address = self.address(id);
+        let parsed = Address::parse(&address).unwrap_or_else(|e| panic!("{e}"));
+        let opened: Result<Box<dyn Datasource>, _> =
+            match self {
+                Server::Postgres => PostgresDb::connect(id, &parsed)
+                    .map(|d| Box::new(d.interrupted_by(interrupt)) as _),
+                Server::MariaDb => MySqlDb::connect(id, &parsed)
+                    .map(|d| Box::new(d.interrupted_by(interrupt)) as _),
+                Server::DuckDb => DuckDbFile::open(id, &address)
+                    .map(|d| Box::new(d.interrupted_by(interrupt)) as _),
+            };
+        opened.unwrap_or_else(|e| panic!("{id} on {self:?}: {e}"))
     }
 
     /// The database at `address` on the engine, as datasource `id`, or why not.

@@ -165,6 +165,49 @@ macro_rules! server_suite {
 
             #[test]
             $(#[$meta])*
+            fn stops_a_query_when_its_run_is_cancelled_and_stays_usable() {
+                use std::sync::atomic::{AtomicBool, Ordering};
+                use std::sync::Arc;
+                let interrupt = nl2sql_native::Interrupt::new();
+                let db = SERVER.open_interruptible("chinook", interrupt.clone());
+                let (track, m) = (q(&*db, "Track"), q(&*db, "MediaTypeId"));
+                let sql = format!(
+                    "SELECT COUNT(*) FROM {track} a JOIN {track} b ON a.{m} = b.{m} \
+                     JOIN {track} c ON b.{m} = c.{m}"
+                );
+                let flag = Arc::new(AtomicBool::new(false));
+                interrupt.watch(Arc::clone(&flag));
+                let setter = Arc::clone(&flag);
+                let cancel = std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(200));
+                    setter.store(true, Ordering::SeqCst);
+                });
+                let started = Instant::now();
+                let limits = ExecLimits {
+                    max_rows: 10,
+                    timeout_ms: Some(60_000),
+                };
+                let err = pollster::block_on(db.execute(&sql, limits)).expect_err("cancelled");
+                let took = started.elapsed();
+                let _ = cancel.join();
+                assert_eq!(err.kind, DatasourceErrorKind::Cancelled, "{err}");
+                assert!(took.as_millis() < 3_000, "{} ms", took.as_millis());
+                eprintln!(
+                    "{:?}: cancelled query stopped {} ms after its start (cancel at 200 ms)",
+                    SERVER,
+                    took.as_millis()
+                );
+                // The next run's queries are not stopped.
+                interrupt.clear();
+                let count = pollster::block_on(db.execute(
+                    &format!("SELECT COUNT(*) FROM {track}"),
+                    ExecLimits::rows(10),
+                ));
+                assert_eq!(count.map(|f| f.rows), Ok(vec![vec![Value::Integer(3503)]]));
+            }
+
+            #[test]
+            $(#[$meta])*
             fn sessions_are_read_only_whatever_the_guard_says() {
                 // A write that got past the guard would meet a read-only transaction: the
                 // server itself refuses it.

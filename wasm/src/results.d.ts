@@ -763,7 +763,15 @@ status: NodeStatus,
 /**
  * How long it took.
  */
-duration_ms: number, } | { "event": "llm_call", 
+duration_ms: number, } | { "event": "routed", 
+/**
+ * The datasources kept, best first.
+ */
+candidates: Array<string>, 
+/**
+ * The ranking with its signals.
+ */
+routing: Routing | null, } | { "event": "llm_call", 
 /**
  * The node that made it.
  */

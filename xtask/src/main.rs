@@ -276,11 +276,17 @@ const TEST_STEPS: &[Step] = &[
         run: npm::build,
     },
     Step {
-        name: "end-to-end tests on the release build and the npm package (Playwright)",
+        name: "end-to-end tests on the release build, the npm package and the servers",
         run: |p| {
             let mock = start_mock()?;
+            // `nl2sql serve` and `nl2sql mcp` for the official MCP SDK's client (built by
+            // the native tests already; this only makes sure).
+            p.cargo(&["build", "-p", "nl2sql-cli"])
+                .run("cargo build -p nl2sql-cli")?;
+            let bin = p.root.join("target").join("debug").join("nl2sql");
             p.command("node", &["--test", "--test-concurrency=1", "tests/e2e/"])
                 .env(MOCK_URL_VAR, &mock.base_url())
+                .env("NL2SQL_BIN", &bin.to_string_lossy())
                 .run("end-to-end tests")
         },
     },

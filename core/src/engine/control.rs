@@ -5,10 +5,14 @@ use crate::error::Node;
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Cancels one run. Clones share the flag. Hooks let the transport abort what is in flight
 /// at once (`FetchTransport::cancel` in the browser); the engine also checks the flag at
-/// every node boundary.
+/// every node boundary. A token may also be tied to a flag another thread sets (a server's
+/// request whose client went away): the run sees it at the next check, and a native
+/// transport or database reads the same flag while it waits.
 #[derive(Clone, Default)]
 pub struct CancelToken(Rc<CancelState>);
 
@@ -16,6 +20,7 @@ pub struct CancelToken(Rc<CancelState>);
 struct CancelState {
     cancelled: Cell<bool>,
     hooks: RefCell<Vec<Box<dyn Fn()>>>,
+    tied: RefCell<Option<Arc<AtomicBool>>>,
 }
 
 impl CancelToken {
@@ -29,15 +34,42 @@ impl CancelToken {
         if self.0.cancelled.replace(true) {
             return;
         }
+        if let Some(flag) = self.0.tied.borrow().as_ref() {
+            flag.store(true, Ordering::SeqCst);
+        }
         let hooks = std::mem::take(&mut *self.0.hooks.borrow_mut());
         for hook in hooks {
             hook();
         }
     }
 
-    /// True once cancelled.
+    /// True once cancelled (here, or through the flag it is tied to: then the hooks run).
     pub fn is_cancelled(&self) -> bool {
-        self.0.cancelled.get()
+        if self.0.cancelled.get() {
+            return true;
+        }
+        let tied = self
+            .0
+            .tied
+            .borrow()
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::SeqCst));
+        if tied {
+            self.cancel();
+        }
+        tied
+    }
+
+    /// Ties this token to `flag`, which something outside the run sets to cancel it; a
+    /// cancel here sets the flag too.
+    pub fn tie(&self, flag: Arc<AtomicBool>) {
+        *self.0.tied.borrow_mut() = Some(flag);
+    }
+
+    /// The flag this token is tied to, if any, for a transport or a database that waits
+    /// outside the engine's checks.
+    pub fn tied_flag(&self) -> Option<Arc<AtomicBool>> {
+        self.0.tied.borrow().clone()
     }
 
     /// True while another clone of this token exists (a holder that could still run).
@@ -97,6 +129,11 @@ pub fn backoff_ms(attempt: u32, retry_after_ms: Option<u64>, seed: u64) -> u64 {
 /// What a run reports as it goes.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EngineEvent"))]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "EngineEvent")
+)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// A node began.
@@ -116,6 +153,15 @@ pub enum Event {
         status: super::NodeStatus,
         /// How long it took.
         duration_ms: u64,
+    },
+    /// Routing chose where the question goes (before any model is asked): the candidates,
+    /// best first, and the ranking behind them (none when the caller named a datasource or
+    /// there is only one).
+    Routed {
+        /// The datasources kept, best first.
+        candidates: Vec<String>,
+        /// The ranking with its signals.
+        routing: Option<crate::index::Routing>,
     },
     /// A model call ended.
     LlmCall {
@@ -180,6 +226,29 @@ mod tests {
         assert_ne!(
             backoff_ms(2, None, 42) % 1_000,
             backoff_ms(2, None, 43) % 1_000
+        );
+    }
+
+    #[test]
+    fn a_tied_flag_cancels_the_token_and_runs_its_hooks_once() {
+        let token = CancelToken::new();
+        let flag = Arc::new(AtomicBool::new(false));
+        token.tie(Arc::clone(&flag));
+        let hooked = Rc::new(Cell::new(0));
+        let count = Rc::clone(&hooked);
+        token.on_cancel(move || count.set(count.get() + 1));
+        assert!(!token.is_cancelled());
+        flag.store(true, Ordering::SeqCst);
+        assert!(token.is_cancelled() && token.is_cancelled());
+        assert_eq!(hooked.get(), 1);
+
+        let other = CancelToken::new();
+        let set = Arc::new(AtomicBool::new(false));
+        other.tie(Arc::clone(&set));
+        other.cancel();
+        assert!(
+            set.load(Ordering::SeqCst),
+            "a cancel here reaches the tied flag"
         );
     }
 }

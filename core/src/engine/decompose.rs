@@ -11,6 +11,7 @@ use std::collections::BTreeSet;
 /// How the sub-results are put together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CombineKind {
     /// Rows whose keys match in every sub-result (an inner join on the keys).
@@ -24,6 +25,7 @@ pub enum CombineKind {
 /// What a join key holds, as the decomposer declares it for every part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum KeyKind {
     /// Whole numbers (ids).
@@ -48,6 +50,7 @@ impl KeyKind {
 /// One part of the question, for one datasource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SubQuestion {
     /// Stable id: `q1`, `q2`, …
@@ -69,6 +72,7 @@ pub struct SubQuestion {
 /// One ordering applied after the combination.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PostOrder {
     /// A column of the combined result.
@@ -80,6 +84,7 @@ pub struct PostOrder {
 /// The decomposer's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Decomposition {
     /// The parts, one or more per datasource.

@@ -13,6 +13,7 @@ use std::cell::Cell;
 /// One model call, as the trace keeps it (and replay reads it back).
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LlmCall {
     /// The node that made it.
     pub node: Node,

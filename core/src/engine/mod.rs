@@ -363,6 +363,10 @@ impl<'a> Engine<'a> {
         let resolver = run.begin(At::run(Node::DatasourceResolver)).await?;
         let (candidates, listed, skipped) = match self.candidates(q).await {
             Ok(routed) => {
+                run.emit(Event::Routed {
+                    candidates: routed.candidates.clone(),
+                    routing: routed.routing.clone(),
+                });
                 found.routing = routed.routing;
                 (routed.candidates, routed.listed, routed.skipped)
             }

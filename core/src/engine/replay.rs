@@ -18,6 +18,7 @@ use std::cell::RefCell;
 /// Where a replayed run's prompt differed from the recorded one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Divergence {
     /// The node making the call.
     pub node: Node,

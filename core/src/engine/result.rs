@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Rows and an answer.
@@ -43,6 +44,7 @@ impl Status {
 /// One query the run planned: `q1` alone, or one per part of a decomposed question.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SubQuery {
     /// Stable id, `q1`.
     pub id: String,
@@ -67,6 +69,7 @@ pub struct SubQuery {
 /// The combined rows of a decomposed question and the query that combined them.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CombinedRows {
     /// The query run on the scratch database.
     pub sql: String,
@@ -81,6 +84,7 @@ pub struct CombinedRows {
 /// The written answer.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FinalAnswer {
     /// The answer in a sentence or two.
     pub text: String,
@@ -91,6 +95,7 @@ pub struct FinalAnswer {
 /// Who wrote an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Writer {
     /// A sentence made by code from the rows, no model call.
@@ -102,6 +107,7 @@ pub enum Writer {
 /// How a node's execution ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum NodeStatus {
     /// It did its work (perhaps with warnings).
@@ -113,6 +119,7 @@ pub enum NodeStatus {
 /// Where an answer came from when the planner did not write its query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AnswerSource {
     /// A verified query answered.
@@ -129,6 +136,7 @@ pub enum AnswerSource {
 /// Token and call totals for a node or a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct UsageTotals {
     /// Model calls.
     pub calls: u32,
@@ -166,6 +174,7 @@ impl UsageTotals {
 /// One node's execution, as the trace records it.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NodeRecord {
     /// Order in the run, from 1.
     pub seq: u32,
@@ -192,6 +201,7 @@ pub struct NodeRecord {
 /// Everything a run produced.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct QueryResult {
     /// How it ended.
     pub status: Status,
@@ -264,6 +274,7 @@ impl QueryResult {
 /// Which form of a result leaves the engine: the front end chooses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TraceForm {
     /// Everything, for a caller who owns the data and the configuration (the page, the

@@ -27,6 +27,7 @@ const TOP_K: usize = 5;
 /// A candidate the similarity search found.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Candidate {
     /// Its datasource.
     pub datasource_id: String,
@@ -39,6 +40,7 @@ pub struct Candidate {
 /// What the matcher decided, as the result records it.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CuratedMatch {
     /// True when a verified query answered.
     pub matched: bool,
@@ -70,6 +72,7 @@ impl CuratedMatch {
 /// How the matcher decided: a match (`code`, `model`) or the reason it fell back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum MatchReason {
     /// Exactly one phrasing matched the whole question; no model call.

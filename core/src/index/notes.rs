@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 /// A datasource's notes, as its configuration gives them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Notes {
     /// Per table name.
@@ -24,6 +25,7 @@ pub struct Notes {
 /// What a table is, in words.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TableNotes {
     /// What one row is.
@@ -40,6 +42,7 @@ pub struct TableNotes {
 /// What a column holds, in words.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ColumnNotes {
     /// What it holds.
@@ -56,6 +59,7 @@ pub struct ColumnNotes {
 /// A term of the business and what it means in this data.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Term {
     /// The word or phrase ("bounce").

@@ -46,6 +46,7 @@ impl Default for RetrieveSettings {
 /// What the planner gets for one datasource.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Retrieval {
     /// The datasource.
     pub datasource: String,

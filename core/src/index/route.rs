@@ -41,6 +41,7 @@ const RRF_K: f32 = 60.0;
 /// One entry of a signal's pool, for the trace.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PoolEntry {
     /// The datasource.
     pub datasource: String,
@@ -53,6 +54,7 @@ pub struct PoolEntry {
 /// One signal's search, as the trace records it.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SignalRecord {
     /// `description`, `examples`, `verified`, `tables`, `columns` or `values`.
     pub name: String,
@@ -66,6 +68,7 @@ pub struct SignalRecord {
 /// A datasource routing did not keep, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Dropped {
     /// The datasource.
     pub id: String,
@@ -76,6 +79,7 @@ pub struct Dropped {
 /// Routing's decision and how it was reached.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Routing {
     /// The datasources kept, best first.
     pub ranked: Vec<String>,

@@ -367,3 +367,21 @@ pub enum CastType {
     /// A date (`YYYY-MM-DD`).
     Date,
 }
+
+/// Described to JSON Schema as an object, as to TypeScript: its fields are the wire
+/// format's, documented by the plan's own JSON Schema (`plan_json_schema`), whose internal
+/// references would not resolve inside another document.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Plan {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Plan".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "description": "A typed query plan in its wire form (docs/plan.md).",
+            "additionalProperties": true
+        })
+    }
+}

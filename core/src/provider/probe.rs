@@ -11,6 +11,7 @@ pub const PROBE_QUESTION: &str = "Reply with the single word: ready";
 /// A provider that answered.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Probe {
     /// The provider as a person names it.
     pub provider: String,

@@ -78,6 +78,7 @@ impl Default for ValidatorSettings {
 /// The validator's checks, in the order they run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CheckName {
     /// A plan reached the validator.
@@ -111,6 +112,7 @@ impl CheckName {
 /// One named check and how it went.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ValidationCheck {
     /// Which check.
     pub name: CheckName,

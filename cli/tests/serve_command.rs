@@ -1,0 +1,732 @@
+//! `nl2sql serve`, run as a team runs it, and spoken to over real HTTP on loopback: who may
+//! ask what, the hostile corpus, the streamed events, a client that goes away, the limits,
+//! the OpenAPI document, and no secret anywhere in what it says.
+
+use nl2sql_core::engine::{Event, QueryResult, Status};
+use nl2sql_core::error::ErrorCode;
+use nl2sql_core::index::Routing;
+use nl2sql_core::run::{SqlRun, SqlStatus};
+use nl2sql_core::service::DatasourceInfo;
+use nl2sql_core::Value;
+use nl2sql_server::types::{ApiError, ApiErrorCode, DatasourceSummary, Health};
+use nl2sql_tests::hostile::{OUTSIDE_SQL, REFUSED_SQL};
+use nl2sql_tests::mock::{Fixture, MockProvider};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const ADMIN: &str = "admin-key-for-the-tests-0001";
+const ANALYST: &str = "analyst-key-for-the-tests-02";
+const VIEWER: &str = "viewer-key-for-the-tests-003";
+const MODEL_KEY: &str = "sk-proj-server-side-key-0123456789";
+const ALBUMS: &str = "How many albums are there?";
+
+/// A `nl2sql serve` child on a free loopback port, stopped when dropped.
+struct Server {
+    child: Child,
+    base: String,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    fn start(mock: &MockProvider, model: &str, extra: &[&str]) -> Server {
+        let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_nl2sql"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--workers", "2"])
+            .args(["--base-url", &mock.base_url(), "--model", model])
+            .args(extra)
+            .arg("--data")
+            .arg(data)
+            .env(
+                "NL2SQL_API_KEYS",
+                format!("admin:{ADMIN},analyst:{ANALYST},viewer:{VIEWER}"),
+            )
+            .env("OPENAI_API_KEY", MODEL_KEY)
+            .env_remove("NL2SQL_API_KEY")
+            .env_remove("NL2SQL_LOG")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("nl2sql serve starts");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (found, address) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let lines = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("serving on http://").nth(1) {
+                    let _ = found.send(rest.split_whitespace().next().unwrap_or("").to_string());
+                }
+                lines.lock().unwrap_or_else(|e| e.into_inner()).push(line);
+            }
+        });
+        let address = address
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("the server did not start: {:?}", log.lock()));
+        Server {
+            child,
+            base: format!("http://{address}"),
+            log,
+        }
+    }
+
+    fn address(&self) -> &str {
+        self.base.trim_start_matches("http://")
+    }
+
+    fn log(&self) -> String {
+        self.log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .join("\n")
+    }
+
+    /// The run log lines so far.
+    fn runs(&self) -> Vec<serde_json::Value> {
+        self.log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|l| l.contains("\"target\":\"nl2sql::run\""))
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    /// Waits until `n` runs have been logged, and returns them.
+    fn wait_for_runs(&self, n: usize) -> Vec<serde_json::Value> {
+        let until = Instant::now() + Duration::from_secs(30);
+        loop {
+            let runs = self.runs();
+            if runs.len() >= n || Instant::now() > until {
+                return runs;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// `method path` with `key` and `body`: the status and the body's text.
+    fn call(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<&str>,
+    ) -> (u16, String) {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let url = format!("{}{path}", self.base);
+        let auth = key.map(|k| format!("Bearer {k}"));
+        let response = match (method, body) {
+            ("GET", _) => {
+                let mut r = agent.get(&url);
+                if let Some(a) = &auth {
+                    r = r.header("authorization", a);
+                }
+                r.call()
+            }
+            (_, body) => {
+                let mut r = agent.post(&url).header("content-type", "application/json");
+                if let Some(a) = &auth {
+                    r = r.header("authorization", a);
+                }
+                r.send(body.unwrap_or(""))
+            }
+        };
+        let mut response = response.unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        let status = response.status().as_u16();
+        let text = response.body_mut().read_to_string().unwrap_or_default();
+        (status, text)
+    }
+
+    fn sql(&self, key: &str, body: serde_json::Value) -> SqlRun {
+        let (status, text) = self.call("POST", "/api/v1/sql", Some(key), Some(&body.to_string()));
+        assert_eq!(status, 200, "{text}");
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+    }
+
+    fn refused(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<&str>,
+    ) -> (u16, ApiErrorCode) {
+        let (status, text) = self.call(method, path, key, body);
+        let error: ApiError = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!(error.error.code.status().as_u16(), status, "{text}");
+        (status, error.error.code)
+    }
+
+    /// Says whether a secret appears in the log or in `seen`.
+    fn assert_no_secret(&self, seen: &[&str]) {
+        let log = self.log();
+        for secret in [MODEL_KEY, ADMIN, ANALYST, VIEWER] {
+            assert!(!log.contains(secret), "the log holds a secret");
+            for text in seen {
+                assert!(!text.contains(secret), "a response holds a secret");
+            }
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn first_code(run: &SqlRun) -> Option<ErrorCode> {
+    run.errors.first().map(|e| e.error_code)
+}
+
+fn album_fixtures(mock: &MockProvider) {
+    mock.add([
+        Fixture::new(
+            "answerability",
+            ALBUMS,
+            r#"{"datasources": ["chinook"], "reason": "albums"}"#,
+        ),
+        Fixture::new(
+            "plan",
+            ALBUMS,
+            r#"{"tables": [{"name": "Album", "alias": "a"}], "select_items": [{"alias": "albums", "expr": {"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "alias": "a", "column_name": "AlbumId"}]}}]}"#,
+        ),
+        Fixture::new("text", ALBUMS, "The store holds 347 albums."),
+    ]);
+}
+
+#[test]
+fn each_key_asks_as_its_role_and_a_body_may_narrow_it_never_widen_it() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let server = Server::start(&mock, "m", &[]);
+    let customers =
+        serde_json::json!({"sql": "SELECT c.Email FROM Customer c", "datasource": "chinook"});
+    let staff =
+        serde_json::json!({"sql": "SELECT e.LastName FROM Employee e", "datasource": "chinook"});
+
+    // No key, a wrong key, a malformed header: 401 with a JSON error.
+    let body = customers.to_string();
+    for key in [None, Some("not-a-key-of-this-server"), Some("")] {
+        let got = server.refused("POST", "/api/v1/sql", key, Some(&body));
+        assert_eq!(got, (401, ApiErrorCode::Unauthorized), "{key:?}");
+    }
+    assert_eq!(
+        server.refused("GET", "/api/v1/datasources", None, None),
+        (401, ApiErrorCode::Unauthorized)
+    );
+
+    // Each role as its key says.
+    let admin = server.sql(ADMIN, customers.clone());
+    assert_eq!(
+        (admin.status, admin.rows.len()),
+        (SqlStatus::Ok, 59),
+        "{:?}",
+        admin.errors
+    );
+    let analyst = server.sql(ANALYST, customers.clone());
+    assert_eq!(analyst.status, SqlStatus::Ok, "{:?}", analyst.errors);
+    let analyst_staff = server.sql(ANALYST, staff.clone());
+    assert_eq!(
+        first_code(&analyst_staff),
+        Some(ErrorCode::SecurityViolation)
+    );
+    let viewer = server.sql(VIEWER, customers.clone());
+    assert_eq!(first_code(&viewer), Some(ErrorCode::SecurityViolation));
+    assert!(viewer.rows.is_empty());
+    // Refused without naming the table, the role or the rule.
+    let words = format!("{:?}", viewer.errors);
+    assert!(
+        !words.contains("Customer") && !words.contains("viewer"),
+        "{words}"
+    );
+
+    // Whatever the body says: the viewer's key asking as admin is refused (403), as an
+    // unknown role is; the admin's key asking as viewer is served as viewer.
+    let mut widened = customers.clone();
+    widened["role"] = "admin".into();
+    let got = server.refused(
+        "POST",
+        "/api/v1/sql",
+        Some(VIEWER),
+        Some(&widened.to_string()),
+    );
+    assert_eq!(got, (403, ApiErrorCode::RoleNotAllowed));
+    let mut analyst_up = staff.clone();
+    analyst_up["role"] = "admin".into();
+    let got = server.refused(
+        "POST",
+        "/api/v1/sql",
+        Some(ANALYST),
+        Some(&analyst_up.to_string()),
+    );
+    assert_eq!(got, (403, ApiErrorCode::RoleNotAllowed));
+    let mut unknown = customers.clone();
+    unknown["role"] = "owner".into();
+    let got = server.refused(
+        "POST",
+        "/api/v1/sql",
+        Some(ADMIN),
+        Some(&unknown.to_string()),
+    );
+    assert_eq!(got, (403, ApiErrorCode::RoleNotAllowed));
+    let mut narrowed = customers.clone();
+    narrowed["role"] = "viewer".into();
+    assert_eq!(
+        first_code(&server.sql(ADMIN, narrowed)),
+        Some(ErrorCode::SecurityViolation)
+    );
+    let mut same = customers.clone();
+    same["role"] = "viewer".into();
+    assert_eq!(
+        first_code(&server.sql(VIEWER, same)),
+        Some(ErrorCode::SecurityViolation)
+    );
+
+    // Writes are refused, for every key.
+    let write = serde_json::json!({"sql": "DELETE FROM Album", "datasource": "chinook"});
+    let refused = server.sql(ADMIN, write);
+    assert_eq!(first_code(&refused), Some(ErrorCode::SecurityViolation));
+    assert!(
+        refused.errors[0].message.contains("read-only"),
+        "{:?}",
+        refused.errors
+    );
+
+    // What each role may see of the datasources and their schemas.
+    let (status, text) = server.call("GET", "/api/v1/datasources", Some(VIEWER), None);
+    assert_eq!(status, 200);
+    let listed: Vec<DatasourceSummary> = serde_json::from_str(&text).unwrap_or_default();
+    let ids: Vec<&str> = listed.iter().map(|d| d.id.as_str()).collect();
+    assert_eq!(ids, ["chinook", "webanalytics"]);
+    assert!(!listed[0].tables.iter().any(|t| t == "Customer"));
+    let (status, text) = server.call(
+        "GET",
+        "/api/v1/datasources/chinook/schema",
+        Some(VIEWER),
+        None,
+    );
+    assert_eq!(status, 200, "{text}");
+    let schema: DatasourceInfo = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(schema
+        .schema
+        .tables
+        .iter()
+        .all(|t| t.name != "Customer" && t.name != "Invoice"));
+    assert!(schema.schema.tables.iter().any(|t| t.name == "Track"));
+    assert_eq!(
+        server.refused(
+            "GET",
+            "/api/v1/datasources/support/schema",
+            Some(VIEWER),
+            None
+        ),
+        (404, ApiErrorCode::DatasourceNotFound)
+    );
+    let (status, text) = server.call(
+        "GET",
+        "/api/v1/datasources/support/schema",
+        Some(ADMIN),
+        None,
+    );
+    assert_eq!(status, 200, "{text}");
+    let (status, text) = server.call(
+        "POST",
+        "/api/v1/route",
+        Some(ADMIN),
+        Some(r#"{"question": "which genres have the most tracks?"}"#),
+    );
+    assert_eq!(status, 200, "{text}");
+    let routing: Routing = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(routing.ranked.first().map(String::as_str), Some("chinook"));
+
+    let (_, health) = server.call("GET", "/healthz", None, None);
+    let health: Health = serde_json::from_str(&health).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(health.status, "ok");
+    server.assert_no_secret(&[&text, &words]);
+    let log = server.log();
+    assert!(
+        log.contains("\"key\":\"env-3\"") && log.contains("\"status\":401"),
+        "{log}"
+    );
+}
+
+#[test]
+fn the_hostile_corpus_through_the_api_is_refused_and_nothing_is_written() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let server = Server::start(&mock, "m", &["--max-body-bytes", "65536"]);
+    for sql in REFUSED_SQL {
+        let run = server.sql(
+            ADMIN,
+            serde_json::json!({"sql": sql, "datasource": "chinook"}),
+        );
+        assert_eq!(
+            first_code(&run),
+            Some(ErrorCode::SecurityViolation),
+            "{sql}"
+        );
+        assert!(run.rows.is_empty(), "{sql}");
+    }
+    for (sql, code) in OUTSIDE_SQL {
+        let run = server.sql(
+            ADMIN,
+            serde_json::json!({"sql": sql, "datasource": "chinook"}),
+        );
+        assert_eq!(first_code(&run), Some(code), "{sql}");
+    }
+    let unions = vec!["SELECT g.Name FROM Genre g"; 102].join(" UNION ");
+    let run = server.sql(
+        ADMIN,
+        serde_json::json!({"sql": unions, "datasource": "chinook"}),
+    );
+    assert_eq!(first_code(&run), Some(ErrorCode::SecurityViolation));
+
+    // Bodies that are not the route's JSON: 4xx JSON errors, never a crash.
+    let bad = [
+        ("{", ApiErrorCode::BadRequest),
+        (r#"{"sql": 1}"#, ApiErrorCode::BadRequest),
+        (
+            r#"{"sql": "SELECT 1", "rows": 5}"#,
+            ApiErrorCode::BadRequest,
+        ),
+        ("[]", ApiErrorCode::BadRequest),
+    ];
+    for (body, code) in bad {
+        let (_, got) = server.refused("POST", "/api/v1/sql", Some(ADMIN), Some(body));
+        assert_eq!(got, code, "{body}");
+    }
+    let huge = format!(r#"{{"sql": "SELECT '{}'"}}"#, "x".repeat(100_000));
+    assert_eq!(
+        server.refused("POST", "/api/v1/sql", Some(ADMIN), Some(&huge)),
+        (413, ApiErrorCode::PayloadTooLarge)
+    );
+    assert_eq!(
+        server.refused("GET", "/api/v1/nowhere", Some(ADMIN), None),
+        (404, ApiErrorCode::NotFound)
+    );
+    assert_eq!(
+        server.refused("GET", "/api/v1/sql", Some(ADMIN), None),
+        (405, ApiErrorCode::MethodNotAllowed)
+    );
+    let unknown = server.refused(
+        "POST",
+        "/api/v1/sql",
+        Some(ADMIN),
+        Some(r#"{"sql": "SELECT 1", "datasource": "elsewhere"}"#),
+    );
+    assert_eq!(unknown, (404, ApiErrorCode::DatasourceNotFound));
+
+    // Nothing was written, and the server still serves.
+    let count = server.sql(
+        ADMIN,
+        serde_json::json!({"sql": "SELECT COUNT(*) FROM Album a", "datasource": "chinook"}),
+    );
+    assert_eq!(count.rows, vec![vec![Value::Integer(347)]]);
+    let (status, _) = server.call("GET", "/healthz", None, None);
+    assert_eq!(status, 200);
+}
+
+/// The server-sent events of one response, as (event, data) pairs.
+fn events(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for block in text.split("\n\n") {
+        let mut name = None;
+        let mut data = String::new();
+        for line in block.lines() {
+            if let Some(n) = line
+                .strip_prefix("event: ")
+                .or_else(|| line.strip_prefix("event:"))
+            {
+                name = Some(n.trim().to_string());
+            } else if let Some(d) = line
+                .strip_prefix("data: ")
+                .or_else(|| line.strip_prefix("data:"))
+            {
+                data.push_str(d);
+            }
+        }
+        if let Some(name) = name {
+            out.push((name, data));
+        }
+    }
+    out
+}
+
+#[test]
+fn an_ask_answers_whole_or_streamed_its_events_in_order_then_the_result() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    album_fixtures(&mock);
+    let server = Server::start(&mock, "m", &[]);
+    let body = serde_json::json!({"question": ALBUMS}).to_string();
+
+    let (status, text) = server.call("POST", "/api/v1/ask", Some(VIEWER), Some(&body));
+    assert_eq!(status, 200, "{text}");
+    let result: QueryResult = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(result.status, Status::Success, "{:?}", result.errors);
+    assert_eq!(result.roles, ["viewer"]);
+    assert_eq!(result.sub_queries[0].rows, vec![vec![Value::Integer(347)]]);
+    assert_eq!(
+        result.final_answer.as_ref().map(|a| a.text.as_str()),
+        Some("The store holds 347 albums.")
+    );
+
+    let (status, stream) = server.call("POST", "/api/v1/ask/stream", Some(ADMIN), Some(&body));
+    assert_eq!(status, 200, "{stream}");
+    let events = events(&stream);
+    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names.first(), Some(&"node_started"), "{names:?}");
+    assert_eq!(names.last(), Some(&"result"), "{names:?}");
+    assert_eq!(names.iter().filter(|n| **n == "result").count(), 1);
+    let rows_at = names.iter().position(|n| *n == "rows");
+    let answer_at = names.iter().position(|n| *n == "answer_delta");
+    assert!(rows_at.is_some() && rows_at < answer_at, "{names:?}");
+    // Every event is the engine's typed event, and the last the run's result.
+    let mut streamed = String::new();
+    for (name, data) in &events[..events.len() - 1] {
+        let event: Event = serde_json::from_str(data).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if let Event::AnswerDelta { text } = event {
+            streamed.push_str(&text);
+        }
+    }
+    let last: QueryResult =
+        serde_json::from_str(&events[events.len() - 1].1).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(last.final_answer.map(|a| a.text), Some(streamed));
+    // The result crossed a trust boundary: its trace has no error details.
+    assert!(last
+        .trace
+        .iter()
+        .all(|r| r.errors.iter().all(|e| e.details.is_none())));
+    server.assert_no_secret(&[&text, &stream]);
+}
+
+/// Sends `body` to `path` by hand and reads until `until` appears (or the time is up),
+/// then closes the connection: a client that went away.
+fn post_and_leave(server: &Server, path: &str, body: &str, until: Option<&str>, wait: Duration) {
+    let mut tcp = TcpStream::connect(server.address()).expect("connects");
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nhost: {}\r\nauthorization: Bearer {ADMIN}\r\ncontent-type: \
+         application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        server.address(),
+        body.len()
+    );
+    tcp.write_all(request.as_bytes()).expect("sends");
+    let _ = tcp.set_read_timeout(Some(wait));
+    if let Some(until) = until {
+        let mut seen = Vec::new();
+        let mut buffer = [0u8; 1024];
+        while let Ok(n) = tcp.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buffer[..n]);
+            if String::from_utf8_lossy(&seen).contains(until) {
+                break;
+            }
+        }
+    } else {
+        std::thread::sleep(wait);
+    }
+    let _ = tcp.shutdown(std::net::Shutdown::Both);
+}
+
+#[test]
+fn a_client_that_goes_away_cancels_its_run_model_call_and_query_included() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    album_fixtures(&mock);
+    // Every model call takes 3 s.
+    let server = Server::start(&mock, "fault-slow-3000", &["--timeout-ms", "60000"]);
+    let body = serde_json::json!({"question": ALBUMS}).to_string();
+
+    post_and_leave(
+        &server,
+        "/api/v1/ask/stream",
+        &body,
+        Some("event: node_started"),
+        Duration::from_millis(400),
+    );
+    let runs = server.wait_for_runs(1);
+    assert_eq!(runs[0]["fields"]["cancelled"], true, "{runs:?}");
+    assert_eq!(runs[0]["fields"]["outcome"], "CANCELLED", "{runs:?}");
+    let took = runs[0]["fields"]["duration_ms"]
+        .as_u64()
+        .unwrap_or(u64::MAX);
+    assert!(
+        took < 2_500,
+        "the model call in flight was given up: {took} ms"
+    );
+    let calls = mock.received().len();
+
+    // A plain ask whose client leaves while it waits.
+    post_and_leave(
+        &server,
+        "/api/v1/ask",
+        &body,
+        None,
+        Duration::from_millis(500),
+    );
+    let runs = server.wait_for_runs(2);
+    assert_eq!(runs[1]["fields"]["cancelled"], true, "{runs:?}");
+    let took = runs[1]["fields"]["duration_ms"]
+        .as_u64()
+        .unwrap_or(u64::MAX);
+    assert!(took < 2_500, "{took} ms");
+
+    // A query that would run for minutes, stopped in the database when its client leaves.
+    let endless = serde_json::json!({
+        "sql": "SELECT COUNT(*) AS n FROM Track a JOIN Track b ON a.GenreId = b.GenreId \
+                JOIN Track c ON b.GenreId = c.GenreId",
+        "datasource": "chinook"
+    })
+    .to_string();
+    post_and_leave(
+        &server,
+        "/api/v1/sql",
+        &endless,
+        None,
+        Duration::from_millis(500),
+    );
+    let runs = server.wait_for_runs(3);
+    assert_eq!(runs[2]["fields"]["work"], "sql");
+    assert_eq!(runs[2]["fields"]["outcome"], "CANCELLED", "{runs:?}");
+    let took = runs[2]["fields"]["duration_ms"]
+        .as_u64()
+        .unwrap_or(u64::MAX);
+    assert!(took < 2_000, "the query was interrupted: {took} ms");
+
+    // The cancelled runs asked the model nothing more, even after their slow calls would
+    // have answered.
+    std::thread::sleep(Duration::from_millis(3_500));
+    let later = mock.received().len();
+    assert!(later <= calls + 2, "{calls} calls, then {later}");
+    let (status, _) = server.call("GET", "/healthz", None, None);
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn a_key_may_have_only_so_many_runs_in_flight() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    album_fixtures(&mock);
+    let server = Arc::new(Server::start(
+        &mock,
+        "fault-slow-1500",
+        &["--max-runs-per-key", "1"],
+    ));
+    let body = serde_json::json!({"question": ALBUMS}).to_string();
+    let first = {
+        let (server, body) = (Arc::clone(&server), body.clone());
+        std::thread::spawn(move || server.call("POST", "/api/v1/ask", Some(ADMIN), Some(&body)))
+    };
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(
+        server.refused("POST", "/api/v1/ask", Some(ADMIN), Some(&body)),
+        (429, ApiErrorCode::TooManyRuns)
+    );
+    // Another key is not held back.
+    let run = server.sql(
+        VIEWER,
+        serde_json::json!({"sql": "SELECT COUNT(*) FROM Album a"}),
+    );
+    assert_eq!(run.status, SqlStatus::Ok, "{:?}", run.errors);
+    let (status, text) = first.join().unwrap_or_else(|_| (0, String::new()));
+    assert_eq!(status, 200, "{text}");
+    // And once the first ended, the key may ask again.
+    let run = server.sql(
+        ADMIN,
+        serde_json::json!({"sql": "SELECT COUNT(*) FROM Album a"}),
+    );
+    assert_eq!(run.status, SqlStatus::Ok);
+}
+
+#[test]
+fn the_openapi_document_describes_every_route_and_every_reference_resolves() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let server = Server::start(&mock, "m", &[]);
+    let (status, text) = server.call("GET", "/api/v1/openapi.json", None, None);
+    assert_eq!(status, 200);
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(doc["openapi"], "3.1.0");
+    for path in [
+        "/api/v1/ask",
+        "/api/v1/ask/stream",
+        "/api/v1/sql",
+        "/api/v1/route",
+        "/api/v1/datasources",
+        "/api/v1/datasources/{id}/schema",
+        "/healthz",
+    ] {
+        assert!(doc["paths"].get(path).is_some(), "{path}");
+    }
+    let schemas = doc["components"]["schemas"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    for name in [
+        "QueryResult",
+        "SqlRun",
+        "EngineEvent",
+        "ApiError",
+        "AskRequest",
+        "Routing",
+    ] {
+        assert!(schemas.contains_key(name), "{name}");
+    }
+    let mut refs = Vec::new();
+    collect_refs(&doc, &mut refs);
+    assert!(refs.len() > 50, "{}", refs.len());
+    for r in refs {
+        let name = r
+            .strip_prefix("#/components/schemas/")
+            .unwrap_or_else(|| panic!("{r}"));
+        assert!(schemas.contains_key(name), "{r} does not resolve");
+    }
+}
+
+fn collect_refs(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                match (k.as_str(), v.as_str()) {
+                    ("$ref", Some(r)) => out.push(r.to_string()),
+                    _ => collect_refs(v, out),
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn serve_refuses_to_start_without_keys_and_names_a_bad_one_without_repeating_it() {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let run = |keys: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_nl2sql"));
+        command
+            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+            .arg(&data)
+            .env_remove("NL2SQL_API_KEYS");
+        if let Some(keys) = keys {
+            command.env("NL2SQL_API_KEYS", keys);
+        }
+        command.output().expect("nl2sql runs")
+    };
+    let out = run(None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NL2SQL_API_KEYS"));
+    let out = run(Some("owner:a-key-long-enough-to-be-one"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("\"owner\"") && !stderr.contains("a-key-long-enough"),
+        "{stderr}"
+    );
+    let out = run(Some("admin-without-a-colon-0123456789"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("0123456789"), "{stderr}");
+}

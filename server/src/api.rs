@@ -1,0 +1,298 @@
+//! The HTTP API (axum): JSON in and out, field names as in the typed contract, every error
+//! `{"error": {"code", "message"}}` with its status. Routes under `/api/v1` and `/mcp` need
+//! `Authorization: Bearer KEY`; `/healthz` and the OpenAPI document do not.
+
+use crate::auth::{Caller, Keys};
+use crate::lanes::Streamed;
+use crate::shared::{question, Shared};
+use crate::types::{
+    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, Health, RouteRequest, SqlRequest,
+};
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{DefaultBodyLimit, FromRequest, Path, Request, State};
+use axum::http::{header, HeaderMap, HeaderName, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use nl2sql_core::engine::{Event, QueryResult};
+use nl2sql_core::index::Routing;
+use nl2sql_core::run::SqlRun;
+use nl2sql_core::service::DatasourceInfo;
+use std::convert::Infallible;
+use std::sync::Arc;
+use tokio_stream::wrappers::UnboundedReceiverStream;
+use tokio_stream::StreamExt;
+
+/// What every handler reads.
+#[derive(Clone)]
+pub struct AppState {
+    shared: Arc<Shared>,
+    keys: Arc<Keys>,
+    role_header: Option<HeaderName>,
+    openapi: Arc<String>,
+}
+
+impl AppState {
+    /// The API over `shared`, accepting `keys`.
+    pub fn new(shared: Arc<Shared>, keys: Keys) -> AppState {
+        AppState {
+            shared,
+            keys: Arc::new(keys),
+            role_header: None,
+            openapi: Arc::new(crate::openapi::document()),
+        }
+    }
+
+    /// Takes the caller's role from `header` (set by a trusted gateway), narrowing the key's.
+    pub fn with_role_header(mut self, header: Option<HeaderName>) -> AppState {
+        self.role_header = header;
+        self
+    }
+}
+
+/// The whole API: routes, authentication, the body limit, one log line per request.
+pub fn router(state: AppState) -> Router {
+    let max_body = state.shared.limits().max_body_bytes;
+    let authenticated = Router::new()
+        .route("/api/v1/ask", post(ask))
+        .route("/api/v1/ask/stream", post(ask_stream))
+        .route("/api/v1/sql", post(sql))
+        .route("/api/v1/route", post(route))
+        .route("/api/v1/datasources", get(datasources))
+        .route("/api/v1/datasources/{id}/schema", get(schema))
+        .nest_service("/mcp", crate::mcp::http_service(Arc::clone(&state.shared)))
+        .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
+    Router::new()
+        .route("/healthz", get(health))
+        .route("/api/v1/openapi.json", get(openapi))
+        .merge(authenticated)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(max_body))
+        .layer(middleware::from_fn(crate::log::request))
+        .with_state(state)
+}
+
+/// A JSON body whose faults are the API's JSON errors (axum's own are plain text).
+pub struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match Json::<T>::from_request(req, state).await {
+            Ok(Json(value)) => Ok(Body(value)),
+            Err(rejection) => Err(rejected(&rejection)),
+        }
+    }
+}
+
+fn rejected(rejection: &JsonRejection) -> ApiError {
+    let code = match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => ApiErrorCode::PayloadTooLarge,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiErrorCode::UnsupportedMediaType,
+        _ => ApiErrorCode::BadRequest,
+    };
+    ApiError::new(code, rejection.body_text())
+}
+
+/// Finds the caller by its key (401 otherwise), takes a trusted gateway's role header
+/// when one is configured, and hands the caller on.
+async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let caller = match caller(&state, request.headers()) {
+        Ok(caller) => caller,
+        Err(e) => return e.into_response(),
+    };
+    request.extensions_mut().insert(caller.clone());
+    let mut response = next.run(request).await;
+    // For the request's log line.
+    response.extensions_mut().insert(caller);
+    response
+}
+
+fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
+    let presented = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+        .filter(|k| !k.is_empty());
+    let Some(presented) = presented else {
+        return Err(ApiError::new(
+            ApiErrorCode::Unauthorized,
+            "send an API key: Authorization: Bearer KEY",
+        ));
+    };
+    let caller = state.keys.caller(presented).ok_or_else(|| {
+        ApiError::new(
+            ApiErrorCode::Unauthorized,
+            "the API key is not one this server knows",
+        )
+    })?;
+    let gateway = state
+        .role_header
+        .as_ref()
+        .and_then(|name| headers.get(name))
+        .map(|v| v.to_str().unwrap_or_default().trim().to_string());
+    match gateway {
+        None => Ok(caller),
+        Some(role) => {
+            let role = state.shared.role_for(&caller, Some(&role))?;
+            Ok(Caller { role, ..caller })
+        }
+    }
+}
+
+async fn health(State(state): State<AppState>) -> Json<Health> {
+    Json(Health {
+        status: "ok".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        engine_threads: state.shared.lanes(),
+    })
+}
+
+async fn openapi(State(state): State<AppState>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        state.openapi.as_str().to_owned(),
+    )
+        .into_response()
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(
+        ApiErrorCode::NotFound,
+        "there is no such route (see /api/v1/openapi.json)",
+    )
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        ApiErrorCode::MethodNotAllowed,
+        "this route does not take that method",
+    )
+}
+
+async fn ask(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Body(request): Body<AskRequest>,
+) -> Result<Json<QueryResult>, ApiError> {
+    let shared = &state.shared;
+    let role = shared.role_for(&caller, request.role.as_deref())?;
+    let mut admitted = shared.admit(&caller)?;
+    let question = question(
+        request.question,
+        role,
+        request.datasource,
+        request.plan_only,
+    );
+    shared.ask(&caller, &mut admitted, question).await.map(Json)
+}
+
+async fn ask_stream(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Body(request): Body<AskRequest>,
+) -> Result<Response, ApiError> {
+    let shared = &state.shared;
+    let role = shared.role_for(&caller, request.role.as_deref())?;
+    let mut admitted = shared.admit(&caller)?;
+    let question = question(
+        request.question,
+        role,
+        request.datasource,
+        request.plan_only,
+    );
+    let events = shared.ask_streaming(&caller, &admitted, question)?;
+    // The stream owns the run's guard: a client that goes away drops the stream, and the
+    // guard cancels the run.
+    let stream = UnboundedReceiverStream::new(events).map(move |item| {
+        if matches!(item, Streamed::Done(_)) {
+            admitted.guard.disarm();
+        }
+        Ok::<_, Infallible>(sse_event(&item))
+    });
+    Ok(Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response())
+}
+
+/// One server-sent event: named by the engine event's kind (`node_started`, …, `rows`,
+/// `answer_delta`), or `result` for the run's result; the data is the typed value's JSON.
+fn sse_event(item: &Streamed) -> SseEvent {
+    let (name, data) = match item {
+        Streamed::Event(e) => (event_name(e), serde_json::to_string(e)),
+        Streamed::Done(result) => ("result", serde_json::to_string(result)),
+    };
+    match data {
+        Ok(data) => SseEvent::default().event(name).data(data),
+        Err(e) => SseEvent::default()
+            .event("error")
+            .data(format!("the event could not be written: {e}")),
+    }
+}
+
+fn event_name(e: &Event) -> &'static str {
+    match e {
+        Event::NodeStarted { .. } => "node_started",
+        Event::NodeFinished { .. } => "node_finished",
+        Event::Routed { .. } => "routed",
+        Event::LlmCall { .. } => "llm_call",
+        Event::Rows { .. } => "rows",
+        Event::AnswerDelta { .. } => "answer_delta",
+    }
+}
+
+async fn sql(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Body(request): Body<SqlRequest>,
+) -> Result<Json<SqlRun>, ApiError> {
+    let shared = &state.shared;
+    let role = shared.role_for(&caller, request.role.as_deref())?;
+    // A datasource the role may not reach is not confirmed to exist.
+    let datasource = match request.datasource {
+        Some(id) => Some(shared.schema(&id, &role)?.id),
+        None => shared.ids(&role).into_iter().next(),
+    };
+    let mut admitted = shared.admit(&caller)?;
+    shared
+        .sql(&caller, &mut admitted, request.sql, datasource, role)
+        .await
+        .map(Json)
+}
+
+async fn route(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Body(request): Body<RouteRequest>,
+) -> Result<Json<Routing>, ApiError> {
+    let shared = &state.shared;
+    let role = shared.role_for(&caller, request.role.as_deref())?;
+    let mut admitted = shared.admit(&caller)?;
+    shared
+        .route(&caller, &mut admitted, request.question, role)
+        .await
+        .map(Json)
+}
+
+async fn datasources(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+) -> Json<Vec<DatasourceSummary>> {
+    Json(state.shared.datasources(&caller.role))
+}
+
+async fn schema(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Json<DatasourceInfo>, ApiError> {
+    state.shared.schema(&id, &caller.role).map(Json)
+}

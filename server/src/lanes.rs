@@ -1,0 +1,327 @@
+//! The engine threads. Each holds its own `Service` over its own connections (the engine
+//! is single-threaded: `Rc` databases, futures that are not `Send`) and takes one job at a
+//! time from a shared queue. The schemas are read once, before the threads start, and
+//! every thread builds its workspace from that read.
+
+use nl2sql_core::config::{ProviderConfig, RunConfig};
+use nl2sql_core::engine::{Event, Events, QueryResult, TraceForm};
+use nl2sql_core::index::Routing;
+use nl2sql_core::run::SqlRun;
+use nl2sql_core::service::{DatasourceInfo, Question, Service, ServiceError};
+use nl2sql_core::workspace::ReadSource;
+use nl2sql_native::{Interrupt, NativeHost, Sources};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+use tokio::sync::{mpsc as live, oneshot};
+
+/// Where the databases are, as the command line names them; every engine thread opens
+/// them again (a `Sources` holds `Rc`s and stays on its thread).
+#[derive(Debug, Clone, Default)]
+pub struct SourcesSpec {
+    /// `--db`.
+    pub db: Option<String>,
+    /// `--id`.
+    pub id: Option<String>,
+    /// `--config`.
+    pub config: Option<PathBuf>,
+    /// `--data`.
+    pub data: PathBuf,
+}
+
+impl SourcesSpec {
+    /// The databases this names.
+    pub fn sources(&self) -> Result<Sources, String> {
+        Sources::new(
+            self.db.as_deref(),
+            self.id.as_deref(),
+            self.config.as_deref(),
+            &self.data,
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// What a job asks of an engine thread.
+pub enum Work {
+    /// A question; with `events`, the engine's events as they happen, then the result.
+    Ask {
+        /// The question, roles already decided.
+        question: Question,
+        /// Where the live events go.
+        events: Option<live::UnboundedSender<Streamed>>,
+    },
+    /// SQL mode.
+    Sql {
+        /// The SQL.
+        sql: String,
+        /// Where (none: the first datasource).
+        datasource: Option<String>,
+        /// The caller's role.
+        role: String,
+    },
+    /// Routing alone.
+    Route {
+        /// The question.
+        question: String,
+        /// The caller's role.
+        role: String,
+    },
+}
+
+/// What a streamed ask sends, in order: events, then the result.
+#[derive(Debug)]
+pub enum Streamed {
+    /// One of the engine's events.
+    Event(Event),
+    /// The run's result (the last item).
+    Done(Box<QueryResult>),
+}
+
+/// What a job answers.
+#[derive(Debug)]
+pub enum Reply {
+    /// An ask's result.
+    Ask(Box<QueryResult>),
+    /// SQL mode's report.
+    Sql(Box<SqlRun>),
+    /// Routing.
+    Route(Result<Routing, ServiceError>),
+    /// The run could not be made (a configuration the engine refused).
+    Refused(ServiceError),
+}
+
+struct Job {
+    work: Work,
+    /// Set by whoever waits for the reply when they stop waiting.
+    cancel: Arc<AtomicBool>,
+    /// Who asked, for the run's log line.
+    key: String,
+    reply: oneshot::Sender<Reply>,
+}
+
+/// The engine threads and their queue.
+pub struct Lanes {
+    queue: Mutex<Option<mpsc::Sender<Job>>>,
+    count: usize,
+    datasources: Vec<DatasourceInfo>,
+}
+
+impl Lanes {
+    /// Reads the databases once, then starts `count` engine threads over them; fails when
+    /// any cannot open its databases or build its workspace.
+    pub fn start(
+        spec: &SourcesSpec,
+        provider: &ProviderConfig,
+        run: &RunConfig,
+        count: usize,
+    ) -> Result<Lanes, String> {
+        let count = count.max(1);
+        let reads = Arc::new(read_once(spec)?);
+        let (queue, jobs) = mpsc::channel::<Job>();
+        let jobs = Arc::new(Mutex::new(jobs));
+        let mut datasources = None;
+        for n in 0..count {
+            let (ready, started) = mpsc::channel();
+            let (spec, provider, run) = (spec.clone(), provider.clone(), run.clone());
+            let (reads, jobs) = (Arc::clone(&reads), Arc::clone(&jobs));
+            std::thread::Builder::new()
+                .name(format!("nl2sql-engine-{n}"))
+                .spawn(move || lane(&spec, provider, run, &reads, &jobs, &ready))
+                .map_err(|e| format!("cannot start an engine thread: {e}"))?;
+            let listed = started
+                .recv()
+                .map_err(|_| "an engine thread ended while starting".to_string())??;
+            datasources.get_or_insert(listed);
+        }
+        Ok(Lanes {
+            queue: Mutex::new(Some(queue)),
+            count,
+            datasources: datasources.unwrap_or_default(),
+        })
+    }
+
+    /// How many engine threads there are.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The datasources with their schemas, as read at start.
+    pub fn datasources(&self) -> &[DatasourceInfo] {
+        &self.datasources
+    }
+
+    /// Queues `work` for the next free engine thread; the reply comes on the receiver.
+    /// Setting `cancel` stops the run, before it starts or while it runs.
+    pub fn submit(
+        &self,
+        work: Work,
+        cancel: Arc<AtomicBool>,
+        key: &str,
+    ) -> Result<oneshot::Receiver<Reply>, String> {
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            work,
+            cancel,
+            key: key.to_string(),
+            reply,
+        };
+        let queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        // A send fails only when every engine thread has stopped (the job comes back).
+        let sent = queue.as_ref().is_some_and(|q| q.send(job).is_ok());
+        if sent {
+            Ok(answer)
+        } else {
+            Err("the engine threads have stopped".into())
+        }
+    }
+}
+
+impl Drop for Lanes {
+    fn drop(&mut self) {
+        // Closing the queue ends every engine thread once it finishes its job.
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+    }
+}
+
+/// Every database's schema and values, read once (through a project's schema cache).
+fn read_once(spec: &SourcesSpec) -> Result<Vec<(String, ReadSource)>, String> {
+    let sources = spec.sources()?;
+    let (reads, report) = sources.read_all(false).map_err(|e| e.to_string())?;
+    for problem in &report.problems {
+        tracing::warn!(target: "nl2sql::serve", problem = %problem, "the schema cache was not used");
+    }
+    Ok(reads
+        .into_iter()
+        .map(|r| (r.profile.id.clone(), r.read))
+        .collect())
+}
+
+/// One engine thread: its own connections and service, then jobs until the queue closes.
+fn lane(
+    spec: &SourcesSpec,
+    provider: ProviderConfig,
+    run: RunConfig,
+    reads: &[(String, ReadSource)],
+    jobs: &Mutex<mpsc::Receiver<Job>>,
+    ready: &mpsc::Sender<Result<Vec<DatasourceInfo>, String>>,
+) {
+    let interrupt = Interrupt::new();
+    let service = spec.sources().and_then(|sources| {
+        let workspace = sources
+            .workspace_over(sources.policies(), Some(&interrupt), reads)
+            .map_err(|e| e.to_string())?;
+        Ok(Service::new(
+            NativeHost::default(),
+            workspace,
+            provider,
+            run,
+        ))
+    });
+    let service = match service {
+        Ok(service) => {
+            let _ = ready.send(Ok(service.datasources()));
+            service
+        }
+        Err(why) => {
+            let _ = ready.send(Err(why));
+            return;
+        }
+    };
+    loop {
+        // The lock is held only while waiting: one thread waits, the others work.
+        let job = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
+        let Ok(job) = job else {
+            return;
+        };
+        interrupt.watch(Arc::clone(&job.cancel));
+        let started = Instant::now();
+        let (kind, reply) = serve_job(&service, job.work, &job.cancel);
+        interrupt.clear();
+        let cancelled = job.cancel.load(std::sync::atomic::Ordering::SeqCst);
+        tracing::info!(
+            target: "nl2sql::run",
+            work = kind,
+            key = %job.key,
+            outcome = outcome(&reply),
+            cancelled,
+            duration_ms = started.elapsed().as_millis() as u64,
+            "run"
+        );
+        // The caller may have gone; its run was cancelled then, and nobody reads this.
+        let _ = job.reply.send(reply);
+    }
+}
+
+fn serve_job(
+    service: &Service<NativeHost>,
+    work: Work,
+    cancel: &Arc<AtomicBool>,
+) -> (&'static str, Reply) {
+    match work {
+        Work::Ask { question, events } => {
+            let ask = match service.request(question) {
+                Ok(ask) => ask.cancelled_by(Arc::clone(cancel)),
+                Err(e) => return ("ask", Reply::Refused(e)),
+            };
+            let live = events.clone().map(|tx| {
+                Events(Rc::new(move |e: &Event| {
+                    // A client that went away has cancelled the run already.
+                    let _ = tx.send(Streamed::Event(e.clone()));
+                }))
+            });
+            let result = pollster::block_on(service.ask(ask, live));
+            if let Some(tx) = events {
+                let _ = tx.send(Streamed::Done(Box::new(result.clone())));
+            }
+            ("ask", Reply::Ask(Box::new(result)))
+        }
+        Work::Sql {
+            sql,
+            datasource,
+            role,
+        } => {
+            let run = pollster::block_on(service.sql(&sql, datasource.as_deref(), &[role]));
+            ("sql", Reply::Sql(Box::new(run.cleaned())))
+        }
+        Work::Route { question, role } => {
+            let routing = pollster::block_on(service.route(&question, &[role]));
+            ("route", Reply::Route(routing))
+        }
+    }
+}
+
+/// The run's outcome for its log line: a stable code, never a message.
+fn outcome(reply: &Reply) -> &'static str {
+    match reply {
+        Reply::Ask(result) => result
+            .errors
+            .first()
+            .map_or("ok", |e| e.error_code.as_str()),
+        Reply::Sql(run) => run.errors.first().map_or("ok", |e| e.error_code.as_str()),
+        Reply::Route(Ok(_)) => "ok",
+        Reply::Route(Err(e)) | Reply::Refused(e) => e.code(),
+    }
+}
+
+/// Asks run in the cleaned form: a server's caller is across a trust boundary.
+pub fn question(
+    text: String,
+    role: String,
+    datasource: Option<String>,
+    plan_only: bool,
+) -> Question {
+    Question {
+        text,
+        roles: vec![role],
+        datasource,
+        plan_only,
+        trace: TraceForm::Cleaned,
+    }
+}

@@ -1,0 +1,394 @@
+//! The MCP server (rmcp, the official Rust SDK): tools `ask`, `run_sql`,
+//! `list_datasources`, `describe_datasource` and `route`, and each datasource's schema as a
+//! resource. Over stdio the role is the configuration's; over streamable HTTP (`/mcp` under
+//! `nl2sql serve`) it is the API key's, found by the same authentication as the API's.
+//! A refusal or an unknown datasource is a tool error (`isError`), never a protocol fault.
+
+use crate::auth::Caller;
+use crate::shared::{question, Shared};
+use crate::types::{ApiError, AskRequest, DescribeRequest, RouteRequest, SqlRequest};
+use nl2sql_core::engine::{QueryResult, Status};
+use nl2sql_core::run::{SqlRun, SqlStatus};
+use nl2sql_core::Value;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Rows an answer carries to the model: enough to read, few enough for its context.
+pub const ROWS_SHOWN: usize = 50;
+
+/// The tools, over the shared engine.
+#[derive(Clone)]
+pub struct Tools {
+    shared: Arc<Shared>,
+    /// The one caller over stdio; none over HTTP, where each request's key says.
+    fixed: Option<Caller>,
+    tool_router: ToolRouter<Tools>,
+}
+
+/// What `ask` answers with (as JSON text).
+#[derive(Debug, Serialize)]
+struct Asked {
+    status: Status,
+    answer: Option<String>,
+    datasources: Vec<String>,
+    sql: Vec<String>,
+    columns: Vec<String>,
+    rows: Vec<Vec<Value>>,
+    row_count: usize,
+    rows_shown: usize,
+    checks: Vec<String>,
+    errors: Vec<String>,
+    warnings: Vec<String>,
+}
+
+/// What `run_sql` answers with (as JSON text).
+#[derive(Debug, Serialize)]
+struct Ran {
+    datasource: String,
+    sql: Option<String>,
+    columns: Vec<String>,
+    rows: Vec<Vec<Value>>,
+    row_count: usize,
+    rows_shown: usize,
+    truncated: bool,
+    warnings: Vec<String>,
+}
+
+#[tool_router]
+impl Tools {
+    /// The tools for `fixed` (stdio), or for each HTTP request's key (`None`).
+    pub fn new(shared: Arc<Shared>, fixed: Option<Caller>) -> Tools {
+        Tools {
+            shared,
+            fixed,
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(
+        description = "Answer a question about the databases in plain words: the engine picks \
+                       the datasource (or takes the one named), plans a typed query, checks it \
+                       against the schema and the caller's role, runs it and answers. Returns \
+                       the answer, the SQL, the first rows, the checks and any errors."
+    )]
+    async fn ask(
+        &self,
+        Parameters(request): Parameters<AskRequest>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let caller = self.caller(&context)?;
+        let outcome = async {
+            let role = self.shared.role_for(&caller, request.role.as_deref())?;
+            let mut admitted = self.shared.admit(&caller)?;
+            let q = question(
+                request.question,
+                role,
+                request.datasource,
+                request.plan_only,
+            );
+            self.shared.ask(&caller, &mut admitted, q).await
+        };
+        Ok(match outcome.await {
+            Ok(result) => asked(&result),
+            Err(e) => refused(&e),
+        })
+    }
+
+    #[tool(
+        description = "Run one read-only SQL query on a datasource, checked exactly like the \
+                       engine's own plans (read-only, the schema, the caller's role). Returns \
+                       the columns and the first rows, or why it was refused."
+    )]
+    async fn run_sql(
+        &self,
+        Parameters(request): Parameters<SqlRequest>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let caller = self.caller(&context)?;
+        let outcome = async {
+            let role = self.shared.role_for(&caller, request.role.as_deref())?;
+            let datasource = match request.datasource {
+                Some(id) => Some(self.shared.schema(&id, &role)?.id),
+                None => self.shared.ids(&role).into_iter().next(),
+            };
+            let mut admitted = self.shared.admit(&caller)?;
+            self.shared
+                .sql(&caller, &mut admitted, request.sql, datasource, role)
+                .await
+        };
+        Ok(match outcome.await {
+            Ok(run) => ran(run),
+            Err(e) => refused(&e),
+        })
+    }
+
+    #[tool(
+        description = "List the datasources the caller may ask about, each with its \
+                       description and the tables the caller may read."
+    )]
+    async fn list_datasources(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let caller = self.caller(&context)?;
+        Ok(json_result(&self.shared.datasources(&caller.role)))
+    }
+
+    #[tool(
+        description = "Describe one datasource as the caller may see it: its tables, columns \
+                       with types, primary and foreign keys, and statistics (row counts, null \
+                       fractions, distinct counts, ranges, sample values)."
+    )]
+    async fn describe_datasource(
+        &self,
+        Parameters(request): Parameters<DescribeRequest>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let caller = self.caller(&context)?;
+        Ok(
+            match self.shared.schema(&request.datasource, &caller.role) {
+                Ok(info) => json_result(&info),
+                Err(e) => refused(&e),
+            },
+        )
+    }
+
+    #[tool(
+        description = "Rank the datasources the caller may reach for a question, with the \
+                       signals behind each score; no model call."
+    )]
+    async fn route(
+        &self,
+        Parameters(request): Parameters<RouteRequest>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let caller = self.caller(&context)?;
+        let outcome = async {
+            let role = self.shared.role_for(&caller, request.role.as_deref())?;
+            let mut admitted = self.shared.admit(&caller)?;
+            self.shared
+                .route(&caller, &mut admitted, request.question, role)
+                .await
+        };
+        Ok(match outcome.await {
+            Ok(routing) => json_result(&routing),
+            Err(e) => refused(&e),
+        })
+    }
+}
+
+impl Tools {
+    /// Who is calling: the fixed caller, or the one the HTTP layer authenticated.
+    fn caller(&self, context: &RequestContext<RoleServer>) -> Result<Caller, ErrorData> {
+        if let Some(caller) = &self.fixed {
+            return Ok(caller.clone());
+        }
+        context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Caller>().cloned())
+            .ok_or_else(|| ErrorData::invalid_request("no API key reached this call", None))
+    }
+}
+
+const SCHEMA_URI: &str = "nl2sql://datasources/";
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Tools {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("nl2sql", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "Questions about the configured databases, answered with checked, read-only SQL. \
+             Start with list_datasources or ask; describe_datasource shows a schema.",
+        )
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let caller = self.caller(&context)?;
+        let resources = self
+            .shared
+            .datasources(&caller.role)
+            .into_iter()
+            .map(|d| {
+                Resource::new(
+                    format!("{SCHEMA_URI}{}/schema", d.id),
+                    format!("{} schema", d.id),
+                )
+                .with_description(d.description)
+                .with_mime_type("application/json")
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let caller = self.caller(&context)?;
+        let id = request
+            .uri
+            .strip_prefix(SCHEMA_URI)
+            .and_then(|rest| rest.strip_suffix("/schema"))
+            .unwrap_or_default();
+        let info = self
+            .shared
+            .schema(id, &caller.role)
+            .map_err(|e| ErrorData::resource_not_found(e.error.message, None))?;
+        let text = serde_json::to_string_pretty(&info)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(text, request.uri).with_mime_type("application/json")
+        ])
+        .into())
+    }
+}
+
+/// Serves the tools over stdin and stdout for `caller` until the client closes them.
+pub async fn serve_stdio(shared: Arc<Shared>, caller: Caller) -> Result<(), crate::StartError> {
+    let tools = Tools::new(shared, Some(caller));
+    let running = tools
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| crate::StartError(format!("the MCP session did not start: {e}")))?;
+    running
+        .waiting()
+        .await
+        .map(|_| ())
+        .map_err(|e| crate::StartError(format!("the MCP session failed: {e}")))
+}
+
+/// The tools over streamable HTTP, for `/mcp` behind the API's authentication. Host
+/// checks are off: every request needs a key, which a page that rebinds a name to this
+/// server does not have.
+pub fn http_service(shared: Arc<Shared>) -> StreamableHttpService<Tools, LocalSessionManager> {
+    let config = StreamableHttpServerConfig::default().disable_allowed_hosts();
+    StreamableHttpService::new(
+        move || Ok(Tools::new(Arc::clone(&shared), None)),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    )
+}
+
+fn json_result(value: &impl Serialize) -> CallToolResult {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        Err(e) => CallToolResult::error(vec![ContentBlock::text(format!(
+            "the answer could not be written: {e}"
+        ))]),
+    }
+}
+
+fn refused(e: &ApiError) -> CallToolResult {
+    let code = serde_json::to_value(e.error.code)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "{code}: {}",
+        e.error.message
+    ))])
+}
+
+fn asked(result: &QueryResult) -> CallToolResult {
+    let (columns, rows, row_count) = match (&result.combined, result.sub_queries.first()) {
+        (Some(c), _) => (c.columns.clone(), c.rows.clone(), c.rows.len()),
+        (None, Some(q)) => (q.columns.clone(), q.rows.clone(), q.rows.len()),
+        (None, None) => (vec![], vec![], 0),
+    };
+    let shown: Vec<Vec<Value>> = rows.into_iter().take(ROWS_SHOWN).collect();
+    let answer = Asked {
+        status: result.status,
+        answer: result.final_answer.as_ref().map(|a| a.text.clone()),
+        datasources: result
+            .sub_queries
+            .iter()
+            .map(|q| q.datasource_id.clone())
+            .collect(),
+        sql: result
+            .sub_queries
+            .iter()
+            .filter_map(|q| q.sql.clone())
+            .collect(),
+        columns,
+        rows_shown: shown.len(),
+        rows: shown,
+        row_count,
+        checks: result
+            .sub_queries
+            .iter()
+            .flat_map(|q| &q.validation)
+            .map(|c| {
+                let verdict = if c.passed { "passed" } else { "failed" };
+                match c.message.is_empty() {
+                    true => format!("{:?} {verdict}", c.name),
+                    false => format!("{:?} {verdict}: {}", c.name, c.message),
+                }
+            })
+            .collect(),
+        errors: result
+            .errors
+            .iter()
+            .map(|e| format!("{}: {}", e.error_code, e.message))
+            .collect(),
+        warnings: result
+            .warnings
+            .iter()
+            .map(|w| format!("{}: {}", w.code, w.message))
+            .collect(),
+    };
+    let mut out = json_result(&answer);
+    if matches!(result.status, Status::Error | Status::Stopped) {
+        out.is_error = Some(true);
+    }
+    out
+}
+
+fn ran(run: SqlRun) -> CallToolResult {
+    if run.status == SqlStatus::Error {
+        let why: Vec<String> = run
+            .errors
+            .iter()
+            .map(|e| format!("{}: {}", e.error_code, e.message))
+            .collect();
+        return CallToolResult::error(vec![ContentBlock::text(why.join("\n"))]);
+    }
+    let row_count = run.rows.len();
+    let rows: Vec<Vec<Value>> = run.rows.into_iter().take(ROWS_SHOWN).collect();
+    json_result(&Ran {
+        datasource: run.datasource,
+        sql: run.sql,
+        columns: run.columns,
+        rows_shown: rows.len(),
+        rows,
+        row_count,
+        truncated: run.truncated,
+        warnings: run
+            .warnings
+            .iter()
+            .map(|w| format!("{}: {}", w.code, w.message))
+            .collect(),
+    })
+}

@@ -1,0 +1,373 @@
+//! What the HTTP API and the MCP tools share: the engine threads, the policies, the
+//! datasources as read, and the limits — each front end only translates.
+
+use crate::auth::Caller;
+use crate::lanes::{self, Lanes, Reply, Streamed, Work};
+use crate::types::{ApiError, ApiErrorCode, DatasourceSummary};
+use crate::{Options, StartError};
+use nl2sql_core::config::engine_settings;
+use nl2sql_core::engine::QueryResult;
+use nl2sql_core::index::Routing;
+use nl2sql_core::policy::Policies;
+use nl2sql_core::run::SqlRun;
+use nl2sql_core::service::DatasourceInfo;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+
+/// Request and run limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest request body, in bytes.
+    pub max_body_bytes: usize,
+    /// Runs one key may have in flight at once.
+    pub max_runs_per_key: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body_bytes: 1024 * 1024,
+            max_runs_per_key: 4,
+        }
+    }
+}
+
+/// The engine as both front ends reach it.
+pub struct Shared {
+    lanes: Lanes,
+    policies: Policies,
+    limits: Limits,
+    /// Runs in flight per key id.
+    in_flight: Mutex<HashMap<String, Arc<Semaphore>>>,
+}
+
+/// Sets its run's cancel flag when dropped, unless the run was seen to its end: a client
+/// that goes away drops the future (or the stream) holding it.
+pub struct CancelOnDrop {
+    flag: Arc<AtomicBool>,
+    armed: bool,
+}
+
+impl CancelOnDrop {
+    fn new() -> CancelOnDrop {
+        CancelOnDrop {
+            flag: Arc::new(AtomicBool::new(false)),
+            armed: true,
+        }
+    }
+
+    /// The run ended and was delivered: nothing to cancel.
+    pub fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            self.flag.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// A run admitted under its key's limit; the permit goes when it is dropped.
+pub struct Admitted {
+    _permit: OwnedSemaphorePermit,
+    /// Cancels the run when dropped early.
+    pub guard: CancelOnDrop,
+}
+
+impl Shared {
+    /// Starts the engine threads over the databases `options` name; fails when they cannot
+    /// be read or the provider configuration cannot be used.
+    pub fn start(options: Options) -> Result<Shared, StartError> {
+        // Without a usable model (no key, say) the server still serves SQL mode, routing and
+        // schemas; asks say why they cannot run.
+        if let Err(e) = engine_settings(&options.provider, &options.run) {
+            tracing::warn!(target: "nl2sql::serve", problem = %e.0, "asks will be refused");
+        }
+        let sources = options.sources.sources().map_err(StartError)?;
+        let policies = sources.policies();
+        let lanes = Lanes::start(
+            &options.sources,
+            &options.provider,
+            &options.run,
+            options.lanes,
+        )
+        .map_err(StartError)?;
+        Ok(Shared {
+            lanes,
+            policies,
+            limits: options.limits,
+            in_flight: Mutex::default(),
+        })
+    }
+
+    /// Who may read what.
+    pub fn policies(&self) -> &Policies {
+        &self.policies
+    }
+
+    /// The request and run limits.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// How many engine threads serve runs.
+    pub fn lanes(&self) -> usize {
+        self.lanes.count()
+    }
+
+    /// The roles' names.
+    pub fn role_names(&self) -> Vec<String> {
+        self.policies.roles.keys().cloned().collect()
+    }
+
+    /// The role of a caller who names none.
+    pub fn default_role(&self) -> String {
+        self.policies
+            .default_role
+            .clone()
+            .or_else(|| self.policies.roles.keys().next().cloned())
+            .unwrap_or_default()
+    }
+
+    /// The role a request runs as: the caller's, or the one the request names when that
+    /// role reads nothing the caller's cannot (ROLE_NOT_ALLOWED otherwise).
+    pub fn role_for(&self, caller: &Caller, asked: Option<&str>) -> Result<String, ApiError> {
+        let Some(asked) = asked.filter(|r| *r != caller.role) else {
+            return Ok(caller.role.clone());
+        };
+        if !self.policies.roles.contains_key(asked) {
+            return Err(ApiError::new(
+                ApiErrorCode::RoleNotAllowed,
+                format!("there is no role {asked:?}"),
+            ));
+        }
+        if crate::auth::narrows(
+            &self.policies,
+            self.lanes.datasources(),
+            &caller.role,
+            asked,
+        ) {
+            Ok(asked.to_string())
+        } else {
+            Err(ApiError::new(
+                ApiErrorCode::RoleNotAllowed,
+                format!(
+                    "this key may not ask as {asked:?}: a request may narrow its key's role, \
+                     never widen it"
+                ),
+            ))
+        }
+    }
+
+    /// Admits one more run for `caller` (TOO_MANY_RUNS past the key's limit).
+    pub fn admit(&self, caller: &Caller) -> Result<Admitted, ApiError> {
+        let semaphore = Arc::clone(
+            self.in_flight
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(caller.key_id.clone())
+                .or_insert_with(|| Arc::new(Semaphore::new(self.limits.max_runs_per_key))),
+        );
+        let permit = semaphore.try_acquire_owned().map_err(|_| {
+            ApiError::new(
+                ApiErrorCode::TooManyRuns,
+                format!(
+                    "this key has {} runs in flight already; wait for one to end",
+                    self.limits.max_runs_per_key
+                ),
+            )
+        })?;
+        Ok(Admitted {
+            _permit: permit,
+            guard: CancelOnDrop::new(),
+        })
+    }
+
+    /// Asks `question` as `role`; the run is cancelled if `admitted.guard` is dropped first.
+    pub async fn ask(
+        &self,
+        caller: &Caller,
+        admitted: &mut Admitted,
+        question: nl2sql_core::service::Question,
+    ) -> Result<QueryResult, ApiError> {
+        let reply = self
+            .submit(
+                caller,
+                admitted,
+                Work::Ask {
+                    question,
+                    events: None,
+                },
+            )
+            .await?;
+        admitted.guard.disarm();
+        match reply {
+            Reply::Ask(result) => Ok(*result),
+            Reply::Refused(e) => Err(ApiError::new(
+                ApiErrorCode::ModelUnavailable,
+                format!("this server cannot ask its model: {e}"),
+            )),
+            _ => Err(mismatch()),
+        }
+    }
+
+    /// Asks `question` as `role`, the engine's events and then the result arriving on the
+    /// receiver; the run is cancelled when the guard is dropped before the result was read.
+    pub fn ask_streaming(
+        &self,
+        caller: &Caller,
+        admitted: &Admitted,
+        question: nl2sql_core::service::Question,
+    ) -> Result<mpsc::UnboundedReceiver<Streamed>, ApiError> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let events = Some(tx);
+        self.lanes
+            .submit(
+                Work::Ask { question, events },
+                Arc::clone(&admitted.guard.flag),
+                &caller.key_id,
+            )
+            .map_err(|why| ApiError::new(ApiErrorCode::Unavailable, why))?;
+        Ok(rx)
+    }
+
+    /// SQL mode as `role`.
+    pub async fn sql(
+        &self,
+        caller: &Caller,
+        admitted: &mut Admitted,
+        sql: String,
+        datasource: Option<String>,
+        role: String,
+    ) -> Result<SqlRun, ApiError> {
+        let work = Work::Sql {
+            sql,
+            datasource,
+            role,
+        };
+        let reply = self.submit(caller, admitted, work).await?;
+        admitted.guard.disarm();
+        match reply {
+            Reply::Sql(run) => Ok(*run),
+            _ => Err(mismatch()),
+        }
+    }
+
+    /// Routing for `question` as `role`, no model call.
+    pub async fn route(
+        &self,
+        caller: &Caller,
+        admitted: &mut Admitted,
+        question: String,
+        role: String,
+    ) -> Result<Routing, ApiError> {
+        let reply = self
+            .submit(caller, admitted, Work::Route { question, role })
+            .await?;
+        admitted.guard.disarm();
+        match reply {
+            Reply::Route(Ok(routing)) => Ok(routing),
+            Reply::Route(Err(e)) => {
+                Err(ApiError::new(ApiErrorCode::RetrievalFailed, e.to_string()))
+            }
+            _ => Err(mismatch()),
+        }
+    }
+
+    async fn submit(
+        &self,
+        caller: &Caller,
+        admitted: &Admitted,
+        work: Work,
+    ) -> Result<Reply, ApiError> {
+        let answer = self
+            .lanes
+            .submit(work, Arc::clone(&admitted.guard.flag), &caller.key_id)
+            .map_err(|why| ApiError::new(ApiErrorCode::Unavailable, why))?;
+        answer.await.map_err(|_| {
+            ApiError::new(
+                ApiErrorCode::Unavailable,
+                "the engine thread serving this request stopped",
+            )
+        })
+    }
+
+    /// The datasources `role` may reach, each with the tables it may read.
+    pub fn datasources(&self, role: &str) -> Vec<DatasourceSummary> {
+        self.lanes
+            .datasources()
+            .iter()
+            .filter_map(|d| self.visible(d, role))
+            .map(|d| DatasourceSummary {
+                tables: d.schema.tables.iter().map(|t| t.name.clone()).collect(),
+                id: d.id,
+                description: d.description,
+            })
+            .collect()
+    }
+
+    /// Datasource `id` as `role` may see it: only the tables it may read, and no key that
+    /// points at another (DATASOURCE_NOT_FOUND when it may reach none, as when there is no
+    /// such datasource: a hidden datasource is not confirmed to exist).
+    pub fn schema(&self, id: &str, role: &str) -> Result<DatasourceInfo, ApiError> {
+        self.lanes
+            .datasources()
+            .iter()
+            .find(|d| d.id == id)
+            .and_then(|d| self.visible(d, role))
+            .ok_or_else(|| {
+                ApiError::new(
+                    ApiErrorCode::DatasourceNotFound,
+                    format!(
+                        "no datasource {id:?} (datasources: {})",
+                        self.ids(role).join(", ")
+                    ),
+                )
+            })
+    }
+
+    /// The ids of the datasources `role` may reach.
+    pub fn ids(&self, role: &str) -> Vec<String> {
+        self.datasources(role).into_iter().map(|d| d.id).collect()
+    }
+
+    fn visible(&self, d: &DatasourceInfo, role: &str) -> Option<DatasourceInfo> {
+        let roles = [role.to_string()];
+        let scope = self.policies.scope(&roles);
+        if !scope.can_reach(&d.id) {
+            return None;
+        }
+        let mut d = d.clone();
+        d.schema.tables.retain(|t| scope.can_read(&d.id, &t.name));
+        let kept: Vec<String> = d.schema.tables.iter().map(|t| t.name.clone()).collect();
+        for t in &mut d.schema.tables {
+            t.foreign_keys.retain(|k| {
+                kept.iter()
+                    .any(|n| n.eq_ignore_ascii_case(&k.referenced_table))
+            });
+        }
+        Some(d)
+    }
+}
+
+fn mismatch() -> ApiError {
+    ApiError::new(
+        ApiErrorCode::Internal,
+        "the engine answered another kind of request",
+    )
+}
+
+/// A question as the server asks it (cleaned trace, the decided role).
+pub fn question(
+    text: String,
+    role: String,
+    datasource: Option<String>,
+    plan_only: bool,
+) -> nl2sql_core::service::Question {
+    lanes::question(text, role, datasource, plan_only)
+}

@@ -1,0 +1,192 @@
+// `nl2sql mcp` and `nl2sql serve` as agents and services meet them: the official MCP
+// TypeScript SDK's client over stdio and over streamable HTTP, and the OpenAPI document
+// checked by an OpenAPI 3.1 validator.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { validate } from "@readme/openapi-parser";
+import { MOCK_URL, requireMock, addFixtures, GENRES, GENRES_FIXTURES } from "./mock.mjs";
+
+const BIN = process.env.NL2SQL_BIN ?? "target/debug/nl2sql";
+const ADMIN = "admin-key-for-the-e2e-tests-01";
+const VIEWER = "viewer-key-for-the-e2e-tests-2";
+const MODEL_KEY = "sk-proj-e2e-server-side-key-0123";
+const TOOLS = ["ask", "describe_datasource", "list_datasources", "route", "run_sql"];
+
+// What the server may read from its environment: the model's key and the mock's address.
+const serverEnv = () => ({
+  PATH: process.env.PATH ?? "",
+  HOME: process.env.HOME ?? "",
+  OPENAI_API_KEY: MODEL_KEY,
+  NL2SQL_API_KEYS: `admin:${ADMIN},viewer:${VIEWER}`,
+});
+const modelArgs = () => ["--base-url", MOCK_URL, "--model", "gpt-5.4-mini", "--answer", "template"];
+
+// A tool's text answer, parsed when it is JSON.
+const text = (result) => result.content.map((c) => c.text).join("\n");
+const parsed = (result) => JSON.parse(text(result));
+
+async function stdioClient(extra = []) {
+  const transport = new StdioClientTransport({
+    command: BIN,
+    args: ["mcp", "--data", "data", ...modelArgs(), ...extra],
+    env: serverEnv(),
+    stderr: "pipe",
+  });
+  let log = "";
+  transport.stderr?.on("data", (chunk) => (log += chunk));
+  const client = new Client({ name: "nl2sql-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, log: () => log };
+}
+
+test("nl2sql mcp over stdio: every tool, refusals as tool errors, schemas as resources", async () => {
+  requireMock();
+  await addFixtures(GENRES_FIXTURES);
+  const { client, log } = await stdioClient();
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+    const runSql = tools.find((t) => t.name === "run_sql");
+    assert.equal(runSql.inputSchema.type, "object");
+    assert.deepEqual(runSql.inputSchema.required, ["sql"]);
+
+    const ran = await client.callTool({ name: "run_sql", arguments: { sql: "SELECT COUNT(*) AS n FROM Album a", datasource: "chinook" } });
+    assert.notEqual(ran.isError, true, text(ran));
+    assert.deepEqual(parsed(ran).rows, [[347]]);
+
+    const write = await client.callTool({ name: "run_sql", arguments: { sql: "DELETE FROM Album" } });
+    assert.equal(write.isError, true);
+    assert.match(text(write), /SECURITY_VIOLATION/);
+    const nowhere = await client.callTool({ name: "run_sql", arguments: { sql: "SELECT 1", datasource: "nowhere" } });
+    assert.equal(nowhere.isError, true);
+    assert.match(text(nowhere), /DATASOURCE_NOT_FOUND/);
+    const described = await client.callTool({ name: "describe_datasource", arguments: { datasource: "nowhere" } });
+    assert.equal(described.isError, true);
+    // Arguments that do not fit the tool's schema are an error the client sees, not a crash.
+    const malformed = await client.callTool({ name: "run_sql", arguments: { sql: 42 } }).catch((e) => ({ isError: true, content: [{ text: String(e) }] }));
+    assert.equal(malformed.isError, true);
+
+    const listed = parsed(await client.callTool({ name: "list_datasources", arguments: {} }));
+    assert.deepEqual(listed.map((d) => d.id), ["chinook", "support", "webanalytics"]);
+    const chinook = parsed(await client.callTool({ name: "describe_datasource", arguments: { datasource: "chinook" } }));
+    const track = chinook.schema.tables.find((t) => t.name === "Track");
+    assert.ok(track.columns.some((c) => c.name === "GenreId"));
+    assert.ok(track.foreign_keys.length > 0);
+    assert.ok(track.row_count > 3000);
+    const routed = parsed(await client.callTool({ name: "route", arguments: { question: GENRES } }));
+    assert.equal(routed.ranked[0], "chinook");
+
+    const asked = await client.callTool({ name: "ask", arguments: { question: GENRES } });
+    assert.notEqual(asked.isError, true, text(asked));
+    const answer = parsed(asked);
+    assert.equal(answer.status, "success");
+    assert.equal(answer.rows[0][0], "Rock");
+    assert.match(answer.sql[0], /GROUP BY/);
+    assert.ok(answer.checks.every((c) => c.includes("passed")), answer.checks.join("; "));
+
+    const { resources } = await client.listResources();
+    assert.deepEqual(resources.map((r) => r.uri), [
+      "nl2sql://datasources/chinook/schema",
+      "nl2sql://datasources/support/schema",
+      "nl2sql://datasources/webanalytics/schema",
+    ]);
+    const read = await client.readResource({ uri: "nl2sql://datasources/support/schema" });
+    assert.equal(JSON.parse(read.contents[0].text).id, "support");
+  } finally {
+    await client.close();
+  }
+  assert.ok(!log().includes(MODEL_KEY), "the model key is in the log");
+});
+
+test("nl2sql mcp --role viewer asks as the viewer", async () => {
+  const { client } = await stdioClient(["--role", "viewer"]);
+  try {
+    const refused = await client.callTool({ name: "run_sql", arguments: { sql: "SELECT c.Email FROM Customer c", datasource: "chinook" } });
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /SECURITY_VIOLATION/);
+    assert.doesNotMatch(text(refused), /Customer/);
+    const listed = parsed(await client.callTool({ name: "list_datasources", arguments: {} }));
+    assert.deepEqual(listed.map((d) => d.id), ["chinook", "webanalytics"]);
+    const widened = await client.callTool({ name: "run_sql", arguments: { sql: "SELECT c.Email FROM Customer c", role: "admin" } });
+    assert.equal(widened.isError, true);
+    assert.match(text(widened), /ROLE_NOT_ALLOWED/);
+  } finally {
+    await client.close();
+  }
+});
+
+// `nl2sql serve` on a free port; resolves with its base URL and a way to stop it.
+async function serve() {
+  const child = spawn(BIN, ["serve", "--listen", "127.0.0.1:0", "--data", "data", ...modelArgs()], {
+    env: serverEnv(),
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let log = "";
+  const base = await new Promise((resolve, reject) => {
+    child.stderr.on("data", (chunk) => {
+      log += chunk;
+      const found = /serving on (http:\/\/[^\s]+)/.exec(log);
+      if (found) resolve(found[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`nl2sql serve exited (${code}): ${log}`)));
+  });
+  return {
+    base,
+    log: () => log,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    },
+  };
+}
+
+test("MCP over streamable HTTP at /mcp, authenticated like the API", async () => {
+  requireMock();
+  const server = await serve();
+  try {
+    const connect = async (key) => {
+      const headers = key ? { Authorization: `Bearer ${key}` } : {};
+      const transport = new StreamableHTTPClientTransport(new URL(`${server.base}/mcp`), { requestInit: { headers } });
+      const client = new Client({ name: "nl2sql-e2e-http", version: "1.0.0" });
+      await client.connect(transport);
+      return client;
+    };
+    await assert.rejects(connect(null), /401|Unauthorized|API key/i);
+    await assert.rejects(connect("not-a-key-of-this-server"), /401|Unauthorized|API key/i);
+
+    const viewer = await connect(VIEWER);
+    try {
+      const { tools } = await viewer.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+      const refused = await viewer.callTool({ name: "run_sql", arguments: { sql: "SELECT c.Email FROM Customer c", datasource: "chinook" } });
+      assert.equal(refused.isError, true);
+      assert.match(text(refused), /SECURITY_VIOLATION/);
+    } finally {
+      await viewer.close();
+    }
+    const admin = await connect(ADMIN);
+    try {
+      const ran = await admin.callTool({ name: "run_sql", arguments: { sql: "SELECT COUNT(*) AS n FROM Customer c", datasource: "chinook" } });
+      assert.notEqual(ran.isError, true, text(ran));
+      assert.deepEqual(parsed(ran).rows, [[59]]);
+    } finally {
+      await admin.close();
+    }
+
+    // The OpenAPI document is valid OpenAPI 3.1.
+    const doc = await (await fetch(`${server.base}/api/v1/openapi.json`)).json();
+    assert.equal(doc.openapi, "3.1.0");
+    const verdict = await validate(structuredClone(doc));
+    assert.equal(verdict.valid, true, JSON.stringify(verdict.errors ?? verdict, null, 1).slice(0, 2000));
+  } finally {
+    await server.stop();
+  }
+  for (const secret of [MODEL_KEY, ADMIN, VIEWER]) {
+    assert.ok(!server.log().includes(secret), "a secret is in the server's log");
+  }
+});
