@@ -158,7 +158,7 @@ impl Server {
     ) -> (u16, ApiErrorCode) {
         let (status, text) = self.call(method, path, key, body);
         let error: ApiError = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-        assert_eq!(error.error.code.status().as_u16(), status, "{text}");
+        assert_eq!(error.error.code.status(), status, "{text}");
         (status, error.error.code)
     }
 

@@ -4,6 +4,7 @@
 //! native command line and in tests. This crate never spawns threads, never blocks, and never
 //! touches the network or the file system.
 
+pub mod api;
 pub mod catalog;
 pub mod config;
 pub mod curated;

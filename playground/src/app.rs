@@ -92,6 +92,8 @@ fn RolePicker() -> impl IntoView {
             "Role "
             <select
                 id="role"
+                disabled=move || state.server.with(Option::is_some)
+                title=move || state.server.with(|s| s.as_ref().map(|_| "The server's API key decides the role").unwrap_or_default())
                 on:change=move |ev| state.role.set(event_target_value(&ev))
                 prop:value=move || state.role.get()
             >

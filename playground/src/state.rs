@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use nl2sql_core::config::{NodeModels, ProviderConfig, ProviderKind, RunConfig};
 use nl2sql_core::SchemaSnapshot;
 use nl2sql_wasm::DatabaseHost;
-use nl2sql_wasm::Session;
+use nl2sql_wasm::{Remote, Session};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -95,6 +95,12 @@ pub struct AppState {
     pub run: RwSignal<RunView>,
     /// The datasource whose schema the side panel shows.
     pub schema_of: RwSignal<String>,
+    /// A server the page uses as its engine (Settings → Engine), once connected: asks,
+    /// SQL mode, routing and the datasource list go to its API; none: the engine is this
+    /// page. Its key is held here, in memory only.
+    pub server: RwSignal<Option<Remote>>,
+    /// The server's address as last typed (kept across visits; never the key).
+    pub server_url: RwSignal<String>,
 }
 
 impl AppState {
@@ -120,6 +126,8 @@ impl AppState {
             remember_key: RwSignal::new(remember),
             run: RwSignal::new(RunView::default()),
             schema_of: RwSignal::new("chinook".to_string()),
+            server: RwSignal::new(None),
+            server_url: RwSignal::new(saved.server_url),
         }
     }
 
@@ -128,8 +136,12 @@ impl AppState {
         self.session.with_value(Clone::clone)
     }
 
-    /// Re-reads the datasource list from the session (after an add or a remove).
+    /// Re-reads the datasource list from the session (after an add or a remove); with a
+    /// server as the engine, the list stays the server's.
     pub fn refresh_sources(&self) {
+        if self.server.with_untracked(Option::is_some) {
+            return;
+        }
         let Some(session) = self.session() else {
             return;
         };
@@ -145,6 +157,35 @@ impl AppState {
             })
             .collect();
         self.sources.set(list);
+    }
+
+    /// Makes `remote` the page's engine, listing its datasources (as its key's role sees
+    /// them).
+    pub fn use_server(
+        &self,
+        remote: Remote,
+        datasources: Vec<nl2sql_core::service::DatasourceInfo>,
+    ) {
+        let list: Vec<SourceInfo> = datasources
+            .into_iter()
+            .map(|d| SourceInfo {
+                id: d.id,
+                description: d.description,
+                schema: d.schema,
+                demo: false,
+            })
+            .collect();
+        if let Some(first) = list.first() {
+            self.schema_of.set(first.id.clone());
+        }
+        self.server.set(Some(remote));
+        self.sources.set(list);
+    }
+
+    /// Makes this page the engine again.
+    pub fn use_page(&self) {
+        self.server.set(None);
+        self.refresh_sources();
     }
 
     /// Hands the settings to the session, which every later run asks with.
@@ -201,6 +242,7 @@ impl AppState {
             models: p.models.clone(),
             run: self.run_config.get_untracked(),
             limits: self.limits.get_untracked(),
+            server_url: self.server_url.get_untracked(),
         };
         if let (Some(store), Ok(text)) = (local_storage(), serde_json::to_string(&saved)) {
             let _ = store.set_item(SETTINGS_KEY, &text);
@@ -214,9 +256,10 @@ impl AppState {
         }
     }
 
-    /// True when a run could be configured (a key, or an endpoint that needs none).
+    /// True when a run could be configured (a key, an endpoint that needs none, or a
+    /// server that holds its own).
     pub fn has_provider(&self) -> bool {
-        self.provider.with(|p| p.check().is_ok())
+        self.server.with(Option::is_some) || self.provider.with(|p| p.check().is_ok())
     }
 }
 
@@ -233,6 +276,7 @@ struct Saved {
     models: NodeModels,
     run: RunConfig,
     limits: BTreeMap<String, u64>,
+    server_url: String,
 }
 
 impl Default for Saved {
@@ -247,6 +291,7 @@ impl Default for Saved {
                 ..RunConfig::default()
             },
             limits: BTreeMap::new(),
+            server_url: String::new(),
         }
     }
 }

@@ -3,20 +3,21 @@
 //! `Authorization: Bearer KEY`; `/healthz` and the OpenAPI document do not.
 
 use crate::auth::{Caller, Keys};
-use crate::lanes::Streamed;
 use crate::shared::{question, Shared};
 use crate::types::{
-    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, Health, RouteRequest, SqlRequest,
+    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, Failure, Health, RouteRequest,
+    SqlRequest,
 };
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, FromRequest, Path, Request, State};
-use axum::http::{header, HeaderMap, HeaderName, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use nl2sql_core::engine::{Event, QueryResult};
+use nl2sql_core::api::{event_name, Streamed};
+use nl2sql_core::engine::QueryResult;
 use nl2sql_core::index::Routing;
 use nl2sql_core::run::SqlRun;
 use nl2sql_core::service::DatasourceInfo;
@@ -24,6 +25,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt;
+use tower_http::cors::{Any, CorsLayer};
 
 /// What every handler reads.
 #[derive(Clone)]
@@ -72,19 +74,31 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn(crate::log::request))
+        .layer(cors())
         .with_state(state)
+}
+
+/// Any page may call the API: a key is sent as a bearer token, never as a cookie, so
+/// another origin gains nothing it could not do without a browser (preflights are answered
+/// before authentication, as they carry no key).
+fn cors() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST])
+        .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
+        .max_age(std::time::Duration::from_secs(600))
 }
 
 /// A JSON body whose faults are the API's JSON errors (axum's own are plain text).
 pub struct Body<T>(pub T);
 
 impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Body<T> {
-    type Rejection = ApiError;
+    type Rejection = Failure;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         match Json::<T>::from_request(req, state).await {
             Ok(Json(value)) => Ok(Body(value)),
-            Err(rejection) => Err(rejected(&rejection)),
+            Err(rejection) => Err(Failure(rejected(&rejection))),
         }
     }
 }
@@ -103,7 +117,7 @@ fn rejected(rejection: &JsonRejection) -> ApiError {
 async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let caller = match caller(&state, request.headers()) {
         Ok(caller) => caller,
-        Err(e) => return e.into_response(),
+        Err(e) => return Failure(e).into_response(),
     };
     request.extensions_mut().insert(caller.clone());
     let mut response = next.run(request).await;
@@ -164,25 +178,25 @@ async fn openapi(State(state): State<AppState>) -> Response {
         .into_response()
 }
 
-async fn not_found() -> ApiError {
-    ApiError::new(
+async fn not_found() -> Failure {
+    Failure(ApiError::new(
         ApiErrorCode::NotFound,
         "there is no such route (see /api/v1/openapi.json)",
-    )
+    ))
 }
 
-async fn method_not_allowed() -> ApiError {
-    ApiError::new(
+async fn method_not_allowed() -> Failure {
+    Failure(ApiError::new(
         ApiErrorCode::MethodNotAllowed,
         "this route does not take that method",
-    )
+    ))
 }
 
 async fn ask(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Body(request): Body<AskRequest>,
-) -> Result<Json<QueryResult>, ApiError> {
+) -> Result<Json<QueryResult>, Failure> {
     let shared = &state.shared;
     let role = shared.role_for(&caller, request.role.as_deref())?;
     let mut admitted = shared.admit(&caller)?;
@@ -192,14 +206,14 @@ async fn ask(
         request.datasource,
         request.plan_only,
     );
-    shared.ask(&caller, &mut admitted, question).await.map(Json)
+    Ok(Json(shared.ask(&caller, &mut admitted, question).await?))
 }
 
 async fn ask_stream(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Body(request): Body<AskRequest>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Failure> {
     let shared = &state.shared;
     let role = shared.role_for(&caller, request.role.as_deref())?;
     let mut admitted = shared.admit(&caller)?;
@@ -213,7 +227,7 @@ async fn ask_stream(
     // The stream owns the run's guard: a client that goes away drops the stream, and the
     // guard cancels the run.
     let stream = UnboundedReceiverStream::new(events).map(move |item| {
-        if matches!(item, Streamed::Done(_)) {
+        if matches!(item, Streamed::Result(_)) {
             admitted.guard.disarm();
         }
         Ok::<_, Infallible>(sse_event(&item))
@@ -226,26 +240,15 @@ async fn ask_stream(
 /// One server-sent event: named by the engine event's kind (`node_started`, …, `rows`,
 /// `answer_delta`), or `result` for the run's result; the data is the typed value's JSON.
 fn sse_event(item: &Streamed) -> SseEvent {
-    let (name, data) = match item {
-        Streamed::Event(e) => (event_name(e), serde_json::to_string(e)),
-        Streamed::Done(result) => ("result", serde_json::to_string(result)),
+    let data = match item {
+        Streamed::Event(e) => serde_json::to_string(e),
+        Streamed::Result(result) => serde_json::to_string(result),
     };
     match data {
-        Ok(data) => SseEvent::default().event(name).data(data),
+        Ok(data) => SseEvent::default().event(event_name(item)).data(data),
         Err(e) => SseEvent::default()
             .event("error")
             .data(format!("the event could not be written: {e}")),
-    }
-}
-
-fn event_name(e: &Event) -> &'static str {
-    match e {
-        Event::NodeStarted { .. } => "node_started",
-        Event::NodeFinished { .. } => "node_finished",
-        Event::Routed { .. } => "routed",
-        Event::LlmCall { .. } => "llm_call",
-        Event::Rows { .. } => "rows",
-        Event::AnswerDelta { .. } => "answer_delta",
     }
 }
 
@@ -253,7 +256,7 @@ async fn sql(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Body(request): Body<SqlRequest>,
-) -> Result<Json<SqlRun>, ApiError> {
+) -> Result<Json<SqlRun>, Failure> {
     let shared = &state.shared;
     let role = shared.role_for(&caller, request.role.as_deref())?;
     // A datasource the role may not reach is not confirmed to exist.
@@ -262,24 +265,24 @@ async fn sql(
         None => shared.ids(&role).into_iter().next(),
     };
     let mut admitted = shared.admit(&caller)?;
-    shared
+    let run = shared
         .sql(&caller, &mut admitted, request.sql, datasource, role)
-        .await
-        .map(Json)
+        .await?;
+    Ok(Json(run))
 }
 
 async fn route(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Body(request): Body<RouteRequest>,
-) -> Result<Json<Routing>, ApiError> {
+) -> Result<Json<Routing>, Failure> {
     let shared = &state.shared;
     let role = shared.role_for(&caller, request.role.as_deref())?;
     let mut admitted = shared.admit(&caller)?;
-    shared
+    let routing = shared
         .route(&caller, &mut admitted, request.question, role)
-        .await
-        .map(Json)
+        .await?;
+    Ok(Json(routing))
 }
 
 async fn datasources(
@@ -293,6 +296,6 @@ async fn schema(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-) -> Result<Json<DatasourceInfo>, ApiError> {
-    state.shared.schema(&id, &caller.role).map(Json)
+) -> Result<Json<DatasourceInfo>, Failure> {
+    Ok(Json(state.shared.schema(&id, &caller.role)?))
 }

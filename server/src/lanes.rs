@@ -3,6 +3,7 @@
 //! time from a shared queue. The schemas are read once, before the threads start, and
 //! every thread builds its workspace from that read.
 
+use nl2sql_core::api::Streamed;
 use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::engine::{Event, Events, QueryResult, TraceForm};
 use nl2sql_core::index::Routing;
@@ -70,15 +71,6 @@ pub enum Work {
         /// The caller's role.
         role: String,
     },
-}
-
-/// What a streamed ask sends, in order: events, then the result.
-#[derive(Debug)]
-pub enum Streamed {
-    /// One of the engine's events.
-    Event(Event),
-    /// The run's result (the last item).
-    Done(Box<QueryResult>),
 }
 
 /// What a job answers.
@@ -278,7 +270,7 @@ fn serve_job(
             });
             let result = pollster::block_on(service.ask(ask, live));
             if let Some(tx) = events {
-                let _ = tx.send(Streamed::Done(Box::new(result.clone())));
+                let _ = tx.send(Streamed::Result(Box::new(result.clone())));
             }
             ("ask", Reply::Ask(Box::new(result)))
         }

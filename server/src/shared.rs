@@ -2,9 +2,10 @@
 //! datasources as read, and the limits — each front end only translates.
 
 use crate::auth::Caller;
-use crate::lanes::{self, Lanes, Reply, Streamed, Work};
+use crate::lanes::{self, Lanes, Reply, Work};
 use crate::types::{ApiError, ApiErrorCode, DatasourceSummary};
 use crate::{Options, StartError};
+use nl2sql_core::api::Streamed;
 use nl2sql_core::config::engine_settings;
 use nl2sql_core::engine::QueryResult;
 use nl2sql_core::index::Routing;

@@ -46,9 +46,15 @@ impl FetchTransport {
             .is_some_and(|c| c.signal().aborted())
     }
 
+    /// `GET request.url` with its headers (the body is not sent): a server's listings.
+    pub async fn get(&self, request: &HttpRequest) -> Result<HttpResponse, HttpFailure> {
+        self.send("GET", request, None).await
+    }
+
     /// Sends `request`; with `on_chunk`, a successful body is handed over as it arrives.
     async fn send(
         &self,
+        method: &str,
         request: &HttpRequest,
         on_chunk: Option<&mut dyn FnMut(&str)>,
     ) -> Result<HttpResponse, HttpFailure> {
@@ -69,9 +75,11 @@ impl FetchTransport {
             signals.push(&c.signal());
         }
         let init = RequestInit::new();
-        init.set_method("POST");
+        init.set_method(method);
         init.set_headers(&headers);
-        init.set_body(&JsValue::from_str(&request.body));
+        if method != "GET" {
+            init.set_body(&JsValue::from_str(&request.body));
+        }
         init.set_signal(Some(&AbortSignal::any(&signals)));
         let fetch: Function = Reflect::get(&js_sys::global(), &JsValue::from_str("fetch"))
             .and_then(|f| f.dyn_into())
@@ -176,7 +184,7 @@ impl HttpTransport for FetchTransport {
         &'a self,
         request: &'a HttpRequest,
     ) -> LocalBoxFuture<'a, Result<HttpResponse, HttpFailure>> {
-        Box::pin(self.send(request, None))
+        Box::pin(self.send("POST", request, None))
     }
 
     fn post_streaming<'a>(
@@ -184,6 +192,6 @@ impl HttpTransport for FetchTransport {
         request: &'a HttpRequest,
         on_chunk: &'a mut dyn FnMut(&str),
     ) -> LocalBoxFuture<'a, Result<HttpResponse, HttpFailure>> {
-        Box::pin(self.send(request, Some(on_chunk)))
+        Box::pin(self.send("POST", request, Some(on_chunk)))
     }
 }

@@ -6,6 +6,7 @@
 mod api;
 mod duckdb;
 mod fetch;
+mod remote;
 mod session;
 mod sleep;
 mod sqljs;
@@ -13,6 +14,7 @@ mod worker;
 
 pub use duckdb::DuckDbDatabase;
 pub use fetch::FetchTransport;
+pub use remote::{Remote, RemoteError};
 pub use session::{
     add_file, demo_session, open_session, DatabaseFile, DatabaseHost, NamedBytes, PageClock,
     PageHost, Session,

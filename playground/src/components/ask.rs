@@ -8,8 +8,10 @@ use crate::run::RunView;
 use crate::state::{AppState, Page};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use nl2sql_core::engine::{CancelToken, Event, Events, TraceForm};
+use nl2sql_core::api::AskRequest;
+use nl2sql_core::engine::{Event, Events, TraceForm};
 use nl2sql_core::service::Question;
+use nl2sql_wasm::{FetchTransport, Remote};
 use std::rc::Rc;
 
 #[component]
@@ -19,13 +21,28 @@ pub fn AskPage() -> impl IntoView {
     let datasource = RwSignal::new(String::new());
     let plan_only = RwSignal::new(false);
     let config_error = RwSignal::new(None::<String>);
-    // Cancel stops the run this page started, not every run of the session.
-    let current = StoredValue::new_local(None::<CancelToken>);
+    // The server's refusal of an ask (its code, its words), when a server is the engine.
+    let server_error = RwSignal::new(None::<(String, String)>);
+    // Cancel stops the run this page started, not every run of the session (with a
+    // server: closes the stream, which cancels the run there).
+    let current = StoredValue::new_local(None::<Rc<dyn Fn()>>);
     let running = move || state.run.with(|r| r.running);
 
     let ask = move || {
         let q = question.get_untracked().trim().to_string();
         if q.is_empty() || state.run.with_untracked(|r| r.running) {
+            return;
+        }
+        server_error.set(None);
+        if let Some(remote) = state.server.get_untracked() {
+            let request = AskRequest {
+                question: q.clone(),
+                datasource: Some(datasource.get_untracked()).filter(|d| !d.is_empty()),
+                // The server's key decides the role.
+                role: None,
+                plan_only: plan_only.get_untracked(),
+            };
+            ask_server(state, remote, request, current, server_error);
             return;
         }
         let Some(session) = state.session() else {
@@ -48,7 +65,8 @@ pub fn AskPage() -> impl IntoView {
             }
         };
         config_error.set(None);
-        current.set_value(Some(request.canceller()));
+        let token = request.canceller();
+        current.set_value(Some(Rc::new(move || token.cancel())));
         let asked = now_ms();
         mark("ask-ms", asked);
         state.run.set(RunView::start(&q, asked));
@@ -68,8 +86,8 @@ pub fn AskPage() -> impl IntoView {
         });
     };
     let cancel = move |_| {
-        if let Some(token) = current.get_value() {
-            token.cancel();
+        if let Some(cancel) = current.get_value() {
+            cancel();
         }
     };
 
@@ -120,6 +138,11 @@ pub fn AskPage() -> impl IntoView {
                             {e} " " <a href="#" on:click=move |ev| { ev.prevent_default(); state.page.set(Page::Settings); }>"Open the settings"</a>
                         </p>
                     })}
+                    {move || server_error.get().map(|(code, message)| view! {
+                        <p class="config-error" role="alert" id="server-error" data-code=code.clone()>
+                            <code>{code.clone()}</code> " " {message}
+                        </p>
+                    })}
                 </form>
                 <Guided question=question />
                 <AnswerCard />
@@ -131,6 +154,41 @@ pub fn AskPage() -> impl IntoView {
             </aside>
         </div>
     }
+}
+
+/// Asks through the server: its events fold into the timeline as the page's own do, and
+/// its result (cleaned, as the server sends it) finishes the run.
+fn ask_server(
+    state: AppState,
+    remote: Remote,
+    request: AskRequest,
+    current: StoredValue<Option<Rc<dyn Fn()>>, LocalStorage>,
+    server_error: RwSignal<Option<(String, String)>>,
+) {
+    let transport = Rc::new(FetchTransport::default());
+    current.set_value(Some(Rc::new(transport.canceller())));
+    let asked = now_ms();
+    mark("ask-ms", asked);
+    state.run.set(RunView::start(&request.question, asked));
+    spawn_local(async move {
+        let on_event = |event: &Event| {
+            let now = now_ms();
+            state.run.update(|r| {
+                if r.first_update_ms.is_none() {
+                    mark("first-update-ms", now);
+                }
+                r.apply(event, now);
+            });
+        };
+        match remote.ask(&transport, &request, &on_event).await {
+            Ok(result) => state.run.update(|r| r.finish(result)),
+            Err(e) => {
+                state.run.update(|r| r.running = false);
+                server_error.set(Some((e.code, e.message)));
+            }
+        }
+        mark("done-ms", now_ms());
+    });
 }
 
 /// Says plainly what works without a key, and how to add one.

@@ -103,9 +103,15 @@ pub fn DatasourcesPage() -> impl IntoView {
     view! {
         <section class="datasources">
             <h2>"Datasources"</h2>
+            {move || state.server.get().map(|remote| view! {
+                <p class="notice" id="server-datasources">
+                    "These are the datasources of the server at " {remote.base().to_string()} ", as its key's role sees them. Files added below are used when the engine is this page again (Settings → Engine)."
+                </p>
+            })}
             <ul class="source-list">
                 {move || state.sources.get().into_iter().map(|s| {
                     let ds = s.id.clone();
+                    let limit_id = s.id.clone();
                     view! {
                         <li class="source" data-id=s.id.clone()>
                             <div>
@@ -114,8 +120,14 @@ pub fn DatasourcesPage() -> impl IntoView {
                                 <p class="muted">{s.description.clone()}</p>
                                 <p class="muted">{format!("{} tables · {} rows", s.schema.tables.len(), s.schema.tables.iter().map(|t| t.row_count).sum::<u64>())}</p>
                             </div>
-                            <LimitField id=s.id.clone() />
-                            <button type="button" class="remove" on:click=move |_| remove(ds.clone())>"Remove"</button>
+                            // The server's datasources are its operator's to change.
+                            {move || state.server.with(Option::is_none).then(|| {
+                                let (ds, limit_id) = (ds.clone(), limit_id.clone());
+                                view! {
+                                    <LimitField id=limit_id />
+                                    <button type="button" class="remove" on:click=move |_| remove(ds.clone())>"Remove"</button>
+                                }
+                            })}
                         </li>
                     }
                 }).collect_view()}

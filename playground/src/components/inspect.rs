@@ -4,7 +4,9 @@
 use crate::state::AppState;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use nl2sql_core::api::RouteRequest;
 use nl2sql_core::index::{Retrieval, Routing};
+use nl2sql_wasm::FetchTransport;
 
 #[component]
 pub fn InspectPage() -> impl IntoView {
@@ -14,6 +16,23 @@ pub fn InspectPage() -> impl IntoView {
     let retrieval = RwSignal::new(None::<Retrieval>);
     let failure = RwSignal::new(None::<String>);
     let inspect = move || {
+        if let Some(remote) = state.server.get_untracked() {
+            let request = RouteRequest {
+                question: question.get_untracked(),
+                role: None,
+            };
+            retrieval.set(None);
+            spawn_local(async move {
+                match remote.route(&FetchTransport::default(), &request).await {
+                    Ok(r) => {
+                        routing.set(Some(r));
+                        failure.set(None);
+                    }
+                    Err(e) => failure.set(Some(e.to_string())),
+                }
+            });
+            return;
+        }
         let Some(session) = state.session() else {
             return;
         };

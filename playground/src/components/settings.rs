@@ -1,5 +1,6 @@
-//! Settings: the provider, the model per node, the answer mode, limits and prices. The
-//! key is kept in memory only, unless "remember in this tab" is ticked (sessionStorage).
+//! Settings: the engine (this page, or a server), the provider, the model per node, the
+//! answer mode, limits and prices. The key is kept in memory only, unless "remember in
+//! this tab" is ticked (sessionStorage); a server's API key only in memory.
 
 use crate::state::AppState;
 use leptos::prelude::*;
@@ -8,7 +9,7 @@ use nl2sql_core::config::{AnswerConfig, ProviderKind};
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::provider::chat::PriceTable;
 use nl2sql_core::service::test_connection;
-use nl2sql_wasm::FetchTransport;
+use nl2sql_wasm::{FetchTransport, Remote};
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
@@ -56,7 +57,11 @@ pub fn SettingsPage() -> impl IntoView {
         };
     view! {
         <section class="settings">
+            <EngineChoice />
             <h2>"Model provider"</h2>
+            {move || state.server.with(Option::is_some).then(|| view! {
+                <p class="notice" id="provider-unused">"Asks go to the server, which uses its own model and key; the settings below apply when the engine is this page."</p>
+            })}
             <label>"Provider "
                 <select id="provider-kind" on:change=move |ev| {
                     let kind = match event_target_value(&ev).as_str() {
@@ -164,5 +169,75 @@ fn NumberField(
                     }
                 } />
         </label>
+    }
+}
+
+/// Where questions are answered: in this page (its own databases and model key), or by a
+/// server (`nl2sql serve`) reached with one of its API keys, which then holds the model key.
+#[component]
+fn EngineChoice() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let wants_server = RwSignal::new(state.server.with_untracked(Option::is_some));
+    let key = RwSignal::new(String::new());
+    // (connected, code, text)
+    let status = RwSignal::new(None::<(bool, String, String)>);
+    let connect = move |_| {
+        let remote = match Remote::new(&state.server_url.get_untracked(), &key.get_untracked()) {
+            Ok(r) => r,
+            Err(e) => {
+                status.set(Some((false, e.code, e.message)));
+                return;
+            }
+        };
+        state.save_settings();
+        status.set(Some((false, String::new(), "Connecting…".into())));
+        spawn_local(async move {
+            match remote.datasources(&FetchTransport::default()).await {
+                Ok(list) => {
+                    let ids: Vec<String> = list.iter().map(|d| d.id.clone()).collect();
+                    let text = format!("Connected to {}: {}.", remote.base(), ids.join(", "));
+                    state.use_server(remote, list);
+                    status.set(Some((true, String::new(), text)));
+                }
+                Err(e) => status.set(Some((false, e.code, e.message))),
+            }
+        });
+    };
+    view! {
+        <h2>"Engine"</h2>
+        <fieldset class="engine">
+            <label class="check">
+                <input type="radio" name="engine" id="engine-page" prop:checked=move || !wants_server.get()
+                    on:change=move |_| { wants_server.set(false); status.set(None); state.use_page(); } />
+                " In this page: its own databases and your model key"
+            </label>
+            <label class="check">
+                <input type="radio" name="engine" id="engine-server" prop:checked=move || wants_server.get()
+                    on:change=move |_| wants_server.set(true) />
+                " A server (nl2sql serve): its databases, roles and model; the page holds no model key"
+            </label>
+        </fieldset>
+        {move || wants_server.get().then(|| view! {
+            <label>"Server "
+                <input type="url" id="server-url" placeholder="http://127.0.0.1:8787"
+                    prop:value=move || state.server_url.get()
+                    on:change=move |ev| state.server_url.set(event_target_value(&ev).trim().to_string()) />
+            </label>
+            <label>"API key "
+                <input type="password" id="server-key" autocomplete="off" placeholder="the key the server's operator gave you"
+                    prop:value=move || key.get()
+                    on:change=move |ev| key.set(event_target_value(&ev).trim().to_string()) />
+            </label>
+            <p class="muted">"The key stays in this page's memory; the server's key decides the role."</p>
+            <div class="ask-options">
+                <button type="button" id="server-connect" on:click=connect>"Connect"</button>
+                {move || status.get().map(|(ok, code, text)| view! {
+                    <p class=if ok || code.is_empty() { "notice" } else { "error" } id="server-status"
+                        data-connected=ok.to_string() data-code=code.clone() role="status">
+                        {(!code.is_empty()).then(|| view! { <code>{code.clone()}</code>" " })}{text}
+                    </p>
+                })}
+            </div>
+        })}
     }
 }

@@ -5,8 +5,10 @@ use super::{Checks, Problems, RowsView, SchemaPanel, SqlBlock};
 use crate::state::AppState;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use nl2sql_core::api::SqlRequest;
 use nl2sql_core::run::{SqlRun, SqlStatus};
-use nl2sql_wasm::DatabaseHost;
+use nl2sql_wasm::{DatabaseHost, FetchTransport};
+use std::rc::Rc;
 
 #[component]
 pub fn SqlPage() -> impl IntoView {
@@ -15,15 +17,41 @@ pub fn SqlPage() -> impl IntoView {
     let datasource = RwSignal::new(String::new());
     let outcome = RwSignal::new(None::<SqlRun>);
     let running = RwSignal::new(false);
+    let server_error = RwSignal::new(None::<(String, String)>);
+    // The request to the server in flight, so Cancel can close it.
+    let in_flight = StoredValue::new_local(None::<Rc<FetchTransport>>);
     let run = move || {
-        let Some(session) = state.session() else {
-            return;
-        };
         if running.get_untracked() {
             return;
         }
         let ds = Some(datasource.get_untracked()).filter(|d| !d.is_empty());
         let text = sql.get_untracked();
+        server_error.set(None);
+        if let Some(remote) = state.server.get_untracked() {
+            let transport = Rc::new(FetchTransport::default());
+            in_flight.set_value(Some(Rc::clone(&transport)));
+            running.set(true);
+            spawn_local(async move {
+                let request = SqlRequest {
+                    sql: text,
+                    datasource: ds,
+                    role: None,
+                };
+                let result = remote.sql(&transport, &request).await;
+                running.set(false);
+                match result {
+                    Ok(run) => outcome.set(Some(run)),
+                    Err(e) => {
+                        outcome.set(None);
+                        server_error.set(Some((e.code, e.message)));
+                    }
+                }
+            });
+            return;
+        }
+        let Some(session) = state.session() else {
+            return;
+        };
         let role = state.role.get_untracked();
         running.set(true);
         spawn_local(async move {
@@ -34,6 +62,10 @@ pub fn SqlPage() -> impl IntoView {
     };
     // The query in flight is stopped in its worker; it ends CANCELLED.
     let cancel = move |_| {
+        if let Some(transport) = in_flight.get_value() {
+            // Closing the request cancels the query on the server.
+            transport.cancel();
+        }
         let Some(session) = state.session() else {
             return;
         };
@@ -66,6 +98,9 @@ pub fn SqlPage() -> impl IntoView {
                     </div>
                 </form>
                 {move || running.get().then(|| view! { <p class="notice" id="sql-running" role="status">"Running… (Cancel stops it at once; the time limit stops it in any case)"</p> })}
+                {move || server_error.get().map(|(code, message)| view! {
+                    <p class="error" role="alert" id="sql-server-error" data-code=code.clone()><code>{code.clone()}</code> " " {message}</p>
+                })}
                 {move || (!running.get()).then(|| outcome.get().map(|o| view! { <SqlOutcome outcome=o /> }))}
             </section>
             <aside class="ask-side"><SchemaPanel /></aside>

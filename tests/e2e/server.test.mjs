@@ -1,0 +1,126 @@
+// End-to-end: the playground using a server as its engine (Settings → Engine → a server):
+// asks stream through `nl2sql serve`'s API, SQL mode and the schemas come from it, and the
+// page holds no model key and never calls the model provider itself.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { serve as serveStatic } from "./static-server.mjs";
+import { launch, openPage } from "./browser.mjs";
+import { MOCK_URL, requireMock, addFixtures, GENRES, GENRES_FIXTURES } from "./mock.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const DIST = process.env.NL2SQL_DIST ?? path.join(here, "../../dist");
+const SHOTS = path.join(here, "screenshots");
+const BIN = process.env.NL2SQL_BIN ?? "target/debug/nl2sql";
+const VIEWER = "viewer-key-for-the-page-test-1";
+const ADMIN = "admin-key-for-the-page-test-02";
+const MODEL_KEY = "sk-proj-kept-by-the-server-0123";
+
+let browser;
+let site;
+let api;
+before(async () => {
+  requireMock();
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await addFixtures(GENRES_FIXTURES);
+  browser = await launch();
+  site = await serveStatic(DIST, "/");
+  api = await startServer();
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+  await api?.stop();
+});
+
+async function startServer() {
+  const child = spawn(
+    BIN,
+    ["serve", "--listen", "127.0.0.1:0", "--data", "data", "--base-url", MOCK_URL, "--model", "gpt-5.4-mini"],
+    {
+      env: { PATH: process.env.PATH ?? "", OPENAI_API_KEY: MODEL_KEY, NL2SQL_API_KEYS: `viewer:${VIEWER},admin:${ADMIN}` },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let log = "";
+  const base = await new Promise((resolve, reject) => {
+    child.stderr.on("data", (chunk) => {
+      log += chunk;
+      const found = /serving on (http:\/\/[^\s]+)/.exec(log);
+      if (found) resolve(found[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`nl2sql serve exited (${code}): ${log}`)));
+  });
+  return { base, log: () => log, stop: async () => { child.kill("SIGTERM"); await once(child, "exit"); } };
+}
+
+async function connect(page, key) {
+  await page.locator('button.tab[data-page="settings"]').click();
+  await page.locator("#engine-server").check();
+  await page.locator("#server-url").fill(api.base);
+  await page.locator("#server-key").fill(key);
+  await page.locator("#server-connect").click();
+  await page.locator('#server-status[data-connected="true"]').waitFor({ timeout: 15_000 });
+}
+
+test("the page asks through a server: streamed timeline, the answer, no model key in the page", async () => {
+  const { page, problems } = await openPage(browser.context);
+  const seen = [];
+  page.on("request", (r) => seen.push(r.url()));
+  await page.goto(site.url);
+  await page.locator('main[data-ready="true"]').waitFor({ timeout: 30_000 });
+  await connect(page, VIEWER);
+  assert.match(await page.locator("#server-status").textContent(), /chinook/);
+  // The server's datasources, as the viewer's key sees them.
+  await page.locator('button.tab[data-page="ask"]').click();
+  const options = await page.locator("#datasource option").allTextContents();
+  assert.deepEqual(options, ["auto (routing)", "chinook", "webanalytics"]);
+  assert.equal(await page.locator("#no-key").count(), 0, "no key banner with a server");
+
+  // The key decides the role: the picker is off.
+  assert.equal(await page.locator("#role").isDisabled(), true);
+  await page.locator("#question").fill(GENRES);
+  await page.locator("#ask").click();
+  await page.locator('.answer-card:not([data-status="running"])').waitFor({ timeout: 30_000 });
+  assert.equal(await page.locator(".answer-card").getAttribute("data-status"), "success");
+  assert.match(await page.locator(".answer-card").textContent(), /Rock/);
+  const steps = await page.locator(".timeline .step").count();
+  assert.ok(steps >= 4, `${steps} steps on the timeline`);
+  await page.screenshot({ path: path.join(SHOTS, "server-ask.png"), fullPage: true });
+
+  // SQL mode through the server: the viewer's key is refused on Customer.
+  await page.locator('button.tab[data-page="sql"]').click();
+  await page.locator("#sql-input").fill("SELECT c.Email FROM Customer c");
+  await page.locator("#sql-datasource").selectOption("chinook");
+  await page.locator("#run-sql").click();
+  await page.locator(".sql-outcome").waitFor({ timeout: 15_000 });
+  assert.match(await page.locator(".sql-outcome").textContent(), /SECURITY_VIOLATION/);
+
+  // The page never spoke to the model provider, and holds no model key.
+  assert.ok(!seen.some((u) => u.startsWith(MOCK_URL)), "the page called the model provider");
+  assert.ok(seen.some((u) => u.startsWith(`${api.base}/api/v1/ask/stream`)));
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+  assert.ok(!stored.includes(MODEL_KEY) && !stored.includes(VIEWER), "a key was stored");
+  assert.ok(!(await page.content()).includes(MODEL_KEY));
+  assert.deepEqual(problems, []);
+});
+
+test("a wrong key is said plainly, and the page's own engine comes back", async () => {
+  const { page } = await openPage(browser.context);
+  await page.goto(site.url);
+  await page.locator('main[data-ready="true"]').waitFor({ timeout: 30_000 });
+  await page.locator('button.tab[data-page="settings"]').click();
+  await page.locator("#engine-server").check();
+  await page.locator("#server-url").fill(api.base);
+  await page.locator("#server-key").fill("not-a-key-of-this-server");
+  await page.locator("#server-connect").click();
+  await page.locator('#server-status[data-code="UNAUTHORIZED"]').waitFor({ timeout: 15_000 });
+  await page.locator("#engine-page").check();
+  await page.locator('button.tab[data-page="ask"]').click();
+  const options = await page.locator("#datasource option").allTextContents();
+  assert.ok(options.includes("support"), options.join(", "));
+});

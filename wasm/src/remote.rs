@@ -1,0 +1,230 @@
+//! A server as the page's engine: asks (streamed), SQL mode, routing and the datasources
+//! go to `nl2sql serve`'s API with the server's API key, so the page holds no model key.
+//! The answers are the engine's own types, read back as types.
+
+use crate::fetch::FetchTransport;
+use nl2sql_core::api::{
+    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, RouteRequest, SqlRequest, StreamParser,
+    Streamed,
+};
+use nl2sql_core::engine::{Event, QueryResult};
+use nl2sql_core::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport};
+use nl2sql_core::index::Routing;
+use nl2sql_core::run::SqlRun;
+use nl2sql_core::service::DatasourceInfo;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// How long a request to the server may take; an ask's own limits are the server's.
+const TIMEOUT_MS: u64 = 300_000;
+
+/// Why the server did not answer as asked: its own error, or the network's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteError {
+    /// The server's code (`UNAUTHORIZED`, …), or `UNREACHABLE`, `CANCELLED`, `TIMEOUT`,
+    /// `UNREADABLE` when it said nothing usable.
+    pub code: String,
+    /// One plain sentence.
+    pub message: String,
+}
+
+impl std::fmt::Display for RemoteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+/// A server and the API key the page asks with. `Debug` never shows the key.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Remote {
+    base: String,
+    key: String,
+}
+
+impl std::fmt::Debug for Remote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Remote").field("base", &self.base).finish()
+    }
+}
+
+impl Remote {
+    /// The server at `url` (`http://host:port`), asked with `key`.
+    pub fn new(url: &str, key: &str) -> Result<Remote, RemoteError> {
+        let base = url.trim().trim_end_matches('/').to_string();
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(RemoteError {
+                code: "CONFIG_INVALID".into(),
+                message: "the server's address starts with http:// or https://".into(),
+            });
+        }
+        if key.trim().is_empty() {
+            return Err(RemoteError {
+                code: "CONFIG_INVALID".into(),
+                message: "paste the API key the server gave you".into(),
+            });
+        }
+        Ok(Remote {
+            base,
+            key: key.trim().to_string(),
+        })
+    }
+
+    /// The server's address.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    fn request(&self, path: &str, body: String) -> HttpRequest {
+        HttpRequest {
+            url: format!("{}{path}", self.base),
+            headers: vec![("authorization".into(), format!("Bearer {}", self.key))],
+            body,
+            timeout_ms: TIMEOUT_MS,
+        }
+    }
+
+    /// Asks `ask`, `on_event` hearing the engine's events as they stream; the run's result.
+    /// `transport.cancel()` closes the stream, which cancels the run on the server.
+    pub async fn ask(
+        &self,
+        transport: &FetchTransport,
+        ask: &AskRequest,
+        on_event: &dyn Fn(&Event),
+    ) -> Result<QueryResult, RemoteError> {
+        let request = self.request("/api/v1/ask/stream", to_json(ask)?);
+        let mut parser = StreamParser::default();
+        let mut result = None;
+        let mut unreadable = None;
+        let mut on_chunk = |piece: &str| {
+            for item in parser.push(piece) {
+                match item {
+                    Ok(Streamed::Event(e)) => on_event(&e),
+                    Ok(Streamed::Result(r)) => result = Some(*r),
+                    Err(why) => unreadable = Some(why),
+                }
+            }
+        };
+        let response = transport
+            .post_streaming(&request, &mut on_chunk)
+            .await
+            .map_err(failure)?;
+        if !(200..300).contains(&response.status) {
+            return Err(refusal(&response));
+        }
+        match (result, unreadable) {
+            (Some(result), _) => Ok(result),
+            (None, Some(why)) => Err(RemoteError {
+                code: "UNREADABLE".into(),
+                message: why,
+            }),
+            (None, None) => Err(RemoteError {
+                code: "UNREADABLE".into(),
+                message: "the server's stream ended before the result".into(),
+            }),
+        }
+    }
+
+    /// SQL mode on the server.
+    pub async fn sql(
+        &self,
+        transport: &FetchTransport,
+        sql: &SqlRequest,
+    ) -> Result<SqlRun, RemoteError> {
+        self.post(transport, "/api/v1/sql", sql).await
+    }
+
+    /// Routing on the server (no model call).
+    pub async fn route(
+        &self,
+        transport: &FetchTransport,
+        route: &RouteRequest,
+    ) -> Result<Routing, RemoteError> {
+        self.post(transport, "/api/v1/route", route).await
+    }
+
+    /// The datasources the key's role may reach, each with its schema as the role sees it.
+    pub async fn datasources(
+        &self,
+        transport: &FetchTransport,
+    ) -> Result<Vec<DatasourceInfo>, RemoteError> {
+        let listed: Vec<DatasourceSummary> = self.get(transport, "/api/v1/datasources").await?;
+        let mut out = Vec::with_capacity(listed.len());
+        for d in listed {
+            let path = format!("/api/v1/datasources/{}/schema", d.id);
+            out.push(self.get(transport, &path).await?);
+        }
+        Ok(out)
+    }
+
+    async fn post<T: DeserializeOwned>(
+        &self,
+        transport: &FetchTransport,
+        path: &str,
+        body: &impl Serialize,
+    ) -> Result<T, RemoteError> {
+        let request = self.request(path, to_json(body)?);
+        let response = transport.post(&request).await.map_err(failure)?;
+        read(&response)
+    }
+
+    async fn get<T: DeserializeOwned>(
+        &self,
+        transport: &FetchTransport,
+        path: &str,
+    ) -> Result<T, RemoteError> {
+        let request = self.request(path, String::new());
+        let response = transport.get(&request).await.map_err(failure)?;
+        read(&response)
+    }
+}
+
+fn to_json(body: &impl Serialize) -> Result<String, RemoteError> {
+    serde_json::to_string(body).map_err(|e| RemoteError {
+        code: "UNREADABLE".into(),
+        message: e.to_string(),
+    })
+}
+
+/// A successful answer as its type, or the server's error.
+fn read<T: DeserializeOwned>(response: &HttpResponse) -> Result<T, RemoteError> {
+    if !(200..300).contains(&response.status) {
+        return Err(refusal(response));
+    }
+    serde_json::from_str(&response.body).map_err(|e| RemoteError {
+        code: "UNREADABLE".into(),
+        message: format!("the server's answer could not be read: {e}"),
+    })
+}
+
+/// The server's error, as it sent it (or the status alone when the body is not one).
+fn refusal(response: &HttpResponse) -> RemoteError {
+    match serde_json::from_str::<ApiError>(&response.body) {
+        Ok(e) => RemoteError {
+            code: e.error.code.as_str().into(),
+            message: e.error.message,
+        },
+        Err(_) => RemoteError {
+            code: if response.status == ApiErrorCode::Unauthorized.status() {
+                ApiErrorCode::Unauthorized.as_str().into()
+            } else {
+                "UNREADABLE".into()
+            },
+            message: format!("the server answered with status {}", response.status),
+        },
+    }
+}
+
+fn failure(f: HttpFailure) -> RemoteError {
+    let (code, message) = match f {
+        HttpFailure::Timeout => ("TIMEOUT", "the server did not answer in time".to_string()),
+        HttpFailure::Cancelled => ("CANCELLED", "cancelled".to_string()),
+        HttpFailure::Unreachable(why) => (
+            "UNREACHABLE",
+            format!("the server could not be reached ({why}); is it running, and does it allow this page's origin?"),
+        ),
+    };
+    RemoteError {
+        code: code.into(),
+        message,
+    }
+}
