@@ -3,7 +3,7 @@
 //! `Authorization: Bearer KEY`; `/healthz` and the OpenAPI document do not.
 
 use crate::auth::{Caller, Keys};
-use crate::shared::{question, Shared};
+use crate::shared::Shared;
 use crate::types::{
     ApiError, ApiErrorCode, AskRequest, DatasourceSummary, Failure, Health, RouteRequest,
     SqlRequest,
@@ -197,16 +197,7 @@ async fn ask(
     Extension(caller): Extension<Caller>,
     Body(request): Body<AskRequest>,
 ) -> Result<Json<QueryResult>, Failure> {
-    let shared = &state.shared;
-    let role = shared.role_for(&caller, request.role.as_deref())?;
-    let mut admitted = shared.admit(&caller)?;
-    let question = question(
-        request.question,
-        role,
-        request.datasource,
-        request.plan_only,
-    );
-    Ok(Json(shared.ask(&caller, &mut admitted, question).await?))
+    Ok(Json(state.shared.ask(&caller, request).await?))
 }
 
 async fn ask_stream(
@@ -214,18 +205,9 @@ async fn ask_stream(
     Extension(caller): Extension<Caller>,
     Body(request): Body<AskRequest>,
 ) -> Result<Response, Failure> {
-    let shared = &state.shared;
-    let role = shared.role_for(&caller, request.role.as_deref())?;
-    let mut admitted = shared.admit(&caller)?;
-    let question = question(
-        request.question,
-        role,
-        request.datasource,
-        request.plan_only,
-    );
-    let events = shared.ask_streaming(&caller, &admitted, question)?;
-    // The stream owns the run's guard: a client that goes away drops the stream, and the
-    // guard cancels the run.
+    let (mut admitted, events) = state.shared.ask_streaming(&caller, request)?;
+    // The stream owns the run's admission: a client that goes away drops the stream, and
+    // its guard cancels the run.
     let stream = UnboundedReceiverStream::new(events).map(move |item| {
         if matches!(item, Streamed::Result(_)) {
             admitted.guard.disarm();
@@ -257,18 +239,7 @@ async fn sql(
     Extension(caller): Extension<Caller>,
     Body(request): Body<SqlRequest>,
 ) -> Result<Json<SqlRun>, Failure> {
-    let shared = &state.shared;
-    let role = shared.role_for(&caller, request.role.as_deref())?;
-    // A datasource the role may not reach is not confirmed to exist.
-    let datasource = match request.datasource {
-        Some(id) => Some(shared.schema(&id, &role)?.id),
-        None => shared.ids(&role).into_iter().next(),
-    };
-    let mut admitted = shared.admit(&caller)?;
-    let run = shared
-        .sql(&caller, &mut admitted, request.sql, datasource, role)
-        .await?;
-    Ok(Json(run))
+    Ok(Json(state.shared.sql(&caller, request).await?))
 }
 
 async fn route(
@@ -276,13 +247,7 @@ async fn route(
     Extension(caller): Extension<Caller>,
     Body(request): Body<RouteRequest>,
 ) -> Result<Json<Routing>, Failure> {
-    let shared = &state.shared;
-    let role = shared.role_for(&caller, request.role.as_deref())?;
-    let mut admitted = shared.admit(&caller)?;
-    let routing = shared
-        .route(&caller, &mut admitted, request.question, role)
-        .await?;
-    Ok(Json(routing))
+    Ok(Json(state.shared.route(&caller, request).await?))
 }
 
 async fn datasources(

@@ -5,7 +5,7 @@
 //! A refusal or an unknown datasource is a tool error (`isError`), never a protocol fault.
 
 use crate::auth::Caller;
-use crate::shared::{question, Shared};
+use crate::shared::Shared;
 use crate::types::{ApiError, AskRequest, DescribeRequest, RouteRequest, SqlRequest};
 use nl2sql_core::engine::{QueryResult, Status};
 use nl2sql_core::run::{SqlRun, SqlStatus};
@@ -88,18 +88,8 @@ impl Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let caller = self.caller(&context)?;
-        let outcome = async {
-            let role = self.shared.role_for(&caller, request.role.as_deref())?;
-            let mut admitted = self.shared.admit(&caller)?;
-            let q = question(
-                request.question,
-                role,
-                request.datasource,
-                request.plan_only,
-            );
-            self.shared.ask(&caller, &mut admitted, q).await
-        };
-        Ok(match outcome.await {
+        let outcome = self.shared.ask(&caller, request).await;
+        Ok(match outcome {
             Ok(result) => asked(&result),
             Err(e) => refused(&e),
         })
@@ -116,18 +106,8 @@ impl Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let caller = self.caller(&context)?;
-        let outcome = async {
-            let role = self.shared.role_for(&caller, request.role.as_deref())?;
-            let datasource = match request.datasource {
-                Some(id) => Some(self.shared.schema(&id, &role)?.id),
-                None => self.shared.ids(&role).into_iter().next(),
-            };
-            let mut admitted = self.shared.admit(&caller)?;
-            self.shared
-                .sql(&caller, &mut admitted, request.sql, datasource, role)
-                .await
-        };
-        Ok(match outcome.await {
+        let outcome = self.shared.sql(&caller, request).await;
+        Ok(match outcome {
             Ok(run) => ran(run),
             Err(e) => refused(&e),
         })
@@ -174,14 +154,8 @@ impl Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let caller = self.caller(&context)?;
-        let outcome = async {
-            let role = self.shared.role_for(&caller, request.role.as_deref())?;
-            let mut admitted = self.shared.admit(&caller)?;
-            self.shared
-                .route(&caller, &mut admitted, request.question, role)
-                .await
-        };
-        Ok(match outcome.await {
+        let outcome = self.shared.route(&caller, request).await;
+        Ok(match outcome {
             Ok(routing) => json_result(&routing),
             Err(e) => refused(&e),
         })

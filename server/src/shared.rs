@@ -3,7 +3,9 @@
 
 use crate::auth::Caller;
 use crate::lanes::{self, Lanes, Reply, Work};
-use crate::types::{ApiError, ApiErrorCode, DatasourceSummary};
+use crate::types::{
+    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, RouteRequest, SqlRequest,
+};
 use crate::{Options, StartError};
 use nl2sql_core::api::Streamed;
 use nl2sql_core::config::engine_settings;
@@ -189,69 +191,76 @@ impl Shared {
         })
     }
 
-    /// Asks `question` as `role`; the run is cancelled if `admitted.guard` is dropped first.
-    pub async fn ask(
-        &self,
-        caller: &Caller,
-        admitted: &mut Admitted,
-        question: nl2sql_core::service::Question,
-    ) -> Result<QueryResult, ApiError> {
-        let reply = self
-            .submit(
-                caller,
-                admitted,
-                Work::Ask {
-                    question,
-                    events: None,
-                },
-            )
-            .await?;
+    /// Asks as `caller` (or the narrower role the request names), under the key's limit;
+    /// the run is cancelled if this future is dropped before it ends (the client went away).
+    pub async fn ask(&self, caller: &Caller, request: AskRequest) -> Result<QueryResult, ApiError> {
+        let (mut admitted, question) = self.admit_ask(caller, request)?;
+        let work = Work::Ask {
+            question,
+            events: None,
+        };
+        let reply = self.submit(caller, &admitted, work).await?;
         admitted.guard.disarm();
         match reply {
             Reply::Ask(result) => Ok(*result),
-            Reply::Refused(e) => Err(ApiError::new(
-                ApiErrorCode::ModelUnavailable,
-                format!("this server cannot ask its model: {e}"),
-            )),
+            Reply::Refused(e) => Err(model_unavailable(&e)),
             _ => Err(mismatch()),
         }
     }
 
-    /// Asks `question` as `role`, the engine's events and then the result arriving on the
-    /// receiver; the run is cancelled when the guard is dropped before the result was read.
+    /// [`Shared::ask`], the engine's events and then the result arriving on the receiver;
+    /// the run is cancelled when the returned `Admitted` is dropped before the result was
+    /// read (hold it with the stream).
     pub fn ask_streaming(
         &self,
         caller: &Caller,
-        admitted: &Admitted,
-        question: nl2sql_core::service::Question,
-    ) -> Result<mpsc::UnboundedReceiver<Streamed>, ApiError> {
+        request: AskRequest,
+    ) -> Result<(Admitted, mpsc::UnboundedReceiver<Streamed>), ApiError> {
+        let (admitted, question) = self.admit_ask(caller, request)?;
         let (tx, rx) = mpsc::unbounded_channel();
-        let events = Some(tx);
+        let work = Work::Ask {
+            question,
+            events: Some(tx),
+        };
         self.lanes
-            .submit(
-                Work::Ask { question, events },
-                Arc::clone(&admitted.guard.flag),
-                &caller.key_id,
-            )
+            .submit(work, Arc::clone(&admitted.guard.flag), &caller.key_id)
             .map_err(|why| ApiError::new(ApiErrorCode::Unavailable, why))?;
-        Ok(rx)
+        Ok((admitted, rx))
     }
 
-    /// SQL mode as `role`.
-    pub async fn sql(
+    /// The role, the admission and the question of an ask.
+    fn admit_ask(
         &self,
         caller: &Caller,
-        admitted: &mut Admitted,
-        sql: String,
-        datasource: Option<String>,
-        role: String,
-    ) -> Result<SqlRun, ApiError> {
+        request: AskRequest,
+    ) -> Result<(Admitted, nl2sql_core::service::Question), ApiError> {
+        let role = self.role_for(caller, request.role.as_deref())?;
+        let admitted = self.admit(caller)?;
+        let question = lanes::question(
+            request.question,
+            role,
+            request.datasource,
+            request.plan_only,
+        );
+        Ok((admitted, question))
+    }
+
+    /// SQL mode as `caller` (or the narrower role named): on the datasource named, which
+    /// the role must reach (DATASOURCE_NOT_FOUND otherwise, as for one that does not
+    /// exist), else the first it may reach.
+    pub async fn sql(&self, caller: &Caller, request: SqlRequest) -> Result<SqlRun, ApiError> {
+        let role = self.role_for(caller, request.role.as_deref())?;
+        let datasource = match request.datasource {
+            Some(id) => Some(self.schema(&id, &role)?.id),
+            None => self.ids(&role).into_iter().next(),
+        };
+        let mut admitted = self.admit(caller)?;
         let work = Work::Sql {
-            sql,
+            sql: request.sql,
             datasource,
             role,
         };
-        let reply = self.submit(caller, admitted, work).await?;
+        let reply = self.submit(caller, &admitted, work).await?;
         admitted.guard.disarm();
         match reply {
             Reply::Sql(run) => Ok(*run),
@@ -259,17 +268,15 @@ impl Shared {
         }
     }
 
-    /// Routing for `question` as `role`, no model call.
-    pub async fn route(
-        &self,
-        caller: &Caller,
-        admitted: &mut Admitted,
-        question: String,
-        role: String,
-    ) -> Result<Routing, ApiError> {
-        let reply = self
-            .submit(caller, admitted, Work::Route { question, role })
-            .await?;
+    /// Routing as `caller` (or the narrower role named), no model call.
+    pub async fn route(&self, caller: &Caller, request: RouteRequest) -> Result<Routing, ApiError> {
+        let role = self.role_for(caller, request.role.as_deref())?;
+        let mut admitted = self.admit(caller)?;
+        let work = Work::Route {
+            question: request.question,
+            role,
+        };
+        let reply = self.submit(caller, &admitted, work).await?;
         admitted.guard.disarm();
         match reply {
             Reply::Route(Ok(routing)) => Ok(routing),
@@ -356,19 +363,16 @@ impl Shared {
     }
 }
 
+fn model_unavailable(e: &nl2sql_core::service::ServiceError) -> ApiError {
+    ApiError::new(
+        ApiErrorCode::ModelUnavailable,
+        format!("this server cannot ask its model: {e}"),
+    )
+}
+
 fn mismatch() -> ApiError {
     ApiError::new(
         ApiErrorCode::Internal,
         "the engine answered another kind of request",
     )
-}
-
-/// A question as the server asks it (cleaned trace, the decided role).
-pub fn question(
-    text: String,
-    role: String,
-    datasource: Option<String>,
-    plan_only: bool,
-) -> nl2sql_core::service::Question {
-    lanes::question(text, role, datasource, plan_only)
 }

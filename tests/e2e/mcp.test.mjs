@@ -3,15 +3,13 @@
 // checked by an OpenAPI 3.1 validator.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { validate } from "@readme/openapi-parser";
 import { MOCK_URL, requireMock, addFixtures, GENRES, GENRES_FIXTURES } from "./mock.mjs";
+import { BIN, startServe } from "./nl2sql.mjs";
 
-const BIN = process.env.NL2SQL_BIN ?? "target/debug/nl2sql";
 const ADMIN = "admin-key-for-the-e2e-tests-01";
 const VIEWER = "viewer-key-for-the-e2e-tests-2";
 const MODEL_KEY = "sk-proj-e2e-server-side-key-0123";
@@ -120,30 +118,8 @@ test("nl2sql mcp --role viewer asks as the viewer", async () => {
   }
 });
 
-// `nl2sql serve` on a free port; resolves with its base URL and a way to stop it.
-async function serve() {
-  const child = spawn(BIN, ["serve", "--listen", "127.0.0.1:0", "--data", "data", ...modelArgs()], {
-    env: serverEnv(),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let log = "";
-  const base = await new Promise((resolve, reject) => {
-    child.stderr.on("data", (chunk) => {
-      log += chunk;
-      const found = /serving on (http:\/\/[^\s]+)/.exec(log);
-      if (found) resolve(found[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`nl2sql serve exited (${code}): ${log}`)));
-  });
-  return {
-    base,
-    log: () => log,
-    stop: async () => {
-      child.kill("SIGTERM");
-      await once(child, "exit");
-    },
-  };
-}
+// `nl2sql serve` over the demo data, asking the mock.
+const serve = () => startServe(["--data", "data", ...modelArgs()], serverEnv());
 
 test("MCP over streamable HTTP at /mcp, authenticated like the API", async () => {
   requireMock();

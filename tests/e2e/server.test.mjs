@@ -5,17 +5,15 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { serve as serveStatic } from "./static-server.mjs";
 import { launch, openPage } from "./browser.mjs";
 import { MOCK_URL, requireMock, addFixtures, GENRES, GENRES_FIXTURES } from "./mock.mjs";
+import { startServe } from "./nl2sql.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.NL2SQL_DIST ?? path.join(here, "../../dist");
 const SHOTS = path.join(here, "screenshots");
-const BIN = process.env.NL2SQL_BIN ?? "target/debug/nl2sql";
 const VIEWER = "viewer-key-for-the-page-test-1";
 const ADMIN = "admin-key-for-the-page-test-02";
 const MODEL_KEY = "sk-proj-kept-by-the-server-0123";
@@ -37,26 +35,11 @@ after(async () => {
   await api?.stop();
 });
 
-async function startServer() {
-  const child = spawn(
-    BIN,
-    ["serve", "--listen", "127.0.0.1:0", "--data", "data", "--base-url", MOCK_URL, "--model", "gpt-5.4-mini"],
-    {
-      env: { PATH: process.env.PATH ?? "", OPENAI_API_KEY: MODEL_KEY, NL2SQL_API_KEYS: `viewer:${VIEWER},admin:${ADMIN}` },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
+const startServer = () =>
+  startServe(
+    ["--data", "data", "--base-url", MOCK_URL, "--model", "gpt-5.4-mini"],
+    { PATH: process.env.PATH ?? "", OPENAI_API_KEY: MODEL_KEY, NL2SQL_API_KEYS: `viewer:${VIEWER},admin:${ADMIN}` },
   );
-  let log = "";
-  const base = await new Promise((resolve, reject) => {
-    child.stderr.on("data", (chunk) => {
-      log += chunk;
-      const found = /serving on (http:\/\/[^\s]+)/.exec(log);
-      if (found) resolve(found[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`nl2sql serve exited (${code}): ${log}`)));
-  });
-  return { base, log: () => log, stop: async () => { child.kill("SIGTERM"); await once(child, "exit"); } };
-}
 
 async function connect(page, key) {
   await page.locator('button.tab[data-page="settings"]').click();
