@@ -33,6 +33,15 @@ struct Server {
 
 impl Server {
     fn start(mock: &MockProvider, model: &str, extra: &[&str]) -> Server {
+        Server::start_with(mock, model, extra, Some(MODEL_KEY))
+    }
+
+    fn start_with(
+        mock: &MockProvider,
+        model: &str,
+        extra: &[&str],
+        model_key: Option<&str>,
+    ) -> Server {
         let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
         let mut child = Command::new(env!("CARGO_BIN_EXE_nl2sql"))
             .args(["serve", "--listen", "127.0.0.1:0", "--workers", "2"])
@@ -44,7 +53,7 @@ impl Server {
                 "NL2SQL_API_KEYS",
                 format!("admin:{ADMIN},analyst:{ANALYST},viewer:{VIEWER}"),
             )
-            .env("OPENAI_API_KEY", MODEL_KEY)
+            .env("OPENAI_API_KEY", model_key.unwrap_or_default())
             .env_remove("NL2SQL_API_KEY")
             .env_remove("NL2SQL_LOG")
             .stdout(Stdio::null())
@@ -344,6 +353,13 @@ fn each_key_asks_as_its_role_and_a_body_may_narrow_it_never_widen_it() {
     assert_eq!(status, 200, "{text}");
     let routing: Routing = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
     assert_eq!(routing.ranked.first().map(String::as_str), Some("chinook"));
+
+    // An ask naming a datasource the role cannot reach: not found, as a missing one.
+    let hidden = serde_json::json!({"question": ALBUMS, "datasource": "support"}).to_string();
+    assert_eq!(
+        server.refused("POST", "/api/v1/ask", Some(VIEWER), Some(&hidden)),
+        (404, ApiErrorCode::DatasourceNotFound)
+    );
 
     let (_, health) = server.call("GET", "/healthz", None, None);
     let health: Health = serde_json::from_str(&health).unwrap_or_else(|e| panic!("{e}"));
@@ -729,4 +745,24 @@ fn serve_refuses_to_start_without_keys_and_names_a_bad_one_without_repeating_it(
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(!stderr.contains("0123456789"), "{stderr}");
+}
+
+#[test]
+fn without_a_model_key_asks_are_refused_plainly_and_the_rest_works() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let server = Server::start_with(&mock, "m", &[], None);
+    let body = serde_json::json!({"question": ALBUMS}).to_string();
+    for path in ["/api/v1/ask", "/api/v1/ask/stream"] {
+        assert_eq!(
+            server.refused("POST", path, Some(ADMIN), Some(&body)),
+            (503, ApiErrorCode::ModelUnavailable),
+            "{path}"
+        );
+    }
+    let run = server.sql(
+        ADMIN,
+        serde_json::json!({"sql": "SELECT COUNT(*) FROM Album a"}),
+    );
+    assert_eq!(run.rows, vec![vec![Value::Integer(347)]]);
+    assert!(mock.received().is_empty(), "the model was never asked");
 }

@@ -115,6 +115,9 @@ pub enum ApiErrorCode {
     ModelUnavailable,
     /// Something the server did not expect (500).
     Internal,
+    /// The client cancelled the call (an MCP tool call; 499, never sent over HTTP, where the
+    /// client has gone).
+    Cancelled,
 }
 
 impl ApiErrorCode {
@@ -132,6 +135,7 @@ impl ApiErrorCode {
             ApiErrorCode::RetrievalFailed => 502,
             ApiErrorCode::Unavailable | ApiErrorCode::ModelUnavailable => 503,
             ApiErrorCode::Internal => 500,
+            ApiErrorCode::Cancelled => 499,
         }
     }
 
@@ -151,6 +155,7 @@ impl ApiErrorCode {
             ApiErrorCode::Unavailable => "UNAVAILABLE",
             ApiErrorCode::ModelUnavailable => "MODEL_UNAVAILABLE",
             ApiErrorCode::Internal => "INTERNAL",
+            ApiErrorCode::Cancelled => "CANCELLED",
         }
     }
 }
@@ -322,6 +327,7 @@ mod tests {
             Unavailable,
             ModelUnavailable,
             Internal,
+            Cancelled,
         ];
         for code in all {
             let written = serde_json::to_value(code).unwrap_or_default();

@@ -101,6 +101,23 @@ impl Keys {
         self.0.is_empty()
     }
 
+    /// Fails, naming the key's id, when two keys share an id or a key is given twice (in
+    /// the file and the environment, say), which would blur logs, limits and roles.
+    pub fn check_unique(&self) -> Result<(), String> {
+        for (i, k) in self.0.iter().enumerate() {
+            if let Some(other) = self.0[..i].iter().find(|o| o.id == k.id) {
+                return Err(format!("two API keys have the id {}", other.id));
+            }
+            if let Some(other) = self.0[..i].iter().find(|o| o.sha256 == k.sha256) {
+                return Err(format!(
+                    "API keys {} and {} are the same key",
+                    other.id, k.id
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Fails, naming the key's id, when a key carries a role the policies do not have.
     pub fn check_roles(&self, policies: &Policies) -> Result<(), String> {
         match self
@@ -216,5 +233,17 @@ mod tests {
         assert!(keys.check_roles(&Policies::demo()).is_ok());
         let stray = Keys::from_env("owner:a-very-long-owner-key").unwrap_or_default();
         assert!(stray.check_roles(&Policies::demo()).is_err());
+        let twice = Keys::from_env("admin:the-ops-key-0123456789").unwrap_or_default();
+        let e = keys
+            .clone()
+            .and(twice)
+            .check_unique()
+            .err()
+            .unwrap_or_default();
+        assert!(
+            e.contains("ops") && e.contains("env-1") && !e.contains("0123"),
+            "{e}"
+        );
+        assert!(keys.check_unique().is_ok());
     }
 }

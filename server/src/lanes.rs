@@ -6,6 +6,7 @@
 use nl2sql_core::api::Streamed;
 use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::engine::{Event, Events, QueryResult, TraceForm};
+use nl2sql_core::error::{ErrorCode, Node, PipelineError, Severity};
 use nl2sql_core::index::Routing;
 use nl2sql_core::run::SqlRun;
 use nl2sql_core::service::{DatasourceInfo, Question, Service, ServiceError};
@@ -17,7 +18,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
-use tokio::sync::{mpsc as live, oneshot};
+use tokio::sync::{mpsc as live, oneshot, OwnedSemaphorePermit};
 
 /// Where the databases are, as the command line names them; every engine thread opens
 /// them again (a `Sources` holds `Rc`s and stays on its thread).
@@ -84,12 +85,17 @@ pub enum Reply {
     Route(Result<Routing, ServiceError>),
     /// The run could not be made (a configuration the engine refused).
     Refused(ServiceError),
+    /// The engine failed on this job (a bug, logged); the thread goes on with the next.
+    Failed,
 }
 
 struct Job {
     work: Work,
     /// Set by whoever waits for the reply when they stop waiting.
     cancel: Arc<AtomicBool>,
+    /// The key's slot, held until the job is done here (not merely until its client left),
+    /// so a client that disconnects and asks again cannot pile up runs.
+    permit: Option<OwnedSemaphorePermit>,
     /// Who asked, for the run's log line.
     key: String,
     reply: oneshot::Sender<Reply>,
@@ -152,12 +158,14 @@ impl Lanes {
         &self,
         work: Work,
         cancel: Arc<AtomicBool>,
+        permit: Option<OwnedSemaphorePermit>,
         key: &str,
     ) -> Result<oneshot::Receiver<Reply>, String> {
         let (reply, answer) = oneshot::channel();
         let job = Job {
             work,
             cancel,
+            permit,
             key: key.to_string(),
             reply,
         };
@@ -234,8 +242,16 @@ fn lane(
         };
         interrupt.watch(Arc::clone(&job.cancel));
         let started = Instant::now();
-        let (kind, reply) = serve_job(&service, job.work, &job.cancel);
+        // A failure inside the engine is a bug; it costs this job, never the thread.
+        let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            serve_job(&service, job.work, &job.cancel)
+        }));
+        let (kind, reply) = served.unwrap_or_else(|_| {
+            tracing::error!(target: "nl2sql::run", key = %job.key, "the engine failed on a job");
+            ("failed", Reply::Failed)
+        });
         interrupt.clear();
+        drop(job.permit);
         let cancelled = job.cancel.load(std::sync::atomic::Ordering::SeqCst);
         tracing::info!(
             target: "nl2sql::run",
@@ -279,6 +295,17 @@ fn serve_job(
             datasource,
             role,
         } => {
+            // Cancelled while it waited: the query is not started.
+            if cancel.load(std::sync::atomic::Ordering::SeqCst) {
+                let e = PipelineError::new(
+                    Node::Executor,
+                    ErrorCode::Cancelled,
+                    Severity::Critical,
+                    "The query was cancelled before it started.",
+                );
+                let ds = datasource.unwrap_or_default();
+                return ("sql", Reply::Sql(Box::new(SqlRun::failed(&ds, &sql, e))));
+            }
             let run = pollster::block_on(service.sql(&sql, datasource.as_deref(), &[role]));
             ("sql", Reply::Sql(Box::new(run.cleaned())))
         }
@@ -299,6 +326,7 @@ fn outcome(reply: &Reply) -> &'static str {
         Reply::Sql(run) => run.errors.first().map_or("ok", |e| e.error_code.as_str()),
         Reply::Route(Ok(_)) => "ok",
         Reply::Route(Err(e)) | Reply::Refused(e) => e.code(),
+        Reply::Failed => "INTERNAL",
     }
 }
 

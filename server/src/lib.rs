@@ -82,6 +82,7 @@ pub fn serve(
                 .into(),
         ));
     }
+    keys.check_unique().map_err(StartError)?;
     let shared = Arc::new(Shared::start(options)?);
     keys.check_roles(shared.policies()).map_err(StartError)?;
     let runtime = runtime()?;
@@ -115,7 +116,15 @@ pub fn mcp_stdio(options: Options, role: Option<String>) -> Result<(), StartErro
             )))
         }
         Some(role) => Caller::local(role),
-        None => Caller::local(shared.default_role()),
+        None => match shared.default_role() {
+            Some(role) => Caller::local(role),
+            None => {
+                return Err(StartError(format!(
+                    "name the role the tools ask as: --role (roles: {})",
+                    shared.role_names().join(", ")
+                )))
+            }
+        },
     };
     runtime()?.block_on(mcp::serve_stdio(shared, caller))
 }

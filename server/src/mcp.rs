@@ -6,7 +6,7 @@
 
 use crate::auth::Caller;
 use crate::shared::Shared;
-use crate::types::{ApiError, AskRequest, DescribeRequest, RouteRequest, SqlRequest};
+use crate::types::{ApiError, ApiErrorCode, AskRequest, DescribeRequest, RouteRequest, SqlRequest};
 use nl2sql_core::engine::{QueryResult, Status};
 use nl2sql_core::run::{SqlRun, SqlStatus};
 use nl2sql_core::Value;
@@ -88,7 +88,7 @@ impl Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let caller = self.caller(&context)?;
-        let outcome = self.shared.ask(&caller, request).await;
+        let outcome = until_cancelled(&context, self.shared.ask(&caller, request)).await;
         Ok(match outcome {
             Ok(result) => asked(&result),
             Err(e) => refused(&e),
@@ -106,7 +106,7 @@ impl Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let caller = self.caller(&context)?;
-        let outcome = self.shared.sql(&caller, request).await;
+        let outcome = until_cancelled(&context, self.shared.sql(&caller, request)).await;
         Ok(match outcome {
             Ok(run) => ran(run),
             Err(e) => refused(&e),
@@ -154,7 +154,7 @@ impl Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let caller = self.caller(&context)?;
-        let outcome = self.shared.route(&caller, request).await;
+        let outcome = until_cancelled(&context, self.shared.route(&caller, request)).await;
         Ok(match outcome {
             Ok(routing) => json_result(&routing),
             Err(e) => refused(&e),
@@ -240,6 +240,20 @@ impl ServerHandler for Tools {
     }
 }
 
+/// `work`, unless the client cancels the call (`notifications/cancelled`, or its session
+/// ends) first: then `work` is dropped, which cancels its run, database query included.
+/// (rmcp does not cancel a call whose HTTP request was merely dropped: that run goes on to
+/// its end.)
+async fn until_cancelled<T>(
+    context: &RequestContext<RoleServer>,
+    work: impl std::future::Future<Output = Result<T, ApiError>>,
+) -> Result<T, ApiError> {
+    tokio::select! {
+        out = work => out,
+        () = context.ct.cancelled() => Err(ApiError::new(ApiErrorCode::Cancelled, "the call was cancelled")),
+    }
+}
+
 /// Serves the tools over stdin and stdout for `caller` until the client closes them.
 pub async fn serve_stdio(shared: Arc<Shared>, caller: Caller) -> Result<(), crate::StartError> {
     let tools = Tools::new(shared, Some(caller));
@@ -258,7 +272,9 @@ pub async fn serve_stdio(shared: Arc<Shared>, caller: Caller) -> Result<(), crat
 /// checks are off: every request needs a key, which a page that rebinds a name to this
 /// server does not have.
 pub fn http_service(shared: Arc<Shared>) -> StreamableHttpService<Tools, LocalSessionManager> {
-    let config = StreamableHttpServerConfig::default().disable_allowed_hosts();
+    let config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .with_max_request_body_bytes(shared.limits().max_body_bytes);
     StreamableHttpService::new(
         move || Ok(Tools::new(Arc::clone(&shared), None)),
         Arc::new(LocalSessionManager::default()),

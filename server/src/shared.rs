@@ -42,6 +42,8 @@ pub struct Shared {
     lanes: Lanes,
     policies: Policies,
     limits: Limits,
+    /// Why asks cannot run (the model's configuration is not usable), if so.
+    model_problem: Option<String>,
     /// Runs in flight per key id.
     in_flight: Mutex<HashMap<String, Arc<Semaphore>>>,
 }
@@ -75,9 +77,10 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// A run admitted under its key's limit; the permit goes when it is dropped.
+/// A run admitted under its key's limit; the permit goes with the job to the engine
+/// thread, which lets it go when the job is done.
 pub struct Admitted {
-    _permit: OwnedSemaphorePermit,
+    permit: Option<OwnedSemaphorePermit>,
     /// Cancels the run when dropped early.
     pub guard: CancelOnDrop,
 }
@@ -88,8 +91,11 @@ impl Shared {
     pub fn start(options: Options) -> Result<Shared, StartError> {
         // Without a usable model (no key, say) the server still serves SQL mode, routing and
         // schemas; asks say why they cannot run.
-        if let Err(e) = engine_settings(&options.provider, &options.run) {
-            tracing::warn!(target: "nl2sql::serve", problem = %e.0, "asks will be refused");
+        let model_problem = engine_settings(&options.provider, &options.run)
+            .err()
+            .map(|e| e.0);
+        if let Some(problem) = &model_problem {
+            tracing::warn!(target: "nl2sql::serve", problem = %problem, "asks will be refused");
         }
         let sources = options.sources.sources().map_err(StartError)?;
         let policies = sources.policies();
@@ -104,6 +110,7 @@ impl Shared {
             lanes,
             policies,
             limits: options.limits,
+            model_problem,
             in_flight: Mutex::default(),
         })
     }
@@ -128,13 +135,9 @@ impl Shared {
         self.policies.roles.keys().cloned().collect()
     }
 
-    /// The role of a caller who names none.
-    pub fn default_role(&self) -> String {
-        self.policies
-            .default_role
-            .clone()
-            .or_else(|| self.policies.roles.keys().next().cloned())
-            .unwrap_or_default()
+    /// The policies' default role, if they name one.
+    pub fn default_role(&self) -> Option<String> {
+        self.policies.default_role.clone()
     }
 
     /// The role a request runs as: the caller's, or the one the request names when that
@@ -186,7 +189,7 @@ impl Shared {
             )
         })?;
         Ok(Admitted {
-            _permit: permit,
+            permit: Some(permit),
             guard: CancelOnDrop::new(),
         })
     }
@@ -199,12 +202,12 @@ impl Shared {
             question,
             events: None,
         };
-        let reply = self.submit(caller, &admitted, work).await?;
+        let reply = self.submit(caller, &mut admitted, work).await?;
         admitted.guard.disarm();
         match reply {
             Reply::Ask(result) => Ok(*result),
-            Reply::Refused(e) => Err(model_unavailable(&e)),
-            _ => Err(mismatch()),
+            Reply::Refused(e) => Err(model_unavailable(&e.to_string())),
+            other => Err(unexpected(&other)),
         }
     }
 
@@ -216,14 +219,15 @@ impl Shared {
         caller: &Caller,
         request: AskRequest,
     ) -> Result<(Admitted, mpsc::UnboundedReceiver<Streamed>), ApiError> {
-        let (admitted, question) = self.admit_ask(caller, request)?;
+        let (mut admitted, question) = self.admit_ask(caller, request)?;
         let (tx, rx) = mpsc::unbounded_channel();
         let work = Work::Ask {
             question,
             events: Some(tx),
         };
+        let (flag, permit) = (Arc::clone(&admitted.guard.flag), admitted.permit.take());
         self.lanes
-            .submit(work, Arc::clone(&admitted.guard.flag), &caller.key_id)
+            .submit(work, flag, permit, &caller.key_id)
             .map_err(|why| ApiError::new(ApiErrorCode::Unavailable, why))?;
         Ok((admitted, rx))
     }
@@ -234,7 +238,14 @@ impl Shared {
         caller: &Caller,
         request: AskRequest,
     ) -> Result<(Admitted, nl2sql_core::service::Question), ApiError> {
+        if let Some(problem) = &self.model_problem {
+            return Err(model_unavailable(problem));
+        }
         let role = self.role_for(caller, request.role.as_deref())?;
+        // As in SQL mode: a datasource the role cannot reach is not confirmed to exist.
+        if let Some(id) = &request.datasource {
+            self.schema(id, &role)?;
+        }
         let admitted = self.admit(caller)?;
         let question = lanes::question(
             request.question,
@@ -260,11 +271,11 @@ impl Shared {
             datasource,
             role,
         };
-        let reply = self.submit(caller, &admitted, work).await?;
+        let reply = self.submit(caller, &mut admitted, work).await?;
         admitted.guard.disarm();
         match reply {
             Reply::Sql(run) => Ok(*run),
-            _ => Err(mismatch()),
+            other => Err(unexpected(&other)),
         }
     }
 
@@ -276,26 +287,27 @@ impl Shared {
             question: request.question,
             role,
         };
-        let reply = self.submit(caller, &admitted, work).await?;
+        let reply = self.submit(caller, &mut admitted, work).await?;
         admitted.guard.disarm();
         match reply {
             Reply::Route(Ok(routing)) => Ok(routing),
             Reply::Route(Err(e)) => {
                 Err(ApiError::new(ApiErrorCode::RetrievalFailed, e.to_string()))
             }
-            _ => Err(mismatch()),
+            other => Err(unexpected(&other)),
         }
     }
 
     async fn submit(
         &self,
         caller: &Caller,
-        admitted: &Admitted,
+        admitted: &mut Admitted,
         work: Work,
     ) -> Result<Reply, ApiError> {
+        let (flag, permit) = (Arc::clone(&admitted.guard.flag), admitted.permit.take());
         let answer = self
             .lanes
-            .submit(work, Arc::clone(&admitted.guard.flag), &caller.key_id)
+            .submit(work, flag, permit, &caller.key_id)
             .map_err(|why| ApiError::new(ApiErrorCode::Unavailable, why))?;
         answer.await.map_err(|_| {
             ApiError::new(
@@ -363,16 +375,20 @@ impl Shared {
     }
 }
 
-fn model_unavailable(e: &nl2sql_core::service::ServiceError) -> ApiError {
+fn model_unavailable(why: &str) -> ApiError {
     ApiError::new(
         ApiErrorCode::ModelUnavailable,
-        format!("this server cannot ask its model: {e}"),
+        format!("this server cannot ask its model: {why}"),
     )
 }
 
-fn mismatch() -> ApiError {
+/// A reply that is not the one the request waits for: the engine failed on it.
+fn unexpected(reply: &Reply) -> ApiError {
     ApiError::new(
         ApiErrorCode::Internal,
-        "the engine answered another kind of request",
+        match reply {
+            Reply::Failed => "the engine failed on this request; the server logged it",
+            _ => "the engine answered another kind of request",
+        },
     )
 }
