@@ -16,7 +16,8 @@ export async function startServe(args, env) {
   const base = await new Promise((resolve, reject) => {
     child.stderr.on("data", (chunk) => {
       log += chunk;
-      const found = /serving on (http:\/\/[^\s]+)/.exec(log);
+      // The whole line: stderr may arrive cut anywhere, the address included.
+      const found = /serving on (http:\/\/\S+) \(/.exec(log);
       if (found) resolve(found[1]);
     });
     child.on("exit", (code) => reject(new Error(`nl2sql serve exited (${code}): ${log}`)));

@@ -47,7 +47,10 @@ async function connect(page, key) {
   await page.locator("#server-url").fill(api.base);
   await page.locator("#server-key").fill(key);
   await page.locator("#server-connect").click();
-  await page.locator('#server-status[data-connected="true"]').waitFor({ timeout: 15_000 });
+  // Settled: connected, or refused with a code (said in the failure).
+  const status = page.locator('#server-status[data-connected="true"], #server-status[data-code]:not([data-code=""])');
+  await status.first().waitFor({ timeout: 15_000 });
+  assert.equal(await page.locator("#server-status").getAttribute("data-connected"), "true", await page.locator("#server-status").textContent());
 }
 
 test("the page asks through a server: streamed timeline, the answer, no model key in the page", async () => {
