@@ -2,6 +2,7 @@
 //! ask what, the hostile corpus, the streamed events, a client that goes away, the limits,
 //! the OpenAPI document, and no secret anywhere in what it says.
 
+use nl2sql_core::api::{event_name, StreamParser, Streamed};
 use nl2sql_core::engine::{Event, QueryResult, Status};
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::index::Routing;
@@ -447,30 +448,13 @@ fn the_hostile_corpus_through_the_api_is_refused_and_nothing_is_written() {
     assert_eq!(status, 200);
 }
 
-/// The server-sent events of one response, as (event, data) pairs.
-fn events(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for block in text.split("\n\n") {
-        let mut name = None;
-        let mut data = String::new();
-        for line in block.lines() {
-            if let Some(n) = line
-                .strip_prefix("event: ")
-                .or_else(|| line.strip_prefix("event:"))
-            {
-                name = Some(n.trim().to_string());
-            } else if let Some(d) = line
-                .strip_prefix("data: ")
-                .or_else(|| line.strip_prefix("data:"))
-            {
-                data.push_str(d);
-            }
-        }
-        if let Some(name) = name {
-            out.push((name, data));
-        }
-    }
-    out
+/// The server-sent events of one response, read back as types by the parser a page uses.
+fn events(text: &str) -> Vec<Streamed> {
+    StreamParser::default()
+        .push(text)
+        .into_iter()
+        .map(|item| item.unwrap_or_else(|e| panic!("{e}")))
+        .collect()
 }
 
 #[test]
@@ -494,7 +478,7 @@ fn an_ask_answers_whole_or_streamed_its_events_in_order_then_the_result() {
     let (status, stream) = server.call("POST", "/api/v1/ask/stream", Some(ADMIN), Some(&body));
     assert_eq!(status, 200, "{stream}");
     let events = events(&stream);
-    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+    let names: Vec<&str> = events.iter().map(event_name).collect();
     assert_eq!(names.first(), Some(&"node_started"), "{names:?}");
     assert_eq!(names.last(), Some(&"result"), "{names:?}");
     assert_eq!(names.iter().filter(|n| **n == "result").count(), 1);
@@ -503,15 +487,18 @@ fn an_ask_answers_whole_or_streamed_its_events_in_order_then_the_result() {
     assert!(rows_at.is_some() && rows_at < answer_at, "{names:?}");
     // Every event is the engine's typed event, and the last the run's result.
     let mut streamed = String::new();
-    for (name, data) in &events[..events.len() - 1] {
-        let event: Event = serde_json::from_str(data).unwrap_or_else(|e| panic!("{name}: {e}"));
-        if let Event::AnswerDelta { text } = event {
-            streamed.push_str(&text);
+    for item in &events[..events.len() - 1] {
+        if let Streamed::Event(Event::AnswerDelta { text }) = item {
+            streamed.push_str(text);
         }
     }
-    let last: QueryResult =
-        serde_json::from_str(&events[events.len() - 1].1).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(last.final_answer.map(|a| a.text), Some(streamed));
+    let Some(Streamed::Result(last)) = events.last() else {
+        panic!("the stream ends with the result: {names:?}");
+    };
+    assert_eq!(
+        last.final_answer.as_ref().map(|a| a.text.clone()),
+        Some(streamed)
+    );
     // The result crossed a trust boundary: its trace has no error details.
     assert!(last
         .trace
@@ -613,6 +600,15 @@ fn a_client_that_goes_away_cancels_its_run_model_call_and_query_included() {
         .as_u64()
         .unwrap_or(u64::MAX);
     assert!(took < 2_000, "the query was interrupted: {took} ms");
+    let ended: Vec<u64> = runs
+        .iter()
+        .map(|r| r["fields"]["duration_ms"].as_u64().unwrap_or_default())
+        .collect();
+    eprintln!(
+        "runs ended (ms after their start): stream closed after its first event {}, plain ask \
+         closed at 500 ms {}, endless query closed at 500 ms {}",
+        ended[0], ended[1], ended[2]
+    );
 
     // The cancelled runs asked the model nothing more, even after their slow calls would
     // have answered.

@@ -292,14 +292,7 @@ fn json_result(value: &impl Serialize) -> CallToolResult {
 }
 
 fn refused(e: &ApiError) -> CallToolResult {
-    let code = serde_json::to_value(e.error.code)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
-    CallToolResult::error(vec![ContentBlock::text(format!(
-        "{code}: {}",
-        e.error.message
-    ))])
+    CallToolResult::error(vec![ContentBlock::text(e.to_string())])
 }
 
 fn asked(result: &QueryResult) -> CallToolResult {
