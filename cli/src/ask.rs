@@ -4,6 +4,7 @@
 use crate::Failure;
 use clap::ValueEnum;
 use nl2sql_core::config::{engine_settings, AnswerConfig, ProviderConfig, ProviderKind, RunConfig};
+use nl2sql_core::conversation::Thread;
 use nl2sql_core::engine::{EngineSettings, Event, Events, QueryResult, TraceForm, Writer};
 use nl2sql_core::service::{Ask, Question, Service};
 use nl2sql_core::validate::QUERY_TIMEOUT_MS;
@@ -25,6 +26,10 @@ pub struct AskArgs {
     /// Validate and render the plan, but do not run it
     #[arg(long)]
     plan_only: bool,
+    /// Continue the conversation kept in FILE (a thread, JSON; none yet: a new one) and write
+    /// it back with this turn, so the next ask can follow up
+    #[arg(long, value_name = "FILE")]
+    thread: Option<PathBuf>,
     #[command(flatten)]
     model: ModelArgs,
     /// Who writes the answer
@@ -246,6 +251,14 @@ pub fn run(args: &AskArgs) -> Result<(), Failure> {
     let sources = args.output.dbs.sources()?;
     let provider = args.model.provider_config_with(sources.provider())?;
     let service = open(&sources, provider, run)?;
+    let book =
+        nl2sql_native::feedback_file::load(&nl2sql_native::feedback_file::feedback_path(&sources))
+            .map_err(|e| Failure::Runtime(e.to_string()))?;
+    pollster::block_on(service.use_approved(&book)).map_err(|e| Failure::Runtime(e.to_string()))?;
+    let thread = match &args.thread {
+        Some(file) => Some(read_thread(file)?),
+        None => None,
+    };
     let ask = service
         .request(Question {
             text: args.question.clone(),
@@ -254,9 +267,34 @@ pub fn run(args: &AskArgs) -> Result<(), Failure> {
             plan_only: args.plan_only,
             // The command line's caller owns the data and the configuration.
             trace: TraceForm::Full,
+            thread,
         })
         .map_err(|e| Failure::Usage(e.to_string()))?;
-    execute(&args.output, &service, ask)
+    let result = execute(&args.output, &service, ask)?;
+    if let Some(file) = &args.thread {
+        let json = serde_json::to_string_pretty(&result.thread)
+            .map_err(|e| Failure::Runtime(e.to_string()))?;
+        std::fs::write(file, json)
+            .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", file.display())))?;
+    }
+    Ok(())
+}
+
+/// The thread kept in `file`: a new one when there is no file yet.
+fn read_thread(file: &std::path::Path) -> Result<Thread, Failure> {
+    match std::fs::read_to_string(file) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| {
+            Failure::Runtime(format!(
+                "{} is not a thread (nl2sql ask --thread): {e}",
+                file.display()
+            ))
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Thread::default()),
+        Err(e) => Err(Failure::Runtime(format!(
+            "cannot read {}: {e}",
+            file.display()
+        ))),
+    }
 }
 
 /// Runs `nl2sql replay FILE`: the recorded run's question, asked again with every model
@@ -277,7 +315,7 @@ pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
         RunConfig::default(),
     )?;
     let ask = service.replaying(&recorded);
-    execute(&args.output, &service, ask)
+    execute(&args.output, &service, ask).map(|_| ())
 }
 
 /// The facade over the databases the options name.
@@ -302,7 +340,7 @@ fn open(
     ))
 }
 
-fn execute(o: &RunArgs, service: &Service<NativeHost>, ask: Ask) -> Result<(), Failure> {
+fn execute(o: &RunArgs, service: &Service<NativeHost>, ask: Ask) -> Result<QueryResult, Failure> {
     let replaying = ask.is_replay();
     // In text mode the SQL and rows print as soon as they exist, then the written answer
     // as it streams.
@@ -336,7 +374,13 @@ fn execute(o: &RunArgs, service: &Service<NativeHost>, ask: Ask) -> Result<(), F
     }
     if o.json {
         println!("{json}");
-        return Ok(());
+        return Ok(result);
+    }
+    if let Some(c) = &result.clarification {
+        println!("{}", c.question);
+        for o in &c.options {
+            println!("  - {}", o.question);
+        }
     }
     if !shown.get() {
         for q in &result.sub_queries {
@@ -389,7 +433,7 @@ fn execute(o: &RunArgs, service: &Service<NativeHost>, ask: Ask) -> Result<(), F
             .map_or("?".into(), |n| n.to_string()),
         result.duration_ms
     );
-    Ok(())
+    Ok(result)
 }
 
 #[cfg(test)]

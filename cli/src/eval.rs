@@ -153,8 +153,10 @@ fn answers(
         _ => None,
     };
     // Scored answers are the rows: the template writes the sentence, no model call.
+    // Every case is planned afresh: a cached plan would score the cache, not the planner.
     let run = RunConfig {
         answer: AnswerConfig::Template,
+        plan_cache: false,
         ..RunConfig::default()
     };
     let settings = match &mock {

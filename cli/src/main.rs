@@ -2,8 +2,10 @@
 
 mod ask;
 mod catalogue;
+mod chat;
 mod copy;
 mod eval;
+mod feedback;
 mod init;
 mod query;
 mod routing;
@@ -57,6 +59,18 @@ enum Command {
     /// Keys come from the environment only (never the command line, where they would land
     /// in the shell's history).
     Ask(ask::AskArgs),
+    /// A conversation: each line continues the thread, follow-ups edit the previous plan
+    ///
+    /// /new starts a new thread, /sql shows the last SQL, /right and /wrong give feedback on
+    /// the last answer; a question the engine asks back is answered by its number. Ctrl-C
+    /// cancels the running question, not the program; Ctrl-D or /quit leaves.
+    Chat(chat::ChatArgs),
+    /// Right or Wrong on answers, and the verified queries they propose
+    ///
+    /// "Right" proposes a verified query; a role that approves (admin in the demo policies)
+    /// approves, edits or deletes it; approved ones answer their questions with no model
+    /// call, and export --good writes them as eval cases. Kept in .nl2sql/feedback.json.
+    Feedback(feedback::Args),
     /// Ask a recorded run's question again, every model answer taken from the recording
     ///
     /// Nothing is sent anywhere; prints the result and where the prompts differed from the
@@ -151,6 +165,8 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Retrieve(args) => routing::retrieve_command(&args),
         Command::Index(args) => routing::index_command(&args),
         Command::Ask(args) => ask::run(&args),
+        Command::Chat(args) => chat::run(&args),
+        Command::Feedback(args) => feedback::run(&args),
         Command::Replay(args) => ask::replay(&args),
         Command::Catalogue(args) => catalogue::run(&args),
         Command::Eval(args) => eval::run(&args),

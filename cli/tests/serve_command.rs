@@ -30,7 +30,12 @@ struct Server {
     child: Child,
     base: String,
     log: Arc<Mutex<Vec<String>>>,
+    /// Its working directory.
+    dir: PathBuf,
 }
+
+/// Servers started by this process, for their working directories' names.
+static SERVERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl Server {
     fn start(mock: &MockProvider, model: &str, extra: &[&str]) -> Server {
@@ -44,7 +49,16 @@ impl Server {
         model_key: Option<&str>,
     ) -> Server {
         let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+        // Its own working directory: the feedback file goes there.
+        let dir = std::env::temp_dir().join(format!(
+            "nl2sql-serve-{}-{}",
+            std::process::id(),
+            SERVERS.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
         let mut child = Command::new(env!("CARGO_BIN_EXE_nl2sql"))
+            .current_dir(&dir)
             .args(["serve", "--listen", "127.0.0.1:0", "--workers", "2"])
             .args(["--base-url", &mock.base_url(), "--model", model])
             .args(extra)
@@ -80,6 +94,7 @@ impl Server {
             child,
             base: format!("http://{address}"),
             log,
+            dir,
         }
     }
 
@@ -139,6 +154,20 @@ impl Server {
                 }
                 r.call()
             }
+            ("DELETE", _) => {
+                let mut r = agent.delete(&url);
+                if let Some(a) = &auth {
+                    r = r.header("authorization", a);
+                }
+                r.call()
+            }
+            ("PUT", body) => {
+                let mut r = agent.put(&url).header("content-type", "application/json");
+                if let Some(a) = &auth {
+                    r = r.header("authorization", a);
+                }
+                r.send(body.unwrap_or(""))
+            }
             (_, body) => {
                 let mut r = agent.post(&url).header("content-type", "application/json");
                 if let Some(a) = &auth {
@@ -188,6 +217,7 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -761,4 +791,138 @@ fn without_a_model_key_asks_are_refused_plainly_and_the_rest_works() {
     );
     assert_eq!(run.rows, vec![vec![Value::Integer(347)]]);
     assert!(mock.received().is_empty(), "the model was never asked");
+}
+
+#[test]
+fn threads_feedback_and_approval_over_the_api() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let count = serde_json::json!({"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "column_name": "*"}]});
+    let country =
+        serde_json::json!({"kind": "column", "alias": "i", "column_name": "BillingCountry"});
+    let by_country = serde_json::json!({
+        "tables": [{"name": "Invoice", "alias": "i"}],
+        "select_items": [{"expr": country, "alias": "country"}, {"expr": count, "alias": "invoices"}],
+        "group_by": [{"expr": country}]
+    });
+    let mut germany = by_country.clone();
+    germany["where"] = serde_json::json!({"kind": "binary", "op": "=", "left": country, "right": {"kind": "literal", "value": "Germany"}});
+    for (q, plan) in [
+        (
+            "How many invoices are there per billing country?",
+            &by_country,
+        ),
+        ("and only Germany?", &germany),
+    ] {
+        let asked = format!("Question: {q}");
+        mock.add([
+            Fixture::new(
+                "answerability",
+                &asked,
+                r#"{"datasources": ["chinook"], "combine": false, "reason": "invoices"}"#,
+            ),
+            Fixture::new("plan", &asked, &plan.to_string()),
+        ]);
+    }
+    let server = Server::start(&mock, "gpt-5.4", &["--answer", "template"]);
+    let ask = |body: serde_json::Value| -> QueryResult {
+        let (status, text) = server.call(
+            "POST",
+            "/api/v1/ask",
+            Some(ANALYST),
+            Some(&body.to_string()),
+        );
+        assert_eq!(status, 200, "{text}");
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+    };
+    // A thread crosses the API as plain data and comes back with the new turn.
+    let first =
+        ask(serde_json::json!({"question": "How many invoices are there per billing country?"}));
+    assert_eq!(first.status, Status::Success, "{:?}", first.errors);
+    let second = ask(serde_json::json!({"question": "and only Germany?", "thread": first.thread}));
+    assert_eq!(second.status, Status::Success, "{:?}", second.errors);
+    assert!(second.follow_up.as_ref().is_some_and(|f| f.continued));
+    assert_eq!(second.thread.turns.len(), 2);
+    let sql = second.sub_queries[0].sql.clone().unwrap_or_default();
+
+    // Right from the analyst proposes a verified query; the viewer may not send SQL it could
+    // not run, nor list or approve.
+    let feedback = serde_json::json!({"question": "How many invoices went to Germany per country?", "datasource": "chinook", "sql": sql, "verdict": "right"});
+    let (status, text) = server.call(
+        "POST",
+        "/api/v1/feedback",
+        Some(ANALYST),
+        Some(&feedback.to_string()),
+    );
+    assert_eq!(status, 200, "{text}");
+    let recorded: nl2sql_core::feedback::Recorded =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let proposal = recorded
+        .proposal
+        .unwrap_or_else(|| panic!("a proposal: {text}"));
+    assert!(
+        proposal.query.sql.contains(":billing_country"),
+        "{}",
+        proposal.query.sql
+    );
+    let hidden = serde_json::json!({"question": "Customers?", "datasource": "chinook", "sql": "SELECT Email FROM Customer", "verdict": "right"});
+    assert_eq!(
+        server.refused(
+            "POST",
+            "/api/v1/feedback",
+            Some(VIEWER),
+            Some(&hidden.to_string())
+        ),
+        (422, ApiErrorCode::VerifiedQueryInvalid)
+    );
+    assert_eq!(
+        server.refused("GET", "/api/v1/verified", Some(ANALYST), None),
+        (403, ApiErrorCode::ApprovalNotAllowed)
+    );
+    let path = format!("/api/v1/verified/chinook/{}/approve", proposal.query.id);
+    assert_eq!(
+        server.refused("POST", &path, Some(VIEWER), Some("{}")),
+        (403, ApiErrorCode::ApprovalNotAllowed)
+    );
+    assert_eq!(
+        server.refused(
+            "POST",
+            "/api/v1/verified/chinook/nope/approve",
+            Some(ADMIN),
+            Some("{}")
+        ),
+        (404, ApiErrorCode::FeedbackNotFound)
+    );
+    let (status, listed) = server.call("GET", "/api/v1/verified", Some(ADMIN), None);
+    assert_eq!(status, 200, "{listed}");
+    assert!(listed.contains(&proposal.query.id));
+    let (status, text) = server.call("POST", &path, Some(ADMIN), Some("{}"));
+    assert_eq!(status, 200, "{text}");
+    assert!(text.contains("\"approved\""), "{text}");
+    // Every engine thread answers with it now, with no model call.
+    for _ in 0..3 {
+        let r =
+            ask(serde_json::json!({"question": "How many invoices went to France per country?"}));
+        assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+        assert_eq!(r.usage.calls, 0);
+        assert!(r.source.is_some());
+    }
+    // An edit is checked; a delete takes it out of force.
+    let put = format!("/api/v1/verified/chinook/{}", proposal.query.id);
+    assert_eq!(
+        server.refused("PUT", &put, Some(ADMIN), Some(r#"{"id": "x", "description": "d", "questions": ["q"], "sql": "DELETE FROM Invoice"}"#)),
+        (422, ApiErrorCode::VerifiedQueryInvalid)
+    );
+    let (status, _) = server.call("DELETE", &put, Some(ADMIN), None);
+    assert_eq!(status, 204);
+    let kept =
+        std::fs::read_to_string(server.dir.join(".nl2sql/feedback.json")).unwrap_or_default();
+    assert!(
+        kept.contains("\"entries\""),
+        "the feedback file is kept: {kept}"
+    );
+    let book =
+        nl2sql_core::feedback::FeedbackBook::from_json(&kept).unwrap_or_else(|e| panic!("{e}"));
+    assert!(book.proposals.is_empty(), "the deleted proposal is gone");
+    assert_eq!(book.entries.len(), 1);
+    server.assert_no_secret(&[&text, &listed, &kept]);
 }

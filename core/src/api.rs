@@ -22,6 +22,33 @@ pub struct AskRequest {
     /// Validate and render the plan, but do not run it.
     #[serde(default)]
     pub plan_only: bool,
+    /// The conversation this question continues: the `thread` of the previous answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<crate::conversation::Thread>,
+}
+
+/// `POST /api/v1/feedback`; the MCP tool `feedback`: Right or Wrong on an answer. "Right"
+/// proposes a verified query from the answer's SQL, which the server checks for the caller's
+/// role and renders again itself (the SQL sent is never stored as given).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct FeedbackRequest {
+    /// The question as asked.
+    pub question: String,
+    /// The datasource that answered.
+    pub datasource: String,
+    /// The SQL of the answer (the result's `sub_queries[0].sql`); needed for "right".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql: Option<String>,
+    /// `right` or `wrong`.
+    pub verdict: crate::feedback::Verdict,
+    /// What the person adds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    /// As this role (narrowing only, as for asks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
 }
 
 /// `POST /api/v1/sql`; the MCP tool `run_sql`.
@@ -118,6 +145,12 @@ pub enum ApiErrorCode {
     /// The client cancelled the call (an MCP tool call; 499, never sent over HTTP, where the
     /// client has gone).
     Cancelled,
+    /// The key's role may not approve, edit or delete verified queries (403).
+    ApprovalNotAllowed,
+    /// No proposed verified query has this id (404).
+    FeedbackNotFound,
+    /// The SQL or the edited query cannot become a verified query (422).
+    VerifiedQueryInvalid,
 }
 
 impl ApiErrorCode {
@@ -136,6 +169,9 @@ impl ApiErrorCode {
             ApiErrorCode::Unavailable | ApiErrorCode::ModelUnavailable => 503,
             ApiErrorCode::Internal => 500,
             ApiErrorCode::Cancelled => 499,
+            ApiErrorCode::ApprovalNotAllowed => 403,
+            ApiErrorCode::FeedbackNotFound => 404,
+            ApiErrorCode::VerifiedQueryInvalid => 422,
         }
     }
 
@@ -156,6 +192,9 @@ impl ApiErrorCode {
             ApiErrorCode::ModelUnavailable => "MODEL_UNAVAILABLE",
             ApiErrorCode::Internal => "INTERNAL",
             ApiErrorCode::Cancelled => "CANCELLED",
+            ApiErrorCode::ApprovalNotAllowed => "APPROVAL_NOT_ALLOWED",
+            ApiErrorCode::FeedbackNotFound => "FEEDBACK_NOT_FOUND",
+            ApiErrorCode::VerifiedQueryInvalid => "VERIFIED_QUERY_INVALID",
         }
     }
 }

@@ -141,6 +141,11 @@ pub struct RunConfig {
     pub schema_mismatch: MismatchPolicy,
     /// Prices per model (USD per million tokens); none: the published table.
     pub prices: Option<PriceTable>,
+    /// Turns a conversation keeps for its follow-ups (at least 1).
+    pub thread_turns: usize,
+    /// Reuse the plan of a question asked before (same datasource, schema, model, thread);
+    /// it is validated again for every caller.
+    pub plan_cache: bool,
 }
 
 impl Default for RunConfig {
@@ -161,6 +166,8 @@ impl Default for RunConfig {
             speculative_planning: defaults.speculative_planning,
             schema_mismatch: defaults.schema_mismatch,
             prices: None,
+            thread_turns: defaults.thread_turns,
+            plan_cache: defaults.plan_cache,
         }
     }
 }
@@ -268,6 +275,8 @@ pub fn engine_settings(
     s.timeout_ms = run.timeout_ms;
     s.retries_max = run.retries_max;
     s.speculative_planning = run.speculative_planning;
+    s.thread_turns = run.thread_turns.max(1);
+    s.plan_cache = run.plan_cache;
     s.schema_mismatch = run.schema_mismatch;
     s.validator.lower.row_cap = run.row_cap;
     s.validator.query_timeout_ms = Some(run.query_timeout_ms);

@@ -14,12 +14,14 @@ use crate::policy::Policies;
 use crate::schema::SchemaSnapshot;
 use crate::validate::{validate, ValidatorSettings};
 use serde::{Deserialize, Serialize};
-use sqlparser::ast::{visit_expressions_mut, Expr, Value as SqlValue};
+use sqlparser::ast::{visit_expressions_mut, Expr, Statement, Value as SqlValue};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 /// A parameter's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ParamType {
     /// A whole number.
@@ -34,6 +36,8 @@ pub enum ParamType {
 
 /// One declared parameter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ParamSpec {
     /// Its type.
@@ -58,6 +62,8 @@ pub struct ParamSpec {
 
 /// One verified query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct VerifiedQuery {
     /// Unique per datasource, `^[a-z][a-z0-9_]*$`.
@@ -412,6 +418,23 @@ pub fn typed(spec: &ParamSpec, raw: &str) -> Result<ParamValue, String> {
     Ok(value)
 }
 
+/// Calls `f` on every literal value of `statements` until it returns false. One traversal
+/// for every caller: sqlparser's visitor is generic over its closure, and each instance of
+/// it is a copy of the whole AST walk in the page's download.
+pub(crate) fn each_value_mut(
+    statements: &mut Vec<Statement>,
+    f: &mut dyn FnMut(&mut SqlValue) -> bool,
+) {
+    let _ = visit_expressions_mut(statements, |expr| {
+        if let Expr::Value(v) = expr {
+            if !f(&mut v.value) {
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    });
+}
+
 /// The sentinel a text parameter takes in the statement until the plan holds its value.
 fn sentinel(name: &str) -> String {
     format!("__nl2sql_param_{name}__")
@@ -437,23 +460,21 @@ pub fn bind(
     let mut statements = sqlparser::parser::Parser::parse_sql(dialect, &q.sql)
         .map_err(|e| fail(format!("the verified SQL does not parse: {e}")))?;
     let mut missing = None;
-    let _ = visit_expressions_mut(&mut statements, |expr| {
-        if let Expr::Value(v) = expr {
-            if let SqlValue::Placeholder(p) = &v.value {
-                let name = p.trim_start_matches([':', '$', '@']).to_string();
-                let replacement = match values.get(&name) {
-                    Some(ParamValue::Int(i)) => SqlValue::Number(i.to_string(), false),
-                    Some(ParamValue::Float(f)) => SqlValue::Number(f.to_string(), false),
-                    Some(ParamValue::Text(_)) => SqlValue::SingleQuotedString(sentinel(&name)),
-                    None => {
-                        missing = Some(name);
-                        return ControlFlow::Break(());
-                    }
-                };
-                v.value = replacement;
-            }
+    each_value_mut(&mut statements, &mut |value| {
+        if let SqlValue::Placeholder(p) = value {
+            let name = p.trim_start_matches([':', '$', '@']).to_string();
+            let replacement = match values.get(&name) {
+                Some(ParamValue::Int(i)) => SqlValue::Number(i.to_string(), false),
+                Some(ParamValue::Float(f)) => SqlValue::Number(f.to_string(), false),
+                Some(ParamValue::Text(_)) => SqlValue::SingleQuotedString(sentinel(&name)),
+                None => {
+                    missing = Some(name);
+                    return false;
+                }
+            };
+            *value = replacement;
         }
-        ControlFlow::<()>::Continue(())
+        true
     });
     if let Some(name) = missing {
         return Err(fail(format!("the placeholder :{name} has no value")));
@@ -487,8 +508,19 @@ fn replace_text(v: &mut serde_json::Value, from: &str, to: &str) {
 pub fn extract(phrasing: &str, question: &str) -> Option<BTreeMap<String, String>> {
     let template = words(phrasing);
     let asked = words(question);
+    // Compared without regard to case; a value is captured as the question spells it
+    // ("France", not "france": text is compared exactly by the database).
+    let spelt = spelt_words(question);
     let mut out = BTreeMap::new();
-    matches(&template, &asked, &mut out).then_some(out)
+    matches(&template, (&asked, &spelt), &mut out).then_some(out)
+}
+
+/// The question's words as written, punctuation around them trimmed (as [`words`] trims).
+fn spelt_words(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+        .filter(|w| !w.is_empty())
+        .collect()
 }
 
 /// Lower-case words, punctuation dropped except inside words (`3.5`, `2024-01-31`) and
@@ -507,21 +539,28 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn matches(template: &[String], asked: &[String], out: &mut BTreeMap<String, String>) -> bool {
+fn matches(
+    template: &[String],
+    (asked, spelt): (&[String], &[String]),
+    out: &mut BTreeMap<String, String>,
+) -> bool {
     let Some((first, rest)) = template.split_first() else {
         return asked.is_empty();
     };
     if let Some(name) = first.strip_prefix('{').and_then(|n| n.strip_suffix('}')) {
         // A value is one to four words; the shortest that lets the rest match wins.
         for take in 1..=asked.len().min(4) {
-            if matches(rest, &asked[take..], out) {
-                out.insert(name.to_string(), asked[..take].join(" "));
+            let after = (&asked[take..], spelt.get(take..).unwrap_or_default());
+            if matches(rest, after, out) {
+                let value = spelt.get(..take).unwrap_or(&asked[..take]);
+                out.insert(name.to_string(), value.join(" "));
                 return true;
             }
         }
         return false;
     }
-    asked.first() == Some(first) && matches(rest, &asked[1..], out)
+    asked.first() == Some(first)
+        && matches(rest, (&asked[1..], spelt.get(1..).unwrap_or_default()), out)
 }
 
 #[cfg(test)]
@@ -549,6 +588,15 @@ mod tests {
             Some("heavy metal".to_string())
         );
         assert!(extract("sales by country", "sales by country and city").is_none());
+        // Matched without regard to case, captured as spelt.
+        let got = extract(
+            "Invoices billed to {country}?",
+            "invoices BILLED to New Zealand?",
+        );
+        assert_eq!(
+            got.and_then(|m| m.get("country").cloned()),
+            Some("New Zealand".to_string())
+        );
     }
 
     #[test]

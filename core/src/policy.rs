@@ -39,6 +39,9 @@ pub struct Role {
     /// What it may not, even where `allow` matches.
     #[serde(default)]
     pub deny: Vec<Pattern>,
+    /// May approve, edit and delete verified queries proposed from feedback.
+    #[serde(default)]
+    pub approves: bool,
 }
 
 /// `*`, `datasource` or `datasource.table`, each part a case-insensitive glob.
@@ -185,12 +188,13 @@ impl Policies {
                     description: "Reads every table.".into(),
                     allow: all,
                     deny: vec![],
+                    approves: true,
                 },
             )]),
         }
     }
 
-    /// The demo policy: `admin` reads everything; `analyst` everything but
+    /// The demo policy: `admin` reads everything and approves verified queries; `analyst` everything but
     /// `chinook.Employee` and `support.agents`; `viewer` only the music catalogue and
     /// webanalytics' devices, page views and referrers. The default role is `admin`.
     pub fn demo() -> Policies {
@@ -205,9 +209,16 @@ impl Policies {
             description: description.to_string(),
             allow: patterns(allow),
             deny: patterns(deny),
+            approves: false,
         };
         let roles = BTreeMap::from([
-            ("admin".to_string(), role("Reads everything.", &["*"], &[])),
+            (
+                "admin".to_string(),
+                Role {
+                    approves: true,
+                    ..role("Reads everything; approves verified queries.", &["*"], &[])
+                },
+            ),
             (
                 "analyst".to_string(),
                 role(
@@ -256,6 +267,11 @@ impl Scope<'_> {
     /// The caller's roles after the default was applied.
     pub fn roles(&self) -> &[String] {
         &self.roles
+    }
+
+    /// May the caller approve, edit and delete verified queries?
+    pub fn may_approve(&self) -> bool {
+        self.known_roles().any(|role| role.approves)
     }
 
     /// May a refusal name the role and the table it refused?

@@ -8,13 +8,17 @@
 //! coded — is decided here once.
 
 use crate::config::{engine_settings, ConfigError, ProviderConfig, RunConfig};
+use crate::conversation::Thread;
+use crate::curated::{Curated, VerifiedQuery};
 use crate::engine::{
     Agent, AnswerMode, AskOptions, CancelToken, EngineSettings, Events, QueryResult, Replay, Sleep,
     TraceForm, Writer,
 };
 use crate::error::ErrorCode;
+use crate::feedback::{FeedbackBook, FeedbackError, Given, Proposal, Recorded};
 use crate::http::{HttpTransport, Offline};
 use crate::index::{Clock, EmbedError, Retrieval, Routing};
+use crate::plan_cache::PlanCache;
 use crate::provider::chat::{ChatError, PriceTable};
 use crate::provider::probe::{probe, Probe};
 use crate::provider::{ApiKey, Provider, ProviderFailure, Wire};
@@ -55,6 +59,8 @@ pub struct Question {
     /// The result's form: full for a caller who owns the data, cleaned across a trust
     /// boundary.
     pub trace: TraceForm,
+    /// The conversation it continues: a previous result's `thread` (none: it stands alone).
+    pub thread: Option<Thread>,
 }
 
 /// One run, ready to go and cancellable from the moment [`Service::request`] made it: a
@@ -114,6 +120,8 @@ pub enum ServiceError {
     Unavailable(String),
     /// The index could not be searched: SCHEMA_RETRIEVAL_FAILED.
     Retrieval(EmbedError),
+    /// A feedback operation was refused (its own code).
+    Feedback(FeedbackError),
 }
 
 impl ServiceError {
@@ -125,6 +133,7 @@ impl ServiceError {
             ServiceError::Provider(f) => f.code.as_str(),
             ServiceError::Unavailable(_) => ErrorCode::ProviderUnavailable.as_str(),
             ServiceError::Retrieval(_) => ErrorCode::SchemaRetrievalFailed.as_str(),
+            ServiceError::Feedback(e) => e.code(),
         }
     }
 }
@@ -140,6 +149,7 @@ impl fmt::Display for ServiceError {
             },
             ServiceError::Unavailable(why) => f.write_str(why),
             ServiceError::Retrieval(e) => write!(f, "{e}"),
+            ServiceError::Feedback(e) => write!(f, "{e}"),
         }
     }
 }
@@ -161,6 +171,8 @@ pub struct Service<H: Host> {
     run: RefCell<RunConfig>,
     /// The runs in flight, so [`Service::cancel`] can stop them.
     running: RefCell<Vec<CancelToken>>,
+    /// Plans that validated and ran, reused while the run configuration's `plan_cache` is on.
+    plans: RefCell<PlanCache>,
 }
 
 impl<H: Host> Service<H> {
@@ -172,6 +184,7 @@ impl<H: Host> Service<H> {
             provider: RefCell::new(provider),
             run: RefCell::new(run),
             running: RefCell::new(Vec::new()),
+            plans: RefCell::new(PlanCache::default()),
         }
     }
 
@@ -228,6 +241,7 @@ impl<H: Host> Service<H> {
             datasource: recorded.datasource.clone(),
             plan_only: recorded.plan_only,
             trace: TraceForm::Full,
+            thread: None,
         };
         self.register(question, settings, Some(Replay::from_result(recorded)))
     }
@@ -267,7 +281,9 @@ impl<H: Host> Service<H> {
             scratch: scratch.as_deref(),
             sleep: self.host.sleep(),
         };
-        let mut engine = workspace.engine(world, ask.settings);
+        let mut engine = workspace
+            .engine(world, ask.settings)
+            .caching_plans(&self.plans);
         if let Some(prices) = ask.prices {
             engine = engine.with_prices(prices);
         }
@@ -280,10 +296,107 @@ impl<H: Host> Service<H> {
             plan_only: ask.question.plan_only,
             cancel: Some(ask.cancel.clone()),
             events,
+            thread: ask.question.thread.clone(),
         };
         let result = engine.ask(&ask.question.text, &options).await;
         self.running.borrow_mut().retain(|t| *t != ask.cancel);
         result.in_form(ask.question.trace)
+    }
+
+    /// Records Right or Wrong on an answer in `book` ("Right" proposes a verified query
+    /// from it, on the schema of the datasource that answered).
+    pub fn feedback(&self, book: &mut FeedbackBook, given: Given<'_>) -> Recorded {
+        let workspace = self.workspace();
+        let schema = given
+            .answered
+            .datasource
+            .and_then(|d| workspace.source(d))
+            .map(|s| &s.schema);
+        book.record(given, schema)
+    }
+
+    /// What a caller with `roles` may do with proposals: approve, edit, delete, or none.
+    pub fn may_approve(&self, roles: &[String]) -> bool {
+        self.workspace().policies().scope(roles).may_approve()
+    }
+
+    /// Approves proposal `id` of `datasource` in `book` for a caller with `roles` (who must
+    /// approve), and puts the book's approved queries in force.
+    pub async fn approve(
+        &self,
+        book: &mut FeedbackBook,
+        (datasource, id): (&str, &str),
+        roles: &[String],
+        (by, at): (&str, &str),
+    ) -> Result<Proposal, ServiceError> {
+        let workspace = self.workspace();
+        let scope = workspace.policies().scope(roles);
+        let approved = book
+            .approve(datasource, id, &scope, by, at)
+            .map_err(ServiceError::Feedback)?;
+        self.use_approved(book).await?;
+        Ok(approved)
+    }
+
+    /// Replaces proposal `id`'s query in `book` (checked against its datasource's schema)
+    /// for a caller with `roles`, and puts the book's approved queries in force.
+    pub async fn edit_proposal(
+        &self,
+        book: &mut FeedbackBook,
+        (datasource, id): (&str, &str),
+        query: VerifiedQuery,
+        roles: &[String],
+    ) -> Result<Proposal, ServiceError> {
+        let workspace = self.workspace();
+        let scope = workspace.policies().scope(roles);
+        let schema = &workspace
+            .source(datasource)
+            .ok_or_else(|| ServiceError::Workspace(WorkspaceError::UnknownId(datasource.into())))?
+            .schema;
+        let edited = book
+            .edit(datasource, id, query, &scope, schema)
+            .map_err(ServiceError::Feedback)?;
+        self.use_approved(book).await?;
+        Ok(edited)
+    }
+
+    /// Deletes proposal `id` from `book` for a caller with `roles`, and puts the book's
+    /// approved queries in force.
+    pub async fn delete_proposal(
+        &self,
+        book: &mut FeedbackBook,
+        (datasource, id): (&str, &str),
+        roles: &[String],
+    ) -> Result<(), ServiceError> {
+        let workspace = self.workspace();
+        let scope = workspace.policies().scope(roles);
+        book.delete(datasource, id, &scope)
+            .map_err(ServiceError::Feedback)?;
+        self.use_approved(book).await
+    }
+
+    /// Puts `book`'s approved queries in force beside the declared ones (the curated
+    /// matcher answers with them from the next question on).
+    pub async fn use_approved(&self, book: &FeedbackBook) -> Result<(), ServiceError> {
+        self.use_verified(book.approved()).await
+    }
+
+    /// Puts `approved` (verified queries approved from feedback) in force beside the
+    /// declared ones, replacing those put in force before.
+    pub async fn use_verified(&self, approved: Curated) -> Result<(), ServiceError> {
+        let next = self.workspace().with_approved(approved).await?;
+        *self.workspace.borrow_mut() = Rc::new(next);
+        Ok(())
+    }
+
+    /// Forgets every cached plan (the next question of each kind is planned again).
+    pub fn clear_plan_cache(&self) {
+        self.plans.borrow_mut().clear();
+    }
+
+    /// Plans the cache holds.
+    pub fn cached_plans(&self) -> usize {
+        self.plans.borrow().len()
     }
 
     /// Stops every run in flight at once: model calls are aborted, nothing else starts.

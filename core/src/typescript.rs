@@ -11,7 +11,8 @@
 use crate::engine::llm::LlmCall;
 use crate::engine::{
     AnswerSource, Candidate, CombinedRows, CuratedMatch, Divergence, Event, FinalAnswer,
-    MatchReason, NodeRecord, NodeStatus, QueryResult, Status, SubQuery, UsageTotals, Writer,
+    MatchReason, NodeRecord, NodeStatus, PlanSource, QueryResult, Status, SubQuery, UsageTotals,
+    Writer,
 };
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::index::{Dropped, MatchKind, PoolEntry, Retrieval, Routing, SignalRecord, ValueHint};
@@ -86,6 +87,26 @@ pub fn declarations() -> String {
         crate::schema::TypeCategory,
         crate::datasource::Dialect,
         crate::provider::probe::Probe,
+        PlanSource,
+        crate::conversation::Thread,
+        crate::conversation::Turn,
+        crate::conversation::FollowUp,
+        crate::conversation::PlanDiff,
+        crate::conversation::PlanChange,
+        crate::conversation::PlanPart,
+        crate::conversation::ChangeKind,
+        crate::conversation::Clarification,
+        crate::conversation::ClarifyOption,
+        crate::feedback::FeedbackBook,
+        crate::feedback::FeedbackEntry,
+        crate::feedback::Verdict,
+        crate::feedback::Proposal,
+        crate::feedback::ProposalStatus,
+        crate::feedback::Example,
+        crate::feedback::Recorded,
+        crate::curated::VerifiedQuery,
+        crate::curated::ParamSpec,
+        crate::curated::ParamType,
     );
     out.push_str("export type JsonValue = number | bigint | string | boolean | JsonValue[] | { [key: string]: JsonValue } | null;\n");
     out

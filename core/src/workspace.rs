@@ -179,7 +179,10 @@ pub struct Workspace {
     policies: Policies,
     /// Every declared verified query, also of datasources not (or no longer) present.
     declared: Curated,
-    /// The declared queries of the datasources present, checked against their schemas.
+    /// Verified queries approved from feedback (a declared query with the same id wins).
+    approved: Curated,
+    /// The declared and approved queries of the datasources present, checked against their
+    /// schemas.
     curated: Curated,
     /// What was dropped from the configuration (verified queries that no longer fit).
     notices: Vec<RunWarning>,
@@ -200,7 +203,19 @@ impl Workspace {
             check_id(&opening.profile.id, &sources)?;
             sources.push(Rc::new(opening.read().await?));
         }
-        Workspace::build(sources, policies, declared, embedder).await
+        Workspace::build(sources, policies, (declared, Curated::default()), embedder).await
+    }
+
+    /// This workspace with `approved` (verified queries approved from feedback) in force
+    /// beside the declared ones, replacing those approved before.
+    pub async fn with_approved(&self, approved: Curated) -> Result<Workspace, WorkspaceError> {
+        Workspace::build(
+            self.sources.clone(),
+            self.policies.clone(),
+            (self.declared.clone(), approved),
+            Rc::clone(&self.embedder),
+        )
+        .await
     }
 
     /// This workspace with one more datasource, read and indexed.
@@ -229,7 +244,7 @@ impl Workspace {
         Workspace::build(
             sources,
             self.policies.clone(),
-            self.declared.clone(),
+            (self.declared.clone(), self.approved.clone()),
             Rc::clone(&self.embedder),
         )
         .await
@@ -238,29 +253,42 @@ impl Workspace {
     async fn build(
         sources: Vec<Rc<Source>>,
         policies: Policies,
-        declared: Curated,
+        (declared, approved): (Curated, Curated),
         embedder: Rc<dyn Embedder>,
     ) -> Result<Workspace, WorkspaceError> {
         let mut values = ValueIndex::default();
         for s in &sources {
             values.add(&s.profile.id, s.values.clone());
         }
+        let schemas: Vec<&SchemaSnapshot> = sources.iter().map(|s| &s.schema).collect();
+        // Approved queries that fit their schema, less those a declared one shadows; their
+        // phrasings join the routing signal like the declared ones'.
+        let (approved_fitting, _) = approved.fitting(&schemas);
         let profiles: Vec<(DatasourceProfile, SchemaSnapshot)> = sources
             .iter()
-            .map(|s| (s.profile.clone(), s.schema.clone()))
+            .map(|s| {
+                let mut profile = s.profile.clone();
+                let shadowed = |id: &str| declared.query(&s.profile.id, id).is_some();
+                for phrase in approved_fitting.phrases(&s.profile.id) {
+                    if !shadowed(&phrase.query_id) {
+                        profile.verified.push(phrase);
+                    }
+                }
+                (profile, s.schema.clone())
+            })
             .collect();
         let index = SchemaIndex::build(&profiles, values, embedder.as_ref())
             .await
             .map_err(|e| WorkspaceError::Index(BuildError::Embed(e).to_string()))?;
+        let all = crate::feedback::merged(&declared, &approved);
         let present = Curated {
-            datasources: declared
+            datasources: all
                 .datasources
                 .iter()
                 .filter(|(id, _)| sources.iter().any(|s| &s.profile.id == *id))
                 .map(|(id, queries)| (id.clone(), queries.clone()))
                 .collect(),
         };
-        let schemas: Vec<&SchemaSnapshot> = sources.iter().map(|s| &s.schema).collect();
         // A declared query that no longer fits its schema is dropped alone, and every run
         // says which and why; the engine plans those questions like any other.
         let (curated, dropped) = present.fitting(&schemas);
@@ -300,6 +328,7 @@ impl Workspace {
             embedder,
             policies,
             declared,
+            approved,
             curated,
             notices,
         })

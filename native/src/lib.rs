@@ -15,6 +15,7 @@ pub mod copy;
 pub mod demo;
 #[cfg(feature = "duckdb")]
 pub mod duckdb_db;
+pub mod feedback_file;
 pub mod host;
 pub mod http;
 pub mod interrupt;
@@ -26,7 +27,7 @@ pub mod sources;
 pub mod sqlite_file;
 pub mod tls;
 
-pub use clock::WallClock;
+pub use clock::{now_rfc3339, WallClock};
 pub use demo::{demo_path, open_demo, DemoPathError};
 #[cfg(feature = "duckdb")]
 pub use duckdb_db::DuckDbFile;

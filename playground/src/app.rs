@@ -5,6 +5,7 @@ use crate::browser::mark;
 use crate::catalog::{load_demo_databases, now_ms};
 use crate::components::{
     AskPage, DatasourcesPage, InspectPage, LoadStatus, SettingsPage, SqlPage, TracesPage,
+    VerifiedPage,
 };
 use crate::state::{AppState, Load, Page};
 use leptos::prelude::*;
@@ -34,6 +35,15 @@ pub fn App() -> impl IntoView {
                     failures: loaded.failures,
                 });
                 mark("ready-ms", now_ms());
+                // Feedback kept in this browser: its approved queries answer from now on.
+                match crate::store::load().await {
+                    Ok(book) => {
+                        if let Err(e) = state.keep_feedback(book).await {
+                            leptos::logging::warn!("feedback: {e}");
+                        }
+                    }
+                    Err(e) => leptos::logging::warn!("feedback: {e}"),
+                }
             }
             Err(e) => state.load.set(Load::Failed(e)),
         }
@@ -70,6 +80,7 @@ pub fn App() -> impl IntoView {
                 Page::Sql => view! { <SqlPage /> }.into_any(),
                 Page::Inspect => view! { <InspectPage /> }.into_any(),
                 Page::Datasources => view! { <DatasourcesPage /> }.into_any(),
+                Page::Verified => view! { <VerifiedPage /> }.into_any(),
                 Page::Settings => view! { <SettingsPage /> }.into_any(),
                 Page::Traces => view! { <TracesPage /> }.into_any(),
             }}

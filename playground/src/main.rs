@@ -7,6 +7,7 @@ mod components;
 mod guided;
 mod run;
 mod state;
+mod store;
 
 fn main() {
     console_error_panic_hook::set_once();

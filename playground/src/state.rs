@@ -7,12 +7,16 @@
 use crate::run::RunView;
 use leptos::prelude::*;
 use nl2sql_core::config::{NodeModels, ProviderConfig, ProviderKind, RunConfig};
+use nl2sql_core::conversation::Thread;
+use nl2sql_core::engine::QueryResult;
+use nl2sql_core::feedback::FeedbackBook;
 use nl2sql_core::SchemaSnapshot;
 use nl2sql_wasm::DatabaseHost;
 use nl2sql_wasm::{Remote, Session};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The pages of the app.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,16 +25,18 @@ pub enum Page {
     Sql,
     Inspect,
     Datasources,
+    Verified,
     Settings,
     Traces,
 }
 
 impl Page {
-    pub const ALL: [Page; 6] = [
+    pub const ALL: [Page; 7] = [
         Page::Ask,
         Page::Sql,
         Page::Inspect,
         Page::Datasources,
+        Page::Verified,
         Page::Settings,
         Page::Traces,
     ];
@@ -41,6 +47,7 @@ impl Page {
             Page::Sql => "SQL",
             Page::Inspect => "Routing",
             Page::Datasources => "Datasources",
+            Page::Verified => "Verified queries",
             Page::Settings => "Settings",
             Page::Traces => "Traces",
         }
@@ -52,6 +59,7 @@ impl Page {
             Page::Sql => "sql",
             Page::Inspect => "inspect",
             Page::Datasources => "datasources",
+            Page::Verified => "verified",
             Page::Settings => "settings",
             Page::Traces => "traces",
         }
@@ -101,6 +109,12 @@ pub struct AppState {
     pub server: RwSignal<Option<Remote>>,
     /// The server's address as last typed (kept across visits; never the key).
     pub server_url: RwSignal<String>,
+    /// The conversation the next follow-up continues (the last result's thread).
+    pub thread: RwSignal<Thread>,
+    /// The earlier turns of that conversation, oldest first, shown above the latest answer.
+    pub turns: RwSignal<Vec<Arc<QueryResult>>>,
+    /// Feedback and the verified queries it proposed, as kept in this browser's IndexedDB.
+    pub feedback: RwSignal<FeedbackBook>,
 }
 
 impl AppState {
@@ -128,7 +142,24 @@ impl AppState {
             schema_of: RwSignal::new("chinook".to_string()),
             server: RwSignal::new(None),
             server_url: RwSignal::new(saved.server_url),
+            thread: RwSignal::new(Thread::default()),
+            turns: RwSignal::new(Vec::new()),
+            feedback: RwSignal::new(FeedbackBook::default()),
         }
+    }
+
+    /// Replaces the feedback book, keeps it in IndexedDB and puts its approved queries in
+    /// force; says why not when it could not.
+    pub async fn keep_feedback(&self, book: FeedbackBook) -> Result<(), String> {
+        if let Some(session) = self.session() {
+            session
+                .use_approved(&book)
+                .await
+                .map_err(|e| format!("{}: {e}", e.code()))?;
+        }
+        crate::store::save(&book).await?;
+        self.feedback.set(book);
+        Ok(())
     }
 
     /// The session, once the databases are loaded.

@@ -3,10 +3,10 @@
 //! `Authorization: Bearer KEY`; `/healthz` and the OpenAPI document do not.
 
 use crate::auth::{Caller, Keys};
-use crate::shared::Shared;
+use crate::shared::{Decision, Shared};
 use crate::types::{
-    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, Failure, Health, RouteRequest,
-    SqlRequest,
+    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, Failure, FeedbackRequest, Health,
+    RouteRequest, SqlRequest,
 };
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, FromRequest, Path, Request, State};
@@ -14,10 +14,12 @@ use axum::http::{header, HeaderMap, HeaderName, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::{Extension, Json, Router};
 use nl2sql_core::api::{event_name, Streamed};
+use nl2sql_core::curated::VerifiedQuery;
 use nl2sql_core::engine::QueryResult;
+use nl2sql_core::feedback::{Proposal, Recorded};
 use nl2sql_core::index::Routing;
 use nl2sql_core::run::SqlRun;
 use nl2sql_core::service::DatasourceInfo;
@@ -64,6 +66,13 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/route", post(route))
         .route("/api/v1/datasources", get(datasources))
         .route("/api/v1/datasources/{id}/schema", get(schema))
+        .route("/api/v1/feedback", post(feedback))
+        .route("/api/v1/verified", get(proposals))
+        .route(
+            "/api/v1/verified/{datasource}/{id}",
+            put(edit_proposal).delete(delete_proposal),
+        )
+        .route("/api/v1/verified/{datasource}/{id}/approve", post(approve))
         .nest_service("/mcp", crate::mcp::http_service(Arc::clone(&state.shared)))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
     Router::new()
@@ -84,7 +93,7 @@ pub fn router(state: AppState) -> Router {
 fn cors() -> CorsLayer {
     CorsLayer::new()
         .allow_origin(Any)
-        .allow_methods([Method::GET, Method::POST])
+        .allow_methods([Method::GET, Method::POST, Method::PUT, Method::DELETE])
         .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
         .max_age(std::time::Duration::from_secs(600))
 }
@@ -248,6 +257,56 @@ async fn route(
     Body(request): Body<RouteRequest>,
 ) -> Result<Json<Routing>, Failure> {
     Ok(Json(state.shared.route(&caller, request).await?))
+}
+
+async fn feedback(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Body(request): Body<FeedbackRequest>,
+) -> Result<Json<Recorded>, Failure> {
+    Ok(Json(state.shared.feedback(&caller, request)?))
+}
+
+async fn proposals(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+) -> Result<Json<Vec<Proposal>>, Failure> {
+    Ok(Json(state.shared.proposals(&caller)?))
+}
+
+async fn approve(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path((datasource, id)): Path<(String, String)>,
+) -> Result<Json<Option<Proposal>>, Failure> {
+    let decided = state
+        .shared
+        .decide(&caller, (&datasource, &id), Decision::Approve)?;
+    Ok(Json(decided))
+}
+
+async fn edit_proposal(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path((datasource, id)): Path<(String, String)>,
+    Body(query): Body<VerifiedQuery>,
+) -> Result<Json<Option<Proposal>>, Failure> {
+    let decided =
+        state
+            .shared
+            .decide(&caller, (&datasource, &id), Decision::Edit(Box::new(query)))?;
+    Ok(Json(decided))
+}
+
+async fn delete_proposal(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path((datasource, id)): Path<(String, String)>,
+) -> Result<StatusCode, Failure> {
+    state
+        .shared
+        .decide(&caller, (&datasource, &id), Decision::Delete)?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 async fn datasources(

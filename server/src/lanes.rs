@@ -5,6 +5,7 @@
 
 use nl2sql_core::api::Streamed;
 use nl2sql_core::config::{ProviderConfig, RunConfig};
+use nl2sql_core::curated::Curated;
 use nl2sql_core::engine::{Event, Events, QueryResult, TraceForm};
 use nl2sql_core::error::{ErrorCode, Node, PipelineError, Severity};
 use nl2sql_core::index::Routing;
@@ -16,7 +17,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Instant;
 use tokio::sync::{mpsc as live, oneshot, OwnedSemaphorePermit};
 
@@ -101,11 +102,32 @@ struct Job {
     reply: oneshot::Sender<Reply>,
 }
 
+/// The verified queries approved from feedback, as every engine thread puts them in force:
+/// each takes the newest before its next job.
+#[derive(Debug, Default)]
+pub struct Approved(RwLock<(u64, Curated)>);
+
+impl Approved {
+    /// Puts `curated` in force from every thread's next job.
+    pub fn set(&self, curated: Curated) {
+        let mut held = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        held.0 += 1;
+        held.1 = curated;
+    }
+
+    /// The approved queries when they changed since `version`.
+    fn newer_than(&self, version: u64) -> Option<(u64, Curated)> {
+        let held = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        (held.0 != version).then(|| held.clone())
+    }
+}
+
 /// The engine threads and their queue.
 pub struct Lanes {
     queue: Mutex<Option<mpsc::Sender<Job>>>,
     count: usize,
     datasources: Vec<DatasourceInfo>,
+    approved: Arc<Approved>,
 }
 
 impl Lanes {
@@ -119,6 +141,7 @@ impl Lanes {
     ) -> Result<Lanes, String> {
         let count = count.max(1);
         let reads = Arc::new(read_once(spec)?);
+        let approved = Arc::new(Approved::default());
         let (queue, jobs) = mpsc::channel::<Job>();
         let jobs = Arc::new(Mutex::new(jobs));
         let mut datasources = None;
@@ -126,9 +149,10 @@ impl Lanes {
             let (ready, started) = mpsc::channel();
             let (spec, provider, run) = (spec.clone(), provider.clone(), run.clone());
             let (reads, jobs) = (Arc::clone(&reads), Arc::clone(&jobs));
+            let approved = Arc::clone(&approved);
             std::thread::Builder::new()
                 .name(format!("nl2sql-engine-{n}"))
-                .spawn(move || lane(&spec, provider, run, &reads, &jobs, &ready))
+                .spawn(move || lane(&spec, (provider, run), &reads, (&jobs, &approved), &ready))
                 .map_err(|e| format!("cannot start an engine thread: {e}"))?;
             let listed = started
                 .recv()
@@ -139,6 +163,7 @@ impl Lanes {
             queue: Mutex::new(Some(queue)),
             count,
             datasources: datasources.unwrap_or_default(),
+            approved,
         })
     }
 
@@ -150,6 +175,11 @@ impl Lanes {
     /// The datasources with their schemas, as read at start.
     pub fn datasources(&self) -> &[DatasourceInfo] {
         &self.datasources
+    }
+
+    /// Where the approved verified queries are put in force for every thread.
+    pub fn approved(&self) -> &Approved {
+        &self.approved
     }
 
     /// Queues `work` for the next free engine thread; the reply comes on the receiver.
@@ -206,10 +236,9 @@ fn read_once(spec: &SourcesSpec) -> Result<Vec<(String, ReadSource)>, String> {
 /// One engine thread: its own connections and service, then jobs until the queue closes.
 fn lane(
     spec: &SourcesSpec,
-    provider: ProviderConfig,
-    run: RunConfig,
+    (provider, run): (ProviderConfig, RunConfig),
     reads: &[(String, ReadSource)],
-    jobs: &Mutex<mpsc::Receiver<Job>>,
+    (jobs, approved): (&Mutex<mpsc::Receiver<Job>>, &Approved),
     ready: &mpsc::Sender<Result<Vec<DatasourceInfo>, String>>,
 ) {
     let interrupt = Interrupt::new();
@@ -234,12 +263,21 @@ fn lane(
             return;
         }
     };
+    let mut in_force = 0;
     loop {
         // The lock is held only while waiting: one thread waits, the others work.
         let job = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
         let Ok(job) = job else {
             return;
         };
+        if let Some((version, curated)) = approved.newer_than(in_force) {
+            match pollster::block_on(service.use_verified(curated)) {
+                Ok(()) => in_force = version,
+                Err(e) => {
+                    tracing::error!(target: "nl2sql::serve", error = %e, "the approved verified queries were not put in force");
+                }
+            }
+        }
         interrupt.watch(Arc::clone(&job.cancel));
         let started = Instant::now();
         // A failure inside the engine is a bug; it costs this job, never the thread.
@@ -336,6 +374,7 @@ pub fn question(
     role: String,
     datasource: Option<String>,
     plan_only: bool,
+    thread: Option<nl2sql_core::conversation::Thread>,
 ) -> Question {
     Question {
         text,
@@ -343,5 +382,6 @@ pub fn question(
         datasource,
         plan_only,
         trace: TraceForm::Cleaned,
+        thread,
     }
 }

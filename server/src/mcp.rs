@@ -6,7 +6,9 @@
 
 use crate::auth::Caller;
 use crate::shared::Shared;
-use crate::types::{ApiError, ApiErrorCode, AskRequest, DescribeRequest, RouteRequest, SqlRequest};
+use crate::types::{
+    ApiError, ApiErrorCode, AskRequest, DescribeRequest, FeedbackRequest, RouteRequest, SqlRequest,
+};
 use nl2sql_core::engine::{QueryResult, Status};
 use nl2sql_core::run::{SqlRun, SqlStatus};
 use nl2sql_core::Value;
@@ -50,6 +52,11 @@ struct Asked {
     checks: Vec<String>,
     errors: Vec<String>,
     warnings: Vec<String>,
+    /// What the engine asks back instead of answering, with the questions to choose from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clarification: Option<nl2sql_core::conversation::Clarification>,
+    /// The conversation: pass it as `thread` with the next question to follow up.
+    thread: nl2sql_core::conversation::Thread,
 }
 
 /// What `run_sql` answers with (as JSON text).
@@ -142,6 +149,23 @@ impl Tools {
                 Err(e) => refused(&e),
             },
         )
+    }
+
+    #[tool(
+        description = "Say whether an answer was right or wrong. For a right one, give the \
+                       question, its datasource and the SQL ask returned: the server proposes \
+                       it as a verified query, which a person whose role approves may approve."
+    )]
+    async fn feedback(
+        &self,
+        Parameters(request): Parameters<FeedbackRequest>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let caller = self.caller(&context)?;
+        Ok(match self.shared.feedback(&caller, request) {
+            Ok(recorded) => json_result(&recorded),
+            Err(e) => refused(&e),
+        })
     }
 
     #[tool(
@@ -341,6 +365,8 @@ fn asked(result: &QueryResult) -> CallToolResult {
             .iter()
             .map(|w| format!("{}: {}", w.code, w.message))
             .collect(),
+        clarification: result.clarification.clone(),
+        thread: result.thread.clone(),
     };
     let mut out = json_result(&answer);
     if matches!(result.status, Status::Error | Status::Stopped) {

@@ -2,8 +2,12 @@
 //! types (schemars, JSON Schema 2020-12, which is OpenAPI 3.1's own schema dialect) and its
 //! paths from one table of routes.
 
-use crate::types::{ApiError, AskRequest, DatasourceSummary, Health, RouteRequest, SqlRequest};
+use crate::types::{
+    ApiError, AskRequest, DatasourceSummary, FeedbackRequest, Health, RouteRequest, SqlRequest,
+};
+use nl2sql_core::curated::VerifiedQuery;
 use nl2sql_core::engine::{Event, QueryResult};
+use nl2sql_core::feedback::{Proposal, Recorded};
 use nl2sql_core::index::Routing;
 use nl2sql_core::run::SqlRun;
 use nl2sql_core::service::DatasourceInfo;
@@ -17,6 +21,8 @@ enum Answer {
     Json(Value),
     /// Server-sent events, each event's data one of these.
     Events(Value),
+    /// No content (204).
+    Empty,
 }
 
 /// One route.
@@ -42,7 +48,13 @@ pub fn document() -> String {
     let mut paths = Map::new();
     for r in routes {
         let mut responses = Map::new();
+        let status = if matches!(r.answer, Answer::Empty) {
+            "204"
+        } else {
+            "200"
+        };
         let ok = match r.answer {
+            Answer::Empty => json!({ "description": "Done" }),
             Answer::Json(schema) => json!({
                 "description": "OK",
                 "content": { "application/json": { "schema": schema } }
@@ -55,7 +67,7 @@ pub fn document() -> String {
                              "x-event-data": schema } }
             }),
         };
-        responses.insert("200".into(), ok);
+        responses.insert(status.into(), ok);
         let mut errors: Vec<u16> = r.errors.to_vec();
         if r.authenticated {
             errors.push(401);
@@ -83,7 +95,18 @@ pub fn document() -> String {
         if !r.authenticated {
             operation["security"] = json!([]);
         }
-        if r.path.contains("{id}") {
+        if r.path.contains("{datasource}") {
+            operation["parameters"] = json!([
+                {
+                    "name": "datasource", "in": "path", "required": true,
+                    "description": "The proposal's datasource.", "schema": { "type": "string" }
+                },
+                {
+                    "name": "id", "in": "path", "required": true,
+                    "description": "The proposal's id.", "schema": { "type": "string" }
+                }
+            ]);
+        } else if r.path.contains("{id}") {
             operation["parameters"] = json!([{
                 "name": "id", "in": "path", "required": true,
                 "description": "The datasource's id.", "schema": { "type": "string" }
@@ -194,6 +217,51 @@ fn routes(g: &mut SchemaGenerator) -> Vec<Route> {
             authenticated: true,
             errors: &[404],
         },
+        Route {
+            method: "post",
+            path: "/api/v1/feedback",
+            summary: "Right or wrong on an answer; right proposes a verified query from its SQL",
+            body: Some(of::<FeedbackRequest>(g)),
+            answer: Answer::Json(of::<Recorded>(g)),
+            authenticated: true,
+            errors: &[400, 403, 404, 413, 415, 422],
+        },
+        Route {
+            method: "get",
+            path: "/api/v1/verified",
+            summary: "The verified queries proposed from feedback (for a role that approves)",
+            body: None,
+            answer: Answer::Json(json!({ "type": "array", "items": of::<Proposal>(g) })),
+            authenticated: true,
+            errors: &[403],
+        },
+        Route {
+            method: "post",
+            path: "/api/v1/verified/{datasource}/{id}/approve",
+            summary: "Approve a proposed verified query: it answers its questions from now on",
+            body: None,
+            answer: Answer::Json(of::<Proposal>(g)),
+            authenticated: true,
+            errors: &[403, 404],
+        },
+        Route {
+            method: "put",
+            path: "/api/v1/verified/{datasource}/{id}",
+            summary: "Replace a proposal's query (checked against the datasource's schema)",
+            body: Some(of::<VerifiedQuery>(g)),
+            answer: Answer::Json(of::<Proposal>(g)),
+            authenticated: true,
+            errors: &[400, 403, 404, 413, 415, 422],
+        },
+        Route {
+            method: "delete",
+            path: "/api/v1/verified/{datasource}/{id}",
+            summary: "Delete a proposal, approved or not",
+            body: None,
+            answer: Answer::Empty,
+            authenticated: true,
+            errors: &[403, 404],
+        },
     ]
 }
 
@@ -209,8 +277,9 @@ fn description(status: u16) -> &'static str {
     match status {
         400 => "The body is not the JSON this route takes",
         401 => "No API key, or an unknown one",
-        403 => "The request asks as a role its key may not take",
-        404 => "No such datasource, or none the role may reach",
+        403 => "The request asks as a role its key may not take, or the role may not approve",
+        404 => "No such datasource (or none the role may reach), or no such proposal",
+        422 => "The SQL or the query cannot become a verified query",
         413 => "The body is too large",
         415 => "The body is not JSON",
         429 => "The key has as many runs in flight as it may",

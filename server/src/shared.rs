@@ -4,20 +4,51 @@
 use crate::auth::Caller;
 use crate::lanes::{self, Lanes, Reply, Work};
 use crate::types::{
-    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, RouteRequest, SqlRequest,
+    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, FeedbackRequest, RouteRequest,
+    SqlRequest,
 };
 use crate::{Options, StartError};
 use nl2sql_core::api::Streamed;
 use nl2sql_core::config::engine_settings;
+use nl2sql_core::curated::VerifiedQuery;
 use nl2sql_core::engine::QueryResult;
+use nl2sql_core::feedback::{Answered, FeedbackBook, FeedbackError, Given, Proposal, Recorded};
+use nl2sql_core::import::import_sql;
 use nl2sql_core::index::Routing;
 use nl2sql_core::policy::Policies;
+use nl2sql_core::run::render;
 use nl2sql_core::run::SqlRun;
 use nl2sql_core::service::DatasourceInfo;
+use nl2sql_core::validate::{validate, ValidatorSettings};
+use nl2sql_native::feedback_file;
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+
+/// What a person who approves decides about a proposal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Approve it.
+    Approve,
+    /// Replace its query.
+    Edit(Box<VerifiedQuery>),
+    /// Delete it.
+    Delete,
+}
+
+/// A feedback operation's refusal as the API's error.
+fn feedback_error(e: FeedbackError) -> ApiError {
+    let code = match &e {
+        FeedbackError::NotFound(_) => ApiErrorCode::FeedbackNotFound,
+        FeedbackError::NotAllowed => ApiErrorCode::ApprovalNotAllowed,
+        FeedbackError::Invalid(_) | FeedbackError::Unreadable(_) => {
+            ApiErrorCode::VerifiedQueryInvalid
+        }
+    };
+    ApiError::new(code, e.to_string())
+}
 
 /// Request and run limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +77,9 @@ pub struct Shared {
     model_problem: Option<String>,
     /// Runs in flight per key id.
     in_flight: Mutex<HashMap<String, Arc<Semaphore>>>,
+    /// Feedback and the verified queries it proposed, and the file they are kept in.
+    feedback: Mutex<FeedbackBook>,
+    feedback_file: PathBuf,
 }
 
 /// Sets its run's cancel flag when dropped, unless the run was seen to its end: a client
@@ -99,6 +133,8 @@ impl Shared {
         }
         let sources = options.sources.sources().map_err(StartError)?;
         let policies = sources.policies();
+        let feedback_file = feedback_file::feedback_path(&sources);
+        let book = feedback_file::load(&feedback_file).map_err(|e| StartError(e.to_string()))?;
         let lanes = Lanes::start(
             &options.sources,
             &options.provider,
@@ -106,12 +142,157 @@ impl Shared {
             options.lanes,
         )
         .map_err(StartError)?;
+        lanes.approved().set(book.approved());
         Ok(Shared {
             lanes,
             policies,
             limits: options.limits,
             model_problem,
             in_flight: Mutex::default(),
+            feedback: Mutex::new(book),
+            feedback_file,
+        })
+    }
+
+    /// Right or Wrong as `caller` (or the narrower role named) on an answer from a
+    /// datasource the role reaches. "Right" proposes a verified query from the answer's
+    /// SQL, imported, checked for the role and rendered again here: SQL the role could not
+    /// run is refused (VERIFIED_QUERY_INVALID), never stored.
+    pub fn feedback(
+        &self,
+        caller: &Caller,
+        request: FeedbackRequest,
+    ) -> Result<Recorded, ApiError> {
+        let role = self.role_for(caller, request.role.as_deref())?;
+        self.schema(&request.datasource, &role)?;
+        let full = self
+            .lanes
+            .datasources()
+            .iter()
+            .find(|d| d.id == request.datasource)
+            .map(|d| &d.schema)
+            .ok_or_else(|| ApiError::new(ApiErrorCode::DatasourceNotFound, "no such datasource"))?;
+        let roles = [role.clone()];
+        let checked = match &request.sql {
+            Some(sql) => Some(self.checked_sql(sql, full, &roles)?),
+            None => None,
+        };
+        let answered = Answered {
+            question: &request.question,
+            datasource: Some(&request.datasource),
+            plan: checked.as_ref().map(|(plan, _)| plan),
+            sql: checked.as_ref().map(|(_, sql)| sql.as_str()),
+            role: Some(&role),
+            plannable: checked.is_some(),
+        };
+        let at = nl2sql_native::now_rfc3339();
+        let by = format!("{} ({role})", caller.key_id);
+        let mut book = self.feedback.lock().unwrap_or_else(PoisonError::into_inner);
+        let recorded = book.record(
+            Given {
+                answered,
+                verdict: request.verdict,
+                comment: request.comment.as_deref(),
+                by: &by,
+                at: &at,
+            },
+            Some(full),
+        );
+        self.keep(&book)?;
+        Ok(recorded)
+    }
+
+    /// `sql` as the plan the role may run and the SQL the engine renders from it.
+    fn checked_sql(
+        &self,
+        sql: &str,
+        schema: &nl2sql_core::SchemaSnapshot,
+        roles: &[String],
+    ) -> Result<(nl2sql_core::plan::Plan, String), ApiError> {
+        let invalid = |why: &str| ApiError::new(ApiErrorCode::VerifiedQueryInvalid, why);
+        let plan = import_sql(sql, schema, schema.dialect).map_err(|e| {
+            invalid(&format!(
+                "the SQL cannot become a verified query: {}",
+                e.cleaned().message
+            ))
+        })?;
+        let scope = self.policies.scope(roles);
+        let settings = ValidatorSettings::default();
+        let validation = validate(Some(&plan), schema, &scope, &settings);
+        if !validation.passed() {
+            return Err(invalid(
+                "the SQL does not pass the engine's checks for your role, so it cannot become a verified query",
+            ));
+        }
+        let rendered = render(&plan, schema, schema.dialect, &settings.lower)
+            .map_err(|e| invalid(&e.cleaned().message))?;
+        Ok((plan, rendered))
+    }
+
+    /// The proposals, for a caller whose role approves.
+    pub fn proposals(&self, caller: &Caller) -> Result<Vec<Proposal>, ApiError> {
+        self.approver(caller)?;
+        let book = self.feedback.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(book.proposals.clone())
+    }
+
+    /// Approves, edits (with `edit`) or deletes (`delete`) proposal `id` of `datasource` as
+    /// `caller`, whose role must approve; the change is in force on every engine thread
+    /// from its next job, and kept in the feedback file.
+    pub fn decide(
+        &self,
+        caller: &Caller,
+        (datasource, id): (&str, &str),
+        decision: Decision,
+    ) -> Result<Option<Proposal>, ApiError> {
+        let role = self.approver(caller)?;
+        let roles = [role.clone()];
+        let scope = self.policies.scope(&roles);
+        let mut book = self.feedback.lock().unwrap_or_else(PoisonError::into_inner);
+        let decided = match decision {
+            Decision::Approve => {
+                let at = nl2sql_native::now_rfc3339();
+                let by = format!("{} ({role})", caller.key_id);
+                book.approve(datasource, id, &scope, &by, &at).map(Some)
+            }
+            Decision::Edit(query) => {
+                let schema = self
+                    .lanes
+                    .datasources()
+                    .iter()
+                    .find(|d| d.id == datasource)
+                    .map(|d| &d.schema)
+                    .ok_or_else(|| {
+                        ApiError::new(
+                            ApiErrorCode::FeedbackNotFound,
+                            format!("no proposal {datasource}.{id}"),
+                        )
+                    })?;
+                book.edit(datasource, id, *query, &scope, schema).map(Some)
+            }
+            Decision::Delete => book.delete(datasource, id, &scope).map(|()| None),
+        }
+        .map_err(feedback_error)?;
+        self.lanes.approved().set(book.approved());
+        self.keep(&book)?;
+        Ok(decided)
+    }
+
+    /// The caller's role, when it approves (APPROVAL_NOT_ALLOWED otherwise).
+    fn approver(&self, caller: &Caller) -> Result<String, ApiError> {
+        let roles = [caller.role.clone()];
+        if self.policies.scope(&roles).may_approve() {
+            Ok(caller.role.clone())
+        } else {
+            Err(feedback_error(FeedbackError::NotAllowed))
+        }
+    }
+
+    /// Writes the book to its file.
+    fn keep(&self, book: &FeedbackBook) -> Result<(), ApiError> {
+        feedback_file::save(&self.feedback_file, book).map_err(|e| {
+            tracing::error!(target: "nl2sql::serve", error = %e, "the feedback file was not written");
+            ApiError::new(ApiErrorCode::Internal, "the feedback could not be kept")
         })
     }
 
@@ -252,6 +433,7 @@ impl Shared {
             role,
             request.datasource,
             request.plan_only,
+            request.thread,
         );
         Ok((admitted, question))
     }

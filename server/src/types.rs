@@ -4,8 +4,8 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 pub use nl2sql_core::api::{
-    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, DescribeRequest, ErrorBody, Health,
-    RouteRequest, SqlRequest,
+    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, DescribeRequest, ErrorBody,
+    FeedbackRequest, Health, RouteRequest, SqlRequest,
 };
 
 /// An [`ApiError`] as an HTTP response: its status, its JSON, and `WWW-Authenticate` on 401.

@@ -3,8 +3,10 @@
 //! `nl2sql eval`, the tests and the benchmarks, with how a run is scored against a case
 //! ([`score`]); it compiles for wasm too, because the browser tests read the suites.
 
+mod export;
 mod score;
 
+pub use export::good_cases;
 pub use score::{score, Scored};
 
 use nl2sql_core::eval::Gold;

@@ -11,7 +11,7 @@ import { launch, openPage, watchLongTasks, longestTask } from "./browser.mjs";
 import {
   MOCK_URL, requireMock, addFixtures, callsAbout,
   GENRES, GENRES_FIXTURES, CUSTOMERS, CUSTOMERS_FIXTURES, WEATHER, WEATHER_FIXTURES,
-  CROSS, CROSS_FIXTURES, SHOP, SHOP_FIXTURES,
+  CROSS, CROSS_FIXTURES, SHOP, SHOP_FIXTURES, col, eq,
 } from "./mock.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -364,3 +364,175 @@ async function shopDatabase() {
   db.close();
   return Buffer.from(bytes);
 }
+
+// Conversations: fixtures keyed by the current question ("Question: …"), so a follow-up's
+// earlier turns in the prompt never answer for it.
+const plan = (extra) => ({
+  tables: [{ name: "Invoice", alias: "i" }],
+  select_items: [{ expr: col("i", "BillingCountry"), alias: "country" }, { expr: count, alias: "invoices" }],
+  group_by: [{ expr: col("i", "BillingCountry") }],
+  ...extra,
+});
+const onChinook = (question, answer) => [
+  { name: "answerability", question: `Question: ${question}`, answer: { datasources: ["chinook"], combine: false, reason: "Invoices are in the music store." } },
+  { name: "plan", question: `Question: ${question}`, answer },
+];
+const BY_COUNTRY = "How many invoices are there per billing country?";
+const ONLY_GERMANY = "and only Germany?";
+const BY_CITY = "Now group them by billing city instead";
+const TRACKS = "How many tracks does the store sell?";
+const germany = eq(col("i", "BillingCountry"), { kind: "literal", value: "Germany" });
+const count = { kind: "func", func_name: "COUNT", is_aggregate: true, args: [{ kind: "column", column_name: "*" }] };
+
+test("a thread: follow-ups stack as turns and show what their plan changed; a new subject starts fresh", async () => {
+  await addFixtures([
+    ...onChinook(BY_COUNTRY, plan({})),
+    ...onChinook(ONLY_GERMANY, plan({ where: germany })),
+    ...onChinook(BY_CITY, {
+      tables: [{ name: "Invoice", alias: "i" }],
+      select_items: [{ expr: col("i", "BillingCity"), alias: "city" }, { expr: count, alias: "invoices" }],
+      where: germany,
+      group_by: [{ expr: col("i", "BillingCity") }],
+    }),
+    ...onChinook(TRACKS, { tables: [{ name: "Track", alias: "t" }], select_items: [{ expr: count, alias: "tracks" }] }),
+  ]);
+  const { page, problems } = await openReady({ run: { answer: "template" } });
+  try {
+    await ask(page, BY_COUNTRY);
+    assert.equal(await finished(page), "success");
+    assert.equal(await page.locator("#turns").count(), 0);
+    // A filter added.
+    await page.locator("#follow-up").fill(ONLY_GERMANY);
+    await page.locator("#ask-follow-up").click();
+    assert.equal(await finished(page), "success");
+    assert.equal(await page.locator("#turns li.turn").count(), 1);
+    const card = page.locator(".answer-card .follow-up");
+    assert.equal(await card.getAttribute("data-continued"), "true");
+    assert.match(await card.locator(".follow-up-reason").textContent(), /opens with "and"/);
+    assert.match(await card.locator('.change[data-change="added"]').textContent(), /filter: .*Germany/);
+    assert.equal(await page.locator(".part table.grid tbody tr").count(), 1);
+    await shot(page, "thread-follow-up");
+    // The grouping changed.
+    await page.locator("#follow-up").fill(BY_CITY);
+    await page.locator("#ask-follow-up").click();
+    assert.equal(await finished(page), "success");
+    assert.equal(await page.locator("#turns li.turn").count(), 2);
+    assert.match(await page.locator('.answer-card .change[data-change="removed"]').first().textContent(), /BillingCountry/);
+    assert.match(await page.locator('.answer-card .change[data-change="added"]').first().textContent(), /BillingCity/);
+    assert.equal(await page.locator(".part table.grid tbody tr").count(), 3, "Berlin, Frankfurt and Stuttgart");
+    // The planner was shown the earlier turns.
+    const planned = await callsAbout(`2. \\"${ONLY_GERMANY}\\"`);
+    assert.ok(planned.includes("plan"), `the planner saw the thread: ${planned}`);
+    await shot(page, "thread-grouping-changed");
+    // A change of subject starts fresh.
+    await page.locator("#follow-up").fill(TRACKS);
+    await page.locator("#ask-follow-up").click();
+    assert.equal(await finished(page), "success");
+    assert.equal(await page.locator(".answer-card .follow-up").getAttribute("data-continued"), "false");
+    assert.equal(await page.locator("#turns").count(), 0, "the earlier turns are gone");
+    await shot(page, "thread-new-subject");
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test("an ambiguous question is asked back; a button answers it", async () => {
+  const CLASSICAL = "How many tracks are in Classical?";
+  const genre = `${CLASSICAL} (I mean Classical as the genre: Genre.Name)`;
+  await addFixtures(onChinook(genre, {
+    tables: [{ name: "Track", alias: "t" }, { name: "Genre", alias: "g" }],
+    joins: [{ left_alias: "t", right_alias: "g", condition: eq(col("t", "GenreId"), col("g", "GenreId")) }],
+    select_items: [{ expr: count, alias: "tracks" }],
+    where: eq(col("g", "Name"), { kind: "literal", value: "Classical" }),
+  }));
+  const { page, problems } = await openReady({ run: { answer: "template" } });
+  try {
+    await ask(page, CLASSICAL);
+    assert.equal(await finished(page), "needs_clarification");
+    assert.match(await page.locator("#clarify .clarify-question").textContent(), /genre \(Genre\.Name\) or a playlist \(Playlist\.Name\)/);
+    assert.equal(await page.locator("#clarify .clarify-option").count(), 2);
+    assert.deepEqual(await callsAbout(CLASSICAL), [], "asked back before any model call");
+    await shot(page, "clarify-asked");
+    await page.locator("#clarify .clarify-option", { hasText: "genre" }).click();
+    assert.equal(await finished(page), "success");
+    assert.equal(await page.locator(".part table.grid tbody tr td").first().textContent(), "74");
+    assert.match(await page.locator(".answer-card .follow-up-reason").textContent(), /answers the question the engine asked back/);
+    await shot(page, "clarify-answered");
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test("Right proposes a verified query; admin approves it; the same question then needs no model call", async () => {
+  const BILLED = "How many invoices were billed to Germany?";
+  await addFixtures(onChinook(BILLED, {
+    tables: [{ name: "Invoice", alias: "i" }],
+    select_items: [{ expr: count, alias: "invoices" }],
+    where: germany,
+  }));
+  const { page, problems } = await openReady({ run: { answer: "template" } });
+  try {
+    await ask(page, BILLED, { role: "analyst" });
+    assert.equal(await finished(page), "success");
+    await page.locator("#right").click();
+    await page.locator(".judged").waitFor();
+    assert.match(await page.locator(".judged").textContent(), /Proposed verified query chinook\./);
+    await shot(page, "feedback-right");
+    await page.locator('button.tab[data-page="verified"]').click();
+    const proposal = page.locator("li.proposal").first();
+    assert.equal(await proposal.getAttribute("data-status"), "proposed");
+    assert.match(await proposal.locator(".phrasings").textContent(), /\{billing_country\}/);
+    assert.match(await proposal.locator(".sql").textContent(), /:billing_country/);
+    // The analyst may not approve; the admin may.
+    assert.ok(await proposal.locator("button.approve").isDisabled());
+    await page.locator("#role").selectOption("admin");
+    await proposal.locator("button.approve").click();
+    await page.locator('li.proposal[data-status="approved"]').waitFor();
+    await shot(page, "verified-approved");
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#export-feedback").click()]);
+    const exported = fs.readFileSync(await download.path(), "utf8");
+    assert.match(exported, /"status": "approved"/);
+    // Kept in this browser: after a reload it is still approved, and it answers.
+    await page.reload();
+    await page.locator('main[data-ready="true"]').waitFor({ timeout: 30_000 });
+    await page.locator('button.tab[data-page="verified"]').click();
+    await page.locator('li.proposal[data-status="approved"]').waitFor();
+    await page.locator('button.tab[data-page="ask"]').click();
+    await ask(page, "How many invoices were billed to France?");
+    assert.equal(await finished(page), "success");
+    await page.locator(".verified").waitFor();
+    assert.match(await page.locator('.fact[data-fact="model calls"] dd').textContent(), /^0 /);
+    assert.equal(await page.locator(".part table.grid tbody tr td").first().textContent(), "35");
+    assert.deepEqual(await callsAbout("billed to France"), []);
+    await shot(page, "verified-answers");
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test("a repeated question reuses its cached plan; the viewer is refused the same plan", async () => {
+  const EMPLOYEES = "How many employees does the store have?";
+  await addFixtures(onChinook(EMPLOYEES, { tables: [{ name: "Employee", alias: "e" }], select_items: [{ expr: count, alias: "employees" }] }));
+  const { page, problems } = await openReady({ run: { answer: "template" } });
+  try {
+    await page.locator("#datasource").selectOption("chinook");
+    await ask(page, EMPLOYEES, { role: "admin" });
+    assert.equal(await finished(page), "success");
+    await ask(page, EMPLOYEES);
+    assert.equal(await finished(page), "success");
+    await page.locator('.plan-source[data-plan-source="cache"]').waitFor();
+    assert.match(await page.locator('.fact[data-fact="model calls"] dd').textContent(), /^0 /);
+    await shot(page, "plan-cache-hit");
+    await ask(page, EMPLOYEES, { role: "viewer" });
+    assert.equal(await finished(page), "error");
+    assert.equal(await page.locator(".headline-error").getAttribute("data-code"), "SECURITY_VIOLATION");
+    assert.match(await page.locator('.fact[data-fact="model calls"] dd').textContent(), /^0 /);
+    await shot(page, "plan-cache-viewer-refused");
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

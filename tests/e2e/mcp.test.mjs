@@ -3,6 +3,9 @@
 // checked by an OpenAPI 3.1 validator.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -13,7 +16,7 @@ import { BIN, startServe } from "./nl2sql.mjs";
 const ADMIN = "admin-key-for-the-e2e-tests-01";
 const VIEWER = "viewer-key-for-the-e2e-tests-2";
 const MODEL_KEY = "sk-proj-e2e-server-side-key-0123";
-const TOOLS = ["ask", "describe_datasource", "list_datasources", "route", "run_sql"];
+const TOOLS = ["ask", "describe_datasource", "feedback", "list_datasources", "route", "run_sql"];
 
 // What the server may read from its environment: the model's key and the mock's address.
 const serverEnv = () => ({
@@ -28,11 +31,16 @@ const modelArgs = () => ["--base-url", MOCK_URL, "--model", "gpt-5.4-mini", "--a
 const text = (result) => result.content.map((c) => c.text).join("\n");
 const parsed = (result) => JSON.parse(text(result));
 
+// Each server in a working directory of its own: feedback is kept there.
+const workdir = () => fs.mkdtempSync(path.join(os.tmpdir(), "nl2sql-mcp-"));
+const DATA = path.resolve("data");
+
 async function stdioClient(extra = []) {
   const transport = new StdioClientTransport({
     command: BIN,
-    args: ["mcp", "--data", "data", ...modelArgs(), ...extra],
+    args: ["mcp", "--data", DATA, ...modelArgs(), ...extra],
     env: serverEnv(),
+    cwd: workdir(),
     stderr: "pipe",
   });
   let log = "";
@@ -86,6 +94,16 @@ test("nl2sql mcp over stdio: every tool, refusals as tool errors, schemas as res
     assert.equal(answer.rows[0][0], "Rock");
     assert.match(answer.sql[0], /GROUP BY/);
     assert.ok(answer.checks.every((c) => c.includes("passed")), answer.checks.join("; "));
+    assert.equal(answer.thread.turns.length, 1, "the thread to follow up with");
+    // Right on that answer proposes a verified query on the server.
+    const judged = await client.callTool({ name: "feedback", arguments: { question: GENRES, datasource: "chinook", sql: answer.sql[0], verdict: "right" } });
+    assert.notEqual(judged.isError, true, text(judged));
+    const recorded = parsed(judged);
+    assert.equal(recorded.entry.verdict, "right");
+    assert.equal(recorded.proposal.status, "proposed");
+    const wrongSql = await client.callTool({ name: "feedback", arguments: { question: "q", datasource: "chinook", sql: "DROP TABLE Album", verdict: "right" } });
+    assert.equal(wrongSql.isError, true);
+    assert.match(text(wrongSql), /VERIFIED_QUERY_INVALID/);
 
     const { resources } = await client.listResources();
     assert.deepEqual(resources.map((r) => r.uri), [

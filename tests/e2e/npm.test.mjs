@@ -83,6 +83,7 @@ test("the packed npm package installs into a web app and answers a question", as
       ragged: ["DATASOURCE_UNREADABLE", true],
       noWorker: ["DATASOURCE_UNREADABLE", true],
       datasources: ["chinook", "sales"],
+      feedback: ["right", "proposed", "APPROVAL_NOT_ALLOWED", 1, "FEEDBACK_UNREADABLE", 1],
     });
     const held = await page.evaluate(() => window.threadHeldMs);
     console.log(`npm package, a query stopped at its 800 ms limit: the page's thread was held at most ${held.toFixed(0)} ms at a time`);

@@ -6,6 +6,7 @@
 //! bench`).
 #![cfg(not(target_arch = "wasm32"))]
 
+use nl2sql_core::conversation::{Thread, Turn};
 use nl2sql_core::engine::prompts::{planner_user, PLANNER_SYSTEM};
 use nl2sql_core::index::{retrieve, route, BuiltinEmbedder, RetrieveSettings, RouteSettings};
 use nl2sql_core::index::{DatasourceProfile, SchemaIndex, ValueIndex};
@@ -69,6 +70,55 @@ fn planner_tokens(
     embedder: &BuiltinEmbedder,
     question: &str,
 ) -> usize {
+    planner_tokens_in(bpe, index, embedder, question, &Thread::default())
+}
+
+/// [`planner_tokens`] for a question that follows up `thread`, as the engine asks it: the
+/// earlier turns in the message, the schema's share cut by as much, retrieval searching with
+/// the thread's questions too.
+fn planner_tokens_in(
+    bpe: &tiktoken_rs::CoreBPE,
+    index: &SchemaIndex,
+    embedder: &BuiltinEmbedder,
+    question: &str,
+    thread: &Thread,
+) -> usize {
+    let policies = Policies::demo();
+    let scope = policies.scope(&["admin".to_string()]);
+    let schema = index.schema(ID).expect("indexed");
+    let context = thread.context();
+    let mut search = thread.questions();
+    search.push(question.to_string());
+    let search = search.join(" ");
+    let retrieval = pollster::block_on(retrieve(
+        index,
+        embedder,
+        ID,
+        &search,
+        &scope,
+        &RetrieveSettings::default().sharing(context.len()),
+        false,
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let message = planner_user(
+        Some("2026-12-01"),
+        schema,
+        &retrieval,
+        question,
+        None,
+        &context,
+    );
+    let tool = nl2sql_core::plan::plan_json_schema().to_string();
+    [PLANNER_SYSTEM, message.as_str(), tool.as_str()]
+        .iter()
+        .map(|t| bpe.encode_ordinary(t).len())
+        .sum()
+}
+
+/// A turn of a thread on the large schema: `question`, answered by a plan over the first
+/// table retrieval finds for it (six columns, a filter, a grouping and an order), about as
+/// long as a planner's plans there.
+fn turn(index: &SchemaIndex, embedder: &BuiltinEmbedder, question: &str) -> Turn {
     let policies = Policies::demo();
     let scope = policies.scope(&["admin".to_string()]);
     let schema = index.schema(ID).expect("indexed");
@@ -82,12 +132,43 @@ fn planner_tokens(
         false,
     ))
     .unwrap_or_else(|e| panic!("{e}"));
-    let message = planner_user(Some("2026-12-01"), schema, &retrieval, question, None);
-    let tool = nl2sql_core::plan::plan_json_schema().to_string();
-    [PLANNER_SYSTEM, message.as_str(), tool.as_str()]
+    let table = schema
+        .tables
         .iter()
-        .map(|t| bpe.encode_ordinary(t).len())
-        .sum()
+        .find(|t| retrieval.tables.contains(&t.name))
+        .unwrap_or_else(|| panic!("a table for {question}"));
+    let columns: Vec<&str> = table
+        .columns
+        .iter()
+        .take(6)
+        .map(|c| c.name.as_str())
+        .collect();
+    let column = |c: &str| format!(r#"{{"kind":"column","alias":"t","column_name":"{c}"}}"#);
+    let items: Vec<String> = columns
+        .iter()
+        .map(|c| format!(r#"{{"expr":{},"alias":"{c}"}}"#, column(c)))
+        .collect();
+    let plan = format!(
+        r#"{{"tables":[{{"name":"{}","alias":"t"}}],"select_items":[{}],
+            "where":{{"kind":"binary","op":"=","left":{},"right":{{"kind":"literal","value":"open"}}}},
+            "group_by":[{}],"order_by":[{{"expr":{},"direction":"desc"}}],"limit":20}}"#,
+        table.name,
+        items.join(","),
+        column(columns[0]),
+        columns
+            .iter()
+            .map(|c| format!(r#"{{"expr":{}}}"#, column(c)))
+            .collect::<Vec<_>>()
+            .join(","),
+        column(columns[1]),
+    );
+    Turn {
+        question: question.to_string(),
+        datasource: Some(ID.to_string()),
+        plan: Some(serde_json::from_str(&plan).unwrap_or_else(|e| panic!("{e}: {plan}"))),
+        columns: columns.iter().map(|c| c.to_string()).collect(),
+        clarification: None,
+    }
 }
 
 #[test]
@@ -126,6 +207,34 @@ fn retrieval_over_500_tables_finds_what_the_questions_need_within_the_prompt_bud
         most = most.max(tokens);
     }
     eprintln!("planner input tokens: at most {most}");
+}
+
+#[test]
+fn a_third_turn_stays_within_the_prompt_budget() {
+    let (_, read) = read();
+    let embedder = BuiltinEmbedder::default();
+    let index = index(&read, &embedder);
+    let bpe = tiktoken_rs::o200k_base().unwrap_or_else(|e| panic!("o200k_base: {e}"));
+    let cases = suite(QUESTIONS).cases;
+    let mut most = 0;
+    let mut all = Vec::new();
+    // Each question as the third turn of a thread whose first two turns are the two
+    // questions before it, with their plans.
+    for (i, case) in cases.iter().enumerate().skip(2) {
+        let thread = Thread::default()
+            .with(turn(&index, &embedder, &cases[i - 2].question), 5)
+            .with(turn(&index, &embedder, &cases[i - 1].question), 5);
+        let third = format!("and only for the last year? {}", case.question);
+        let tokens = planner_tokens_in(&bpe, &index, &embedder, &third, &thread);
+        assert!(tokens <= 4_000, "{}: {tokens} tokens", case.id);
+        most = most.max(tokens);
+        all.push(tokens);
+    }
+    all.sort_unstable();
+    eprintln!(
+        "third-turn planner input tokens: median {}, at most {most}",
+        all[all.len() / 2]
+    );
 }
 
 /// Recall as measured after the large-schema work (docs/benchmarks.md), held as floors. The

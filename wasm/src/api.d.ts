@@ -66,13 +66,17 @@ export interface RunSettings {
   schema_mismatch?: "warn" | "fail" | "ignore";
   /** USD per million tokens, per model. */
   prices?: [string, Price][];
+  /** Turns a conversation keeps for its follow-ups (default 5; a result's `thread` holds at most this many). */
+  thread_turns?: number;
+  /** Reuse the plan of a question asked before on the same datasource, schema, model and thread (default true); it is validated again for every caller. `engine.clearPlanCache()` empties it. */
+  plan_cache?: boolean;
 }
 
 /** Who may read what: `datasource.table` glob patterns per role. */
 export interface Policies {
   default_role?: string;
   refusal_names_tables?: boolean;
-  roles: Record<string, { description?: string; allow?: string[]; deny?: string[] }>;
+  roles: Record<string, { description?: string; allow?: string[]; deny?: string[]; /** May approve, edit and delete verified queries proposed from feedback. */ approves?: boolean }>;
 }
 
 export interface EngineOptions {
@@ -111,6 +115,8 @@ export interface AskOptions {
   plan_only?: boolean;
   /** `full` (default): every error's details, every plan and model answer, for a caller who owns the data. `cleaned`: what a caller across a trust boundary may see — no refused table, role or rule named, no database's own words, a refused plan withheld. */
   trace?: "full" | "cleaned";
+  /** The conversation this question continues: the previous result's `thread`. A follow-up ("and only for 2012?") is planned as an edit of the previous plan; a question with a subject of its own starts fresh. */
+  thread?: Thread;
   /** Hears the run as it goes. */
   on_event?: (event: EngineEvent) => void;
   /** Aborting it cancels this run alone (`engine.cancel()` cancels every run). */
@@ -118,6 +124,13 @@ export interface AskOptions {
 }
 
 export interface RouteOptions { role?: string | string[] }
+
+/** Who gives feedback or approves: their role (it must approve, for `approve`, `editProposal` and `deleteProposal`), a name for the record, and a comment. */
+export interface FeedbackOptions {
+  role?: string | string[];
+  by?: string;
+  comment?: string;
+}
 
 export interface SqlOptions {
   /** The first datasource when absent. */

@@ -10,13 +10,16 @@ use crate::session::{add_file, open_session, DatabaseFile, DatabaseHost, NamedBy
 use crate::{DuckDbUrls, SqlJs, Workers};
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array, JSON};
 use nl2sql_core::config::{ProviderConfig, RunConfig};
-use nl2sql_core::curated::Curated;
-use nl2sql_core::engine::{Event, Events, TraceForm};
+use nl2sql_core::conversation::Thread;
+use nl2sql_core::curated::{Curated, VerifiedQuery};
+use nl2sql_core::engine::{Event, Events, QueryResult, TraceForm};
 use nl2sql_core::error::ErrorCode;
+use nl2sql_core::feedback::{Answered, FeedbackBook, Given, Verdict};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::service::{Question, ServiceError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -46,6 +49,9 @@ extern "C" {
 #[wasm_bindgen(js_name = Engine)]
 pub struct JsEngine {
     session: Rc<Session>,
+    /// Feedback and the verified queries it proposed, held here; the caller keeps it
+    /// (`feedbackBook`, `loadFeedback`): nothing is sent anywhere.
+    book: Rc<RefCell<FeedbackBook>>,
 }
 
 #[wasm_bindgen(js_class = Engine)]
@@ -83,6 +89,7 @@ impl JsEngine {
             .map_err(|e| error(e.code(), &e.to_string()))?;
             Ok(JsEngine {
                 session: Rc::new(session),
+                book: Rc::new(RefCell::new(FeedbackBook::default())),
             }
             .into())
         })
@@ -98,7 +105,8 @@ impl JsEngine {
         // tick stops it; options or a configuration that cannot be used register nothing.
         let request = renamed_options(&options)
             .and_then(|()| trace_form(&options))
-            .and_then(|trace| {
+            .and_then(|trace| Ok((trace, from_js::<Thread>(&field(&options, "thread"))?)))
+            .and_then(|(trace, thread)| {
                 session
                     .request(Question {
                         text: question,
@@ -106,6 +114,7 @@ impl JsEngine {
                         datasource: field(&options, "datasource").as_string(),
                         plan_only: field(&options, "plan_only").is_truthy(),
                         trace,
+                        thread,
                     })
                     .map_err(service_error)
             });
@@ -135,6 +144,156 @@ impl JsEngine {
     /// Stops every run in flight at once (`signal` in `ask`'s options stops one).
     pub fn cancel(&self) {
         self.session.cancel();
+    }
+
+    /// Forgets every cached plan.
+    #[wasm_bindgen(js_name = clearPlanCache)]
+    pub fn clear_plan_cache(&self) {
+        self.session.clear_plan_cache();
+    }
+
+    /// Right or wrong on a result `ask` gave: "right" proposes a verified query. Returns
+    /// what was recorded (and proposed).
+    #[wasm_bindgen(unchecked_return_type = "Recorded")]
+    pub fn feedback(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "QueryResult")] result: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Verdict")] verdict: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "FeedbackOptions")] options: Option<js_sys::Object>,
+    ) -> Result<JsValue, JsValue> {
+        let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
+        let result = from_js::<QueryResult>(&result)?.ok_or_else(|| {
+            fail(
+                ErrorCode::ConfigInvalid,
+                "feedback needs the result ask gave",
+            )
+        })?;
+        let verdict = from_js::<Verdict>(&verdict)?.ok_or_else(|| {
+            fail(
+                ErrorCode::ConfigInvalid,
+                "the verdict is \"right\" or \"wrong\"",
+            )
+        })?;
+        let comment = field(&options, "comment").as_string();
+        let by = field(&options, "by")
+            .as_string()
+            .unwrap_or_else(|| roles(&options).join(", "));
+        let at = now();
+        let recorded = self.session.feedback(
+            &mut self.book.borrow_mut(),
+            Given {
+                answered: Answered::of(&result),
+                verdict,
+                comment: comment.as_deref(),
+                by: &by,
+                at: &at,
+            },
+        );
+        to_js(&recorded)
+    }
+
+    /// Every piece of feedback and every proposal, to keep (JSON-shaped data).
+    #[wasm_bindgen(js_name = feedbackBook, unchecked_return_type = "FeedbackBook")]
+    pub fn feedback_book(&self) -> Result<JsValue, JsValue> {
+        to_js(&*self.book.borrow())
+    }
+
+    /// Replaces the feedback held with `book` (a `FeedbackBook`, or its JSON text) and
+    /// puts its approved queries in force. Rejects with `FEEDBACK_UNREADABLE` when it does
+    /// not read.
+    #[wasm_bindgen(js_name = loadFeedback, unchecked_return_type = "Promise<void>")]
+    pub fn load_feedback(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "FeedbackBook | string")] book: JsValue,
+    ) -> Promise {
+        let session = Rc::clone(&self.session);
+        let held = Rc::clone(&self.book);
+        future_to_promise(async move {
+            let text = match book.as_string() {
+                Some(text) => text,
+                None => JSON::stringify(&book)
+                    .ok()
+                    .and_then(|s| s.as_string())
+                    .unwrap_or_default(),
+            };
+            let read =
+                FeedbackBook::from_json(&text).map_err(|e| error(e.code(), &e.to_string()))?;
+            session.use_approved(&read).await.map_err(service_error)?;
+            *held.borrow_mut() = read;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Approves a proposed verified query for a caller whose role approves; the matcher
+    /// answers with it from the next question on.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Proposal>")]
+    pub fn approve(
+        &self,
+        datasource: String,
+        id: String,
+        #[wasm_bindgen(unchecked_param_type = "FeedbackOptions")] options: Option<js_sys::Object>,
+    ) -> Promise {
+        let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
+        let (session, held) = (Rc::clone(&self.session), Rc::clone(&self.book));
+        future_to_promise(async move {
+            let roles = roles(&options);
+            let by = field(&options, "by")
+                .as_string()
+                .unwrap_or_else(|| roles.join(", "));
+            let mut book = held.borrow().clone();
+            let approved = session
+                .approve(&mut book, (&datasource, &id), &roles, (&by, &now()))
+                .await
+                .map_err(service_error)?;
+            *held.borrow_mut() = book;
+            to_js(&approved)
+        })
+    }
+
+    /// Replaces a proposal's query (checked against its datasource's schema) for a caller
+    /// whose role approves.
+    #[wasm_bindgen(js_name = editProposal, unchecked_return_type = "Promise<Proposal>")]
+    pub fn edit_proposal(
+        &self,
+        datasource: String,
+        id: String,
+        #[wasm_bindgen(unchecked_param_type = "VerifiedQuery")] query: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "FeedbackOptions")] options: Option<js_sys::Object>,
+    ) -> Promise {
+        let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
+        let (session, held) = (Rc::clone(&self.session), Rc::clone(&self.book));
+        future_to_promise(async move {
+            let query = from_js::<VerifiedQuery>(&query)?
+                .ok_or_else(|| fail(ErrorCode::ConfigInvalid, "editProposal needs a query"))?;
+            let mut book = held.borrow().clone();
+            let edited = session
+                .edit_proposal(&mut book, (&datasource, &id), query, &roles(&options))
+                .await
+                .map_err(service_error)?;
+            *held.borrow_mut() = book;
+            to_js(&edited)
+        })
+    }
+
+    /// Deletes a proposal (approved or not) for a caller whose role approves.
+    #[wasm_bindgen(js_name = deleteProposal, unchecked_return_type = "Promise<void>")]
+    pub fn delete_proposal(
+        &self,
+        datasource: String,
+        id: String,
+        #[wasm_bindgen(unchecked_param_type = "FeedbackOptions")] options: Option<js_sys::Object>,
+    ) -> Promise {
+        let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
+        let (session, held) = (Rc::clone(&self.session), Rc::clone(&self.book));
+        future_to_promise(async move {
+            let mut book = held.borrow().clone();
+            session
+                .delete_proposal(&mut book, (&datasource, &id), &roles(&options))
+                .await
+                .map_err(service_error)?;
+            *held.borrow_mut() = book;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     /// Ranks the datasources for `question` (no model call): the routing trace.
@@ -554,6 +713,14 @@ fn exact(value: &serde_json::Value) -> JsValue {
             object.into()
         }
     }
+}
+
+/// Now, as the page's clock tells it (ISO 8601, UTC).
+fn now() -> String {
+    js_sys::Date::new_0()
+        .to_iso_string()
+        .as_string()
+        .unwrap_or_default()
 }
 
 /// An `Error` carrying one of the engine's stable codes.

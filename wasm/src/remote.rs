@@ -4,10 +4,11 @@
 
 use crate::fetch::FetchTransport;
 use nl2sql_core::api::{
-    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, RouteRequest, SqlRequest, StreamParser,
-    Streamed,
+    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, FeedbackRequest, RouteRequest,
+    SqlRequest, StreamParser, Streamed,
 };
 use nl2sql_core::engine::{Event, QueryResult};
+use nl2sql_core::feedback::{Proposal, Recorded};
 use nl2sql_core::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport};
 use nl2sql_core::index::Routing;
 use nl2sql_core::run::SqlRun;
@@ -154,6 +155,34 @@ impl Remote {
             out.push(self.get(transport, &path).await?);
         }
         Ok(out)
+    }
+
+    /// Right or Wrong on an answer; the server proposes a verified query from "Right".
+    pub async fn feedback(
+        &self,
+        transport: &FetchTransport,
+        feedback: &FeedbackRequest,
+    ) -> Result<Recorded, RemoteError> {
+        self.post(transport, "/api/v1/feedback", feedback).await
+    }
+
+    /// The verified queries proposed on the server (for a key whose role approves).
+    pub async fn proposals(
+        &self,
+        transport: &FetchTransport,
+    ) -> Result<Vec<Proposal>, RemoteError> {
+        self.get(transport, "/api/v1/verified").await
+    }
+
+    /// Approves proposal `id` of `datasource` on the server.
+    pub async fn approve(
+        &self,
+        transport: &FetchTransport,
+        datasource: &str,
+        id: &str,
+    ) -> Result<Option<Proposal>, RemoteError> {
+        let path = format!("/api/v1/verified/{datasource}/{id}/approve");
+        self.post(transport, &path, &serde_json::json!({})).await
     }
 
     async fn post<T: DeserializeOwned>(

@@ -88,12 +88,25 @@ trace: Array<NodeRecord>,
  * When replayed: where the prompts differed from the recording (empty: nowhere).
  * Absent from traces written before replay existed.
  */
-replay_divergences: Array<Divergence>, };
+replay_divergences: Array<Divergence>, 
+/**
+ * The conversation to continue with the next question: the thread given (or a fresh
+ * one) with this turn, when it answered or asked back.
+ */
+thread: Thread, 
+/**
+ * How the question related to the thread it was asked in (none: no thread given).
+ */
+follow_up: FollowUp | null, 
+/**
+ * What the engine asks back, when the status is `needs_clarification`.
+ */
+clarification: Clarification | null, };
 
 /**
  * How a run ended.
  */
-export type Status = "success" | "plan_only" | "error" | "stopped";
+export type Status = "success" | "plan_only" | "error" | "stopped" | "needs_clarification";
 
 /**
  * One query the run planned: `q1` alone, or one per part of a decomposed question.
@@ -134,7 +147,11 @@ truncated: boolean,
 /**
  * Planner retries after a rejection.
  */
-retry_count: number, };
+retry_count: number, 
+/**
+ * Who wrote its plan. Absent from traces written before the plan cache: the planner.
+ */
+plan_source: PlanSource, };
 
 /**
  * The combined rows of a decomposed question and the query that combined them.
@@ -1117,4 +1134,330 @@ model: string,
  * Its reply, cut to 80 characters.
  */
 reply: string, };
+
+/**
+ * Who wrote a sub-query's plan.
+ */
+export type PlanSource = "planner" | "cache" | "verified";
+
+/**
+ * A conversation as its caller holds it: the last turns, oldest first.
+ */
+export type Thread = { 
+/**
+ * The turns, oldest first.
+ */
+turns: Array<Turn>, };
+
+/**
+ * One question of a thread and what answered it.
+ */
+export type Turn = { 
+/**
+ * The question as asked.
+ */
+question: string, 
+/**
+ * Where it was answered (none when it was not).
+ */
+datasource: string | null, 
+/**
+ * The plan that answered it, when one datasource did.
+ */
+plan: Plan | null, 
+/**
+ * The answer's columns.
+ */
+columns: Array<string>, 
+/**
+ * What the engine asked back instead of answering, when it did.
+ */
+clarification: Clarification | null, };
+
+/**
+ * How a question related to the thread it was asked in, as the result records it.
+ */
+export type FollowUp = { 
+/**
+ * True when it continued the thread; false when it started fresh.
+ */
+continued: boolean, 
+/**
+ * Why, in words.
+ */
+reason: string, 
+/**
+ * The datasource of the turn it followed, when it continued one.
+ */
+previous_datasource: string | null, 
+/**
+ * What the new plan changed in the previous one (same datasource, both plans known).
+ */
+diff: PlanDiff | null, };
+
+/**
+ * What changed from one plan to the next; empty when nothing did.
+ */
+export type PlanDiff = { 
+/**
+ * The differences, in the plan's order of parts.
+ */
+changes: Array<PlanChange>, };
+
+/**
+ * One difference.
+ */
+export type PlanChange = { 
+/**
+ * Which part.
+ */
+part: PlanPart, 
+/**
+ * How it changed.
+ */
+change: ChangeKind, 
+/**
+ * The part in the one-line form (`before → after` when changed).
+ */
+text: string, };
+
+/**
+ * A part of a plan.
+ */
+export type PlanPart = "table" | "join" | "select" | "filter" | "group_by" | "having" | "order_by" | "limit" | "offset" | "distinct" | "with" | "set_operation";
+
+/**
+ * Added, removed or changed.
+ */
+export type ChangeKind = "added" | "removed" | "changed";
+
+/**
+ * What the engine asks back, with the answers it offers.
+ */
+export type Clarification = { 
+/**
+ * The question asked back, in a sentence.
+ */
+question: string, 
+/**
+ * Two to four answers to choose from.
+ */
+options: Array<ClarifyOption>, };
+
+/**
+ * One answer to a question asked back.
+ */
+export type ClarifyOption = { 
+/**
+ * What a button says.
+ */
+label: string, 
+/**
+ * The question to ask next, in the same thread, when this is chosen: the original
+ * question with the meaning spelt out.
+ */
+question: string, };
+
+/**
+ * Every piece of feedback and every proposal, as stored.
+ */
+export type FeedbackBook = { 
+/**
+ * The format's version ([`VERSION`]).
+ */
+version: number, 
+/**
+ * Right and Wrong, in the order given.
+ */
+entries: Array<FeedbackEntry>, 
+/**
+ * Verified queries proposed from "Right", in the order proposed.
+ */
+proposals: Array<Proposal>, };
+
+/**
+ * One Right or Wrong on an answer.
+ */
+export type FeedbackEntry = { 
+/**
+ * `fb_1`, `fb_2`, … in the order given.
+ */
+id: string, 
+/**
+ * Right or wrong.
+ */
+verdict: Verdict, 
+/**
+ * The question answered.
+ */
+question: string, 
+/**
+ * Where it was answered (a single datasource's answer).
+ */
+datasource: string | null, 
+/**
+ * The SQL that answered it.
+ */
+sql: string | null, 
+/**
+ * What the person added.
+ */
+comment: string | null, 
+/**
+ * Who gave it (a role or a name, as the front end knows the caller).
+ */
+by: string, 
+/**
+ * When (the front end's clock, RFC 3339).
+ */
+at: string, 
+/**
+ * The verified query it proposed, when "Right" proposed one.
+ */
+proposal: string | null, 
+/**
+ * Why "Right" proposed nothing, when it did not.
+ */
+not_proposed: string | null, };
+
+/**
+ * Right or wrong.
+ */
+export type Verdict = "right" | "wrong";
+
+/**
+ * A verified query proposed from feedback.
+ */
+export type Proposal = { 
+/**
+ * Its datasource.
+ */
+datasource: string, 
+/**
+ * The query (its id is the proposal's id).
+ */
+query: VerifiedQuery, 
+/**
+ * Proposed or approved.
+ */
+status: ProposalStatus, 
+/**
+ * Who proposed it.
+ */
+proposed_by: string, 
+/**
+ * When.
+ */
+proposed_at: string, 
+/**
+ * Who approved it.
+ */
+approved_by: string | null, 
+/**
+ * When.
+ */
+approved_at: string | null, 
+/**
+ * The question as first asked and the SQL that answered it, values in place: the eval
+ * case it becomes.
+ */
+example: Example, };
+
+/**
+ * Where a proposed verified query stands.
+ */
+export type ProposalStatus = "proposed" | "approved";
+
+/**
+ * A question and the SQL that answered it, for an eval case.
+ */
+export type Example = { 
+/**
+ * The question.
+ */
+question: string, 
+/**
+ * The SQL, as it ran.
+ */
+sql: string, 
+/**
+ * Whether the answer's row order matters (the plan ordered it).
+ */
+order_matters: boolean, 
+/**
+ * The role it was asked with.
+ */
+role: string | null, };
+
+/**
+ * What recording feedback did.
+ */
+export type Recorded = { 
+/**
+ * The entry as kept.
+ */
+entry: FeedbackEntry, 
+/**
+ * The verified query "Right" proposed (or the existing one it added a phrasing to).
+ */
+proposal: Proposal | null, };
+
+/**
+ * One verified query.
+ */
+export type VerifiedQuery = { 
+/**
+ * Unique per datasource, `^[a-z][a-z0-9_]*$`.
+ */
+id: string, 
+/**
+ * What it answers, shown to the model and embedded.
+ */
+description: string, 
+/**
+ * Phrasings that ask for it, with `{param}` placeholders.
+ */
+questions: Array<string>, 
+/**
+ * Its parameters by name.
+ */
+params: { [key in string]: ParamSpec }, 
+/**
+ * One read-only statement with `:param` placeholders.
+ */
+sql: string, };
+
+/**
+ * One declared parameter.
+ */
+export type ParamSpec = { 
+/**
+ * Its type.
+ */
+type: ParamType, 
+/**
+ * The value when the question gives none; without one the parameter is required.
+ */
+default: JsonValue | null, 
+/**
+ * Smallest allowed (numbers and dates).
+ */
+min: JsonValue | null, 
+/**
+ * Largest allowed (numbers and dates).
+ */
+max: JsonValue | null, 
+/**
+ * The allowed values (text only), matched without regard to case.
+ */
+choices: Array<string>, 
+/**
+ * A value for the index's phrasings and the checks.
+ */
+example: JsonValue | null, };
+
+/**
+ * A parameter's type.
+ */
+export type ParamType = "int" | "float" | "string" | "date";
 export type JsonValue = number | bigint | string | boolean | JsonValue[] | { [key: string]: JsonValue } | null;

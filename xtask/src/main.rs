@@ -118,8 +118,8 @@ fn bench(project: &Project) -> Result<(), Failure> {
         )
         .run("cargo bench")?;
     println!(
-        "\n==> the pipeline natively: non-model overhead, prompt tokens; the 500-table schema \
-         (release)"
+        "\n==> the pipeline natively: non-model overhead, prompt tokens; the 500-table schema; \
+         a thread's overhead (release)"
     );
     project
         .command(
@@ -133,6 +133,8 @@ fn bench(project: &Project) -> Result<(), Failure> {
                 "pipeline",
                 "--test",
                 "large_schema",
+                "--test",
+                "conversation",
                 "--",
                 "--ignored",
                 "--nocapture",

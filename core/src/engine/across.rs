@@ -37,6 +37,9 @@ impl Engine<'_> {
                 question: q.question,
                 part: Some(p),
                 datasource: &p.datasource,
+                context: "",
+                search: q.question,
+                previous: None,
             })
             .collect();
         let solved: Vec<Solved> = join_all(

@@ -39,19 +39,23 @@ pub use control::{backoff_ms, CancelToken, Event, Events, Sleep};
 pub use join::join_all;
 pub use replay::{Divergence, Replay};
 pub use result::{
-    AnswerSource, CombinedRows, FinalAnswer, NodeRecord, NodeStatus, QueryResult, Status, SubQuery,
-    TraceForm, UsageTotals, Writer, WITHHELD,
+    AnswerSource, CombinedRows, FinalAnswer, NodeRecord, NodeStatus, PlanSource, QueryResult,
+    Status, SubQuery, TraceForm, UsageTotals, Writer, WITHHELD,
 };
 pub use settings::{Agent, AnswerMode, EngineSettings, Feedback};
 pub use verified::{Candidate, CuratedMatch, MatchReason, MATCH_FLOOR};
 
 use crate::catalog::Catalog;
+use crate::conversation::{
+    self, ambiguity, continuation, Clarification, Continuation, FollowUp, PlanDiff, Thread, Turn,
+};
 use crate::curated::Curated;
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::http::HttpTransport;
-use crate::index::{retrieve, route, Clock, Retrieval};
+use crate::index::{retrieve, route_in_thread, Clock, Retrieval};
 use crate::index::{MismatchPolicy, Routing};
 use crate::plan::{plan_json_schema, Plan};
+use crate::plan_cache::{self, CacheKey, PlanCache};
 use crate::policy::Scope;
 use crate::provider::chat::PriceTable;
 use crate::provider::{Message, Role};
@@ -61,10 +65,11 @@ use model::{Live, Model};
 use node::{At, Record, Run, RunParts, Span, Step};
 use serde_json::json;
 use solve::Task;
+use std::cell::RefCell;
 use write::{Rows, Written};
 
 /// How to ask.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct AskOptions {
     /// The caller's roles (none: the policy's default role).
     pub roles: Vec<String>,
@@ -76,6 +81,8 @@ pub struct AskOptions {
     pub cancel: Option<CancelToken>,
     /// Receives the live events.
     pub events: Option<Events>,
+    /// The conversation this question continues (none or empty: it stands alone).
+    pub thread: Option<Thread>,
 }
 
 /// The engine: datasources, their index, the policy, and the outside world's traits.
@@ -92,6 +99,8 @@ pub struct Engine<'a> {
     curated: Option<&'a Curated>,
     /// Warnings about the set-up (a dropped verified query) that every result carries.
     notices: &'a [RunWarning],
+    /// Plans that validated and ran, reused for the same question (when settings allow).
+    plans: Option<&'a RefCell<PlanCache>>,
 }
 
 /// What an engine is built from: its catalogue (the datasources, their index and the
@@ -111,6 +120,66 @@ struct Asked<'q> {
     question: &'q str,
     options: &'q AskOptions,
     scope: Scope<'q>,
+    talk: Talk,
+}
+
+/// How the question relates to its thread.
+struct Talk {
+    /// Whether it continues the thread, and why (none: no thread was given).
+    continuation: Option<Continuation>,
+    /// The turn it follows, when it follows one.
+    previous: Option<Turn>,
+    /// The earlier turns as the planner reads them (empty when it starts fresh).
+    context: String,
+    /// What routing and retrieval search with: a follow-up's words alone name too little,
+    /// so the conversation's earlier questions come first.
+    search: String,
+    /// The earlier questions, for the answerability check (empty when it starts fresh).
+    earlier: Vec<String>,
+    /// The thread it continues, as read (empty when it starts fresh).
+    thread: Thread,
+}
+
+impl Talk {
+    fn of(question: &str, thread: Option<Thread>) -> Talk {
+        let continuation = thread
+            .as_ref()
+            .filter(|t| !t.turns.is_empty())
+            .map(|t| continuation(question, t));
+        let follows = continuation.as_ref().is_some_and(|c| c.follows);
+        let thread = thread.filter(|_| follows);
+        let previous = thread.as_ref().and_then(|t| t.last().cloned());
+        let context = thread.as_ref().map(Thread::context).unwrap_or_default();
+        let earlier = thread.as_ref().map(Thread::questions).unwrap_or_default();
+        // The conversation's questions name its subject; a follow-up's own words may not.
+        let mut search: Vec<&str> = earlier.iter().map(String::as_str).collect();
+        search.push(question);
+        let search = search.join(" ");
+        Talk {
+            continuation,
+            previous,
+            context,
+            search,
+            earlier,
+            thread: thread.unwrap_or_default(),
+        }
+    }
+
+    fn follows(&self) -> bool {
+        self.previous.is_some()
+    }
+
+    /// The datasource of the turn followed.
+    fn datasource(&self) -> Option<&str> {
+        self.previous.as_ref()?.datasource.as_deref()
+    }
+
+    /// True when the turn followed asked back (this question is its answer).
+    fn answers_clarification(&self) -> bool {
+        self.previous
+            .as_ref()
+            .is_some_and(|p| p.clarification.is_some())
+    }
 }
 
 /// What the steps of a run found, gathered into the [`QueryResult`] once the run is over.
@@ -126,6 +195,8 @@ struct Found {
     final_answer: Option<FinalAnswer>,
     warnings: Vec<RunWarning>,
     sequential: u32,
+    clarification: Option<Clarification>,
+    diff: Option<PlanDiff>,
 }
 
 impl Found {
@@ -142,6 +213,8 @@ impl Found {
             final_answer: None,
             warnings: notices.to_vec(),
             sequential: 0,
+            clarification: None,
+            diff: None,
         }
     }
 
@@ -192,6 +265,8 @@ struct Planned {
     retrieved: Span,
     plan: Result<Plan, PipelineError>,
     planned: Span,
+    /// Who wrote it.
+    source: PlanSource,
 }
 
 /// The answerability check's verdict and its planning, each with its calls.
@@ -235,6 +310,7 @@ impl<'a> Engine<'a> {
             scratch: None,
             curated: None,
             notices: &[],
+            plans: None,
         }
     }
 
@@ -256,6 +332,13 @@ impl<'a> Engine<'a> {
     /// Answers questions a verified query matches with it (see [`verified`]).
     pub fn with_verified(mut self, curated: &'a Curated) -> Self {
         self.curated = Some(curated);
+        self
+    }
+
+    /// Reuses plans from `cache` and keeps new ones there, while the settings' `plan_cache`
+    /// is on.
+    pub fn caching_plans(mut self, cache: &'a RefCell<PlanCache>) -> Self {
+        self.plans = Some(cache);
         self
     }
 
@@ -300,10 +383,16 @@ impl<'a> Engine<'a> {
                 self.prices.clone(),
             ),
         });
+        // A thread handed in is read no further back than the settings keep.
+        let thread = options
+            .thread
+            .as_ref()
+            .map(|t| t.last_turns(self.settings.thread_turns));
         let asked = Asked {
             question,
             options,
             scope: self.catalog.policies().scope(&options.roles),
+            talk: Talk::of(question, thread),
         };
         let mut found = Found::new(self.notices);
         let mut errors = Vec::new();
@@ -325,6 +414,13 @@ impl<'a> Engine<'a> {
             errors.push(e.for_client());
         }
         let duration_ms = run.elapsed();
+        let follow_up = asked.talk.continuation.as_ref().map(|c| FollowUp {
+            continued: c.follows,
+            reason: c.reason.clone(),
+            previous_datasource: asked.talk.datasource().map(str::to_string),
+            diff: found.diff.clone(),
+        });
+        let thread = self.next_thread(&asked, &found);
         let mut result = QueryResult {
             status: found.status,
             question: question.to_string(),
@@ -347,6 +443,9 @@ impl<'a> Engine<'a> {
             duration_ms,
             trace: run.into_trace(),
             replay_divergences: self.replay.map(Replay::divergences).unwrap_or_default(),
+            thread,
+            follow_up,
+            clarification: found.clarification,
         };
         result.total_usage(&self.prices);
         result
@@ -380,24 +479,57 @@ impl<'a> Engine<'a> {
             return Err(e);
         }
         // A verified query answers before any model is asked to plan (plan-only runs want
-        // a generated plan, so they skip it).
-        if let (Some(curated), false) = (self.curated, q.options.plan_only) {
+        // a generated plan, so they skip it; a follow-up is an edit of the previous plan,
+        // which no verified query knows).
+        if let (Some(curated), false, false) = (self.curated, q.options.plan_only, q.talk.follows())
+        {
             let matched = self.try_verified(curated, q, &candidates, run).await;
             found.curated = matched.record;
             found.sequential += matched.sequential;
             match matched.outcome {
                 Ok(None) => {}
                 Ok(Some(v)) => {
-                    resolver.end(Record::ok(resolver_outputs(&candidates, &skipped)));
+                    resolver.end(Record::ok(resolver_outputs(&candidates, &skipped, q)));
                     found.source = Some(v.source);
                     found.warnings.extend(v.warnings);
                     return self.answer_from(q, v.sub, run, found).await;
                 }
                 Err(e) => {
-                    resolver.end(Record::ok(resolver_outputs(&candidates, &skipped)));
+                    resolver.end(Record::ok(resolver_outputs(&candidates, &skipped, q)));
                     return Err(e);
                 }
             }
+        }
+        // Asked back when the schema shows the question means two different things (never
+        // of the answer to a question asked back).
+        let first = candidates.first().cloned();
+        if let (Some(first), false) = (&first, q.talk.answers_clarification()) {
+            let values = self.catalog.index().values();
+            if let Some(asked) = ambiguity(q.question, first, values, &q.scope) {
+                let mut outputs = resolver_outputs(&candidates, &skipped, q);
+                outputs["clarification"] = json!(asked);
+                resolver.end(Record::ok(outputs));
+                found.status = Status::NeedsClarification;
+                found.clarification = Some(asked);
+                return Ok(());
+            }
+        }
+        // A plan that ran for this very question before skips the check and the planner;
+        // the solver validates it again for this caller's role.
+        if let Some((datasource, plan)) = first.and_then(|d| self.cached(q, &d).map(|p| (d, p))) {
+            let mut outputs = resolver_outputs(&candidates, &skipped, q);
+            outputs["plan_cache"] = json!({
+                "hit": true,
+                "skipped": "the answerability check and the planner: the same question was planned on this datasource, schema and model before, and its plan ran",
+            });
+            resolver.end(Record::ok(outputs));
+            run.announce(At::run(Node::SchemaRetriever));
+            run.announce(At::run(Node::AstPlanner));
+            let task = self.task(q, &datasource);
+            let planned = self.cached_planned(&task, &q.scope, plan).await;
+            return self
+                .one(q, &datasource, Some((planned, Vec::new())), run, found)
+                .await;
         }
         let resolved = self
             .resolve(q, (candidates, listed), &skipped, resolver, run)
@@ -424,15 +556,16 @@ impl<'a> Engine<'a> {
         run: &Run<'_>,
         found: &mut Found,
     ) -> Result<(), PipelineError> {
-        let task = Task {
-            id: "q1".to_string(),
-            question: q.question,
-            part: None,
-            datasource,
-        };
+        let task = self.task(q, datasource);
         let solved = self
             .solve(&task, &q.scope, planned, q.options.plan_only, run)
             .await;
+        if let (Some(before), Some(after)) = (task.previous, solved.sub.plan.as_ref()) {
+            found.diff = Some(conversation::diff(before, after));
+        }
+        let fresh = (solved.sub.plan_source == PlanSource::Planner)
+            .then(|| solved.sub.plan.clone())
+            .flatten();
         found.retrieval = solved.retrieval;
         found.warnings.extend(solved.warnings);
         found.sequential += solved.sequential;
@@ -445,7 +578,120 @@ impl<'a> Engine<'a> {
             found.status = Status::PlanOnly;
             return Ok(());
         }
-        self.answer_from(q, solved.sub, run, found).await
+        self.answer_from(q, solved.sub, run, found).await?;
+        // Kept only once it validated and ran.
+        if let Some(plan) = fresh {
+            self.remember(q, datasource, plan);
+        }
+        Ok(())
+    }
+
+    /// Sub-query `q1` of the question on `datasource`: the previous turn's plan is the one
+    /// it edits when the question follows a turn on the same datasource.
+    fn task<'t>(&self, q: &'t Asked<'_>, datasource: &'t str) -> Task<'t> {
+        let previous = q
+            .talk
+            .previous
+            .as_ref()
+            .filter(|p| p.datasource.as_deref() == Some(datasource))
+            .and_then(|p| p.plan.as_ref());
+        Task {
+            id: "q1".to_string(),
+            question: q.question,
+            part: None,
+            datasource,
+            context: &q.talk.context,
+            search: &q.talk.search,
+            previous,
+        }
+    }
+
+    /// What the plan cache keeps this question's plan on `datasource` under (none: the
+    /// cache is off, or the datasource is gone).
+    fn cache_key(&self, q: &Asked<'_>, datasource: &str) -> Option<CacheKey> {
+        self.plans?;
+        if !self.settings.plan_cache || self.replay.is_some() {
+            return None;
+        }
+        let entry = self.catalog.entry(datasource)?;
+        let planner = &self.settings.planner;
+        Some(CacheKey {
+            question: plan_cache::normalise(q.question),
+            context: q.talk.context.clone(),
+            datasource: datasource.to_string(),
+            fingerprint: entry.schema.fingerprint.clone(),
+            model: format!("{} {}", planner.provider.base_url, planner.model),
+            today: self.settings.validator.lower.today.clone(),
+        })
+    }
+
+    fn cached(&self, q: &Asked<'_>, datasource: &str) -> Option<Plan> {
+        let key = self.cache_key(q, datasource)?;
+        self.plans?.try_borrow_mut().ok()?.get(&key)
+    }
+
+    fn remember(&self, q: &Asked<'_>, datasource: &str, plan: Plan) {
+        let (Some(key), Some(cache)) = (self.cache_key(q, datasource), self.plans) else {
+            return;
+        };
+        if let Ok(mut cache) = cache.try_borrow_mut() {
+            cache.put(key, plan);
+        }
+    }
+
+    /// The first plan from the cache, on the schema retrieval finds for it now.
+    async fn cached_planned(&self, task: &Task<'_>, scope: &Scope<'_>, plan: Plan) -> Planned {
+        let (retrieval, retrieved) = self.retrieve_for(task, scope).await;
+        let at = retrieved.ended;
+        Planned {
+            plan: retrieval.as_ref().map_err(Clone::clone).map(|_| plan),
+            retrieval: retrieval.unwrap_or_else(|_| Retrieval::empty(task.datasource)),
+            retrieved,
+            planned: Span {
+                started: at,
+                ended: at,
+            },
+            source: PlanSource::Cache,
+        }
+    }
+
+    /// The thread to hand back: a continued thread (or a fresh one) with this turn, kept
+    /// to the last `thread_turns`; a run that found no answer and asked nothing back
+    /// leaves the thread as it was.
+    fn next_thread(&self, q: &Asked<'_>, found: &Found) -> Thread {
+        let given = q
+            .options
+            .thread
+            .as_ref()
+            .map(|t| t.last_turns(self.settings.thread_turns))
+            .unwrap_or_default();
+        let turn = match found.status {
+            Status::NeedsClarification => Turn {
+                question: q.question.to_string(),
+                clarification: found.clarification.clone(),
+                ..Turn::default()
+            },
+            Status::Success | Status::PlanOnly => {
+                let single = match (&found.combined, found.sub_queries.as_slice()) {
+                    (None, [one]) => Some(one),
+                    _ => None,
+                };
+                let columns = match (&found.combined, single) {
+                    (Some(c), _) => c.columns.clone(),
+                    (None, Some(s)) => s.columns.clone(),
+                    (None, None) => Vec::new(),
+                };
+                Turn {
+                    question: q.question.to_string(),
+                    datasource: single.map(|s| s.datasource_id.clone()),
+                    plan: single.and_then(|s| s.plan.clone()),
+                    columns,
+                    clarification: None,
+                }
+            }
+            Status::Error | Status::Stopped => return given,
+        };
+        q.talk.thread.with(turn, self.settings.thread_turns)
     }
 
     /// The resolver's schema check: each candidate's structure now against the snapshot it
@@ -547,7 +793,7 @@ impl<'a> Engine<'a> {
             check_span.ended,
             Record {
                 outputs: {
-                    let mut outputs = resolver_outputs(&candidates, skipped);
+                    let mut outputs = resolver_outputs(&candidates, skipped, q);
                     outputs["verdict"] = verdict_outputs;
                     outputs["accepted"] = json!(accepted);
                     outputs
@@ -626,17 +872,12 @@ impl<'a> Engine<'a> {
             run.announce(At::run(Node::SchemaRetriever));
             run.announce(At::run(Node::AstPlanner));
         };
-        let check = self.answerability(q.question, listed, &q.scope);
+        let check = self.answerability(q, listed);
         let resolver_agent = run.bounded(&self.settings.resolver);
         let planner_agent = run.bounded(&self.settings.planner);
         let mut calls_check = Vec::new();
         let mut calls_plan = Vec::new();
-        let task = |datasource| Task {
-            id: "q1".to_string(),
-            question: q.question,
-            part: None,
-            datasource,
-        };
+        let task = |datasource| self.task(q, datasource);
         let check = async {
             let started = self.clock.now_ms();
             let now = || self.clock.now_ms();
@@ -806,10 +1047,11 @@ impl<'a> Engine<'a> {
         } else if !registered.iter().any(|d| q.scope.can_reach(d)) {
             Vec::new()
         } else {
-            let routed = route(
+            let routed = route_in_thread(
                 self.catalog.index(),
                 self.catalog.embedder(),
-                q.question,
+                &q.talk.search,
+                q.talk.datasource(),
                 &q.scope,
                 &self.settings.routing,
             )
@@ -858,12 +1100,9 @@ impl<'a> Engine<'a> {
         })
     }
 
-    fn answerability(
-        &self,
-        question: &str,
-        candidates: &[String],
-        scope: &Scope<'_>,
-    ) -> Structured<'static> {
+    fn answerability(&self, q: &Asked<'_>, candidates: &[String]) -> Structured<'static> {
+        let scope = &q.scope;
+        let earlier: Vec<&str> = q.talk.earlier.iter().map(String::as_str).collect();
         let listed: Vec<(&str, &str, Vec<String>)> = candidates
             .iter()
             .filter_map(|id| {
@@ -886,9 +1125,38 @@ impl<'a> Engine<'a> {
             system: prompts::ANSWERABILITY_SYSTEM.to_string(),
             messages: vec![Message {
                 role: Role::User,
-                content: prompts::answerability_user(question, &listed),
+                content: prompts::answerability_user(q.question, &earlier, &listed),
             }],
         }
+    }
+
+    /// The schema retrieval finds for `task` now, and when.
+    async fn retrieve_for(
+        &self,
+        task: &Task<'_>,
+        scope: &Scope<'_>,
+    ) -> (Result<Retrieval, PipelineError>, Span) {
+        let started = self.clock.now_ms();
+        // A part is found by its own words; a follow-up with the question it follows.
+        let query = task.part.map_or(task.search, |p| p.question.as_str());
+        // The earlier turns take their share of the prompt from the schema's.
+        let settings = self.settings.retrieval.sharing(task.context.len());
+        let retrieved = retrieve(
+            self.catalog.index(),
+            self.catalog.embedder(),
+            task.datasource,
+            query,
+            scope,
+            &settings,
+            false,
+        )
+        .await
+        .map_err(|e| e.into_error(Node::SchemaRetriever));
+        let span = Span {
+            started,
+            ended: self.clock.now_ms(),
+        };
+        (retrieved, span)
     }
 
     /// Retrieves the schema for `datasource` and asks for the first plan.
@@ -900,42 +1168,20 @@ impl<'a> Engine<'a> {
         calls: &mut Vec<LlmCall>,
         budget: &Budget,
     ) -> Planned {
-        let started = self.clock.now_ms();
-        let datasource = task.datasource;
-        // A part is found by its own words; the planner still reads the whole question.
-        let query = task.part.map_or(task.question, |p| p.question.as_str());
-        let retrieved = retrieve(
-            self.catalog.index(),
-            self.catalog.embedder(),
-            datasource,
-            query,
-            scope,
-            &self.settings.retrieval,
-            false,
-        )
-        .await;
-        let retrieved_at = Span {
-            started,
-            ended: self.clock.now_ms(),
+        let (retrieved, retrieved_at) = self.retrieve_for(task, scope).await;
+        let unplanned = Span {
+            started: retrieved_at.ended,
+            ended: retrieved_at.ended,
         };
         let retrieval = match retrieved {
             Ok(r) => r,
             Err(e) => {
                 return Planned {
-                    retrieval: Retrieval {
-                        datasource: datasource.to_string(),
-                        tables: vec![],
-                        columns: vec![],
-                        values: vec![],
-                        full_snapshot: false,
-                        notes: vec![],
-                    },
+                    retrieval: Retrieval::empty(task.datasource),
                     retrieved: retrieved_at,
-                    plan: Err(e.into_error(Node::SchemaRetriever)),
-                    planned: Span {
-                        started: retrieved_at.ended,
-                        ended: retrieved_at.ended,
-                    },
+                    plan: Err(e),
+                    planned: unplanned,
+                    source: PlanSource::Planner,
                 };
             }
         };
@@ -950,6 +1196,7 @@ impl<'a> Engine<'a> {
                 started: retrieved_at.ended,
                 ended: self.clock.now_ms(),
             },
+            source: PlanSource::Planner,
         }
     }
 
@@ -971,7 +1218,14 @@ impl<'a> Engine<'a> {
         let today = self.settings.validator.lower.today.as_deref();
         let mut messages = vec![Message {
             role: Role::User,
-            content: prompts::planner_user(today, schema, retrieval, task.question, task.part),
+            content: prompts::planner_user(
+                today,
+                schema,
+                retrieval,
+                task.question,
+                task.part,
+                task.context,
+            ),
         }];
         messages.extend(history);
         let now = || self.clock.now_ms();
@@ -998,11 +1252,23 @@ fn parse_verdict(text: &str) -> Result<Verdict, String> {
     serde_json::from_str::<Verdict>(text).map_err(|e| e.to_string())
 }
 
-/// The resolver's record: the candidates, and why routing was skipped when it was.
-fn resolver_outputs(candidates: &[String], skipped: &Option<String>) -> serde_json::Value {
+/// The resolver's record: the candidates, why routing was skipped when it was, and how the
+/// question relates to its thread.
+fn resolver_outputs(
+    candidates: &[String],
+    skipped: &Option<String>,
+    q: &Asked<'_>,
+) -> serde_json::Value {
     let mut outputs = json!({ "candidates": candidates });
     if let Some(why) = skipped {
         outputs["routing_skipped"] = json!(why);
+    }
+    if let Some(c) = &q.talk.continuation {
+        outputs["thread"] = json!({
+            "continued": c.follows,
+            "reason": c.reason,
+            "previous_datasource": q.talk.datasource(),
+        });
     }
     outputs
 }

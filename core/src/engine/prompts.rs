@@ -21,14 +21,16 @@ How to write the plan:
 - Write a one-sentence `reasoning` saying what the plan computes.";
 
 /// The planner's question message: today, the datasource's schema as retrieved, the values
-/// the question names, the question itself, exactly as the user wrote it, and for a part of
-/// a decomposed question, the part and the columns it must return.
+/// the question names, the earlier turns of its thread when it follows up one (`context`,
+/// bounded; empty otherwise), the question itself, exactly as the user wrote it, and for a
+/// part of a decomposed question, the part and the columns it must return.
 pub fn planner_user(
     today: Option<&str>,
     schema: &SchemaSnapshot,
     retrieval: &Retrieval,
     question: &str,
     part: Option<&SubQuestion>,
+    context: &str,
 ) -> String {
     let mut text = String::new();
     if let Some(day) = today {
@@ -45,6 +47,7 @@ pub fn planner_user(
             text.push_str(&format!("- {}\n", hint(v)));
         }
     }
+    text.push_str(context);
     text.push_str(&format!("Question: {question}"));
     if let Some(p) = part {
         text.push_str(&format!(
@@ -130,9 +133,13 @@ Rules:
 6. Give the reason in one short sentence.";
 
 /// The answerability check's message: the datasources it may name (routing's candidates,
-/// sorted by id; each with its description and sorted table names, never columns or data)
-/// and the question.
-pub fn answerability_user(question: &str, datasources: &[(&str, &str, Vec<String>)]) -> String {
+/// sorted by id; each with its description and sorted table names, never columns or data),
+/// the earlier questions a follow-up continues (each on one line), and the question.
+pub fn answerability_user(
+    question: &str,
+    earlier: &[&str],
+    datasources: &[(&str, &str, Vec<String>)],
+) -> String {
     let mut sorted: Vec<&(&str, &str, Vec<String>)> = datasources.iter().collect();
     sorted.sort_by(|a, b| a.0.cmp(b.0));
     let list: Vec<serde_json::Value> = sorted
@@ -143,8 +150,17 @@ pub fn answerability_user(question: &str, datasources: &[(&str, &str, Vec<String
             json!({"id": id, "description": description, "tables": tables})
         })
         .collect();
+    let mut context = String::new();
+    if !earlier.is_empty() {
+        context.push_str("Earlier in this conversation (the question follows up the last):\n");
+        for q in earlier {
+            let line: Vec<&str> = q.split_whitespace().collect();
+            context.push_str(&format!("- \"{}\"\n", line.join(" ")));
+        }
+        context.push('\n');
+    }
     format!(
-        "Datasources:\n{}\n\nQuestion: {question}",
+        "Datasources:\n{}\n\n{context}Question: {question}",
         serde_json::to_string(&list).unwrap_or_default()
     )
 }

@@ -2,6 +2,7 @@
 
 use super::decompose::Decomposition;
 use super::llm::LlmCall;
+use crate::conversation::{Clarification, FollowUp, Thread};
 use crate::curated::ParamValue;
 use crate::error::{Node, PipelineError, RunWarning};
 use crate::index::{Retrieval, Routing};
@@ -27,6 +28,8 @@ pub enum Status {
     Error,
     /// A run limit stopped it.
     Stopped,
+    /// The question means different things in the schema: `clarification` asks which.
+    NeedsClarification,
 }
 
 impl Status {
@@ -37,6 +40,7 @@ impl Status {
             Status::PlanOnly => "plan_only",
             Status::Error => "error",
             Status::Stopped => "stopped",
+            Status::NeedsClarification => "needs_clarification",
         }
     }
 }
@@ -64,6 +68,24 @@ pub struct SubQuery {
     pub truncated: bool,
     /// Planner retries after a rejection.
     pub retry_count: u32,
+    /// Who wrote its plan. Absent from traces written before the plan cache: the planner.
+    #[serde(default)]
+    pub plan_source: PlanSource,
+}
+
+/// Who wrote a sub-query's plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum PlanSource {
+    /// The planner, in this run.
+    #[default]
+    Planner,
+    /// The plan cache: the planner wrote it for the same question before.
+    Cache,
+    /// A verified query, imported.
+    Verified,
 }
 
 /// The combined rows of a decomposed question and the query that combined them.
@@ -247,6 +269,16 @@ pub struct QueryResult {
     /// Absent from traces written before replay existed.
     #[serde(default)]
     pub replay_divergences: Vec<super::replay::Divergence>,
+    /// The conversation to continue with the next question: the thread given (or a fresh
+    /// one) with this turn, when it answered or asked back.
+    #[serde(default)]
+    pub thread: Thread,
+    /// How the question related to the thread it was asked in (none: no thread given).
+    #[serde(default)]
+    pub follow_up: Option<FollowUp>,
+    /// What the engine asks back, when the status is `needs_clarification`.
+    #[serde(default)]
+    pub clarification: Option<Clarification>,
 }
 
 impl QueryResult {
@@ -389,6 +421,7 @@ mod tests {
             Status::PlanOnly,
             Status::Error,
             Status::Stopped,
+            Status::NeedsClarification,
         ] {
             let json = serde_json::to_string(&status).unwrap_or_default();
             assert_eq!(json, format!("\"{}\"", status.as_str()));

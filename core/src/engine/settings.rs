@@ -96,6 +96,11 @@ pub struct EngineSettings {
     /// The validator's settings (`lower.row_cap` caps every query's rows; `lower.today`
     /// pins the run date).
     pub validator: ValidatorSettings,
+    /// Turns a thread keeps (the result's thread holds at most this many).
+    pub thread_turns: usize,
+    /// Reuse a plan that validated and ran for the same question (see
+    /// [`crate::plan_cache`]); the front end's cache is used only when this is on.
+    pub plan_cache: bool,
 }
 
 impl EngineSettings {
@@ -121,6 +126,8 @@ impl EngineSettings {
             routing: RouteSettings::default(),
             retrieval: RetrieveSettings::default(),
             validator: ValidatorSettings::default(),
+            thread_turns: crate::conversation::DEFAULT_TURNS,
+            plan_cache: true,
         }
     }
 }

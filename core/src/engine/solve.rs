@@ -5,7 +5,8 @@ use super::decompose::SubQuestion;
 use super::llm::{self, LlmCall};
 use super::node::Span;
 use super::node::{At, Record, Run};
-use super::{prompts, sanity, Engine, Feedback, Planned, SubQuery};
+use super::{prompts, sanity, Engine, Feedback, PlanSource, Planned, SubQuery};
+use crate::conversation::diff;
 use crate::datasource::{Datasource, ResultFrame};
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::index::Retrieval;
@@ -27,6 +28,12 @@ pub(super) struct Task<'t> {
     pub part: Option<&'t SubQuestion>,
     /// Where it runs.
     pub datasource: &'t str,
+    /// The earlier turns of the thread, as the planner reads them (empty: none).
+    pub context: &'t str,
+    /// What retrieval searches with (a part searches with its own words instead).
+    pub search: &'t str,
+    /// The previous turn's plan, which this one edits.
+    pub previous: Option<&'t Plan>,
 }
 
 /// How a sub-query ended.
@@ -96,6 +103,7 @@ impl Engine<'_> {
                 rows: vec![],
                 truncated: false,
                 retry_count: 0,
+                plan_source: PlanSource::Planner,
             },
             retrieval: None,
             warnings: vec![],
@@ -138,6 +146,7 @@ impl Engine<'_> {
             }
         };
         let retrieval = first.retrieval.clone();
+        solved.sub.plan_source = first.source;
         run.record_span(
             At::sub(Node::SchemaRetriever, 0, id),
             first.retrieved,
@@ -157,7 +166,16 @@ impl Engine<'_> {
         let mut recovered: Vec<PipelineError> = Vec::new();
         loop {
             let planner = At::sub(Node::AstPlanner, attempt, id);
-            let record = Record::of(&planned, |p| json!({"plan": p.to_string()}));
+            let record = Record::of(&planned, |p| {
+                let mut outputs = json!({"plan": p.to_string()});
+                if let Some(before) = task.previous {
+                    outputs["edit_of_previous"] = json!(diff(before, p));
+                }
+                if solved.sub.plan_source == PlanSource::Cache && attempt == 0 {
+                    outputs["plan_cache"] = json!("hit: the planner was not asked");
+                }
+                outputs
+            });
             run.record_span(
                 planner,
                 plan_span,

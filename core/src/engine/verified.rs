@@ -435,6 +435,7 @@ impl Engine<'_> {
             rows: frame.rows,
             truncated: frame.truncated,
             retry_count: 0,
+            plan_source: super::PlanSource::Verified,
         };
         Ok((sub, r.warnings))
     }

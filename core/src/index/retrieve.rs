@@ -43,6 +43,23 @@ impl Default for RetrieveSettings {
     }
 }
 
+/// The least schema a planner is shown when something else shares its prompt.
+pub const MIN_SCHEMA_CHARS: usize = 3_000;
+
+impl RetrieveSettings {
+    /// These settings for a prompt that also carries `other` characters (a thread's earlier
+    /// turns): the schema's target shrinks by as much, down to [`MIN_SCHEMA_CHARS`].
+    pub fn sharing(&self, other: usize) -> RetrieveSettings {
+        RetrieveSettings {
+            schema_chars: self
+                .schema_chars
+                .saturating_sub(other)
+                .max(MIN_SCHEMA_CHARS.min(self.schema_chars)),
+            ..self.clone()
+        }
+    }
+}
+
 /// What the planner gets for one datasource.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -62,6 +79,20 @@ pub struct Retrieval {
     /// about them: the lines the planner reads under the schema.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+impl Retrieval {
+    /// Nothing retrieved from `datasource` (retrieval failed).
+    pub fn empty(datasource: &str) -> Retrieval {
+        Retrieval {
+            datasource: datasource.to_string(),
+            tables: vec![],
+            columns: vec![],
+            values: vec![],
+            full_snapshot: false,
+            notes: vec![],
+        }
+    }
 }
 
 /// Retrieves the schema for `question` in `datasource`. Tables the scope hides never appear.

@@ -99,6 +99,19 @@ pub async fn route(
     scope: &Scope<'_>,
     settings: &RouteSettings,
 ) -> Result<Routing, EmbedError> {
+    route_in_thread(index, embedder, question, None, scope, settings).await
+}
+
+/// [`route`] for a question that follows up a conversation on datasource `thread`: one
+/// more signal, which the floor never drops, since a follow-up's own words may say little.
+pub async fn route_in_thread(
+    index: &SchemaIndex,
+    embedder: &dyn Embedder,
+    question: &str,
+    thread: Option<&str>,
+    scope: &Scope<'_>,
+    settings: &RouteSettings,
+) -> Result<Routing, EmbedError> {
     let query = index.embed_query(embedder, question).await?;
     let mut reachable: Vec<String> = index
         .schemas()
@@ -179,6 +192,18 @@ pub async fn route(
         });
     }
 
+    if let Some(d) = thread.filter(|d| reachable.iter().any(|r| r == d)) {
+        signals.push(SignalRecord {
+            name: "thread".to_string(),
+            pool: vec![PoolEntry {
+                datasource: d.to_string(),
+                entry: "the conversation's datasource".to_string(),
+                similarity: 1.0,
+            }],
+            ranking: vec![d.to_string()],
+        });
+    }
+
     let mut fused: Vec<(String, f32)> = reachable
         .iter()
         .map(|d| {
@@ -214,7 +239,7 @@ pub async fn route(
             .map_or(f32::NEG_INFINITY, |(_, s)| *s);
         let named_by_value = signals
             .iter()
-            .any(|s| s.name == "values" && s.ranking.contains(d));
+            .any(|s| (s.name == "values" || s.name == "thread") && s.ranking.contains(d));
         if i >= settings.candidates || ranked.len() >= settings.max_datasources {
             dropped.push(Dropped {
                 id: d.clone(),

@@ -22,6 +22,8 @@ pub fn AnswerCard() -> impl IntoView {
             view! {
                 <article class="answer-card" data-status=status aria-live="polite">
                     <h2 class="question">{move || run.with(|r| r.question.clone())}</h2>
+                    {move || run.with(|r| r.result.as_ref().and_then(|res| res.follow_up.clone()))
+                        .map(|f| view! { <super::FollowedAs record=f /> })}
                     <Verified />
                     <p class="answer-text">
                         {move || run.with(|r| {

@@ -1,6 +1,8 @@
 //! The Ask page: the question, the options, and the run as it happens.
 
-use super::{AnswerCard, ResultPanels, SchemaPanel, Timeline};
+use super::{
+    AnswerCard, Clarify, EarlierTurns, FollowUp, Judge, ResultPanels, SchemaPanel, Timeline,
+};
 use crate::browser::mark;
 use crate::catalog::now_ms;
 use crate::guided::GUIDED;
@@ -28,12 +30,23 @@ pub fn AskPage() -> impl IntoView {
     let current = StoredValue::new_local(None::<Rc<dyn Fn()>>);
     let running = move || state.run.with(|r| r.running);
 
-    let ask = move || {
-        let q = question.get_untracked().trim().to_string();
+    // Asks `q`: continuing the conversation (a follow-up, or the answer to a question asked
+    // back), or starting a new one.
+    let ask_text = move |q: String, follow: bool| {
+        let q = q.trim().to_string();
         if q.is_empty() || state.run.with_untracked(|r| r.running) {
             return;
         }
         server_error.set(None);
+        let thread = follow.then(|| state.thread.get_untracked());
+        // The latest answer moves up into the thread's earlier turns; a new conversation
+        // clears them.
+        let latest = state.run.with_untracked(|r| r.result.clone());
+        state.turns.update(|turns| match (follow, latest) {
+            (true, Some(latest)) => turns.push(latest),
+            (true, None) => {}
+            (false, _) => turns.clear(),
+        });
         if let Some(remote) = state.server.get_untracked() {
             let request = AskRequest {
                 question: q.clone(),
@@ -41,6 +54,7 @@ pub fn AskPage() -> impl IntoView {
                 // The server's key decides the role.
                 role: None,
                 plan_only: plan_only.get_untracked(),
+                thread,
             };
             ask_server(state, remote, request, current, server_error);
             return;
@@ -56,6 +70,7 @@ pub fn AskPage() -> impl IntoView {
             plan_only: plan_only.get_untracked(),
             // The page's user owns the data they opened.
             trace: TraceForm::Full,
+            thread,
         });
         let request = match request {
             Ok(r) => r,
@@ -81,10 +96,12 @@ pub fn AskPage() -> impl IntoView {
         }));
         spawn_local(async move {
             let result = session.ask(request, Some(events)).await;
-            state.run.update(|r| r.finish(result));
+            finished(state, result);
             mark("done-ms", now_ms());
         });
     };
+    let ask = move || ask_text(question.get_untracked(), false);
+    let ask_next = Callback::new(move |(text, follow): (String, bool)| ask_text(text, follow));
     let cancel = move |_| {
         if let Some(cancel) = current.get_value() {
             cancel();
@@ -145,7 +162,11 @@ pub fn AskPage() -> impl IntoView {
                     })}
                 </form>
                 <Guided question=question />
+                <EarlierTurns />
                 <AnswerCard />
+                <Clarify ask=ask_next />
+                <Judge />
+                <FollowUp ask=ask_next />
                 <ResultPanels />
             </section>
             <aside class="ask-side">
@@ -181,7 +202,7 @@ fn ask_server(
             });
         };
         match remote.ask(&transport, &request, &on_event).await {
-            Ok(result) => state.run.update(|r| r.finish(result)),
+            Ok(result) => finished(state, result),
             Err(e) => {
                 state.run.update(|r| r.running = false);
                 server_error.set(Some((e.code, e.message)));
@@ -189,6 +210,16 @@ fn ask_server(
         }
         mark("done-ms", now_ms());
     });
+}
+
+/// A run ended: its result is shown, its thread is the one the next follow-up continues,
+/// and a question that started fresh leaves no earlier turns above it.
+fn finished(state: AppState, result: nl2sql_core::engine::QueryResult) {
+    if result.follow_up.as_ref().is_some_and(|f| !f.continued) {
+        state.turns.set(Vec::new());
+    }
+    state.thread.set(result.thread.clone());
+    state.run.update(|r| r.finish(result));
 }
 
 /// Says plainly what works without a key, and how to add one.

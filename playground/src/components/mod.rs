@@ -2,6 +2,7 @@
 
 mod answer;
 mod ask;
+mod conversation;
 mod datasources;
 mod grid;
 mod inspect;
@@ -12,9 +13,11 @@ mod sql;
 mod status;
 mod timeline;
 mod traces;
+mod verified;
 
 pub use answer::AnswerCard;
 pub use ask::AskPage;
+pub use conversation::{Clarify, EarlierTurns, FollowUp, FollowedAs, Judge};
 pub use datasources::DatasourcesPage;
 pub use grid::RowsView;
 pub use inspect::{InspectPage, RetrievalTables, RoutingTables};
@@ -25,3 +28,4 @@ pub use sql::SqlPage;
 pub use status::LoadStatus;
 pub use timeline::{ErrorLine, Timeline};
 pub use traces::TracesPage;
+pub use verified::VerifiedPage;

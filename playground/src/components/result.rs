@@ -5,7 +5,7 @@ use super::{ErrorLine, RowsView};
 use crate::browser::{copy, download};
 use crate::state::AppState;
 use leptos::prelude::*;
-use nl2sql_core::engine::{QueryResult, SubQuery};
+use nl2sql_core::engine::{PlanSource, QueryResult, SubQuery};
 use nl2sql_core::error::{PipelineError, RunWarning};
 use nl2sql_core::validate::ValidationCheck;
 use std::sync::Arc;
@@ -71,6 +71,7 @@ fn Part(query: SubQuery, several: bool) -> impl IntoView {
         rows,
         truncated,
         retry_count: retries,
+        plan_source,
     } = query;
     let plan_text = plan.map(|p| p.to_string());
     let has_rows = !columns.is_empty();
@@ -78,6 +79,7 @@ fn Part(query: SubQuery, several: bool) -> impl IntoView {
         <article class="part" data-sub-query=id.clone() data-datasource=ds.clone()>
             <h3>{if several { format!("{id} · {ds}") } else { format!("From {ds}") }}
                 {(retries > 0).then(|| view! { <span class="retries">{format!(" · {retries} retries")}</span> })}
+                {(plan_source == PlanSource::Cache).then(|| view! { <span class="plan-source" data-plan-source="cache">" · plan from the cache (planner skipped)"</span> })}
             </h3>
             {plan_text.map(|p| view! {
                 <details class="plan" open>

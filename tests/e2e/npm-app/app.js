@@ -137,6 +137,15 @@ async function main() {
   const noWorker = await misplaced
     .addDatasource({ id: "sales", description: "Sales.", name: "sales.csv", bytes: csv })
     .then(() => "added", (e) => [e.code, /did not load from .*nowhere\/duckdb\.worker\.js/.test(e.message)]);
+  // Right proposes a verified query; the reader's role may not approve it.
+  const recorded = engine.feedback(result, "right", { by: "example" });
+  const approval = await engine
+    .approve(recorded.proposal?.datasource ?? "", recorded.proposal?.query.id ?? "", { role: "reader" })
+    .then(() => "approved", (e) => e.code);
+  const kept = engine.feedbackBook();
+  await engine.loadFeedback(JSON.stringify(kept));
+  const unreadable = await engine.loadFeedback("{ not a book").then(() => "loaded", (e) => e.code);
+
   window.exampleOutcome = {
     status: result.status,
     errors: result.errors.map((e) => e.error_code),
@@ -156,6 +165,7 @@ async function main() {
     ragged,
     noWorker,
     datasources: engine.datasources().map((d) => d.id),
+    feedback: [recorded.entry.verdict, recorded.proposal?.status, approval, kept.proposals.length, unreadable, result.thread.turns.length],
   };
   window.threadHeldMs = limited.longest;
   // The fields the engine emits, for the test to hold against the declarations.

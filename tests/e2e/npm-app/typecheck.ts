@@ -5,7 +5,10 @@ import type {
   EngineError,
   EngineEvent,
   ErrorCodeName,
+  FeedbackBook,
+  Proposal,
   QueryResult,
+  Recorded,
   SqlJsModule,
   SqlRun,
 } from "nl2sql";
@@ -31,6 +34,19 @@ export async function example(sql_js: SqlJsModule, bytes: Uint8Array): Promise<s
   // A cell may be a bigint (an integer beyond ±2^53), and the types say so.
   const cell = run.rows[0]?.[0];
   if (typeof cell === "bigint") seen.push((cell + 1n).toString());
+  // A follow-up continues the thread; feedback proposes a verified query to approve.
+  const next: QueryResult = await engine.ask("and only for 2012?", { thread: result.thread });
+  if (next.follow_up?.continued) seen.push(next.follow_up.reason);
+  for (const c of next.follow_up?.diff?.changes ?? []) seen.push(`${c.part}:${c.change}:${c.text}`);
+  if (next.status === "needs_clarification") seen.push(...(next.clarification?.options ?? []).map((o) => o.question));
+  const recorded: Recorded = engine.feedback(next, "right", { role: "admin", comment: "good" });
+  if (recorded.proposal) {
+    const approved: Proposal = await engine.approve(recorded.proposal.datasource, recorded.proposal.query.id, { role: "admin" });
+    seen.push(approved.status, ...approved.query.questions);
+  }
+  const book: FeedbackBook = engine.feedbackBook();
+  await engine.loadFeedback(book);
+  engine.clearPlanCache();
   const stopper = new AbortController();
   await engine.sql("SELECT 1", { signal: stopper.signal });
   engine.setQueryTimeout("chinook", 5_000);
