@@ -110,7 +110,7 @@ pub fn run(o: &Args) -> Result<(), Failure> {
     let record = json!({
         "schema": 2,
         "kind": choice_name(&o.mode),
-        "recorded_at": now_utc(),
+        "recorded_at": nl2sql_native::now_rfc3339(),
         "engine_version": env!("CARGO_PKG_VERSION"),
         "git_commit": git(&["rev-parse", "--short", "HEAD"]),
         // Records written earlier do not make the tree dirty.
@@ -440,7 +440,7 @@ fn save(o: &Args, record: &Json) -> Result<PathBuf, Failure> {
     let dir = o.out.join(choice_name(&o.mode)).join(stem);
     std::fs::create_dir_all(&dir)
         .map_err(|e| Failure::Runtime(format!("cannot create {}: {e}", dir.display())))?;
-    let date: String = now_utc().chars().take(10).collect();
+    let date: String = nl2sql_native::now_rfc3339().chars().take(10).collect();
     let commit = record["git_commit"].as_str().unwrap_or("nogit").to_string();
     let safe = |s: &str| -> String {
         s.chars()
@@ -486,29 +486,6 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Now, as `YYYY-MM-DDTHH:MM:SSZ` (days from the epoch by the civil-calendar algorithm).
-fn now_utc() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3_600,
-        rest % 3_600 / 60,
-        rest % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -522,7 +499,7 @@ mod tests {
             "{lo} {hi}"
         );
         assert_eq!(percentile(&[1.0, 2.0, 3.0], 0.5), 2.0);
-        assert_eq!(now_utc().len(), 20);
+        assert_eq!(nl2sql_native::now_rfc3339().len(), 20);
     }
 
     #[test]

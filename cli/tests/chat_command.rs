@@ -3,7 +3,8 @@
 //! asked back is answered by its number, Right proposes a verified query that a role that
 //! approves approves, and the approved query then answers with no model call.
 
-use nl2sql_tests::mock::{Fixture, MockProvider};
+use nl2sql_tests::mock::MockProvider;
+use nl2sql_tests::pipeline::{col, count_all, on_chinook};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -50,24 +51,8 @@ fn text(out: &Output) -> String {
     )
 }
 
-fn col(alias: &str, name: &str) -> serde_json::Value {
-    json!({"kind": "column", "alias": alias, "column_name": name})
-}
-
-fn count() -> serde_json::Value {
-    json!({"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "column_name": "*"}]})
-}
-
 fn teach(mock: &MockProvider, question: &str, plan: &serde_json::Value) {
-    let asked = format!("Question: {question}");
-    mock.add([
-        Fixture::new(
-            "answerability",
-            &asked,
-            r#"{"datasources": ["chinook"], "combine": false, "reason": "chinook"}"#,
-        ),
-        Fixture::new("plan", &asked, &plan.to_string()),
-    ]);
+    mock.add(on_chinook(question, plan));
 }
 
 fn model(mock: &MockProvider) -> Vec<String> {
@@ -89,12 +74,12 @@ fn a_chat_follows_up_shows_its_sql_takes_feedback_and_starts_fresh() {
     let mock = MockProvider::start().expect("the mock provider starts");
     let by_country = json!({
         "tables": [{"name": "Invoice", "alias": "i"}],
-        "select_items": [{"expr": col("i", "BillingCountry"), "alias": "country"}, {"expr": count(), "alias": "invoices"}],
+        "select_items": [{"expr": col("i", "BillingCountry"), "alias": "country"}, {"expr": count_all(), "alias": "invoices"}],
         "group_by": [{"expr": col("i", "BillingCountry")}]
     });
     let mut germany = by_country.clone();
     germany["where"] = json!({"kind": "binary", "op": "=", "left": col("i", "BillingCountry"), "right": {"kind": "literal", "value": "Germany"}});
-    let tracks = json!({"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": count(), "alias": "tracks"}]});
+    let tracks = json!({"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": count_all(), "alias": "tracks"}]});
     teach(
         &mock,
         "How many invoices are there per billing country?",
@@ -106,7 +91,7 @@ fn a_chat_follows_up_shows_its_sql_takes_feedback_and_starts_fresh() {
     let mut args = vec!["chat".to_string()];
     args.extend(model(&mock));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let lines = "How many invoices are there per billing country?\nand only Germany?\n/sql\n/right\nHow many tracks does the store sell?\n/nonsense\n/new\n/quit\n";
+    let lines = "How many invoices are there per billing country?\nand only Germany?\n/sql\n/right\nHow many tracks does the store sell?\n/right\n/nonsense\n/new\n/quit\n";
     let out = nl2sql(&dir, &args, Some(lines));
     let said = text(&out);
     assert_eq!(out.status.code(), Some(0), "{said}");
@@ -124,7 +109,15 @@ fn a_chat_follows_up_shows_its_sql_takes_feedback_and_starts_fresh() {
         said.contains("WHERE i.BillingCountry = 'Germany'"),
         "/sql shows the last SQL: {said}"
     );
-    assert!(said.contains("Proposed verified query chinook."), "{said}");
+    // A follow-up's answer is noted, not proposed; a standalone question's is proposed.
+    assert!(
+        said.contains("No verified query was proposed: only an answer the planner wrote to a question standing alone"),
+        "{said}"
+    );
+    assert!(
+        said.contains("Proposed verified query chinook.fb_"),
+        "{said}"
+    );
     assert!(
         said.contains("(a new thread: it names its own subject)"),
         "{said}"
@@ -135,7 +128,11 @@ fn a_chat_follows_up_shows_its_sql_takes_feedback_and_starts_fresh() {
     assert!(!said.contains(KEY), "the key never shows");
     // The feedback and the history are kept in the working directory's .nl2sql/.
     let book = std::fs::read_to_string(dir.join(".nl2sql/feedback.json")).unwrap_or_default();
-    assert!(book.contains("{billing_country}"), "{book}");
+    assert!(
+        book.contains("How many tracks does the store sell?"),
+        "{book}"
+    );
+    assert!(book.contains("\"verdict\": \"right\""), "{book}");
     assert!(dir.join(".nl2sql/chat-history").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -147,13 +144,13 @@ fn a_question_asked_back_in_a_chat_is_answered_by_its_number() {
     let genre = json!({
         "tables": [{"name": "Track", "alias": "t"}, {"name": "Genre", "alias": "g"}],
         "joins": [{"left_alias": "t", "right_alias": "g", "condition": {"kind": "binary", "op": "=", "left": col("t", "GenreId"), "right": col("g", "GenreId")}}],
-        "select_items": [{"expr": count(), "alias": "genre_tracks"}],
+        "select_items": [{"expr": count_all(), "alias": "genre_tracks"}],
         "where": {"kind": "binary", "op": "=", "left": col("g", "Name"), "right": {"kind": "literal", "value": "Classical"}}
     });
     let playlist = json!({
         "tables": [{"name": "PlaylistTrack", "alias": "pt"}, {"name": "Playlist", "alias": "p"}],
         "joins": [{"left_alias": "pt", "right_alias": "p", "condition": {"kind": "binary", "op": "=", "left": col("pt", "PlaylistId"), "right": col("p", "PlaylistId")}}],
-        "select_items": [{"expr": count(), "alias": "playlist_tracks"}],
+        "select_items": [{"expr": count_all(), "alias": "playlist_tracks"}],
         "where": {"kind": "binary", "op": "=", "left": col("p", "Name"), "right": {"kind": "literal", "value": "Classical"}}
     });
     teach(
@@ -199,7 +196,7 @@ fn feedback_from_the_command_line_proposes_approves_exports_and_answers_with_no_
     let mock = MockProvider::start().expect("the mock provider starts");
     let germany = json!({
         "tables": [{"name": "Invoice", "alias": "i"}],
-        "select_items": [{"expr": count(), "alias": "invoices"}],
+        "select_items": [{"expr": count_all(), "alias": "invoices"}],
         "where": {"kind": "binary", "op": "=", "left": col("i", "BillingCountry"), "right": {"kind": "literal", "value": "Germany"}}
     });
     teach(&mock, "How many invoices were billed to Germany?", &germany);

@@ -796,33 +796,18 @@ fn without_a_model_key_asks_are_refused_plainly_and_the_rest_works() {
 #[test]
 fn threads_feedback_and_approval_over_the_api() {
     let mock = MockProvider::start().expect("the mock provider starts");
-    let count = serde_json::json!({"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "column_name": "*"}]});
-    let country =
-        serde_json::json!({"kind": "column", "alias": "i", "column_name": "BillingCountry"});
-    let by_country = serde_json::json!({
-        "tables": [{"name": "Invoice", "alias": "i"}],
-        "select_items": [{"expr": country, "alias": "country"}, {"expr": count, "alias": "invoices"}],
-        "group_by": [{"expr": country}]
-    });
+    let country = nl2sql_tests::pipeline::col("i", "BillingCountry");
+    let (by_country, _) = nl2sql_tests::pipeline::invoices_by_country();
     let mut germany = by_country.clone();
     germany["where"] = serde_json::json!({"kind": "binary", "op": "=", "left": country, "right": {"kind": "literal", "value": "Germany"}});
-    for (q, plan) in [
-        (
-            "How many invoices are there per billing country?",
-            &by_country,
-        ),
-        ("and only Germany?", &germany),
-    ] {
-        let asked = format!("Question: {q}");
-        mock.add([
-            Fixture::new(
-                "answerability",
-                &asked,
-                r#"{"datasources": ["chinook"], "combine": false, "reason": "invoices"}"#,
-            ),
-            Fixture::new("plan", &asked, &plan.to_string()),
-        ]);
-    }
+    mock.add(nl2sql_tests::pipeline::on_chinook(
+        "How many invoices are there per billing country?",
+        &by_country,
+    ));
+    mock.add(nl2sql_tests::pipeline::on_chinook(
+        "and only Germany?",
+        &germany,
+    ));
     let server = Server::start(&mock, "gpt-5.4", &["--answer", "template"]);
     let ask = |body: serde_json::Value| -> QueryResult {
         let (status, text) = server.call(

@@ -226,7 +226,10 @@ impl<'a> Answered<'a> {
             plan: single.and_then(|s| s.plan.as_ref()),
             sql: single.and_then(|s| s.sql.as_deref()),
             role: result.roles.first().map(String::as_str),
-            plannable: single.is_some() && result.source.is_none(),
+            // A follow-up's words mean what they mean only after its thread.
+            plannable: single.is_some()
+                && result.source.is_none()
+                && !result.follow_up.as_ref().is_some_and(|f| f.continued),
         }
     }
 }
@@ -317,7 +320,7 @@ impl FeedbackBook {
         let a = given.answered;
         let Some(datasource) = a.datasource.filter(|_| a.plannable) else {
             return Err(
-                "only an answer the planner wrote, from one datasource, becomes a verified query"
+                "only an answer the planner wrote to a question standing alone, from one datasource, becomes a verified query (ask a follow-up as one whole question to propose it)"
                     .into(),
             );
         };
@@ -328,17 +331,27 @@ impl FeedbackBook {
             .filter(|s| s.datasource_id == datasource)
             .ok_or_else(|| format!("datasource {datasource} is not open"))?;
         let (mut query, _) = template(a.question, plan, schema)?;
-        // The same SQL proposed before gains this question as one more phrasing.
+        // The same SQL proposed before (and not yet approved: an approved query changes
+        // only by an approver's edit) gains this question as one more phrasing.
         if let Some(existing) = self
             .proposals
             .iter_mut()
             .find(|p| p.datasource == datasource && p.query.sql == query.sql)
         {
+            if existing.status == ProposalStatus::Approved {
+                return Err(format!(
+                    "the approved verified query {datasource}.{} already runs this SQL",
+                    existing.query.id
+                ));
+            }
+            let mut widened = existing.query.clone();
             for q in query.questions {
-                if !existing.query.questions.contains(&q) {
-                    existing.query.questions.push(q);
+                if !widened.questions.contains(&q) {
+                    widened.questions.push(q);
                 }
             }
+            check(datasource, &widened, schema)?;
+            existing.query = widened;
             return Ok(existing.clone());
         }
         query.id = self.fresh_id(datasource, &query.id);
@@ -419,7 +432,11 @@ impl FeedbackBook {
         }
         query.id = id.to_string();
         check(datasource, &query, schema).map_err(FeedbackError::Invalid)?;
+        // The eval case follows the edit: its SQL is the edited query with its examples.
+        let example = example_of(&query, schema).map_err(FeedbackError::Invalid)?;
         let p = self.find(datasource, id)?;
+        p.example.question = example.0;
+        p.example.sql = example.1;
         p.query = query;
         Ok(p.clone())
     }
@@ -495,6 +512,28 @@ pub fn merged(declared: &Curated, approved: &Curated) -> Curated {
     all
 }
 
+/// `query`'s first phrasing and its SQL with every parameter at its example (or default):
+/// the question and gold SQL of its eval case.
+fn example_of(query: &VerifiedQuery, schema: &SchemaSnapshot) -> Result<(String, String), String> {
+    let mut values = BTreeMap::new();
+    let mut question = query.questions.first().cloned().unwrap_or_default();
+    for (name, spec) in &query.params {
+        let Some(value) = spec.example.as_ref().or(spec.default.as_ref()) else {
+            return Err(format!("the parameter {name} has no example"));
+        };
+        let raw = match value {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        question = question.replace(&format!("{{{name}}}"), &raw);
+        values.insert(name.clone(), crate::curated::typed(spec, &raw)?);
+    }
+    let plan = crate::curated::bind(query, &values, schema).map_err(|e| e.message)?;
+    let sql = crate::run::render(&plan, schema, schema.dialect, &LowerOptions::default())
+        .map_err(|e| e.message)?;
+    Ok((question, sql))
+}
+
 fn check(datasource: &str, query: &VerifiedQuery, schema: &SchemaSnapshot) -> Result<(), String> {
     let one = Curated {
         datasources: BTreeMap::from([(datasource.to_string(), vec![query.clone()])]),
@@ -523,6 +562,7 @@ pub fn template(
     plan: &Plan,
     schema: &SchemaSnapshot,
 ) -> Result<(VerifiedQuery, usize), String> {
+    let question = question.trim();
     let mut found: Vec<Found> = Vec::new();
     each_expr(plan, &mut |_, e| {
         let Expr::Binary { left, right, .. } = e else {
@@ -599,21 +639,20 @@ pub fn template(
     // A value the SQL does not hold as it stands (inside a LIKE pattern, say) stays fixed:
     // a parameter the statement would ignore would answer other values wrongly.
     found.retain(|f| used.contains(&f.name));
-    let mut phrasing = question.trim().to_string();
-    let offset = question.len() - question.trim_start().len();
+    // Positions are of the trimmed question (see below), always character boundaries.
+    let mut phrasing = question.to_string();
     let mut by_place: Vec<&Found> = found.iter().collect();
     by_place.sort_by_key(|f| std::cmp::Reverse(f.at.0));
     for f in by_place {
-        let (start, end) = (f.at.0 - offset, f.at.1 - offset);
-        if end <= phrasing.len() {
-            phrasing.replace_range(start..end, &format!("{{{}}}", f.name));
+        if phrasing.get(f.at.0..f.at.1).is_some() {
+            phrasing.replace_range(f.at.0..f.at.1, &format!("{{{}}}", f.name));
         }
     }
     let id = slug(question);
     let count = found.len();
     let description = match &plan.reasoning {
         Some(r) if !r.trim().is_empty() => r.trim().to_string(),
-        _ => format!("Answers: {}", question.trim()),
+        _ => format!("Answers: {question}"),
     };
     Ok((
         VerifiedQuery {
@@ -715,36 +754,34 @@ fn spec(kind: ParamType, example: &str) -> ParamSpec {
     }
 }
 
-/// Where `text` stands in `question` as whole words (letter case aside), not inside a span
-/// another parameter took.
+/// Where `text` stands in `question` as whole words (ASCII letter case aside; other
+/// letters exactly), not inside a span another parameter took: byte positions that are
+/// always character boundaries of `question`.
 fn locate(question: &str, text: &str, taken: &[Found]) -> Option<(usize, usize)> {
-    let hay = question.to_lowercase();
-    let needle = text.to_lowercase();
-    // Lower-casing may change byte lengths outside ASCII; such questions get no parameter.
-    if needle.is_empty() || hay.len() != question.len() {
+    let (hay, needle) = (question.as_bytes(), text.as_bytes());
+    if needle.is_empty() || needle.len() > hay.len() {
         return None;
     }
-    let boundary = |i: usize| {
-        hay[..i]
+    let word_before = |i: usize| {
+        question[..i]
             .chars()
             .next_back()
-            .is_none_or(|c| !c.is_alphanumeric())
+            .is_some_and(char::is_alphanumeric)
     };
-    let after = |i: usize| hay[i..].chars().next().is_none_or(|c| !c.is_alphanumeric());
-    let mut from = 0;
-    while let Some(pos) = hay[from..].find(&needle) {
-        let start = from + pos;
+    let word_after = |i: usize| {
+        question[i..]
+            .chars()
+            .next()
+            .is_some_and(char::is_alphanumeric)
+    };
+    (0..=hay.len() - needle.len()).find_map(|start| {
         let end = start + needle.len();
+        let here = question.is_char_boundary(start)
+            && question.is_char_boundary(end)
+            && hay[start..end].eq_ignore_ascii_case(needle);
         let clear = taken.iter().all(|f| end <= f.at.0 || start >= f.at.1);
-        if boundary(start) && after(end) && clear {
-            return Some((start, end));
-        }
-        from = start + needle.len().max(1);
-        while from < hay.len() && !hay.is_char_boundary(from) {
-            from += 1;
-        }
-    }
-    None
+        (here && clear && !word_before(start) && !word_after(end)).then_some((start, end))
+    })
 }
 
 /// `BillingCountry` → `billing_country`.
@@ -772,7 +809,8 @@ fn unique(found: &[Found], wanted: &str) -> String {
         .unwrap_or(clean)
 }
 
-/// An id from the question's first terms: `how many invoices per country` → `invoice_country`.
+/// An id from the question's first terms: `how many invoices per country` →
+/// `fb_invoice_country`.
 fn slug(question: &str) -> String {
     let words: Vec<String> = terms(question)
         .into_iter()
@@ -785,10 +823,78 @@ fn slug(question: &str) -> String {
         .filter(|t| !t.is_empty())
         .take(5)
         .collect();
-    let joined = words.join("_");
-    match joined.chars().next() {
-        Some(c) if c.is_ascii_lowercase() => joined,
-        Some(_) => format!("q_{joined}"),
-        None => "verified_query".to_string(),
+    // `fb_`: a proposal's id never takes a declared query's, which would shadow it.
+    match words.join("_") {
+        joined if joined.is_empty() => "fb_query".to_string(),
+        joined => format!("fb_{joined}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixtures::schema;
+
+    fn plan(value: &str, limit: Option<i64>) -> Plan {
+        let mut plan: Plan = serde_json::from_value(serde_json::json!({
+            "tables": [{"name": "Artist", "alias": "a"}],
+            "select_items": [{"expr": {"kind": "column", "alias": "a", "column_name": "Name"}}],
+            "where": {"kind": "binary", "op": "=",
+                "left": {"kind": "column", "alias": "a", "column_name": "Name"},
+                "right": {"kind": "literal", "value": value}}
+        }))
+        .unwrap_or_default();
+        plan.limit = limit;
+        plan
+    }
+
+    #[test]
+    fn literals_the_question_spells_become_parameters() {
+        let (q, n) = template(
+            "Which artists are called AC/DC? Show the top 5",
+            &plan("AC/DC", Some(5)),
+            &schema(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(n, 2);
+        assert_eq!(
+            q.questions,
+            vec!["Which artists are called {name}? Show the top {n}"]
+        );
+        assert!(
+            q.sql.contains(":name") && q.sql.contains("LIMIT :n"),
+            "{}",
+            q.sql
+        );
+        assert!(q.id.starts_with("fb_"), "{}", q.id);
+        // A literal the question does not spell stays in the SQL.
+        let (fixed, n) = template(
+            "Which artists are called that?",
+            &plan("Queen", None),
+            &schema(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(n, 0);
+        assert!(
+            fixed.sql.contains("'Queen'") && !fixed.sql.contains("LIMIT"),
+            "{}",
+            fixed.sql
+        );
+    }
+
+    #[test]
+    fn any_question_and_literal_are_taken_without_panicking() {
+        for (question, value) in [
+            ("  Rock", " Rock"),
+            ("  Rock", "Rock"),
+            ("İ é Ω", "é"),
+            ("ÅÅÅ rock ÅÅÅ", "ROCK"),
+            ("", "x"),
+            ("x", ""),
+            ("🎸🎸", "🎸"),
+            ("a\u{0301}b", "\u{0301}"),
+        ] {
+            let _ = template(question, &plan(value, None), &schema());
+        }
     }
 }

@@ -90,13 +90,14 @@ impl PlanCache {
 }
 
 /// A question as the cache compares it: letter case folded, white space collapsed, trailing
-/// punctuation dropped.
+/// sentence punctuation (`?`, `.`, `!`, `,`, `;`) dropped.
 pub fn normalise(question: &str) -> String {
     question
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
-        .trim_end_matches(|c: char| c.is_ascii_punctuation() || c.is_whitespace())
+        // Sentence punctuation only: `5%` is not `5`.
+        .trim_end_matches(|c: char| matches!(c, '?' | '.' | '!' | ',' | ';') || c.is_whitespace())
         .to_lowercase()
 }
 

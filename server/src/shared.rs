@@ -187,7 +187,8 @@ impl Shared {
         };
         let at = nl2sql_native::now_rfc3339();
         let by = format!("{} ({role})", caller.key_id);
-        let mut book = self.feedback.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut held = self.feedback.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut book = held.clone();
         let recorded = book.record(
             Given {
                 answered,
@@ -199,6 +200,7 @@ impl Shared {
             Some(full),
         );
         self.keep(&book)?;
+        *held = book;
         Ok(recorded)
     }
 
@@ -248,7 +250,9 @@ impl Shared {
         let role = self.approver(caller)?;
         let roles = [role.clone()];
         let scope = self.policies.scope(&roles);
-        let mut book = self.feedback.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut held = self.feedback.lock().unwrap_or_else(PoisonError::into_inner);
+        // Decided on a copy: nothing is in force, or held, that was not kept in the file.
+        let mut book = held.clone();
         let decided = match decision {
             Decision::Approve => {
                 let at = nl2sql_native::now_rfc3339();
@@ -273,8 +277,9 @@ impl Shared {
             Decision::Delete => book.delete(datasource, id, &scope).map(|()| None),
         }
         .map_err(feedback_error)?;
-        self.lanes.approved().set(book.approved());
         self.keep(&book)?;
+        self.lanes.approved().set(book.approved());
+        *held = book;
         Ok(decided)
     }
 

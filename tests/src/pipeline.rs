@@ -129,3 +129,43 @@ pub fn cross_fixtures() -> Vec<Canned> {
         ("plan".into(), part(1), spend.to_string()),
     ]
 }
+
+/// A plan's column reference, as JSON.
+pub fn col(alias: &str, name: &str) -> serde_json::Value {
+    serde_json::json!({"kind": "column", "alias": alias, "column_name": name})
+}
+
+/// `COUNT(*)`, as JSON.
+pub fn count_all() -> serde_json::Value {
+    serde_json::json!({"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "column_name": "*"}]})
+}
+
+/// The answers that route `question` to Chinook and plan it as `plan`, matched as the
+/// current question ("Question: …"), so that a follow-up's earlier turns in the prompt never
+/// answer for it.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn on_chinook(question: &str, plan: &serde_json::Value) -> [crate::mock::Fixture; 2] {
+    let asked = format!("Question: {question}");
+    [
+        crate::mock::Fixture::new(
+            "answerability",
+            &asked,
+            r#"{"datasources": ["chinook"], "combine": false, "reason": "It is in the music store."}"#,
+        ),
+        crate::mock::Fixture::new("plan", &asked, &plan.to_string()),
+    ]
+}
+
+/// Invoices per billing country, and the same for 2012 alone (a follow-up's edit).
+pub fn invoices_by_country() -> (serde_json::Value, serde_json::Value) {
+    let by_country = serde_json::json!({
+        "tables": [{"name": "Invoice", "alias": "i"}],
+        "select_items": [{"expr": col("i", "BillingCountry"), "alias": "country"}, {"expr": count_all(), "alias": "invoices"}],
+        "group_by": [{"expr": col("i", "BillingCountry")}]
+    });
+    let mut in_2012 = by_country.clone();
+    in_2012["where"] = serde_json::json!({"kind": "binary", "op": "=",
+        "left": {"kind": "func", "func_name": "YEAR", "args": [col("i", "InvoiceDate")]},
+        "right": {"kind": "literal", "value": 2012}});
+    (by_country, in_2012)
+}

@@ -15,8 +15,9 @@ use nl2sql_core::service::{Question, Service};
 use nl2sql_core::Value;
 use nl2sql_native::{demo_workspace, NativeHost};
 use nl2sql_tests::gold::{suite, REFERENCE_SUITE};
-use nl2sql_tests::mock::{Fixture, MockProvider};
+use nl2sql_tests::mock::MockProvider;
 use nl2sql_tests::native::data_dir;
+use nl2sql_tests::pipeline::{col, count_all, invoices_by_country, on_chinook};
 
 fn service(mock: &MockProvider, run: RunConfig) -> Service<NativeHost> {
     let workspace = demo_workspace(&data_dir(), Policies::demo())
@@ -49,31 +50,9 @@ fn ask(s: &Service<NativeHost>, text: &str, role: &str, thread: Option<Thread>) 
     pollster::block_on(s.ask(ask, None))
 }
 
-fn col(alias: &str, name: &str) -> serde_json::Value {
-    serde_json::json!({"kind": "column", "alias": alias, "column_name": name})
-}
-
-fn count() -> serde_json::Value {
-    serde_json::json!({"kind": "func", "func_name": "COUNT", "is_aggregate": true, "args": [{"kind": "column", "column_name": "*"}]})
-}
-
-fn year_is_2012() -> serde_json::Value {
-    serde_json::json!({"kind": "binary", "op": "=",
-        "left": {"kind": "func", "func_name": "YEAR", "args": [col("i", "InvoiceDate")]},
-        "right": {"kind": "literal", "value": 2012}})
-}
-
 /// The mock answers `question` (matched as the current question) on Chinook with `plan`.
 fn teach(mock: &MockProvider, question: &str, plan: &serde_json::Value) {
-    let asked = format!("Question: {question}");
-    mock.add([
-        Fixture::new(
-            "answerability",
-            &asked,
-            r#"{"datasources": ["chinook"], "combine": false, "reason": "invoices"}"#,
-        ),
-        Fixture::new("plan", &asked, &plan.to_string()),
-    ]);
+    mock.add(on_chinook(question, plan));
 }
 
 fn sum_of(r: &QueryResult, column: usize) -> i64 {
@@ -116,25 +95,19 @@ const Q4: &str = "How many tracks are in each genre?";
 #[test]
 fn follow_ups_edit_the_previous_plan_and_a_new_subject_starts_fresh() {
     let mock = MockProvider::start().expect("the mock provider starts");
-    let by_country = serde_json::json!({
-        "tables": [{"name": "Invoice", "alias": "i"}],
-        "select_items": [{"expr": col("i", "BillingCountry"), "alias": "country"}, {"expr": count(), "alias": "invoices"}],
-        "group_by": [{"expr": col("i", "BillingCountry")}]
-    });
-    let mut in_2012 = by_country.clone();
-    in_2012["where"] = year_is_2012();
+    let (by_country, in_2012) = invoices_by_country();
     let month = serde_json::json!({"kind": "func", "func_name": "MONTH", "args": [col("i", "InvoiceDate")]});
     let by_month = serde_json::json!({
         "tables": [{"name": "Invoice", "alias": "i"}],
-        "select_items": [{"expr": month, "alias": "month"}, {"expr": count(), "alias": "invoices"}],
-        "where": year_is_2012(),
+        "select_items": [{"expr": month, "alias": "month"}, {"expr": count_all(), "alias": "invoices"}],
+        "where": in_2012["where"],
         "group_by": [{"expr": month}],
         "order_by": [{"expr": month}]
     });
     let by_genre = serde_json::json!({
         "tables": [{"name": "Genre", "alias": "g"}, {"name": "Track", "alias": "t"}],
         "joins": [{"left_alias": "g", "right_alias": "t", "condition": {"kind": "binary", "op": "=", "left": col("g", "GenreId"), "right": col("t", "GenreId")}}],
-        "select_items": [{"expr": col("g", "Name"), "alias": "genre"}, {"expr": count(), "alias": "tracks"}],
+        "select_items": [{"expr": col("g", "Name"), "alias": "genre"}, {"expr": count_all(), "alias": "tracks"}],
         "group_by": [{"expr": col("g", "Name")}]
     });
     for (q, plan) in [
@@ -252,7 +225,7 @@ fn a_thread_is_plain_data_bounded_to_its_last_turns() {
     let mock = MockProvider::start().expect("the mock provider starts");
     let plan = serde_json::json!({
         "tables": [{"name": "Invoice", "alias": "i"}],
-        "select_items": [{"expr": count(), "alias": "invoices"}]
+        "select_items": [{"expr": count_all(), "alias": "invoices"}]
     });
     teach(&mock, Q1, &plan);
     teach(&mock, Q2, &plan);
@@ -322,7 +295,7 @@ fn an_ambiguous_question_is_asked_back_and_the_chosen_answer_continues_the_threa
     let plan = serde_json::json!({
         "tables": [{"name": "Track", "alias": "t"}, {"name": "Genre", "alias": "g"}],
         "joins": [{"left_alias": "t", "right_alias": "g", "condition": {"kind": "binary", "op": "=", "left": col("t", "GenreId"), "right": col("g", "GenreId")}}],
-        "select_items": [{"expr": count(), "alias": "tracks"}],
+        "select_items": [{"expr": count_all(), "alias": "tracks"}],
         "where": {"kind": "binary", "op": "=", "left": col("g", "Name"), "right": {"kind": "literal", "value": "Classical"}}
     });
     teach(&mock, &genre.question, &plan);
@@ -381,7 +354,7 @@ fn right_proposes_a_verified_query_that_answers_once_approved_with_no_model_call
     let mock = MockProvider::start().expect("the mock provider starts");
     let plan = serde_json::json!({
         "tables": [{"name": "Invoice", "alias": "i"}],
-        "select_items": [{"expr": count(), "alias": "invoices"}],
+        "select_items": [{"expr": count_all(), "alias": "invoices"}],
         "where": {"kind": "binary", "op": "=", "left": col("i", "BillingCountry"), "right": {"kind": "literal", "value": "Germany"}}
     });
     teach(&mock, BILLED, &plan);
@@ -510,7 +483,7 @@ fn a_cached_plan_skips_the_planner_for_admin_and_is_refused_for_viewer() {
     let q = "How many employees are there?";
     let plan = serde_json::json!({
         "tables": [{"name": "Employee", "alias": "e"}],
-        "select_items": [{"expr": count(), "alias": "employees"}]
+        "select_items": [{"expr": count_all(), "alias": "employees"}]
     });
     teach(&mock, q, &plan);
     let s = service(&mock, template());
@@ -592,13 +565,7 @@ fn thread_overhead() {
     use nl2sql_tests::bench::percentiles;
     use std::time::Instant;
     let mock = MockProvider::start().expect("the mock provider starts");
-    let by_country = serde_json::json!({
-        "tables": [{"name": "Invoice", "alias": "i"}],
-        "select_items": [{"expr": col("i", "BillingCountry"), "alias": "country"}, {"expr": count(), "alias": "invoices"}],
-        "group_by": [{"expr": col("i", "BillingCountry")}]
-    });
-    let mut in_2012 = by_country.clone();
-    in_2012["where"] = year_is_2012();
+    let (by_country, in_2012) = invoices_by_country();
     let alone = "How many invoices were billed per country in 2012?";
     teach(&mock, Q1, &by_country);
     teach(&mock, Q2, &in_2012);
@@ -629,6 +596,26 @@ fn thread_overhead() {
             with.push(followed.as_secs_f64() * 1e6);
         }
     }
+    // The thread's own work, apart from the run: deciding follow-up or fresh, the planner's
+    // context, and the plan diff.
+    let second = ask(&s, Q2, "admin", Some(thread.clone()));
+    let (Some(before), Some(after)) = (
+        thread.turns[0].plan.clone(),
+        second.sub_queries[0].plan.clone(),
+    ) else {
+        panic!("both plans");
+    };
+    let mut own = Vec::new();
+    for _ in 0..1_000 {
+        let started = Instant::now();
+        let c = nl2sql_core::conversation::continuation(Q2, &second.thread);
+        let context = second.thread.context();
+        let d = nl2sql_core::conversation::diff(&before, &after);
+        std::hint::black_box((c, context, d));
+        own.push(started.elapsed().as_secs_f64() * 1e6);
+    }
+    let (own50, own95) = percentiles(own);
+    println!("the thread's own work (continuation, context, plan diff): p50 {own50:.1} µs, p95 {own95:.1} µs");
     let (with50, with95) = percentiles(with);
     let (without50, without95) = percentiles(without);
     println!(

@@ -175,9 +175,7 @@ impl JsEngine {
             )
         })?;
         let comment = field(&options, "comment").as_string();
-        let by = field(&options, "by")
-            .as_string()
-            .unwrap_or_else(|| roles(&options).join(", "));
+        let by = who(&options);
         let at = now();
         let recorded = self.session.feedback(
             &mut self.book.borrow_mut(),
@@ -237,9 +235,7 @@ impl JsEngine {
         let (session, held) = (Rc::clone(&self.session), Rc::clone(&self.book));
         future_to_promise(async move {
             let roles = roles(&options);
-            let by = field(&options, "by")
-                .as_string()
-                .unwrap_or_else(|| roles.join(", "));
+            let by = who(&options);
             let mut book = held.borrow().clone();
             let approved = session
                 .approve(&mut book, (&datasource, &id), &roles, (&by, &now()))
@@ -610,6 +606,13 @@ fn roles(options: &JsValue) -> Vec<String> {
         Some(r) => vec![r],
         None => strings(&role),
     }
+}
+
+/// Who gives feedback or approves: the `by` option, else the roles.
+fn who(options: &JsValue) -> String {
+    field(options, "by")
+        .as_string()
+        .unwrap_or_else(|| roles(options).join(", "))
 }
 
 /// The strings of a JavaScript array; none for anything else (`Array.from` throws on

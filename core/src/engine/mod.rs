@@ -173,13 +173,6 @@ impl Talk {
     fn datasource(&self) -> Option<&str> {
         self.previous.as_ref()?.datasource.as_deref()
     }
-
-    /// True when the turn followed asked back (this question is its answer).
-    fn answers_clarification(&self) -> bool {
-        self.previous
-            .as_ref()
-            .is_some_and(|p| p.clarification.is_some())
-    }
 }
 
 /// What the steps of a run found, gathered into the [`QueryResult`] once the run is over.
@@ -196,6 +189,8 @@ struct Found {
     warnings: Vec<RunWarning>,
     sequential: u32,
     clarification: Option<Clarification>,
+    /// The datasource a question asked back was about (the answer's thread signal).
+    clarified_on: Option<String>,
     diff: Option<PlanDiff>,
 }
 
@@ -214,6 +209,7 @@ impl Found {
             warnings: notices.to_vec(),
             sequential: 0,
             clarification: None,
+            clarified_on: None,
             diff: None,
         }
     }
@@ -501,9 +497,9 @@ impl<'a> Engine<'a> {
             }
         }
         // Asked back when the schema shows the question means two different things (never
-        // of the answer to a question asked back).
+        // of a follow-up: its thread says what it is about).
         let first = candidates.first().cloned();
-        if let (Some(first), false) = (&first, q.talk.answers_clarification()) {
+        if let (Some(first), false) = (&first, q.talk.follows()) {
             let values = self.catalog.index().values();
             if let Some(asked) = ambiguity(q.question, first, values, &q.scope) {
                 let mut outputs = resolver_outputs(&candidates, &skipped, q);
@@ -511,6 +507,7 @@ impl<'a> Engine<'a> {
                 resolver.end(Record::ok(outputs));
                 found.status = Status::NeedsClarification;
                 found.clarification = Some(asked);
+                found.clarified_on = Some(first.clone());
                 return Ok(());
             }
         }
@@ -560,7 +557,11 @@ impl<'a> Engine<'a> {
         let solved = self
             .solve(&task, &q.scope, planned, q.options.plan_only, run)
             .await;
-        if let (Some(before), Some(after)) = (task.previous, solved.sub.plan.as_ref()) {
+        // Only a plan that passed is shown as the edit: a refused one may read what the
+        // caller may not see.
+        if let (Some(before), Some(after), Ok(())) =
+            (task.previous, solved.sub.plan.as_ref(), &solved.outcome)
+        {
             found.diff = Some(conversation::diff(before, after));
         }
         let fresh = (solved.sub.plan_source == PlanSource::Planner)
@@ -617,7 +618,12 @@ impl<'a> Engine<'a> {
         let planner = &self.settings.planner;
         Some(CacheKey {
             question: plan_cache::normalise(q.question),
-            context: q.talk.context.clone(),
+            // What the planner read of the thread, and what retrieval searched with.
+            context: format!(
+                "{}\n{}",
+                q.talk.context,
+                plan_cache::normalise(&q.talk.search)
+            ),
             datasource: datasource.to_string(),
             fingerprint: entry.schema.fingerprint.clone(),
             model: format!("{} {}", planner.provider.base_url, planner.model),
@@ -668,6 +674,7 @@ impl<'a> Engine<'a> {
         let turn = match found.status {
             Status::NeedsClarification => Turn {
                 question: q.question.to_string(),
+                datasource: found.clarified_on.clone(),
                 clarification: found.clarification.clone(),
                 ..Turn::default()
             },

@@ -366,6 +366,12 @@ impl QueryResult {
             })
             .map(|r| (r.sub_query_id.clone(), r.attempt))
             .collect();
+        // A follow-up's plan diff would name what a refused plan read.
+        if !denied.is_empty() {
+            if let Some(f) = &mut self.follow_up {
+                f.diff = None;
+            }
+        }
         self.errors = self.errors.iter().map(PipelineError::cleaned).collect();
         self.warnings = self.warnings.iter().map(RunWarning::cleaned).collect();
         self.curated = self.curated.map(super::verified::CuratedMatch::cleaned);

@@ -42,8 +42,14 @@ pub fn AskPage() -> impl IntoView {
         // The latest answer moves up into the thread's earlier turns; a new conversation
         // clears them.
         let latest = state.run.with_untracked(|r| r.result.clone());
+        let keep = state.run_config.with_untracked(|c| c.thread_turns.max(1));
         state.turns.update(|turns| match (follow, latest) {
-            (true, Some(latest)) => turns.push(latest),
+            (true, Some(latest)) => {
+                turns.push(latest);
+                // As many earlier turns as the thread keeps.
+                let extra = turns.len().saturating_sub(keep);
+                turns.drain(..extra);
+            }
             (true, None) => {}
             (false, _) => turns.clear(),
         });

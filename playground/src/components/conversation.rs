@@ -207,7 +207,21 @@ fn judge_on_server(
     verdict: Verdict,
     said: RwSignal<Option<(String, String)>>,
 ) {
-    let Some(sub) = result.sub_queries.first().cloned() else {
+    // As on the page itself: only one datasource's answer to a question standing alone.
+    let standalone = !result.follow_up.as_ref().is_some_and(|f| f.continued);
+    let (Some(sub), None, true) = (
+        result
+            .sub_queries
+            .first()
+            .cloned()
+            .filter(|_| result.sub_queries.len() == 1),
+        &result.combined,
+        standalone,
+    ) else {
+        said.set(Some((
+            "noted".to_string(),
+            "Only one datasource's answer to a question standing alone goes to the server; ask it as one whole question to propose it.".to_string(),
+        )));
         return;
     };
     let request = nl2sql_core::api::FeedbackRequest {
@@ -259,12 +273,14 @@ pub fn FollowUp(ask: Callback<(String, bool)>) -> impl IntoView {
         state.run.set(crate::run::RunView::default());
     };
     move || {
+        // Open under any finished answer of a thread (a failed follow-up too: the thread
+        // is kept, and the next one continues it); a question asked back has its buttons.
         let open = state.run.with(|r| {
             !r.running
                 && r.result
                     .as_ref()
-                    .is_some_and(|res| matches!(res.status, Status::Success | Status::PlanOnly))
-        });
+                    .is_some_and(|res| res.status != Status::NeedsClarification)
+        }) && state.thread.with(|t| !t.turns.is_empty());
         open.then(|| {
             view! {
                 <form class="follow-up-box" on:submit=move |ev| { ev.prevent_default(); send(); }>
