@@ -307,3 +307,62 @@ fn feedback_from_the_command_line_proposes_approves_exports_and_answers_with_no_
     assert!(listed.contains("0 verified queries proposed"), "{listed}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn ctrl_c_cancels_the_running_question_not_the_chat() {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let dir = workdir("chat-interrupt");
+    // Every model call takes 3 s: the question is still running when Ctrl-C comes.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nl2sql"))
+        .args([
+            "chat",
+            "--base-url",
+            &mock.base_url(),
+            "--model",
+            "fault-slow-3000",
+        ])
+        .args(["--answer", "template", "--data"])
+        .arg(data())
+        .current_dir(&dir)
+        .env("OPENAI_API_KEY", KEY)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the nl2sql binary runs");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let _ = stdin.write_all(b"How many tracks does the store sell?\n");
+    let _ = stdin.flush();
+    std::thread::sleep(Duration::from_millis(800));
+    let asked = Instant::now();
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    // The chat goes on: it still takes commands after the cancel.
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = stdin.write_all(b"/sql\n/quit\n");
+    drop(stdin);
+    let out = child.wait_with_output().expect("the chat ends");
+    let waited = asked.elapsed();
+    let said = text(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the chat itself was not stopped: {said}"
+    );
+    assert!(said.contains("cancelling…"), "{said}");
+    assert!(said.contains("CANCELLED"), "{said}");
+    assert!(
+        said.contains("No SQL yet."),
+        "a command after the cancel: {said}"
+    );
+    assert!(
+        waited < Duration::from_millis(2_500),
+        "the model call was given up at once, not waited out: {waited:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
