@@ -220,7 +220,7 @@ impl ModelArgs {
     }
 }
 
-fn print_rows(
+pub(crate) fn print_rows(
     sql: Option<&str>,
     columns: &[String],
     rows: &[Vec<nl2sql_core::Value>],

@@ -327,10 +327,13 @@ fn show(r: &QueryResult, streamed: bool) {
         println!("Type a number to choose.");
         return;
     }
-    if let Some(sub) = r.sub_queries.first().filter(|_| r.combined.is_none()) {
-        print_table(&sub.columns, &sub.rows);
-    } else if let Some(c) = &r.combined {
-        print_table(&c.columns, &c.rows);
+    let rows = match (&r.combined, r.sub_queries.first()) {
+        (Some(c), _) => Some((&c.columns, &c.rows)),
+        (None, Some(sub)) => Some((&sub.columns, &sub.rows)),
+        (None, None) => None,
+    };
+    if let Some((columns, rows)) = rows.filter(|(columns, _)| !columns.is_empty()) {
+        crate::ask::print_rows(None, columns, rows, rows.len());
     }
     match (&r.final_answer, streamed) {
         (Some(_), true) => println!(),
@@ -339,19 +342,5 @@ fn show(r: &QueryResult, streamed: bool) {
     }
     for e in &r.errors {
         println!("{}: {}", e.error_code, e.message);
-    }
-}
-
-fn print_table(columns: &[String], rows: &[Vec<nl2sql_core::Value>]) {
-    if columns.is_empty() {
-        return;
-    }
-    println!("{}", columns.join(" | "));
-    for row in rows.iter().take(20) {
-        let cells: Vec<String> = row.iter().map(ToString::to_string).collect();
-        println!("{}", cells.join(" | "));
-    }
-    if rows.len() > 20 {
-        println!("… {} rows in all", rows.len());
     }
 }

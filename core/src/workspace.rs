@@ -261,25 +261,6 @@ impl Workspace {
             values.add(&s.profile.id, s.values.clone());
         }
         let schemas: Vec<&SchemaSnapshot> = sources.iter().map(|s| &s.schema).collect();
-        // Approved queries that fit their schema, less those a declared one shadows; their
-        // phrasings join the routing signal like the declared ones'.
-        let (approved_fitting, _) = approved.fitting(&schemas);
-        let profiles: Vec<(DatasourceProfile, SchemaSnapshot)> = sources
-            .iter()
-            .map(|s| {
-                let mut profile = s.profile.clone();
-                let shadowed = |id: &str| declared.query(&s.profile.id, id).is_some();
-                for phrase in approved_fitting.phrases(&s.profile.id) {
-                    if !shadowed(&phrase.query_id) {
-                        profile.verified.push(phrase);
-                    }
-                }
-                (profile, s.schema.clone())
-            })
-            .collect();
-        let index = SchemaIndex::build(&profiles, values, embedder.as_ref())
-            .await
-            .map_err(|e| WorkspaceError::Index(BuildError::Embed(e).to_string()))?;
         let all = crate::feedback::merged(&declared, &approved);
         let present = Curated {
             datasources: all
@@ -292,6 +273,27 @@ impl Workspace {
         // A declared query that no longer fits its schema is dropped alone, and every run
         // says which and why; the engine plans those questions like any other.
         let (curated, dropped) = present.fitting(&schemas);
+        // The approved queries in force (those a declared one does not shadow) join the
+        // routing signal like the declared ones, whose phrasings the profiles carry.
+        let profiles: Vec<(DatasourceProfile, SchemaSnapshot)> = sources
+            .iter()
+            .map(|s| {
+                let id = &s.profile.id;
+                let mut profile = s.profile.clone();
+                let approved_here =
+                    |q: &str| declared.query(id, q).is_none() && approved.query(id, q).is_some();
+                profile.verified.extend(
+                    curated
+                        .phrases(id)
+                        .into_iter()
+                        .filter(|p| approved_here(&p.query_id)),
+                );
+                (profile, s.schema.clone())
+            })
+            .collect();
+        let index = SchemaIndex::build(&profiles, values, embedder.as_ref())
+            .await
+            .map_err(|e| WorkspaceError::Index(BuildError::Embed(e).to_string()))?;
         let mut notices: Vec<RunWarning> = dropped
             .into_iter()
             .map(|why| {

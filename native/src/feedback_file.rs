@@ -8,15 +8,11 @@ use std::path::{Path, PathBuf};
 
 /// The feedback file of the databases `sources` names.
 pub fn feedback_path(sources: &Sources) -> PathBuf {
-    let dir = match sources {
-        Sources::Project(p) => p
-            .path
-            .parent()
-            .unwrap_or_else(|| Path::new(""))
-            .to_path_buf(),
-        _ => PathBuf::new(),
-    };
-    dir.join(".nl2sql").join("feedback.json")
+    match sources {
+        // In the same folder as the project's schema cache.
+        Sources::Project(p) => crate::cache::cache_path(&p.path).with_file_name("feedback.json"),
+        _ => Path::new(".nl2sql").join("feedback.json"),
+    }
 }
 
 /// The book at `path`; an empty one when there is no file yet.

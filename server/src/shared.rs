@@ -166,11 +166,7 @@ impl Shared {
         let role = self.role_for(caller, request.role.as_deref())?;
         self.schema(&request.datasource, &role)?;
         let full = self
-            .lanes
-            .datasources()
-            .iter()
-            .find(|d| d.id == request.datasource)
-            .map(|d| &d.schema)
+            .full_schema(&request.datasource)
             .ok_or_else(|| ApiError::new(ApiErrorCode::DatasourceNotFound, "no such datasource"))?;
         let roles = [role.clone()];
         let checked = match &request.sql {
@@ -260,18 +256,12 @@ impl Shared {
                 book.approve(datasource, id, &scope, &by, &at).map(Some)
             }
             Decision::Edit(query) => {
-                let schema = self
-                    .lanes
-                    .datasources()
-                    .iter()
-                    .find(|d| d.id == datasource)
-                    .map(|d| &d.schema)
-                    .ok_or_else(|| {
-                        ApiError::new(
-                            ApiErrorCode::FeedbackNotFound,
-                            format!("no proposal {datasource}.{id}"),
-                        )
-                    })?;
+                let schema = self.full_schema(datasource).ok_or_else(|| {
+                    ApiError::new(
+                        ApiErrorCode::FeedbackNotFound,
+                        format!("no proposal {datasource}.{id}"),
+                    )
+                })?;
                 book.edit(datasource, id, *query, &scope, schema).map(Some)
             }
             Decision::Delete => book.delete(datasource, id, &scope).map(|()| None),
@@ -281,6 +271,16 @@ impl Shared {
         self.lanes.approved().set(book.approved());
         *held = book;
         Ok(decided)
+    }
+
+    /// Datasource `id`'s whole schema as read (no role's view: for checking SQL a caller
+    /// sent, never for showing).
+    fn full_schema(&self, id: &str) -> Option<&nl2sql_core::SchemaSnapshot> {
+        self.lanes
+            .datasources()
+            .iter()
+            .find(|d| d.id == id)
+            .map(|d| &d.schema)
     }
 
     /// The caller's role, when it approves (APPROVAL_NOT_ALLOWED otherwise).

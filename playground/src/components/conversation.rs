@@ -120,17 +120,13 @@ pub fn Clarify(ask: Callback<(String, bool)>) -> impl IntoView {
 pub fn Judge() -> impl IntoView {
     let state = expect_context::<AppState>();
     let said = RwSignal::new(None::<(String, String)>);
-    // A new answer clears what was said about the last one.
-    Effect::new(move |_| {
-        state
-            .run
-            .with(|r| r.result.as_ref().map(|res| res.duration_ms));
-        said.set(None);
-    });
+    // The answer it was said of: what is said shows under that answer only.
+    let said_of = StoredValue::new(None::<Arc<QueryResult>>);
     let judge = move |verdict: Verdict| {
         let Some(result) = state.run.with_untracked(|r| r.result.clone()) else {
             return;
         };
+        said_of.set_value(Some(Arc::clone(&result)));
         if let Some(remote) = state.server.get_untracked() {
             judge_on_server(remote, result, verdict, said);
             return;
@@ -189,7 +185,14 @@ pub fn Judge() -> impl IntoView {
                     <span>"Is this answer right?"</span>
                     <button type="button" id="right" on:click=move |_| judge(Verdict::Right)>"👍 Right"</button>
                     <button type="button" id="wrong" on:click=move |_| judge(Verdict::Wrong)>"👎 Wrong"</button>
-                    {move || said.get().map(|(kind, text)| view! {
+                    {move || {
+                        let current = state.run.with(|r| r.result.clone());
+                        let same = said_of.with_value(|of| match (of, &current) {
+                            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                            _ => false,
+                        });
+                        said.get().filter(|_| same)
+                    }.map(|(kind, text)| view! {
                         <p class="judged" data-verdict=kind>{text}" "
                             <a href="#" on:click=move |ev| { ev.prevent_default(); state.page.set(Page::Verified); }>"Verified queries"</a>
                         </p>
