@@ -7,6 +7,7 @@
 //! plan as literals, which the renderer escapes like every other literal.
 
 use crate::error::{ErrorCode, Node, PipelineError, Severity};
+use crate::guard::Met;
 use crate::import::import_sql;
 use crate::index::VerifiedPhrase;
 use crate::plan::Plan;
@@ -14,7 +15,7 @@ use crate::policy::Policies;
 use crate::schema::SchemaSnapshot;
 use crate::validate::{validate, ValidatorSettings};
 use serde::{Deserialize, Serialize};
-use sqlparser::ast::{visit_expressions_mut, Expr, Statement, Value as SqlValue};
+use sqlparser::ast::{visit_expressions_mut, Expr, Query, Value as SqlValue};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
@@ -268,17 +269,18 @@ fn check_query(
 
 /// The tables a statement reads, by name (none when it does not parse).
 fn tables_read(sql: &str) -> Vec<String> {
-    let dialect = sqlparser::dialect::GenericDialect {};
-    let Ok(statements) = sqlparser::parser::Parser::parse_sql(&dialect, sql) else {
+    let Ok(query) = crate::guard::parse_query(sql, &sqlparser::dialect::GenericDialect {}) else {
         return Vec::new();
     };
     let mut names: Vec<String> = Vec::new();
-    let _ = sqlparser::ast::visit_relations(&statements, |name| {
-        let table = name.to_string().trim_matches('"').to_string();
-        if !names.contains(&table) {
-            names.push(table);
+    let _ = crate::guard::walk(&query, &mut |met| {
+        if let Met::Relation(name) = met {
+            let table = name.to_string().trim_matches('"').to_string();
+            if !names.contains(&table) {
+                names.push(table);
+            }
         }
-        ControlFlow::<()>::Continue(())
+        ControlFlow::Continue(())
     });
     names
 }
@@ -418,14 +420,11 @@ pub fn typed(spec: &ParamSpec, raw: &str) -> Result<ParamValue, String> {
     Ok(value)
 }
 
-/// Calls `f` on every literal value of `statements` until it returns false. One traversal
+/// Calls `f` on every literal value of `query` until it returns false. One traversal
 /// for every caller: sqlparser's visitor is generic over its closure, and each instance of
 /// it is a copy of the whole AST walk in the page's download.
-pub(crate) fn each_value_mut(
-    statements: &mut Vec<Statement>,
-    f: &mut dyn FnMut(&mut SqlValue) -> bool,
-) {
-    let _ = visit_expressions_mut(statements, |expr| {
+pub(crate) fn each_value_mut(query: &mut Query, f: &mut dyn FnMut(&mut SqlValue) -> bool) {
+    let _ = visit_expressions_mut(query, |expr| {
         if let Expr::Value(v) = expr {
             if !f(&mut v.value) {
                 return ControlFlow::Break(());
@@ -457,10 +456,10 @@ pub fn bind(
         )
     };
     let dialect = crate::lower::sql_dialect(schema.dialect);
-    let mut statements = sqlparser::parser::Parser::parse_sql(dialect, &q.sql)
-        .map_err(|e| fail(format!("the verified SQL does not parse: {e}")))?;
+    let mut query = crate::guard::parse_query(&q.sql, dialect)
+        .map_err(|e| fail(format!("the verified SQL does not parse as one query: {e}")))?;
     let mut missing = None;
-    each_value_mut(&mut statements, &mut |value| {
+    each_value_mut(&mut query, &mut |value| {
         if let SqlValue::Placeholder(p) = value {
             let name = p.trim_start_matches([':', '$', '@']).to_string();
             let replacement = match values.get(&name) {
@@ -479,19 +478,16 @@ pub fn bind(
     if let Some(name) = missing {
         return Err(fail(format!("the placeholder :{name} has no value")));
     }
-    let [statement] = statements.as_slice() else {
-        return Err(fail(
-            "the verified SQL must be exactly one statement".into(),
-        ));
-    };
-    let plan = import_sql(&statement.to_string(), schema, schema.dialect)?;
+    let plan = import_sql(&query.to_string(), schema, schema.dialect)?;
     let mut wire = serde_json::to_value(&plan).map_err(|e| fail(e.to_string()))?;
     for (name, v) in values {
         if let ParamValue::Text(t) = v {
             replace_text(&mut wire, &sentinel(name), t);
         }
     }
-    serde_json::from_value(wire).map_err(|e| fail(e.to_string()))
+    // Read back from text, not from the value: the plan's one deserializer (the one for
+    // JSON text) serves every caller, rather than a second copy in the download.
+    serde_json::from_str(&wire.to_string()).map_err(|e| fail(e.to_string()))
 }
 
 fn replace_text(v: &mut serde_json::Value, from: &str, to: &str) {

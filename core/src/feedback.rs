@@ -18,7 +18,7 @@ use crate::policy::Scope;
 use crate::schema::SchemaSnapshot;
 use crate::validate::walk::{children, each_expr};
 use serde::{Deserialize, Serialize};
-use sqlparser::ast::{Statement, Value as SqlValue};
+use sqlparser::ast::Value as SqlValue;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -619,8 +619,7 @@ pub fn template(
         query.fetch = None;
     }
     let mut used: Vec<String> = Vec::new();
-    let mut statements = vec![Statement::Query(Box::new(query))];
-    crate::curated::each_value_mut(&mut statements, &mut |value| {
+    crate::curated::each_value_mut(&mut query, &mut |value| {
         // The generator writes text as a pre-quoted token, escaped for the dialect.
         let hit = found.iter().find(|f| match (&f.literal, &*value) {
             (Literal::Text(t), SqlValue::Placeholder(p)) => {
@@ -660,10 +659,7 @@ pub fn template(
             description,
             questions: vec![phrasing],
             params: found.into_iter().map(|f| (f.name, f.spec)).collect(),
-            sql: statements
-                .first()
-                .map(ToString::to_string)
-                .unwrap_or_default(),
+            sql: query.to_string(),
         },
         count,
     ))

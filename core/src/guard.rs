@@ -7,9 +7,10 @@
 //! Adapters add the database's own read-only switches behind it (defence in depth).
 
 use crate::datasource::{DatasourceError, DatasourceErrorKind};
-use sqlparser::ast::{Query, Select, Statement, Visit, Visitor};
+use sqlparser::ast::{ObjectName, Query, Select, Statement, Visit, Visitor};
 use sqlparser::dialect::SQLiteDialect;
-use sqlparser::parser::Parser;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, Tokenizer};
 use std::ops::ControlFlow;
 
@@ -67,38 +68,119 @@ pub fn parse_read_only(
              {MAX_OPERATOR_CHAIN} operators, and at most {MAX_SET_OPERATIONS} set operations)"
         )));
     }
-    let statements = Parser::new(dialect)
-        .with_tokens(tokens)
-        .parse_statements()
-        .map_err(|e| match &scan.writing_keyword {
-            // A statement the parser does not know (some PRAGMA forms, `WITH … REPLACE`) is
-            // still refused by its keyword, so the person reads why, not a syntax complaint.
-            Some(word) => refused(&format!(
-                "only read-only queries may run, and this is a {word} statement"
-            )),
-            None => DatasourceError::new(
-                DatasourceErrorKind::InvalidQuery,
-                format!("the query does not parse: {e}"),
-            ),
-        })?;
-    let [statement] = statements.as_slice() else {
+    // Statements are told apart by their first words, and only a query is ever parsed:
+    // sqlparser's statement parser (DDL, DML and every dialect's commands) is a third of
+    // its code, and the page would download it only to refuse what it parses.
+    // A writing statement anywhere is refused, whatever else the text holds.
+    if let (Some(word), None) = (&scan.unknown_start, &scan.writing_keyword) {
+        return Err(DatasourceError::new(
+            DatasourceErrorKind::InvalidQuery,
+            format!("the query does not parse: expected a statement, found {word}"),
+        ));
+    }
+    if scan.statements > 1 {
         return Err(refused(&format!(
             "exactly one statement may run, and this text holds {}",
-            statements.len()
-        )));
-    };
-    if !matches!(statement, Statement::Query(_)) {
-        return Err(refused(&format!(
-            "only read-only queries may run, and this is a {} statement",
-            statement_keyword(statement)
+            scan.statements
         )));
     }
-    if let ControlFlow::Break(reason) = statement.visit(&mut ReadOnlyVisitor { statements: 0 }) {
+    if let Some(keyword) = &scan.first_statement {
+        return Err(refused(&format!(
+            "only read-only queries may run, and this is a {keyword} statement"
+        )));
+    }
+    let mut parser = Parser::new(dialect).with_tokens(tokens);
+    let query = finish_query(&mut parser).map_err(|e| match &scan.writing_keyword {
+        // A writing statement inside the query's text (`WITH … REPLACE`) is refused by its
+        // keyword, so the person reads why, not a syntax complaint.
+        Some(word) => refused(&format!(
+            "only read-only queries may run, and this is a {word} statement"
+        )),
+        None => DatasourceError::new(
+            DatasourceErrorKind::InvalidQuery,
+            format!("the query does not parse: {e}"),
+        ),
+    })?;
+    if let ControlFlow::Break(reason) = walk(&query, &mut read_only) {
         return Err(refused(reason));
     }
-    match statements.into_iter().next() {
-        Some(Statement::Query(query)) => Ok(*query),
-        _ => Err(refused("only read-only queries may run")),
+    Ok(query)
+}
+
+/// One query parsed from `sql` in `dialect`, with nothing after it but semicolons.
+pub(crate) fn parse_query(
+    sql: &str,
+    dialect: &dyn sqlparser::dialect::Dialect,
+) -> Result<Query, ParserError> {
+    finish_query(&mut Parser::new(dialect).try_with_sql(sql)?)
+}
+
+fn finish_query(parser: &mut Parser) -> Result<Query, ParserError> {
+    let query = parser.parse_query()?;
+    while parser.consume_token(&Token::SemiColon) {}
+    let next = parser.peek_token();
+    if next.token == Token::EOF {
+        Ok(*query)
+    } else {
+        parser.expected("the end of the query (one query, nothing after it)", next)
+    }
+}
+
+/// What [`walk`] meets in a parsed query.
+pub(crate) enum Met<'a> {
+    /// A statement nested in the query (a data-modifying CTE or set operand).
+    Statement,
+    Query(&'a Query),
+    Select(&'a Select),
+    /// A table or view read (also a table function's name).
+    Relation(&'a ObjectName),
+}
+
+/// Calls `f` on everything of interest in `query`, subqueries and CTEs included, until it
+/// breaks. Every caller shares this one walk: sqlparser's visitor is generic over the
+/// visitor type, and each instance is a copy of the whole tree walk in the download.
+pub(crate) fn walk(
+    query: &Query,
+    f: &mut dyn FnMut(Met<'_>) -> ControlFlow<&'static str>,
+) -> ControlFlow<&'static str> {
+    query.visit(&mut Walk { f })
+}
+
+struct Walk<'f> {
+    f: &'f mut dyn FnMut(Met<'_>) -> ControlFlow<&'static str>,
+}
+
+impl Visitor for Walk<'_> {
+    type Break = &'static str;
+
+    fn pre_visit_statement(&mut self, _statement: &Statement) -> ControlFlow<Self::Break> {
+        (self.f)(Met::Statement)
+    }
+
+    fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<Self::Break> {
+        (self.f)(Met::Query(query))
+    }
+
+    fn pre_visit_select(&mut self, select: &Select) -> ControlFlow<Self::Break> {
+        (self.f)(Met::Select(select))
+    }
+
+    fn pre_visit_relation(&mut self, relation: &ObjectName) -> ControlFlow<Self::Break> {
+        (self.f)(Met::Relation(relation))
+    }
+}
+
+/// Why a parsed query may not run, if it may not.
+fn read_only(met: Met<'_>) -> ControlFlow<&'static str> {
+    match met {
+        Met::Statement => ControlFlow::Break("the query embeds a statement that modifies data"),
+        Met::Query(query) if !query.locks.is_empty() => {
+            ControlFlow::Break("the query locks rows (FOR UPDATE / FOR SHARE)")
+        }
+        Met::Select(select) if select.into.is_some() => {
+            ControlFlow::Break("SELECT … INTO creates a table")
+        }
+        _ => ControlFlow::Continue(()),
     }
 }
 
@@ -114,6 +196,12 @@ struct Scan {
     writing_keyword: Option<String>,
     /// `UNION`, `INTERSECT` and `EXCEPT` words, anywhere.
     set_operations: usize,
+    /// Statements in the text: its `;`-separated parts that hold a token.
+    statements: usize,
+    /// The first statement's keyword(s), when it is not a query (`DROP TABLE`, `PRAGMA`).
+    first_statement: Option<String>,
+    /// A statement's first token when it starts no statement at all (`SELEC`).
+    unknown_start: Option<String>,
 }
 
 impl Scan {
@@ -123,14 +211,38 @@ impl Scan {
             operator_chain: 0,
             writing_keyword: None,
             set_operations: 0,
+            statements: 0,
+            first_statement: None,
+            unknown_start: None,
         };
         // One running chain length per open parenthesis, plus the top level.
         let mut chains: Vec<usize> = vec![0];
         let mut statement_may_start = true;
+        let mut piece_starts = true;
+        let mut naming = false;
         for token in tokens {
+            if matches!(token, Token::Whitespace(_)) {
+                continue;
+            }
+            if std::mem::take(&mut naming) {
+                if let (Token::Word(w), Some(first)) = (token, scan.first_statement.as_mut()) {
+                    first.push(' ');
+                    first.push_str(&w.value.to_ascii_uppercase());
+                }
+            }
+            if std::mem::take(&mut piece_starts) {
+                if *token == Token::SemiColon {
+                    piece_starts = true;
+                } else {
+                    scan.statements += 1;
+                    naming = scan.start(token);
+                }
+            }
+            if *token == Token::SemiColon {
+                piece_starts = true;
+            }
             let mut operator = is_operator(token);
             match token {
-                Token::Whitespace(_) => continue,
                 Token::Word(w) => {
                     scan.words += 1;
                     let upper = w.value.to_ascii_uppercase();
@@ -177,7 +289,36 @@ impl Scan {
         }
         scan
     }
+
+    /// Notes how a statement starts; true when its second word names it too (`DROP TABLE`).
+    fn start(&mut self, token: &Token) -> bool {
+        let unknown = match token {
+            Token::LParen => return false,
+            Token::Word(w) if w.quote_style.is_none() => {
+                let upper = w.value.to_ascii_uppercase();
+                if QUERY_STARTS.contains(&upper.as_str()) {
+                    return false;
+                }
+                if w.keyword == Keyword::NoKeyword && !NOT_QUERIES.contains(&upper.as_str()) {
+                    w.value.clone()
+                } else {
+                    if self.statements > 1 {
+                        return false;
+                    }
+                    let named_by_two = matches!(upper.as_str(), "CREATE" | "DROP" | "ALTER");
+                    self.first_statement = Some(upper);
+                    return named_by_two;
+                }
+            }
+            other => other.to_string(),
+        };
+        self.unknown_start.get_or_insert(unknown);
+        false
+    }
 }
+
+/// The words a query starts with (DuckDB's queries may start with `FROM`).
+const QUERY_STARTS: &[&str] = &["SELECT", "WITH", "VALUES", "TABLE", "FROM"];
 
 /// Keywords that end an expression: the operators after them start a new chain.
 const CHAIN_BREAKERS: &[&str] = &[
@@ -261,52 +402,6 @@ const NOT_QUERIES: &[&str] = &[
     "VACUUM",
 ];
 
-/// The statement's leading keyword(s) as SQL writes them, e.g. `DELETE` or `CREATE TABLE`.
-fn statement_keyword(statement: &Statement) -> String {
-    let text = statement.to_string();
-    let mut words = text.split_whitespace();
-    let first = words.next().unwrap_or("unknown").to_ascii_uppercase();
-    match first.as_str() {
-        "CREATE" | "DROP" | "ALTER" => {
-            let second = words.next().unwrap_or_default().to_ascii_uppercase();
-            format!("{first} {second}")
-        }
-        _ => first,
-    }
-}
-
-/// Walks the whole tree, subqueries and CTEs included.
-struct ReadOnlyVisitor {
-    statements: usize,
-}
-
-impl Visitor for ReadOnlyVisitor {
-    type Break = &'static str;
-
-    fn pre_visit_statement(&mut self, _statement: &Statement) -> ControlFlow<Self::Break> {
-        self.statements += 1;
-        if self.statements > 1 {
-            // Only a data-modifying CTE or set operand nests a statement inside a query.
-            return ControlFlow::Break("the query embeds a statement that modifies data");
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<Self::Break> {
-        if !query.locks.is_empty() {
-            return ControlFlow::Break("the query locks rows (FOR UPDATE / FOR SHARE)");
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn pre_visit_select(&mut self, select: &Select) -> ControlFlow<Self::Break> {
-        if select.into.is_some() {
-            return ControlFlow::Break("SELECT … INTO creates a table");
-        }
-        ControlFlow::Continue(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,6 +448,8 @@ mod tests {
             "WITH g AS (SELECT 1) UPDATE Genre SET Name = 'x'",
             "WITH g AS (SELECT 1) REPLACE INTO Genre (Name) VALUES ('x')",
             "SELECT 1; -- and then\n DELETE FROM Track",
+            "DELETE FROM Track; nonsense here",
+            "EXPLAIN SELECT 1",
         ] {
             assert_eq!(kind(sql), Some(DatasourceErrorKind::Refused), "{sql}");
         }

@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod catalog;
+pub mod chart;
 pub mod config;
 pub mod conversation;
 pub mod curated;

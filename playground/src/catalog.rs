@@ -50,7 +50,7 @@ pub async fn load_demo_databases(provider: ProviderConfig, run: RunConfig) -> Lo
         Ok(request) => finish_fetch(request, CATALOGUE_URL)
             .await
             .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok()),
+            .and_then(|bytes| serde_json::from_str(&String::from_utf8_lossy(&bytes)).ok()),
         Err(_) => None,
     };
     let mut files = Vec::new();

@@ -11,5 +11,12 @@ mod store;
 
 fn main() {
     console_error_panic_hook::set_once();
+    // index.html paints a line while the wasm downloads; the app takes its place.
+    if let Some(boot) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("boot"))
+    {
+        boot.remove();
+    }
     leptos::mount::mount_to_body(app::App);
 }

@@ -333,7 +333,7 @@ impl Saved {
             .and_then(|s| s.get_item(SETTINGS_KEY).ok().flatten())
             .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
             .map(snake_case_run)
-            .and_then(|saved| serde_json::from_value(saved).ok())
+            .and_then(|saved| serde_json::from_str(&saved.to_string()).ok())
             .unwrap_or_default()
     }
 }

@@ -76,6 +76,37 @@ test("the playground loads the three demo databases and shows Chinook's tables",
   }
 });
 
+test("ready in each of 10 fresh browsers (cold cache, release build, loopback): the ten times and first paints", async () => {
+  const server = await serve(DIST, "/");
+  const runs = [];
+  try {
+    for (let i = 0; i < 10; i++) {
+      const fresh = await launch();
+      try {
+        const page = await fresh.context.newPage();
+        await page.goto(server.url);
+        await page.locator('main[data-ready="true"]').waitFor({ timeout: 30_000 });
+        runs.push(
+          await page.evaluate(() => ({
+            ready: Number(document.body.dataset.readyMs),
+            paint: performance.getEntriesByType("paint").find((e) => e.name === "first-contentful-paint")?.startTime ?? NaN,
+          })),
+        );
+      } finally {
+        await fresh.close();
+      }
+    }
+  } finally {
+    await server.close();
+  }
+  const list = (key) => runs.map((r) => r[key].toFixed(0)).join(", ");
+  const worst = (key) => Math.max(...runs.map((r) => r[key])).toFixed(0);
+  console.log(`ready, 10 fresh browsers (ms): ${list("ready")}; the slowest ${worst("ready")} (goal: each under 1000)`);
+  console.log(`first contentful paint (ms): ${list("paint")}; the slowest ${worst("paint")} (goal: each under 300)`);
+  assert.equal(runs.length, 10);
+  for (const r of runs) assert.ok(r.ready > r.paint && r.paint > 0, JSON.stringify(r));
+});
+
 test("switching datasource shows that database's tables, by keyboard too", async () => {
   const { server, page, problems } = await openPlayground("/");
   try {

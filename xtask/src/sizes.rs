@@ -89,7 +89,7 @@ fn gzip(bytes: &[u8]) -> Result<usize, Failure> {
 
 /// Past this size brotli's best quality takes minutes (DuckDB-WASM's 34 MB module); such
 /// files are compressed at quality 9, within a few per cent of 11, and marked.
-const BROTLI_11_MAX: usize = 4 * 1024 * 1024;
+const BROTLI_11_MAX: usize = 8 * 1024 * 1024;
 
 fn brotli(bytes: &[u8]) -> Result<usize, Failure> {
     let mut out = Vec::new();

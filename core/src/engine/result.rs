@@ -384,10 +384,11 @@ impl QueryResult {
         }
         for record in &mut self.trace {
             record.errors = record.errors.iter().map(PipelineError::cleaned).collect();
-            // The validator's record holds its checks as they were reported.
+            // The validator's record holds its checks as they were reported. (Typed again
+            // from text, not from the value: each type keeps one deserializer.)
             if let Some(checks) = record.outputs.get_mut("checks") {
                 if let Ok(mut typed) =
-                    serde_json::from_value::<Vec<ValidationCheck>>(checks.clone())
+                    serde_json::from_str::<Vec<ValidationCheck>>(&checks.to_string())
                 {
                     clean_checks(&mut typed);
                     if let Ok(value) = serde_json::to_value(typed) {
@@ -397,9 +398,9 @@ impl QueryResult {
             }
             // The matcher's record is its `CuratedMatch`.
             if record.node == Node::CuratedMatcher {
-                if let Ok(found) =
-                    serde_json::from_value::<super::verified::CuratedMatch>(record.outputs.clone())
-                {
+                if let Ok(found) = serde_json::from_str::<super::verified::CuratedMatch>(
+                    &record.outputs.to_string(),
+                ) {
                     record.outputs = serde_json::to_value(found.cleaned()).unwrap_or_default();
                 }
             }

@@ -7,9 +7,15 @@
 //! (days / 7, toward zero) and hours.
 
 use super::build::{binary, call, cast, custom_type, int, keyword, nested, text};
+use super::LowerError;
 use crate::datasource::Dialect;
 use crate::plan::functions::DateUnit;
 use sqlparser::ast::{BinaryOperator as Op, DateTimeField, Expr as SqlExpr, ExtractSyntax};
+
+/// An operand some renderings write twice (a quarter's month, a week's start): each use is
+/// lowered afresh from the plan, never cloned, so sqlparser's `Clone` for its whole tree
+/// stays out of the browser's download.
+pub type Operand<'a> = &'a dyn Fn() -> Result<SqlExpr, LowerError>;
 
 fn integer(dialect: Dialect) -> sqlparser::ast::DataType {
     match dialect {
@@ -54,8 +60,9 @@ fn sqlite_format(unit: DateUnit) -> &'static str {
 }
 
 /// `DATE_PART(unit, x)`.
-pub fn part(unit: DateUnit, x: SqlExpr, d: Dialect) -> SqlExpr {
-    match d {
+pub fn part(unit: DateUnit, x: Operand, d: Dialect) -> Result<SqlExpr, LowerError> {
+    let x = x()?;
+    Ok(match d {
         Dialect::Sqlite => {
             let n = to_int(call("STRFTIME", vec![text(sqlite_format(unit), d), x]), d);
             if unit == DateUnit::Quarter {
@@ -88,7 +95,7 @@ pub fn part(unit: DateUnit, x: SqlExpr, d: Dialect) -> SqlExpr {
             };
             call("DATEPART", vec![SqlExpr::Identifier(keyword(unit)), x])
         }
-    }
+    })
 }
 
 fn quarter_of_month(month: SqlExpr) -> SqlExpr {
@@ -100,8 +107,9 @@ fn quarter_of_month(month: SqlExpr) -> SqlExpr {
 }
 
 /// `DATE_TRUNC(unit, x)`.
-pub fn trunc(unit: DateUnit, x: SqlExpr, d: Dialect) -> SqlExpr {
-    match d {
+pub fn trunc(unit: DateUnit, operand: Operand, d: Dialect) -> Result<SqlExpr, LowerError> {
+    let x = operand()?;
+    Ok(match d {
         Dialect::Sqlite => {
             let modifiers: &[&str] = match unit {
                 DateUnit::Year => &["start of year"],
@@ -109,11 +117,11 @@ pub fn trunc(unit: DateUnit, x: SqlExpr, d: Dialect) -> SqlExpr {
                 DateUnit::Day => &[],
                 DateUnit::Week => &["-6 days", "weekday 1"],
                 DateUnit::Hour => {
-                    return call("STRFTIME", vec![text("%Y-%m-%d %H:00:00", d), x]);
+                    return Ok(call("STRFTIME", vec![text("%Y-%m-%d %H:00:00", d), x]));
                 }
                 DateUnit::Quarter => {
                     // Back to the month that starts the quarter: (month - 1) % 3 months.
-                    let month = part(DateUnit::Month, x.clone(), d);
+                    let month = part(DateUnit::Month, operand, d)?;
                     let back = binary(
                         binary(
                             text("-", d),
@@ -127,7 +135,7 @@ pub fn trunc(unit: DateUnit, x: SqlExpr, d: Dialect) -> SqlExpr {
                         Op::StringConcat,
                         text(" months", d),
                     );
-                    return call("DATE", vec![x, text("start of month", d), back]);
+                    return Ok(call("DATE", vec![x, text("start of month", d), back]));
                 }
             };
             let mut args = vec![x];
@@ -159,8 +167,8 @@ pub fn trunc(unit: DateUnit, x: SqlExpr, d: Dialect) -> SqlExpr {
                     call(
                         "DATE_SUB",
                         vec![
-                            x.clone(),
-                            interval(call("WEEKDAY", vec![x]), Some(DateTimeField::Day)),
+                            x,
+                            interval(call("WEEKDAY", vec![operand()?]), Some(DateTimeField::Day)),
                         ],
                     ),
                     text("%Y-%m-%d", d),
@@ -169,7 +177,7 @@ pub fn trunc(unit: DateUnit, x: SqlExpr, d: Dialect) -> SqlExpr {
             DateUnit::Quarter => {
                 let first_month = binary(
                     binary(
-                        nested(binary(call("QUARTER", vec![x.clone()]), Op::Minus, int(1))),
+                        nested(binary(call("QUARTER", vec![operand()?]), Op::Minus, int(1))),
                         Op::Multiply,
                         int(3),
                     ),
@@ -204,7 +212,7 @@ pub fn trunc(unit: DateUnit, x: SqlExpr, d: Dialect) -> SqlExpr {
                 ],
             )
         }
-    }
+    })
 }
 
 fn day_or_hour(unit: DateUnit, day: &'static str, hour: &'static str) -> &'static str {
@@ -317,17 +325,13 @@ fn minus(a: SqlExpr, b: SqlExpr) -> SqlExpr {
 }
 
 /// Months (or quarters) since year zero, for boundary counting from parts.
-fn ordinal(unit: DateUnit, x: SqlExpr, d: Dialect) -> SqlExpr {
+fn ordinal(unit: DateUnit, x: Operand, d: Dialect) -> Result<SqlExpr, LowerError> {
     let per_year = if unit == DateUnit::Quarter { 4 } else { 12 };
-    nested(binary(
-        binary(
-            part(DateUnit::Year, x.clone(), d),
-            Op::Multiply,
-            int(per_year),
-        ),
+    Ok(nested(binary(
+        binary(part(DateUnit::Year, x, d)?, Op::Multiply, int(per_year)),
         Op::Plus,
-        part(unit, x, d),
-    ))
+        part(unit, x, d)?,
+    )))
 }
 
 fn days_between(a: SqlExpr, b: SqlExpr, d: Dialect) -> SqlExpr {
@@ -347,68 +351,81 @@ fn days_between(a: SqlExpr, b: SqlExpr, d: Dialect) -> SqlExpr {
 }
 
 /// `DATE_DIFF(unit, a, b)`.
-pub fn diff(unit: DateUnit, a: SqlExpr, b: SqlExpr, d: Dialect) -> SqlExpr {
-    match unit {
-        DateUnit::Year => minus(part(unit, b, d), part(unit, a, d)),
-        DateUnit::Quarter | DateUnit::Month => minus(ordinal(unit, b, d), ordinal(unit, a, d)),
-        DateUnit::Day => days_between(a, b, d),
-        DateUnit::Week => {
-            let days = days_between(a, b, d);
-            match d {
-                // Integer division already truncates toward zero here.
-                Dialect::Sqlite | Dialect::Postgres | Dialect::SqlServer => {
-                    nested(binary(days, Op::Divide, int(7)))
-                }
-                Dialect::MySql => call("TRUNCATE", vec![binary(days, Op::Divide, int(7)), int(0)]),
-                Dialect::DuckDb => to_int(call("TRUNC", vec![binary(days, Op::Divide, int(7))]), d),
-            }
+pub fn diff(
+    unit: DateUnit,
+    first: Operand,
+    second: Operand,
+    d: Dialect,
+) -> Result<SqlExpr, LowerError> {
+    Ok(match unit {
+        DateUnit::Year => minus(part(unit, second, d)?, part(unit, first, d)?),
+        DateUnit::Quarter | DateUnit::Month => {
+            minus(ordinal(unit, second, d)?, ordinal(unit, first, d)?)
         }
-        DateUnit::Hour => match d {
-            Dialect::Sqlite => {
-                let hour = |x| {
-                    call(
-                        "JULIANDAY",
-                        vec![call("STRFTIME", vec![text("%Y-%m-%d %H:00:00", d), x])],
-                    )
-                };
-                to_int(
-                    call(
-                        "ROUND",
-                        vec![binary(minus(hour(b), hour(a)), Op::Multiply, int(24))],
-                    ),
-                    d,
-                )
-            }
-            Dialect::Postgres => {
-                let hour = |x| call("DATE_TRUNC", vec![text("hour", d), timestamp(x)]);
-                to_int(
-                    binary(
-                        SqlExpr::Extract {
-                            field: DateTimeField::Epoch,
-                            syntax: ExtractSyntax::From,
-                            expr: Box::new(minus(hour(b), hour(a))),
-                        },
-                        Op::Divide,
-                        int(3600),
-                    ),
-                    d,
-                )
-            }
-            Dialect::DuckDb => call(
-                "DATE_DIFF",
-                vec![text("hour", d), timestamp(a), timestamp(b)],
-            ),
-            Dialect::MySql => {
-                let hour = |x| call("DATE_FORMAT", vec![x, text("%Y-%m-%d %H:00:00", d)]);
+        DateUnit::Day => days_between(first()?, second()?, d),
+        DateUnit::Week => weeks_between(first()?, second()?, d),
+        DateUnit::Hour => hours_between(first()?, second()?, d),
+    })
+}
+
+/// Whole weeks from `a` to `b`: days / 7, toward zero.
+fn weeks_between(a: SqlExpr, b: SqlExpr, d: Dialect) -> SqlExpr {
+    let days = days_between(a, b, d);
+    match d {
+        // Integer division already truncates toward zero here.
+        Dialect::Sqlite | Dialect::Postgres | Dialect::SqlServer => {
+            nested(binary(days, Op::Divide, int(7)))
+        }
+        Dialect::MySql => call("TRUNCATE", vec![binary(days, Op::Divide, int(7)), int(0)]),
+        Dialect::DuckDb => to_int(call("TRUNC", vec![binary(days, Op::Divide, int(7))]), d),
+    }
+}
+
+/// Hour boundaries crossed from `a` to `b`.
+fn hours_between(a: SqlExpr, b: SqlExpr, d: Dialect) -> SqlExpr {
+    match d {
+        Dialect::Sqlite => {
+            let hour = |x| {
                 call(
-                    "TIMESTAMPDIFF",
-                    vec![SqlExpr::Identifier(keyword("HOUR")), hour(a), hour(b)],
+                    "JULIANDAY",
+                    vec![call("STRFTIME", vec![text("%Y-%m-%d %H:00:00", d), x])],
                 )
-            }
-            Dialect::SqlServer => {
-                call("DATEDIFF", vec![SqlExpr::Identifier(keyword("hour")), a, b])
-            }
-        },
+            };
+            to_int(
+                call(
+                    "ROUND",
+                    vec![binary(minus(hour(b), hour(a)), Op::Multiply, int(24))],
+                ),
+                d,
+            )
+        }
+        Dialect::Postgres => {
+            let hour = |x| call("DATE_TRUNC", vec![text("hour", d), timestamp(x)]);
+            to_int(
+                binary(
+                    SqlExpr::Extract {
+                        field: DateTimeField::Epoch,
+                        syntax: ExtractSyntax::From,
+                        expr: Box::new(minus(hour(b), hour(a))),
+                    },
+                    Op::Divide,
+                    int(3600),
+                ),
+                d,
+            )
+        }
+        Dialect::DuckDb => call(
+            "DATE_DIFF",
+            vec![text("hour", d), timestamp(a), timestamp(b)],
+        ),
+        Dialect::MySql => {
+            let hour = |x| call("DATE_FORMAT", vec![x, text("%Y-%m-%d %H:00:00", d)]);
+            call(
+                "TIMESTAMPDIFF",
+                vec![SqlExpr::Identifier(keyword("HOUR")), hour(a), hour(b)],
+            )
+        }
+        Dialect::SqlServer => call("DATEDIFF", vec![SqlExpr::Identifier(keyword("hour")), a, b]),
     }
 }
 

@@ -406,10 +406,10 @@ impl Lowerer<'_> {
         if let Some(call) = date_call(f) {
             let call = call.map_err(|message| LowerError { message })?;
             return Ok(match call {
-                DateCall::Part(u, x) => dates::part(u, self.expr(x)?, d),
-                DateCall::Trunc(u, x) => dates::trunc(u, self.expr(x)?, d),
+                DateCall::Part(u, x) => dates::part(u, &|| self.expr(x), d)?,
+                DateCall::Trunc(u, x) => dates::trunc(u, &|| self.expr(x), d)?,
                 DateCall::Add(u, n, x) => dates::add(u, self.expr(n)?, self.expr(x)?, d),
-                DateCall::Diff(u, a, b) => dates::diff(u, self.expr(a)?, self.expr(b)?, d),
+                DateCall::Diff(u, a, b) => dates::diff(u, &|| self.expr(a), &|| self.expr(b), d)?,
                 DateCall::CurrentDate => dates::current_date(self.today, d),
             });
         }
@@ -428,14 +428,6 @@ impl Lowerer<'_> {
                     _ => fail(format!("`*` is not an argument of {}.", spec.name)),
                 })
                 .collect()
-        };
-        let plain = |name: &str, args: Vec<FunctionArgExpr>| {
-            call_with(
-                name,
-                args.into_iter().map(FunctionArg::Unnamed).collect(),
-                f.distinct,
-                over.clone(),
-            )
         };
         Ok(match spec.class {
             FuncClass::List => {
@@ -474,7 +466,12 @@ impl Lowerer<'_> {
                     }
                     _ => args,
                 };
-                plain(spec.name, args)
+                call_with(
+                    spec.name,
+                    args.into_iter().map(FunctionArg::Unnamed).collect(),
+                    f.distinct,
+                    over,
+                )
             }
             FuncClass::Legacy => self.strftime(exprs(args)?, &f.args)?,
             FuncClass::Date => return fail("unreachable date function"),
@@ -500,7 +497,8 @@ impl Lowerer<'_> {
                     ("CEIL" | "CEILING", _) => call("CEIL", a),
                     ("SUBSTR" | "SUBSTRING", Dialect::SqlServer) => {
                         if a.len() == 2 {
-                            let whole = call("LEN", vec![a[0].clone()]);
+                            // The text again, lowered afresh (see `dates::Operand`).
+                            let whole = call("LEN", vec![self.expr(&f.args[0])?]);
                             a.push(whole);
                         }
                         call("SUBSTRING", a)

@@ -111,21 +111,34 @@ pub fn to_sql(
 
 /// The sqlparser dialect that reads a dialect's SQL.
 pub fn sql_dialect(dialect: Dialect) -> &'static dyn sqlparser::dialect::Dialect {
-    use sqlparser::dialect::{
-        DuckDbDialect, MsSqlDialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect,
-    };
+    use sqlparser::dialect::{DuckDbDialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
     static SQLITE: SQLiteDialect = SQLiteDialect {};
     static POSTGRES: PostgreSqlDialect = PostgreSqlDialect {};
     static MYSQL: MySqlDialect = MySqlDialect {};
     static DUCKDB: DuckDbDialect = DuckDbDialect {};
-    static MSSQL: MsSqlDialect = MsSqlDialect {};
     match dialect {
         Dialect::Sqlite => &SQLITE,
         Dialect::Postgres => &POSTGRES,
         Dialect::MySql => &MYSQL,
         Dialect::DuckDb => &DUCKDB,
-        Dialect::SqlServer => &MSSQL,
+        Dialect::SqlServer => sql_server(),
     }
+}
+
+/// T-SQL's dialect natively. A browser never reads SQL Server's SQL (it has no SQL Server
+/// datasource; a server reached from the page parses its own), and MsSqlDialect's hooks for
+/// T-SQL blocks would put sqlparser's whole statement parser in the page's download, so
+/// there the generic dialect stands in.
+#[cfg(not(target_arch = "wasm32"))]
+fn sql_server() -> &'static dyn sqlparser::dialect::Dialect {
+    static MSSQL: sqlparser::dialect::MsSqlDialect = sqlparser::dialect::MsSqlDialect {};
+    &MSSQL
+}
+
+#[cfg(target_arch = "wasm32")]
+fn sql_server() -> &'static dyn sqlparser::dialect::Dialect {
+    static GENERIC: sqlparser::dialect::GenericDialect = sqlparser::dialect::GenericDialect {};
+    &GENERIC
 }
 
 pub(crate) struct Lowerer<'a> {

@@ -2,6 +2,7 @@
 
 mod answer;
 mod ask;
+mod chart;
 mod conversation;
 mod datasources;
 mod grid;

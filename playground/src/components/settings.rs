@@ -135,9 +135,9 @@ pub fn SettingsPage() -> impl IntoView {
                 <input type="number" id="max-cost" min="0" step="0.01" prop:value=move || r.with(|c| c.max_cost_usd.map(|v| v.to_string()).unwrap_or_default())
                     on:change=move |ev| { let v = event_target_value(&ev).trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0); r.update(|c| c.max_cost_usd = v); save(); } />
             </label>
-            <h2>"Prices"</h2>
-            <p class="muted">"USD per million tokens, per model: [[model, {input, cached_input, cache_write, output}], …]. Costs of models not listed show as not priced."</p>
-            <textarea id="prices" rows="8" spellcheck="false" prop:value=move || prices_text.get()
+            <h2 id="prices-title">"Prices"</h2>
+            <p class="muted" id="prices-help">"USD per million tokens, per model: [[model, {input, cached_input, cache_write, output}], …]. Costs of models not listed show as not priced."</p>
+            <textarea id="prices" rows="8" spellcheck="false" aria-labelledby="prices-title" aria-describedby="prices-help" prop:value=move || prices_text.get()
                 on:change=move |ev| {
                     let text = event_target_value(&ev);
                     prices_text.set(text.clone());

@@ -20,7 +20,7 @@ pub fn Timeline() -> impl IntoView {
         <section class="timeline" aria-label="Timeline">
             <h2>"Timeline"</h2>
             {move || steps().is_empty().then(|| view! { <p class="muted">"Each step of a run shows here as it happens."</p> })}
-            <ol class="steps">
+            <ol class="steps" aria-live="polite" aria-relevant="additions text">
                 {move || steps().into_iter().enumerate().map(|(i, step)| view! { <StepItem step=step index=i open=open /> }).collect_view()}
             </ol>
             {move || open.get().map(|i| view! { <NodeDetails index=i on_close=move || open.set(None) /> })}

@@ -17,7 +17,7 @@ pub fn TracesPage() -> impl IntoView {
     let open = move |file: web_sys::File| {
         spawn_local(async move {
             let parsed = read_file(&file).await.and_then(|bytes| {
-                serde_json::from_slice::<QueryResult>(&bytes).map_err(|e| {
+                serde_json::from_str::<QueryResult>(&String::from_utf8_lossy(&bytes)).map_err(|e| {
                     format!(
                         "{} is not an nl2sql trace (a run's result, as \"Download trace\" writes it): {e}",
                         file.name()
