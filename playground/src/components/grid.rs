@@ -130,7 +130,7 @@ pub fn cell_text(v: &Value) -> String {
     }
 }
 
-/// A number cell's value, for bars and charts.
+/// A number cell's value, for the grid's bars (the chart reads values with `core::chart`).
 fn number(v: &Value) -> Option<f64> {
     match v {
         Value::Integer(i) => Some(*i as f64),
