@@ -46,7 +46,7 @@ pub fn build(project: &Project) -> Result<(), Failure> {
             "wasm-opt",
             &[
                 "-Oz",
-                // Repeat the passes while they still shrink the module (6 KB brotli).
+                // Repeat the passes while they still shrink the module (4 KB brotli).
                 "--converge",
                 // What rustc emits for wasm32 by default, and every current browser runs.
                 "--enable-bulk-memory",
