@@ -80,6 +80,14 @@ pub enum ColumnKind {
 
 /// The chart for `columns` and `rows`, or why there is none.
 pub fn choose(columns: &[String], rows: &[Vec<Value>]) -> Result<Chart, NoChart> {
+    if rows.len() < 2 {
+        return Err(NoChart::TooFewRows);
+    }
+    // A row of another width (a hand-edited trace) has no place on any axis; the drawing
+    // may then read every chosen cell of every row.
+    if rows.iter().any(|r| r.len() != columns.len()) {
+        return Err(NoChart::Shape);
+    }
     let kinds: Vec<ColumnKind> = (0..columns.len())
         .map(|i| kind_of(&columns[i], rows, i))
         .collect();
@@ -90,9 +98,6 @@ pub fn choose(columns: &[String], rows: &[Vec<Value>]) -> Result<Chart, NoChart>
         of(ColumnKind::Time),
         of(ColumnKind::Category),
     );
-    if rows.len() < 2 {
-        return Err(NoChart::TooFewRows);
-    }
     match (measures.as_slice(), times.as_slice(), categories.as_slice()) {
         ([], _, _) => Err(NoChart::NoMeasure),
         ([_, _, _, ..], _, _) => Err(NoChart::MixedMeasures),
@@ -205,7 +210,7 @@ pub fn kind_of(name: &str, rows: &[Vec<Value>], i: usize) -> ColumnKind {
         if years && lower.contains("year") {
             return ColumnKind::Time;
         }
-        if lower == "id" || lower.ends_with("id") && !lower.ends_with("paid") {
+        if lower.ends_with("id") && !lower.ends_with("paid") {
             return ColumnKind::Category;
         }
         return ColumnKind::Measure;

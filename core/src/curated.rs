@@ -269,7 +269,10 @@ fn check_query(
 
 /// The tables a statement reads, by name (none when it does not parse).
 fn tables_read(sql: &str) -> Vec<String> {
-    let Ok(query) = crate::guard::parse_query(sql, &sqlparser::dialect::GenericDialect {}) else {
+    // Through the guard, whose bounds come before any parsing: a verified query's text is
+    // walked like any other.
+    let Ok(query) = crate::guard::parse_read_only(sql, &sqlparser::dialect::GenericDialect {})
+    else {
         return Vec::new();
     };
     let mut names: Vec<String> = Vec::new();
@@ -456,8 +459,12 @@ pub fn bind(
         )
     };
     let dialect = crate::lower::sql_dialect(schema.dialect);
-    let mut query = crate::guard::parse_query(&q.sql, dialect)
-        .map_err(|e| fail(format!("the verified SQL does not parse as one query: {e}")))?;
+    let mut query = crate::guard::parse_read_only(&q.sql, dialect).map_err(|e| {
+        fail(format!(
+            "the verified SQL is not one read-only query: {}",
+            e.message
+        ))
+    })?;
     let mut missing = None;
     each_value_mut(&mut query, &mut |value| {
         if let SqlValue::Placeholder(p) = value {

@@ -107,14 +107,7 @@ pub fn parse_read_only(
     Ok(query)
 }
 
-/// One query parsed from `sql` in `dialect`, with nothing after it but semicolons.
-pub(crate) fn parse_query(
-    sql: &str,
-    dialect: &dyn sqlparser::dialect::Dialect,
-) -> Result<Query, ParserError> {
-    finish_query(&mut Parser::new(dialect).try_with_sql(sql)?)
-}
-
+/// One query parsed from the parser's tokens, with nothing after it but semicolons.
 fn finish_query(parser: &mut Parser) -> Result<Query, ParserError> {
     let query = parser.parse_query()?;
     while parser.consume_token(&Token::SemiColon) {}
@@ -230,13 +223,9 @@ impl Scan {
                     first.push_str(&w.value.to_ascii_uppercase());
                 }
             }
-            if std::mem::take(&mut piece_starts) {
-                if *token == Token::SemiColon {
-                    piece_starts = true;
-                } else {
-                    scan.statements += 1;
-                    naming = scan.start(token);
-                }
+            if std::mem::take(&mut piece_starts) && *token != Token::SemiColon {
+                scan.statements += 1;
+                naming = scan.start(token);
             }
             if *token == Token::SemiColon {
                 piece_starts = true;
@@ -302,9 +291,6 @@ impl Scan {
                 if w.keyword == Keyword::NoKeyword && !NOT_QUERIES.contains(&upper.as_str()) {
                     w.value.clone()
                 } else {
-                    if self.statements > 1 {
-                        return false;
-                    }
                     let named_by_two = matches!(upper.as_str(), "CREATE" | "DROP" | "ALTER");
                     self.first_statement = Some(upper);
                     return named_by_two;
@@ -450,6 +436,12 @@ mod tests {
             "SELECT 1; -- and then\n DELETE FROM Track",
             "DELETE FROM Track; nonsense here",
             "EXPLAIN SELECT 1",
+            // Writes and locks inside a query, where no statement starts: the walk's.
+            "(DELETE FROM Track)",
+            "WITH d AS (DELETE FROM Track RETURNING *) SELECT * FROM d",
+            "SELECT * FROM (UPDATE Track SET Name = 'x' RETURNING *)",
+            "WITH g AS (SELECT 1) MERGE INTO Genre USING g ON 1 = 1 WHEN MATCHED THEN DELETE",
+            "SELECT * FROM Track FOR UPDATE",
         ] {
             assert_eq!(kind(sql), Some(DatasourceErrorKind::Refused), "{sql}");
         }

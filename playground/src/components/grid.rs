@@ -4,6 +4,7 @@
 use super::chart::{draw, Drawn};
 use crate::browser::download;
 use leptos::prelude::*;
+use nl2sql_core::chart::number_of;
 use nl2sql_core::Value;
 
 /// Rows the grid draws; the CSV always has them all.
@@ -24,15 +25,15 @@ pub fn RowsView(
             !rows.is_empty()
                 && rows.iter().all(|r| {
                     r.get(i)
-                        .is_some_and(|v| number(v).is_some() || *v == Value::Null)
+                        .is_some_and(|v| number_of(v).is_some() || *v == Value::Null)
                 })
-                && rows.iter().any(|r| r.get(i).and_then(number).is_some())
+                && rows.iter().any(|r| r.get(i).and_then(number_of).is_some())
         })
         .collect();
     let max: Vec<f64> = (0..columns.len())
         .map(|i| {
             rows.iter()
-                .filter_map(|r| number(r.get(i)?))
+                .filter_map(|r| number_of(r.get(i)?))
                 .fold(0.0_f64, |m, v| m.max(v.abs()))
         })
         .collect();
@@ -102,7 +103,7 @@ pub fn RowsView(
                             <tr>
                                 {row.into_iter().enumerate().map(|(i, v)| {
                                     let is_num = numeric.get(i).copied().unwrap_or(false);
-                                    let width = match (number(&v), max.get(i)) {
+                                    let width = match (number_of(&v), max.get(i)) {
                                         (Some(x), Some(m)) if is_num && *m > 0.0 => format!("{:.1}%", x.abs() / m * 100.0),
                                         _ => String::new(),
                                     };
@@ -127,15 +128,6 @@ pub fn cell_text(v: &Value) -> String {
     match v {
         Value::Blob(bytes) => format!("<{} bytes>", bytes.len()),
         other => other.to_string(),
-    }
-}
-
-/// A number cell's value, for the grid's bars (the chart reads values with `core::chart`).
-fn number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Integer(i) => Some(*i as f64),
-        Value::Real(r) => Some(*r),
-        _ => None,
     }
 }
 

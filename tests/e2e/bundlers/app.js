@@ -20,7 +20,8 @@ export async function run(Engine, files) {
     const stop = new AbortController();
     const asked = engine.ask("Which genres have the most tracks?", { signal: stop.signal });
     stop.abort();
-    out.cancelled = (await asked).status;
+    const cancelled = await asked;
+    out.cancelled = [cancelled.status, ...cancelled.errors.map((e) => e.error_code)];
     const csv = new TextEncoder().encode("region,amount\nnorth,3\nsouth,4\n");
     await engine.addDatasource({ id: "sales", description: "Sales by region.", files: [{ name: "sales.csv", bytes: csv }] });
     out.csv = Number((await engine.sql("SELECT SUM(amount) AS total FROM sales", { datasource: "sales" })).rows[0]?.[0]);
