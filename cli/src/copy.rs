@@ -9,8 +9,9 @@ use std::path::PathBuf;
 pub struct Args {
     /// The SQLite file to copy
     source: PathBuf,
-    /// Where to: postgres://user@host:port/database or mysql://user@host:port/database (the
-    /// password from PGPASSWORD or MYSQL_PWD)
+    /// Where to: postgres://user@host:port/database, mysql://user@host:port/database (the
+    /// password from PGPASSWORD or MYSQL_PWD), a DuckDB file, or sc://host:port/database
+    /// (Parquet tables in the Spark server's warehouse; a token from SPARK_CONNECT_TOKEN)
     target: String,
     /// Drop tables of the same names first (otherwise one that exists stops the copy)
     #[arg(long)]

@@ -204,8 +204,9 @@ pub(crate) struct DbArgs {
     /// [default: ./nl2sql.toml when it exists]
     #[arg(long, value_name = "FILE", conflicts_with = "db")]
     pub(crate) config: Option<PathBuf>,
-    /// One database of your own instead: a SQLite file, postgres://user@host:port/db or
-    /// mysql://user@host:port/db (the password from PGPASSWORD or MYSQL_PWD)
+    /// One database of your own instead: a SQLite or DuckDB file, postgres://user@host:port/db,
+    /// mysql://user@host:port/db (the password from PGPASSWORD or MYSQL_PWD) or
+    /// sc://host:port/db, Spark Connect (a token from SPARK_CONNECT_TOKEN)
     #[arg(long, value_name = "PATH|URL")]
     pub(crate) db: Option<String>,
     /// The id --db's database goes by [default: the file's name]; the role policies naming

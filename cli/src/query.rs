@@ -80,6 +80,8 @@ enum DialectName {
     Mysql,
     Duckdb,
     Sqlserver,
+    /// Spark SQL, which Databricks SQL also reads
+    Spark,
 }
 
 impl From<DialectName> for Dialect {
@@ -90,6 +92,7 @@ impl From<DialectName> for Dialect {
             DialectName::Mysql => Dialect::MySql,
             DialectName::Duckdb => Dialect::DuckDb,
             DialectName::Sqlserver => Dialect::SqlServer,
+            DialectName::Spark => Dialect::Spark,
         }
     }
 }

@@ -98,11 +98,14 @@ fn ask_answers_from_the_named_database() {
 }
 
 #[test]
-fn a_server_without_an_adapter_is_refused_by_name() {
-    let out = nl2sql(&["sql", "--db", "sc://127.0.0.1:15002", "SELECT 1"]);
+fn a_malformed_spark_address_is_a_usage_error_that_never_shows_the_token() {
+    let out = nl2sql(&["sql", "--db", "sc://me:hunter2@127.0.0.1/db", "SELECT 1"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("Spark Connect"), "{err}");
+    assert!(
+        err.contains("Spark Connect") && !err.contains("hunter2"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -118,6 +121,10 @@ fn an_unreachable_server_is_a_clear_failure_that_never_shows_the_password() {
         (
             "mysql://me:hunter2@127.0.0.1:1/chinook",
             "mysql://me@127.0.0.1:1/chinook",
+        ),
+        (
+            "sc://127.0.0.1:1/chinook;token=hunter2",
+            "sc://127.0.0.1:1/chinook",
         ),
     ] {
         check_unreachable(url, shown, &chinook);

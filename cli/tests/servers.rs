@@ -1,5 +1,5 @@
 //! The command line against every engine beyond SQLite: the real servers `cargo xtask
-//! test` starts (PostgreSQL and MariaDB, with the demo databases loaded) and DuckDB files:
+//! test` starts (PostgreSQL, MariaDB and Spark Connect, with the demo databases loaded) and DuckDB files:
 //! `nl2sql copy` into a new database, every reference gold plan through `nl2sql plan`,
 //! `plan`, `sql` and `ask` with `--db postgres://…`, `--db mysql://…` and `--db x.duckdb`,
 //! and a runaway query stopped at its limit, the default one and `--timeout-ms`'s; a
@@ -27,7 +27,7 @@ fn copy_creates_a_duckdb_file_and_refuses_to_overwrite_without_replace() {
     copy_into(Server::DuckDb);
 }
 
-const SERVERS: [Server; 2] = [Server::Postgres, Server::MariaDb];
+const SERVERS: [Server; 3] = [Server::Postgres, Server::MariaDb, Server::Spark];
 
 fn copy_into(server: Server) {
     let name = format!("shop_{}", std::process::id());
@@ -88,9 +88,31 @@ fn every_reference_gold_plan_returns_its_gold_rows_through_nl2sql_plan_on_duckdb
 
 /// `nl2sql plan --db … --role admin --json -` for each of the reference's 43 gold plans,
 /// the plan on standard input, the rows compared with the gold ones as the reference
-/// scores them.
+/// scores them. On Spark, as a warehouse is meant to be used: a project file, `nl2sql
+/// index` once, and every command after it on the cached read (reading Chinook's
+/// statistics is a Spark job per table and per text column, seconds each time).
 fn gold_plans(server: Server) {
     let db = server.address("chinook");
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("spark-project");
+    let config = dir.join("nl2sql.toml");
+    let config_text = config.to_string_lossy().into_owned();
+    let target: Vec<&str> = if server == Server::Spark {
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let _ = std::fs::remove_dir_all(dir.join(".nl2sql"));
+        let file = format!("[[datasources]]\nid = \"chinook\"\nconnection = \"{db}\"\n");
+        std::fs::write(&config, file).expect("the config");
+        let indexed = nl2sql(&["index", "--config", &config_text]);
+        assert_eq!(
+            indexed.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&indexed.stderr)
+        );
+        assert!(dir.join(".nl2sql").join("schema-cache.json").is_file());
+        vec!["--config", &config_text]
+    } else {
+        vec!["--db", &db]
+    };
     let mut failures = Vec::new();
     let mut planned = 0;
     for case in suite(REFERENCE_SUITE).cases {
@@ -98,10 +120,10 @@ fn gold_plans(server: Server) {
             continue;
         };
         let plan = serde_json::to_string(&plan).expect("a plan serializes");
-        let out = nl2sql_with_input(
-            &["plan", "--db", &db, "--role", "admin", "--json", "-"],
-            &plan,
-        );
+        let mut args = vec!["plan"];
+        args.extend(&target);
+        args.extend(["--role", "admin", "--json", "-"]);
+        let out = nl2sql_with_input(&args, &plan);
         let report = json(&out);
         let rows: Vec<Vec<nl2sql_core::Value>> =
             serde_json::from_value(report["rows"].clone()).unwrap_or_default();
@@ -149,7 +171,10 @@ fn plan_and_sql(server: Server) {
         planned["rows"],
         serde_json::json!([["Alternative"], ["Alternative & Punk"], ["Blues"]])
     );
-    assert!(planned["sql"].as_str().is_some_and(|s| s.contains("Genre")));
+    // Spark's catalogue keeps table names in lower case, and the SQL uses its spelling.
+    assert!(planned["sql"]
+        .as_str()
+        .is_some_and(|s| s.contains("Genre") || (server == Server::Spark && s.contains("genre"))));
     // The demo policies name `chinook`: the analyst may not read the staff.
     let refused = json(&nl2sql(&[
         "sql",
@@ -199,7 +224,20 @@ fn a_runaway_query_on_duckdb_stops_at_its_limit_with_a_clear_error() {
 
 fn runaway(server: Server) {
     let db = server.address("chinook");
-    for (limit, bound_ms) in [(Some("300"), 5_000), (None, 20_000)] {
+    // What a command costs before its query runs (connecting, reading the schema: on
+    // Spark a job per table and per text column), so the bound measures the stop alone.
+    let started = Instant::now();
+    let quick = json(&nl2sql(&[
+        "sql",
+        "--db",
+        &db,
+        "--json",
+        "SELECT AlbumId FROM Album LIMIT 1",
+    ]));
+    assert_eq!(quick["status"], "ok", "{quick}");
+    let overhead = started.elapsed().as_millis();
+    for (limit, limit_ms) in [(Some("300"), 300), (None, 10_000)] {
+        let bound_ms = overhead + limit_ms + 5_000;
         let mut args = vec!["sql", "--db", &db, "--json"];
         if let Some(ms) = limit {
             args.extend(["--timeout-ms", ms]);
@@ -217,8 +255,14 @@ fn runaway(server: Server) {
                 .is_some_and(|m| m.contains(&named)),
             "{error}"
         );
-        assert!(took < bound_ms, "stopped after {took} ms");
-        eprintln!("{server:?}, limit {named}: the command ended after {took} ms");
+        assert!(
+            took < bound_ms,
+            "stopped after {took} ms (a quick command takes {overhead} ms)"
+        );
+        eprintln!(
+            "{server:?}, limit {named}: the command ended after {took} ms (a quick one: \
+             {overhead} ms)"
+        );
     }
 }
 

@@ -1,5 +1,6 @@
 //! The datasource contract: how the engine reaches a database without doing I/O itself.
 
+use crate::introspect::Structure;
 use crate::schema::SchemaSnapshot;
 use crate::value::Value;
 use serde::{Deserialize, Serialize};
@@ -30,16 +31,19 @@ pub enum Dialect {
     /// Microsoft SQL Server (T-SQL).
     #[serde(rename = "sqlserver")]
     SqlServer,
+    /// Apache Spark SQL (through Spark Connect), which Databricks SQL also speaks.
+    Spark,
 }
 
 impl Dialect {
     /// Every dialect the generator renders.
-    pub const ALL: [Dialect; 5] = [
+    pub const ALL: [Dialect; 6] = [
         Dialect::Sqlite,
         Dialect::Postgres,
         Dialect::MySql,
         Dialect::DuckDb,
         Dialect::SqlServer,
+        Dialect::Spark,
     ];
 }
 
@@ -51,6 +55,7 @@ impl fmt::Display for Dialect {
             Dialect::MySql => f.write_str("mysql"),
             Dialect::DuckDb => f.write_str("duckdb"),
             Dialect::SqlServer => f.write_str("sqlserver"),
+            Dialect::Spark => f.write_str("spark"),
         }
     }
 }
@@ -198,5 +203,13 @@ pub trait Datasource {
     /// SQLite ones with [`crate::sqlite::fingerprint`]: two catalogue reads).
     fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
         Box::pin(async move { self.introspect().await.map(|s| s.fingerprint) })
+    }
+
+    /// The tables, columns and keys, for an engine whose catalogue is not read with SQL
+    /// (Spark's, through its client's catalogue calls). `None`, the default: the catalogue
+    /// is read through [`Datasource::execute`] ([`crate::introspect`]). A datasource that
+    /// wraps another (a project's configured one) passes it on.
+    fn catalogue(&self) -> LocalBoxFuture<'_, Result<Option<Structure>, DatasourceError>> {
+        Box::pin(std::future::ready(Ok(None)))
     }
 }

@@ -37,11 +37,90 @@ pub fn check_read_only(sql: &str) -> Result<(), DatasourceError> {
 
 /// [`check_read_only`] for a datasource that speaks `dialect`: the text parsed as that
 /// engine will read it.
+///
+/// On Spark, which has no read-only session, the guard is the only barrier, so it also
+/// refuses what reaches past the tables from inside a read: a table named by a file format
+/// and a path (csv.`/etc/passwd`), calls into Java (`reflect`, `java_method`), and
+/// Databricks' functions that read files, secrets or the network or call a model.
 pub fn check_read_only_in(
     sql: &str,
     dialect: crate::datasource::Dialect,
 ) -> Result<(), DatasourceError> {
-    parse_read_only(sql, crate::lower::sql_dialect(dialect)).map(|_| ())
+    let query = parse_read_only(sql, crate::lower::sql_dialect(dialect))?;
+    if dialect == crate::datasource::Dialect::Spark {
+        if let ControlFlow::Break(reason) = walk(&query, &mut spark_reach) {
+            return Err(refused(reason));
+        }
+    }
+    Ok(())
+}
+
+/// Spark's data sources that read a path given as a table's name (parquet.`/data`).
+const SPARK_FILE_FORMATS: &[&str] = &[
+    "avro",
+    "binaryfile",
+    "csv",
+    "delta",
+    "hive",
+    "image",
+    "jdbc",
+    "json",
+    "libsvm",
+    "orc",
+    "parquet",
+    "text",
+    "xml",
+];
+
+/// Functions that reach outside the query on Spark or Databricks.
+const SPARK_OUTSIDE: &[&str] = &[
+    "ai_query",
+    "cloud_files_state",
+    "http_request",
+    "java_method",
+    "list_secrets",
+    "read_files",
+    "read_kafka",
+    "read_kinesis",
+    "read_pubsub",
+    "read_pulsar",
+    "read_state_metadata",
+    "read_statestore",
+    "reflect",
+    "secret",
+    "try_reflect",
+    "try_secret",
+];
+
+/// Why a Spark query reaches outside its tables, if it does.
+fn spark_reach(met: Met<'_>) -> ControlFlow<&'static str> {
+    let last = |name: &ObjectName| {
+        name.0
+            .last()
+            .and_then(|p| p.as_ident())
+            .map(|i| i.value.to_ascii_lowercase())
+    };
+    match met {
+        Met::Relation(name) => {
+            let first = name.0.first().and_then(|p| p.as_ident());
+            let format = first.is_some_and(|i| {
+                SPARK_FILE_FORMATS.contains(&i.value.to_ascii_lowercase().as_str())
+            });
+            if name.0.len() > 1 && format {
+                return ControlFlow::Break("the query reads a file directly, not a table");
+            }
+            if last(name).is_some_and(|n| SPARK_OUTSIDE.contains(&n.as_str())) {
+                return ControlFlow::Break(
+                    "the query calls a function that reaches outside the database",
+                );
+            }
+            ControlFlow::Continue(())
+        }
+        Met::Function(name) if last(name).is_some_and(|n| SPARK_OUTSIDE.contains(&n.as_str())) => {
+            ControlFlow::Break("the query calls a function that reaches outside the database")
+        }
+        _ => ControlFlow::Continue(()),
+    }
 }
 
 /// [`check_read_only`] in any sqlparser dialect, returning the query it parsed.
@@ -127,6 +206,8 @@ pub(crate) enum Met<'a> {
     Select(&'a Select),
     /// A table or view read (also a table function's name).
     Relation(&'a ObjectName),
+    /// A function called in an expression.
+    Function(&'a ObjectName),
 }
 
 /// Calls `f` on everything of interest in `query`, subqueries and CTEs included, until it
@@ -160,6 +241,13 @@ impl Visitor for Walk<'_> {
 
     fn pre_visit_relation(&mut self, relation: &ObjectName) -> ControlFlow<Self::Break> {
         (self.f)(Met::Relation(relation))
+    }
+
+    fn pre_visit_expr(&mut self, expr: &sqlparser::ast::Expr) -> ControlFlow<Self::Break> {
+        match expr {
+            sqlparser::ast::Expr::Function(f) => (self.f)(Met::Function(&f.name)),
+            _ => ControlFlow::Continue(()),
+        }
     }
 }
 

@@ -19,6 +19,8 @@ pub enum Engine {
     MySql,
     /// A DuckDB file (`.duckdb`, `.ddb`, `duckdb:PATH`, or any file DuckDB wrote).
     DuckDb,
+    /// A Spark Connect server (`sc://`).
+    Spark,
 }
 
 impl Engine {
@@ -29,6 +31,7 @@ impl Engine {
             Engine::Postgres => "PostgreSQL",
             Engine::MySql => "MySQL",
             Engine::DuckDb => "DuckDB",
+            Engine::Spark => "Spark",
         }
     }
 }
@@ -63,9 +66,6 @@ impl fmt::Display for AddressError {
     }
 }
 
-/// Server schemes that have no adapter yet, and what to call each.
-const NOT_YET: [(&str, &str); 1] = [("sc://", "Spark Connect")];
-
 /// Query parameters that carry a password.
 const SECRET_PARAMETERS: [&str; 4] = ["password", "pass", "passwd", "pwd"];
 
@@ -73,16 +73,13 @@ const SECRET_PARAMETERS: [&str; 4] = ["password", "pass", "passwd", "pwd"];
 const DUCKDB_ENDINGS: [&str; 2] = [".duckdb", ".ddb"];
 
 impl Address {
-    /// Reads `text`: a `postgres://` or `mysql://` URL, a `duckdb:` path, else a file path
-    /// (SQLite's, or DuckDB's by its name or its header). Never repeats a URL it refuses:
-    /// it may hold a password.
+    /// Reads `text`: a `postgres://`, `mysql://` or `sc://` URL, a `duckdb:` path, else a
+    /// file path (SQLite's, or DuckDB's by its name or its header). Never repeats a URL it
+    /// refuses: it may hold a password.
     pub fn parse(text: &str) -> Result<Address, AddressError> {
         let lower = text.to_ascii_lowercase();
-        if let Some((_, name)) = NOT_YET.iter().find(|(mark, _)| lower.starts_with(mark)) {
-            return Err(AddressError(format!(
-                "{name} databases cannot be opened yet: --db takes a SQLite or DuckDB file, \
-                 a postgres:// or a mysql:// address for now"
-            )));
+        if lower.starts_with("sc://") {
+            return Self::spark(text);
         }
         if let Some(path) = text
             .strip_prefix("duckdb:")
@@ -98,7 +95,7 @@ impl Address {
         }
         if text.contains("://") {
             return Err(AddressError(
-                "--db takes a SQLite or DuckDB file's path, a postgres:// or a mysql:// \
+                "--db takes a SQLite or DuckDB file's path, a postgres://, mysql:// or sc:// \
                  address; the address given is none of these"
                     .into(),
             ));
@@ -212,6 +209,76 @@ impl Address {
         })
     }
 
+    /// A Spark Connect address, `sc://host[:port][/database][;key=value…]`. The database
+    /// (a schema of Spark's catalogue) is nl2sql's part; the parameters (`token`,
+    /// `use_ssl`, `user_id`, Databricks' `x-databricks-cluster-id`, …) go to the client as
+    /// given, and a `token` is the secret.
+    fn spark(text: &str) -> Result<Address, AddressError> {
+        let rest = &text["sc://".len()..];
+        let (main, parameters) = rest.split_once(';').unwrap_or((rest, ""));
+        let (authority, path) = main.split_once('/').unwrap_or((main, ""));
+        let usage = "a Spark Connect address is sc://host[:port][/database][;token=…;…]";
+        if authority.contains('@') {
+            return Err(AddressError(format!(
+                "{usage}: a token goes in `;token=…`, not before the host"
+            )));
+        }
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((host, port)) if !host.ends_with(']') || host.starts_with('[') => (host, port),
+            _ => (authority, "15002"),
+        };
+        if host.is_empty() || port.is_empty() || !port.chars().all(|c| c.is_ascii_digit()) {
+            return Err(AddressError(format!(
+                "{usage}; the host or port does not read"
+            )));
+        }
+        let database = percent_decode_str(path.trim_end_matches('/'))
+            .decode_utf8_lossy()
+            .into_owned();
+        if database.contains('/') {
+            return Err(AddressError(format!(
+                "{usage}: the path names one database"
+            )));
+        }
+        let pairs: Vec<(&str, &str)> = parameters
+            .split(';')
+            .filter(|p| !p.is_empty())
+            .map(|p| p.split_once('=').unwrap_or((p, "")))
+            .collect();
+        let secret = |key: &str| key.eq_ignore_ascii_case("token");
+        let password = pairs
+            .iter()
+            .find(|(k, _)| secret(k))
+            .map(|(_, v)| percent_decode_str(v).decode_utf8_lossy().into_owned());
+        let join = |keep: &dyn Fn(&str) -> bool| {
+            pairs
+                .iter()
+                .filter(|(k, _)| keep(k))
+                .map(|(k, v)| format!(";{k}={v}"))
+                .collect::<String>()
+        };
+        let base = format!("sc://{host}:{port}");
+        let named = if database.is_empty() {
+            base.clone()
+        } else {
+            format!("{base}/{path}")
+        };
+        let all = join(&|_| true);
+        Ok(Address {
+            engine: Engine::Spark,
+            text: if all.is_empty() {
+                base.clone()
+            } else {
+                format!("{base}/{all}")
+            },
+            tls: Tls::default(),
+            identity: format!("{named}{}", join(&|k| !secret(k))),
+            shown: named,
+            password,
+            database: (!database.is_empty()).then_some(database),
+        })
+    }
+
     /// The engine it reaches.
     pub fn engine(&self) -> Engine {
         self.engine
@@ -261,7 +328,7 @@ impl Address {
             Engine::DuckDb => Some(PathBuf::from(
                 self.text.strip_prefix("duckdb:").unwrap_or(&self.text),
             )),
-            Engine::Postgres | Engine::MySql => None,
+            Engine::Postgres | Engine::MySql | Engine::Spark => None,
         }
     }
 }
@@ -327,8 +394,26 @@ mod tests {
             (m.engine(), m.to_string().as_str()),
             (Engine::MySql, "mariadb://me@localhost/shop")
         );
-        let e = Address::parse("sc://localhost:15002").unwrap_err();
-        assert!(e.0.contains("Spark Connect"), "{e}");
+        let s = Address::parse("sc://spark.example:443/sales;use_ssl=true;token=hunter2").unwrap();
+        assert_eq!(s.engine(), Engine::Spark);
+        assert_eq!(s.database(), Some("sales"));
+        assert_eq!(s.password(), Some("hunter2"));
+        assert_eq!(s.to_string(), "sc://spark.example:443/sales");
+        assert_eq!(
+            s.url(),
+            "sc://spark.example:443/;use_ssl=true;token=hunter2"
+        );
+        assert_eq!(s.identity(), "sc://spark.example:443/sales;use_ssl=true");
+        assert!(!format!("{s:?}").contains("hunter2"));
+        let d = Address::parse("sc://localhost").unwrap();
+        assert_eq!((d.url(), d.database()), ("sc://localhost:15002", None));
+        for bad in ["sc://", "sc://h:x/db", "sc://me:hunter2@h/db", "sc://h/a/b"] {
+            let e = Address::parse(bad).unwrap_err();
+            assert!(
+                e.0.contains("sc://host") && !e.0.contains("hunter2"),
+                "{bad}: {e}"
+            );
+        }
         for (text, path) in [
             ("warehouse.duckdb", "warehouse.duckdb"),
             ("w.DDB", "w.DDB"),

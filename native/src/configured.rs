@@ -8,6 +8,7 @@
 //! like with like (a change to a hidden table still counts as a change).
 
 use crate::project::{table_pattern, DatasourceEntry, Limits};
+use nl2sql_core::introspect::Structure;
 use nl2sql_core::policy::Pattern;
 use nl2sql_core::{
     Datasource, DatasourceError, Dialect, ExecLimits, LocalBoxFuture, ResultFrame, SchemaSnapshot,
@@ -87,6 +88,10 @@ impl Datasource for Reading<'_> {
             }
         })
     }
+
+    fn catalogue(&self) -> LocalBoxFuture<'_, Result<Option<Structure>, DatasourceError>> {
+        self.inner.catalogue()
+    }
 }
 
 impl Datasource for Configured {
@@ -136,5 +141,9 @@ impl Datasource for Configured {
                 _ => nl2sql_core::introspect::fingerprint(&reading).await,
             }
         })
+    }
+
+    fn catalogue(&self) -> LocalBoxFuture<'_, Result<Option<Structure>, DatasourceError>> {
+        self.inner.catalogue()
     }
 }

@@ -1,7 +1,8 @@
 //! The native side of nl2sql, shared by every native front end (the command line, the
 //! tests, and the servers to come): SQLite files through rusqlite, PostgreSQL through the
 //! `postgres` client, MySQL and MariaDB through the `mysql` client, DuckDB files through
-//! the `duckdb` crate (the `duckdb` feature), database addresses that never print their password, the scratch database
+//! the `duckdb` crate (the `duckdb` feature), Spark over Spark Connect (the `spark`
+//! feature), database addresses that never print their password, the scratch database
 //! for combining results, the blocking HTTP transport to model providers, the wall clock,
 //! the host the engine's facade runs on, where a command's databases come from (the demo
 //! folder or one `--db`), and the demo databases read ahead into a catalogue.
@@ -24,6 +25,8 @@ pub mod postgres_db;
 pub mod project;
 pub mod scratch;
 pub mod sources;
+#[cfg(feature = "spark")]
+pub mod spark_db;
 pub mod sqlite_file;
 pub mod tls;
 
@@ -38,4 +41,6 @@ pub use mysql_db::MySqlDb;
 pub use postgres_db::PostgresDb;
 pub use scratch::MemoryScratch;
 pub use sources::{CacheReport, Read, SourceError, Sources};
+#[cfg(feature = "spark")]
+pub use spark_db::SparkDb;
 pub use sqlite_file::SqliteFile;

@@ -531,7 +531,36 @@ fn open_address(
                 None => db,
             }))
         }
+        (Engine::Spark, _) => open_spark(id, address, stop),
     }
+}
+
+/// The Spark database `address` names, as `id`.
+#[cfg(feature = "spark")]
+fn open_spark(
+    id: &str,
+    address: &Address,
+    stop: Option<Interrupt>,
+) -> Result<Rc<dyn Datasource>, SourceError> {
+    let db =
+        crate::SparkDb::connect(id, address).map_err(|e| SourceError::Unreadable(e.to_string()))?;
+    Ok(Rc::new(match stop {
+        Some(stop) => db.interrupted_by(stop),
+        None => db,
+    }))
+}
+
+/// Without the `spark` feature, a Spark address is refused by name.
+#[cfg(not(feature = "spark"))]
+fn open_spark(
+    _id: &str,
+    address: &Address,
+    _stop: Option<Interrupt>,
+) -> Result<Rc<dyn Datasource>, SourceError> {
+    Err(SourceError::Usage(format!(
+        "{address} is a Spark Connect address, and this nl2sql was built without Spark (the \
+         `spark` feature)"
+    )))
 }
 
 /// The SQLite file at `path`, opened read-only as `id`.
@@ -601,8 +630,10 @@ mod tests {
 
     #[test]
     fn wrong_database_options_are_usage_errors_that_never_repeat_an_address() {
-        let e = Sources::new(Some("sc://localhost:15002"), None, None, Path::new("data"));
-        assert!(matches!(e, Err(SourceError::Usage(t)) if t.contains("Spark Connect")));
+        let e = Sources::new(Some("sc://me:hunter2@h/db"), None, None, Path::new("data"));
+        assert!(
+            matches!(&e, Err(SourceError::Usage(t)) if t.contains("Spark Connect") && !t.contains("hunter2"))
+        );
         let e =
             Sources::new(Some("/no/such/file.sqlite"), None, None, Path::new("data")).unwrap_err();
         assert!(matches!(e, SourceError::Unreadable(_)));

@@ -1,12 +1,13 @@
 //! The engines beyond SQLite the tests hold to SQLite's answers: the database servers
-//! `cargo xtask test` starts (throwaway instances loaded with the demo databases by `nl2sql
-//! copy`'s code), reached through the addresses it passes in the environment, and DuckDB
-//! files, which the tests copy the demo databases into themselves. The server tests are
+//! `cargo xtask test` starts (throwaway PostgreSQL, MariaDB and Spark Connect instances
+//! loaded with the demo databases by `nl2sql copy`'s code), reached through the addresses
+//! it passes in the environment, and DuckDB files, which the tests copy the demo databases
+//! into themselves. The server tests are
 //! ignored in a plain `cargo test` and run by xtask's server step with `--ignored`.
 
 use nl2sql_core::Datasource;
 use nl2sql_native::address::Address;
-use nl2sql_native::{DuckDbFile, Interrupt, MySqlDb, PostgresDb};
+use nl2sql_native::{DuckDbFile, Interrupt, MySqlDb, PostgresDb, SparkDb};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -19,6 +20,8 @@ pub enum Server {
     MariaDb,
     /// DuckDB files: no server, the demo databases copied in by this process.
     DuckDb,
+    /// Spark, through Spark Connect (a local-mode server).
+    Spark,
 }
 
 impl Server {
@@ -28,6 +31,7 @@ impl Server {
         match self {
             Server::Postgres => "NL2SQL_POSTGRES_URL",
             Server::MariaDb => "NL2SQL_MARIADB_URL",
+            Server::Spark => "NL2SQL_SPARK_URL",
             Server::DuckDb => "",
         }
     }
@@ -72,6 +76,8 @@ impl Server {
                     .map(|d| Box::new(d.interrupted_by(interrupt)) as _),
                 Server::DuckDb => DuckDbFile::open(id, &address)
                     .map(|d| Box::new(d.interrupted_by(interrupt)) as _),
+                Server::Spark => SparkDb::connect(id, &parsed)
+                    .map(|d| Box::new(d.interrupted_by(interrupt)) as _),
             };
         opened.unwrap_or_else(|e| panic!("{id} on {self:?}: {e}"))
     }
@@ -87,6 +93,7 @@ impl Server {
             Server::Postgres => PostgresDb::connect(id, &parsed).map(|d| Box::new(d) as _),
             Server::MariaDb => MySqlDb::connect(id, &parsed).map(|d| Box::new(d) as _),
             Server::DuckDb => DuckDbFile::open(id, address).map(|d| Box::new(d) as _),
+            Server::Spark => SparkDb::connect(id, &parsed).map(|d| Box::new(d) as _),
         }
     }
 }
@@ -134,4 +141,9 @@ pub fn postgres(id: &str) -> Box<dyn Datasource> {
 /// Demo database `id` on the test MariaDB.
 pub fn mariadb(id: &str) -> Box<dyn Datasource> {
     Server::MariaDb.open(id)
+}
+
+/// Demo database `id` on the test Spark Connect server.
+pub fn spark(id: &str) -> Box<dyn Datasource> {
+    Server::Spark.open(id)
 }

@@ -1,4 +1,5 @@
-//! Every engine the native front ends reach beyond SQLite, held to what SQLite does: the
+//! Every engine the native front ends reach beyond SQLite (PostgreSQL, MariaDB, DuckDB and
+//! Spark), held to what SQLite does: the
 //! datasource contract suite, the reference's 43 gold plans for every role, our own 57 gold
 //! queries (run on SQLite as written, imported as plans and rendered for the engine), the
 //! hostile corpus, and a runaway query stopped at its limit. The server suites need the
@@ -210,8 +211,13 @@ macro_rules! server_suite {
             $(#[$meta])*
             fn sessions_are_read_only_whatever_the_guard_says() {
                 // A write that got past the guard would meet a read-only transaction: the
-                // server itself refuses it.
+                // server itself refuses it. Spark has no such session: there the guard is
+                // the barrier, and it must hold against what reaches past the tables.
                 let db = SERVER.open("chinook");
+                if db.dialect() == nl2sql_core::Dialect::Spark {
+                    super::spark_reaches_nothing_outside(&*db);
+                    return;
+                }
                 if db.dialect() == nl2sql_core::Dialect::Postgres {
                     // A query that turns the session's settings off changes them only in its
                     // own transaction, which is rolled back.
@@ -272,6 +278,53 @@ macro_rules! server_suite {
     };
 }
 
+/// What a Spark query must never do, each refused by the guard before Spark sees it, and
+/// the file read the session's own setting refuses behind the guard.
+fn spark_reaches_nothing_outside(db: &dyn nl2sql_core::Datasource) {
+    use nl2sql_core::{DatasourceErrorKind, ExecLimits};
+    let refused = |sql: &str| {
+        let out = pollster::block_on(db.execute(sql, ExecLimits::rows(1)));
+        assert!(
+            matches!(&out, Err(e) if e.kind == DatasourceErrorKind::Refused),
+            "{sql}: {out:?}"
+        );
+    };
+    for sql in [
+        "SELECT * FROM csv.`/etc/passwd`",
+        "SELECT * FROM text.`/etc/passwd`",
+        "SELECT * FROM PARQUET.`/tmp`",
+        "SELECT java_method('java.lang.System', 'exit', 1)",
+        "SELECT reflect('java.lang.Thread', 'sleep', 60000L)",
+        "SELECT a.x FROM (SELECT try_reflect('java.lang.System', 'getenv', 'HOME') AS x) a",
+        "SELECT * FROM read_files('/etc')",
+        "SELECT secret('scope', 'key')",
+        "SET spark.sql.runSQLOnFiles = true",
+        "ADD JAR '/tmp/x.jar'",
+        "CACHE TABLE Track",
+        "INSERT OVERWRITE DIRECTORY '/tmp/out' SELECT 1",
+        "SELECT 1; DROP TABLE Track",
+        "SELECT \"x\"; DROP TABLE Track",
+        "SELECT 'a\\\\'; DROP TABLE Track",
+    ] {
+        refused(sql);
+    }
+    // Read as Spark reads them: one string, one nested comment, so nothing runs after.
+    for harmless in [
+        "SELECT 'a\\'; DROP TABLE Track; --' AS s",
+        "SELECT \"x; DROP TABLE Track\" AS s",
+        "SELECT 1 /* /* */ ; DROP TABLE Track; */ AS one",
+    ] {
+        let out = pollster::block_on(db.execute(harmless, ExecLimits::rows(1)));
+        assert!(out.is_ok(), "{harmless}: {out:?}");
+    }
+    let count = pollster::block_on(db.execute("SELECT COUNT(*) FROM Track", ExecLimits::rows(1)));
+    assert_eq!(
+        count.map(|f| f.rows),
+        Ok(vec![vec![nl2sql_core::Value::Integer(3503)]]),
+        "nothing was dropped"
+    );
+}
+
 /// The support desk copied into a database of its own on `server`, with a view
 /// `ticket_load` (tickets per priority) written into it by a client that may write.
 fn with_view(server: nl2sql_tests::servers::Server) -> Box<dyn nl2sql_core::Datasource> {
@@ -296,12 +349,18 @@ fn with_view(server: nl2sql_tests::servers::Server) -> Box<dyn nl2sql_core::Data
         Server::Postgres => nl2sql_core::Dialect::Postgres,
         Server::MariaDb => nl2sql_core::Dialect::MySql,
         Server::DuckDb => nl2sql_core::Dialect::DuckDb,
+        Server::Spark => nl2sql_core::Dialect::Spark,
     };
     let q = |n: &str| quote_name(n, dialect);
+    // Spark's session reads its current database, not the address's: names are qualified.
+    let within = |table: &str| match server {
+        Server::Spark => format!("{}.{}", q(&name), q(table)),
+        _ => q(table),
+    };
     let create = format!(
         "CREATE OR REPLACE VIEW {} AS SELECT {p}, COUNT(*) AS {n} FROM {} GROUP BY {p}",
-        q("ticket_load"),
-        q("tickets"),
+        within("ticket_load"),
+        within("tickets"),
         p = q("priority"),
         n = q("n"),
     );
@@ -318,6 +377,13 @@ fn with_view(server: nl2sql_tests::servers::Server) -> Box<dyn nl2sql_core::Data
         Server::DuckDb => {
             let conn = ::duckdb::Connection::open(&address).unwrap();
             conn.execute_batch(&create).unwrap();
+        }
+        Server::Spark => {
+            let spark = ::spark_connect::SparkSession::builder()
+                .remote(&server.url())
+                .get_or_create()
+                .unwrap();
+            spark.sql(&create).unwrap().collect().unwrap();
         }
     }
     server.open_address(&name, &address)
@@ -336,6 +402,12 @@ server_suite!(
     #[ignore = "needs the servers cargo xtask test starts"]
 );
 server_suite!(duckdb, Server::DuckDb, nl2sql_tests::servers::duckdb);
+server_suite!(
+    spark,
+    Server::Spark,
+    nl2sql_tests::servers::spark,
+    #[ignore = "needs the servers cargo xtask test starts"]
+);
 
 /// TLS to each server as an address asks: `verify-full` checks the certificate against the
 /// authority `sslrootcert` names (and refuses one it cannot check), `require` encrypts
@@ -449,6 +521,7 @@ fn gold_plan_latency_on_every_engine() {
         ("PostgreSQL", Server::Postgres.open("chinook")),
         ("MariaDB", Server::MariaDb.open("chinook")),
         ("DuckDB", Server::DuckDb.open("chinook")),
+        ("Spark", Server::Spark.open("chinook")),
     ];
     for (name, db) in &engines {
         let schema = pollster::block_on(db.introspect()).unwrap_or_else(|e| panic!("{e}"));

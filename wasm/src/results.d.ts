@@ -1116,7 +1116,7 @@ export type TypeCategory = "number" | "text" | "temporal" | "boolean" | "other";
 /**
  * The SQL dialect a datasource speaks. The generator renders for it.
  */
-export type Dialect = "sqlite" | "postgres" | "mysql" | "duckdb" | "sqlserver";
+export type Dialect = "sqlite" | "postgres" | "mysql" | "duckdb" | "sqlserver" | "spark";
 
 /**
  * A provider that answered.

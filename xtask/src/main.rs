@@ -232,7 +232,7 @@ const TEST_STEPS: &[Step] = &[
         },
     },
     Step {
-        name: "tests on database servers (PostgreSQL, MariaDB)",
+        name: "tests on database servers (PostgreSQL, MariaDB, Spark Connect)",
         run: |p| {
             let servers = services::Servers::start(p)?;
             let mut tests = p.cargo(&[

@@ -1,7 +1,8 @@
 //! Throwaway database servers for the tests: each started fresh on a loopback port with its
-//! data under `target/services/`, TLS on (a certificate a throwaway authority signed for
-//! 127.0.0.1), loaded with the demo databases by `nl2sql copy`'s own code, and stopped when
-//! its handle drops, so a failing step stops it too. A server left behind by a run that was
+//! data under `target/services/`, loaded with the demo databases by `nl2sql copy`'s own
+//! code, and stopped when its handle drops, so a failing step stops it too. PostgreSQL and
+//! MariaDB have TLS on (a certificate a throwaway authority signed for 127.0.0.1); Spark
+//! Connect runs in local mode from PyPI's pyspark. A server left behind by a run that was
 //! killed is stopped by the next run before it starts its own.
 
 use crate::run::{Failure, Project};
@@ -19,6 +20,7 @@ const DEMO: [&str; 3] = ["chinook", "support", "webanalytics"];
 /// which a test adds `/chinook` and the like.
 pub const POSTGRES_URL_VAR: &str = "NL2SQL_POSTGRES_URL";
 pub const MARIADB_URL_VAR: &str = "NL2SQL_MARIADB_URL";
+pub const SPARK_URL_VAR: &str = "NL2SQL_SPARK_URL";
 /// The certificate authority (PEM) that signed both servers' certificates.
 pub const TLS_CA_VAR: &str = "NL2SQL_TLS_CA";
 
@@ -26,6 +28,7 @@ pub const TLS_CA_VAR: &str = "NL2SQL_TLS_CA";
 pub struct Servers {
     pub postgres: Postgres,
     pub mariadb: MariaDb,
+    pub spark: Spark,
     tls: Certificates,
 }
 
@@ -37,15 +40,17 @@ impl Servers {
         Ok(Servers {
             postgres: Postgres::start(project, &tls)?,
             mariadb: MariaDb::start(project, &tls)?,
+            spark: Spark::start(project)?,
             tls,
         })
     }
 
     /// The variables the tests read, with their values.
-    pub fn variables(&self) -> [(&'static str, String); 3] {
+    pub fn variables(&self) -> [(&'static str, String); 4] {
         [
             (POSTGRES_URL_VAR, self.postgres.url()),
             (MARIADB_URL_VAR, self.mariadb.url()),
+            (SPARK_URL_VAR, self.spark.url()),
             (TLS_CA_VAR, self.tls.ca.to_string_lossy().into_owned()),
         ]
     }
@@ -331,15 +336,201 @@ impl Drop for MariaDb {
     }
 }
 
+/// PyPI's pyspark, which the set-up installs: the whole Spark distribution, its Spark
+/// Connect server included.
+pub const PYSPARK_VERSION: &str = "4.3.0";
+/// Where the set-up puts it: a virtual environment of the project's own.
+pub const PYSPARK_VENV: &str = "target/tools/pyspark";
+
+/// The Spark distribution inside the virtual environment (`…/site-packages/pyspark`), when
+/// it holds the right version and its Spark Connect server.
+pub fn spark_home(project: &Project) -> Option<PathBuf> {
+    let lib = project.root.join(PYSPARK_VENV).join("lib");
+    let home = fs::read_dir(&lib)
+        .ok()?
+        .flatten()
+        .map(|python| python.path().join("site-packages").join("pyspark"))
+        .find(|home| home.join("bin").join("spark-submit").is_file())?;
+    let server = home
+        .join("jars")
+        .join(format!("spark-connect_2.13-{PYSPARK_VERSION}.jar"));
+    server.is_file().then_some(home)
+}
+
+/// A Java runtime on the PATH, or JAVA_HOME's.
+pub fn java() -> Option<PathBuf> {
+    let home = std::env::var_os("JAVA_HOME").map(|h| PathBuf::from(h).join("bin").join("java"));
+    let on_path = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("java"))
+            .find(|java| java.is_file())
+    });
+    home.filter(|java| java.is_file()).or(on_path)
+}
+
+/// A running Spark Connect server in local mode, stopped on drop.
+pub struct Spark {
+    child: Child,
+    port: u16,
+}
+
+impl Spark {
+    /// Starts Spark Connect from PyPI's pyspark on a loopback port, its warehouse under
+    /// `target/services/spark`, and loads the demo databases with `nl2sql copy` (the
+    /// command line, built first: xtask itself is built without the Spark client, which
+    /// needs the protobuf compiler the set-up installs).
+    pub fn start(project: &Project) -> Result<Spark, Failure> {
+        let started = Instant::now();
+        let home = spark_home(project).ok_or_else(|| {
+            Failure(format!(
+                "pyspark {PYSPARK_VERSION} is not installed in {PYSPARK_VENV} (cargo xtask setup \
+                 installs it)"
+            ))
+        })?;
+        let root = project.root.join("target").join("services").join("spark");
+        stop_leftover_matching(&root.join("server.pid"), "SparkConnectServer");
+        if root.exists() {
+            fs::remove_dir_all(&root)
+                .map_err(|e| Failure(format!("cannot clear {}: {e}", root.display())))?;
+        }
+        fs::create_dir_all(&root)
+            .map_err(|e| Failure(format!("cannot create {}: {e}", root.display())))?;
+        let port = free_port()?;
+        let log = fs::File::create(root.join("server.log"))
+            .map_err(|e| Failure(format!("cannot create Spark's log: {e}")))?;
+        let conf = [
+            "spark.connect.grpc.binding.address=127.0.0.1".to_string(),
+            format!("spark.connect.grpc.binding.port={port}"),
+            "spark.driver.host=127.0.0.1".into(),
+            "spark.driver.bindAddress=127.0.0.1".into(),
+            "spark.ui.enabled=false".into(),
+            // Tables live for the server's life; their Parquet files in the warehouse.
+            "spark.sql.catalogImplementation=in-memory".into(),
+            format!(
+                "spark.sql.warehouse.dir={}",
+                root.join("warehouse").display()
+            ),
+            // Two cores: a small result needs no 200 shuffle partitions.
+            "spark.sql.shuffle.partitions=2".into(),
+            "spark.sql.session.timeZone=UTC".into(),
+            // A cancelled task stops at its next batch of input rows: with the vectorised
+            // Parquet reader a batch is a whole small table, so a row-multiplying join kept
+            // a core busy for a minute after its limit, slowing every test after it. Read
+            // row by row, it stops at once (docs/engines.md).
+            "spark.sql.parquet.enableVectorizedReader=false".into(),
+        ];
+        let mut command = Command::new(home.join("bin").join("spark-submit"));
+        command
+            .env("SPARK_HOME", &home)
+            .env("SPARK_LOCAL_IP", "127.0.0.1")
+            .env("SPARK_LOCAL_DIRS", root.join("scratch"))
+            .args([
+                "--class",
+                "org.apache.spark.sql.connect.service.SparkConnectServer",
+                "--name",
+                "nl2sql-tests",
+                "--master",
+                "local[2]",
+                "--driver-memory",
+                "2g",
+            ])
+            .arg("--driver-java-options")
+            .arg(format!(
+                "-Duser.timezone=UTC -Dderby.system.home={}",
+                root.display()
+            ));
+        for c in &conf {
+            command.arg("--conf").arg(c);
+        }
+        let child = command
+            .current_dir(&root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .map_err(|e| Failure(format!("Spark Connect could not start: {e}")))?;
+        let _ = fs::write(root.join("server.pid"), child.id().to_string());
+        let mut server = Spark { child, port };
+        server.wait_ready(&root)?;
+        let ready = started.elapsed().as_secs_f64();
+        project
+            .cargo(&["build", "-p", "nl2sql-cli"])
+            .run("cargo build -p nl2sql-cli")?;
+        let bin = project.root.join("target").join("debug").join("nl2sql");
+        let loading = Instant::now();
+        for db in DEMO {
+            let source = project.root.join("data").join(format!("{db}.sqlite"));
+            project
+                .command(
+                    &bin.to_string_lossy(),
+                    &[
+                        "copy",
+                        &source.to_string_lossy(),
+                        &format!("{}/{db}", server.url()),
+                        "--replace",
+                    ],
+                )
+                .output(&format!("nl2sql copy {db} into Spark"))?;
+        }
+        println!(
+            "    Spark Connect on 127.0.0.1:{port}: ready in {ready:.1} s, demo databases \
+             loaded in {:.1} s",
+            loading.elapsed().as_secs_f64()
+        );
+        Ok(server)
+    }
+
+    /// The base address (no database).
+    pub fn url(&self) -> String {
+        format!("sc://127.0.0.1:{}", self.port)
+    }
+
+    /// Waits for the server to take connections on its port.
+    fn wait_ready(&mut self, root: &Path) -> Result<(), Failure> {
+        let deadline = Instant::now() + Duration::from_secs(180);
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(Failure(format!(
+                    "Spark Connect stopped at once ({status}); see {}",
+                    root.join("server.log").display()
+                )));
+            }
+            let address = std::net::SocketAddr::from(([127, 0, 0, 1], self.port));
+            if std::net::TcpStream::connect_timeout(&address, Duration::from_secs(1)).is_ok() {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(Failure(format!(
+                    "Spark Connect took no connection within 180 s; see {}",
+                    root.join("server.log").display()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+}
+
+impl Drop for Spark {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// Stops a server a killed run left behind, by the pid file it wrote.
 fn stop_leftover(pid_file: &Path) {
+    stop_leftover_matching(pid_file, "mariadbd");
+}
+
+/// Stops the process a pid file names, if it is still one whose command line holds `mark`
+/// (the number may have been reused).
+fn stop_leftover_matching(pid_file: &Path, mark: &str) {
     let pid = fs::read_to_string(pid_file)
         .ok()
         .and_then(|t| t.trim().parse::<u32>().ok());
-    // Only if that process is still a MariaDB server: the number may have been reused.
     let ours = |pid: &u32| {
         fs::read(format!("/proc/{pid}/cmdline"))
-            .is_ok_and(|c| String::from_utf8_lossy(&c).contains("mariadbd"))
+            .is_ok_and(|c| String::from_utf8_lossy(&c).contains(mark))
     };
     if let Some(pid) = pid.filter(ours) {
         let _ = Command::new("kill").arg(pid.to_string()).status();

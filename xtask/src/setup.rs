@@ -22,6 +22,8 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
     duckdb_wasm(project)?;
     chromium(project)?;
     database_servers(project)?;
+    spark_prerequisites(project)?;
+    pyspark(project)?;
     data::ensure(project)?;
     data::ensure_catalogue(project)
 }
@@ -267,6 +269,61 @@ fn database_servers(project: &Project) -> Result<(), Failure> {
         &missing,
         "database servers are needed for the tests on database servers",
     )
+}
+
+/// What Spark needs from Debian: the protobuf compiler (the Spark Connect client's types
+/// are generated when it builds), Java 17 (the server runs on it) and Python's venv (for
+/// PyPI's pyspark, which holds the server).
+fn spark_prerequisites(project: &Project) -> Result<(), Failure> {
+    let mut missing = Vec::new();
+    if project.find("protoc").is_none() {
+        missing.push("protobuf-compiler");
+    }
+    if crate::services::java().is_none() {
+        missing.push("openjdk-17-jre-headless");
+    }
+    let venv = project
+        .command("python3", &["-c", "import ensurepip, venv"])
+        .output("python3 -c 'import ensurepip, venv'");
+    if venv.is_err() {
+        missing.push("python3-venv");
+    }
+    if missing.is_empty() {
+        return ok("protoc, Java and Python's venv (for Spark)");
+    }
+    apt_install(
+        project,
+        &missing,
+        "the Spark client's build and the Spark server need them",
+    )
+}
+
+/// PyPI's pyspark, whose distribution holds Spark itself and its Spark Connect server, in a
+/// virtual environment of the project's own (`target/tools/pyspark`).
+fn pyspark(project: &Project) -> Result<(), Failure> {
+    let venv = project.root.join(crate::services::PYSPARK_VENV);
+    let wanted = format!("pyspark=={}", crate::services::PYSPARK_VERSION);
+    if crate::services::spark_home(project).is_some() {
+        return ok(&format!(
+            "{wanted} (PyPI, in {})",
+            crate::services::PYSPARK_VENV
+        ));
+    }
+    println!("    installing {wanted} from PyPI into {}", venv.display());
+    let venv_text = venv.to_string_lossy().into_owned();
+    project
+        .command("python3", &["-m", "venv", "--clear", &venv_text])
+        .run("python3 -m venv")?;
+    let pip = venv.join("bin").join("pip").to_string_lossy().into_owned();
+    project
+        .command(
+            &pip,
+            &["install", "--quiet", "--disable-pip-version-check", &wanted],
+        )
+        .run(&format!("pip install {wanted}"))?;
+    crate::services::spark_home(project)
+        .map(|_| ())
+        .ok_or_else(|| Failure(format!("{wanted} installed without Spark Connect's server")))
 }
 
 /// The version Cargo.lock records for a package (the first, if several).

@@ -135,7 +135,12 @@ pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, Datas
     Ok(SchemaSnapshot::new(ds.id(), ds.dialect(), tables).fingerprint)
 }
 
+/// The structure the adapter reads itself ([`Datasource::catalogue`]), else the engine's
+/// catalogue read with SQL.
 async fn structure<D: Datasource + ?Sized>(ds: &D) -> Result<Structure, DatasourceError> {
+    if let Some(read) = ds.catalogue().await? {
+        return Ok(read);
+    }
     match ds.dialect() {
         Dialect::Postgres => postgres::structure(ds).await,
         Dialect::MySql => mysql::structure(ds).await,
@@ -319,9 +324,8 @@ pub fn category_of(declared_type: &str) -> TypeCategory {
         | "tinytext" | "mediumtext" | "longtext" | "enum" | "string" | "name" | "uuid" => {
             TypeCategory::Text
         }
-        "date" | "time" | "timestamp" | "timestamptz" | "timetz" | "datetime" | "year" => {
-            TypeCategory::Temporal
-        }
+        "date" | "time" | "timestamp" | "timestamptz" | "timetz" | "datetime" | "year"
+        | "timestamp_ntz" | "timestamp_ltz" => TypeCategory::Temporal,
         "boolean" | "bool" => TypeCategory::Boolean,
         _ => TypeCategory::Other,
     }
@@ -461,6 +465,11 @@ mod tests {
             ("TIMESTAMP WITH TIME ZONE", TypeCategory::Temporal),
             ("date", TypeCategory::Temporal),
             ("boolean", TypeCategory::Boolean),
+            ("timestamp_ntz", TypeCategory::Temporal),
+            ("decimal(10,2)", TypeCategory::Number),
+            ("array<int>", TypeCategory::Other),
+            ("map<string,int>", TypeCategory::Other),
+            ("struct<a:int>", TypeCategory::Other),
             ("interval", TypeCategory::Other),
             ("point", TypeCategory::Other),
             ("jsonb", TypeCategory::Other),

@@ -368,7 +368,11 @@ pub fn ident(name: &str, dialect: Dialect) -> Ident {
     if plain {
         return Ident::new(name);
     }
-    let q = if dialect == Dialect::MySql { '`' } else { '"' };
+    let q = if matches!(dialect, Dialect::MySql | Dialect::Spark) {
+        '`'
+    } else {
+        '"'
+    };
     let mut text = String::with_capacity(name.len() + 2);
     text.push(q);
     for c in name.chars() {
@@ -389,10 +393,11 @@ pub fn keyword(word: &str) -> Ident {
 /// A string literal, escaped for the dialect: quotes doubled; on MySQL backslashes doubled
 /// too (MySQL reads a backslash in a string as an escape); on PostgreSQL a text holding a
 /// backslash is written `E'…'` with the backslashes doubled, so it reads the same whether or
-/// not the server has `standard_conforming_strings` on.
+/// not the server has `standard_conforming_strings` on. Spark reads `''` as two literals
+/// side by side (which it joins), so there a quote is escaped with a backslash.
 pub fn text(value: &str, dialect: Dialect) -> SqlExpr {
     let escape_backslashes = match dialect {
-        Dialect::MySql => true,
+        Dialect::MySql | Dialect::Spark => true,
         Dialect::Postgres => value.contains('\\'),
         _ => false,
     };
@@ -403,6 +408,7 @@ pub fn text(value: &str, dialect: Dialect) -> SqlExpr {
     out.push('\'');
     for c in value.chars() {
         match c {
+            '\'' if dialect == Dialect::Spark => out.push_str("\\'"),
             '\'' => out.push_str("''"),
             '\\' if escape_backslashes => out.push_str("\\\\"),
             c => out.push(c),
@@ -570,6 +576,8 @@ mod tests {
         assert_eq!(shown(r#"a"b"#, Dialect::Sqlite), r#""a""b""#);
         assert_eq!(shown(r#"a\"b"#, Dialect::Sqlite), r#""a\""b""#);
         assert_eq!(shown("a`b", Dialect::MySql), "`a``b`");
+        assert_eq!(shown("Total Spend", Dialect::Spark), "`Total Spend`");
+        assert_eq!(shown("a`b", Dialect::Spark), "`a``b`");
     }
 
     #[test]
@@ -581,5 +589,6 @@ mod tests {
         assert_eq!(shown(r"x\'", Dialect::MySql), r"'x\\'''");
         assert_eq!(shown(r"x\'", Dialect::Postgres), r"E'x\\'''");
         assert_eq!(shown("plain", Dialect::Postgres), "'plain'");
+        assert_eq!(shown(r"it's a\b", Dialect::Spark), r"'it\'s a\\b'");
     }
 }

@@ -21,6 +21,7 @@ fn integer(dialect: Dialect) -> sqlparser::ast::DataType {
     match dialect {
         Dialect::MySql => custom_type("SIGNED", &[]),
         Dialect::SqlServer => custom_type("INT", &[]),
+        Dialect::Spark => custom_type("BIGINT", &[]),
         _ => custom_type("INTEGER", &[]),
     }
 }
@@ -94,6 +95,18 @@ pub fn part(unit: DateUnit, x: Operand, d: Dialect) -> Result<SqlExpr, LowerErro
                 unit.as_str()
             };
             call("DATEPART", vec![SqlExpr::Identifier(keyword(unit)), x])
+        }
+        // Spark's WEEKOFYEAR is the ISO week.
+        Dialect::Spark => {
+            let f = match unit {
+                DateUnit::Year => "YEAR",
+                DateUnit::Quarter => "QUARTER",
+                DateUnit::Month => "MONTH",
+                DateUnit::Week => "WEEKOFYEAR",
+                DateUnit::Day => "DAYOFMONTH",
+                DateUnit::Hour => "HOUR",
+            };
+            to_int(call(f, vec![timestamp(x)]), d)
         }
     })
 }
@@ -212,6 +225,14 @@ pub fn trunc(unit: DateUnit, operand: Operand, d: Dialect) -> Result<SqlExpr, Lo
                 ],
             )
         }
+        // Spark's weeks start on Monday too.
+        Dialect::Spark => call(
+            "DATE_FORMAT",
+            vec![
+                call("DATE_TRUNC", vec![text(unit.as_str(), d), timestamp(x)]),
+                text(day_or_hour(unit, "yyyy-MM-dd", "yyyy-MM-dd HH:00:00"), d),
+            ],
+        ),
     })
 }
 
@@ -295,6 +316,28 @@ pub fn add(unit: DateUnit, n: SqlExpr, x: SqlExpr, d: Dialect) -> SqlExpr {
             };
             call(f, vec![moved, text(day_or_hour(unit, day, hour), d)])
         }
+        // Spark wants the interval's unit outside its quotes, and clamps a month's end as
+        // the others do (Jan 31 + 1 month is Feb 28/29).
+        Dialect::Spark => {
+            let field = match small {
+                "year" => DateTimeField::Year,
+                "month" => DateTimeField::Month,
+                "hour" => DateTimeField::Hour,
+                _ => DateTimeField::Day,
+            };
+            let moved = binary(
+                timestamp(x),
+                Op::Plus,
+                binary(nested(n), Op::Multiply, interval(int(1), Some(field))),
+            );
+            call(
+                "DATE_FORMAT",
+                vec![
+                    moved,
+                    text(day_or_hour(unit, "yyyy-MM-dd", "yyyy-MM-dd HH:mm:ss"), d),
+                ],
+            )
+        }
         Dialect::MySql => {
             let field = match small {
                 "year" => DateTimeField::Year,
@@ -347,6 +390,7 @@ fn days_between(a: SqlExpr, b: SqlExpr, d: Dialect) -> SqlExpr {
         Dialect::DuckDb => call("DATE_DIFF", vec![text("day", d), as_date(a), as_date(b)]),
         Dialect::MySql => call("DATEDIFF", vec![b, a]),
         Dialect::SqlServer => call("DATEDIFF", vec![SqlExpr::Identifier(keyword("day")), a, b]),
+        Dialect::Spark => call("DATEDIFF", vec![as_date(b), as_date(a)]),
     }
 }
 
@@ -378,6 +422,8 @@ fn weeks_between(a: SqlExpr, b: SqlExpr, d: Dialect) -> SqlExpr {
         }
         Dialect::MySql => call("TRUNCATE", vec![binary(days, Op::Divide, int(7)), int(0)]),
         Dialect::DuckDb => to_int(call("TRUNC", vec![binary(days, Op::Divide, int(7))]), d),
+        // `DIV` truncates toward zero.
+        Dialect::Spark => nested(binary(days, Op::MyIntegerDivide, int(7))),
     }
 }
 
@@ -426,6 +472,13 @@ fn hours_between(a: SqlExpr, b: SqlExpr, d: Dialect) -> SqlExpr {
             )
         }
         Dialect::SqlServer => call("DATEDIFF", vec![SqlExpr::Identifier(keyword("hour")), a, b]),
+        Dialect::Spark => {
+            let hour = |x| call("DATE_TRUNC", vec![text("hour", d), timestamp(x)]);
+            call(
+                "TIMESTAMPDIFF",
+                vec![SqlExpr::Identifier(keyword("HOUR")), hour(a), hour(b)],
+            )
+        }
     }
 }
 

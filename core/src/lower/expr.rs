@@ -215,6 +215,7 @@ impl Lowerer<'_> {
         let t = match (to, d) {
             (CastType::Integer, Dialect::MySql) => custom_type("SIGNED", &[]),
             (CastType::Integer, Dialect::SqlServer) => custom_type("INT", &[]),
+            (CastType::Integer, Dialect::Spark) => custom_type("BIGINT", &[]),
             (CastType::Integer, _) => custom_type("INTEGER", &[]),
             (CastType::Real, Dialect::Sqlite) => custom_type("REAL", &[]),
             (CastType::Real, Dialect::Postgres) => custom_type("DOUBLE PRECISION", &[]),
@@ -223,6 +224,7 @@ impl Lowerer<'_> {
             (CastType::Text, Dialect::MySql) => custom_type("CHAR", &[]),
             (CastType::Text, Dialect::SqlServer) => custom_type("NVARCHAR", &["MAX"]),
             (CastType::Text, Dialect::DuckDb) => custom_type("VARCHAR", &[]),
+            (CastType::Text, Dialect::Spark) => custom_type("STRING", &[]),
             (CastType::Text, _) => custom_type("TEXT", &[]),
             // SQLite's CAST(x AS DATE) is numeric affinity (it keeps the year); DATE(x)
             // gives the day.
@@ -292,7 +294,10 @@ impl Lowerer<'_> {
         left: &Expr,
         right: &Expr,
     ) -> Result<SqlExpr, LowerError> {
-        let native_ilike = matches!(self.dialect, Dialect::Postgres | Dialect::DuckDb);
+        let native_ilike = matches!(
+            self.dialect,
+            Dialect::Postgres | Dialect::DuckDb | Dialect::Spark
+        );
         let (expr, pattern) = if case_insensitive && !native_ilike {
             (
                 call("LOWER", vec![self.expr(left)?]),
@@ -518,7 +523,9 @@ impl Lowerer<'_> {
                         a.push(int(0));
                         call("ROUND", a)
                     }
-                    ("CONCAT", Dialect::MySql) => {
+                    // Both are NULL when an argument is; CONCAT_WS skips NULLs as SQLite's
+                    // CONCAT does.
+                    ("CONCAT", Dialect::MySql | Dialect::Spark) => {
                         let mut all = vec![text("", d)];
                         all.extend(a);
                         call("CONCAT_WS", all)
@@ -552,7 +559,7 @@ impl Lowerer<'_> {
                 ("%S", "SS"),
             ],
             Dialect::MySql => &[("%M", "%i"), ("%S", "%s")],
-            Dialect::SqlServer => &[
+            Dialect::SqlServer | Dialect::Spark => &[
                 ("%Y", "yyyy"),
                 ("%m", "MM"),
                 ("%d", "dd"),
@@ -581,7 +588,7 @@ impl Lowerer<'_> {
         }
         Ok(match d {
             Dialect::Postgres => call("TO_CHAR", vec![x, text(&out, d)]),
-            Dialect::MySql => call("DATE_FORMAT", vec![x, text(&out, d)]),
+            Dialect::MySql | Dialect::Spark => call("DATE_FORMAT", vec![x, text(&out, d)]),
             Dialect::SqlServer => call("FORMAT", vec![x, text(&out, d)]),
             _ => call("STRFTIME", vec![x, text(&out, d)]),
         })

@@ -9,6 +9,8 @@ mod build;
 mod dates;
 mod expr;
 mod numbers;
+#[cfg(not(target_arch = "wasm32"))]
+mod spark_sql;
 
 use crate::datasource::Dialect;
 use crate::plan::{Expr, Plan, SetOperator, TableRef};
@@ -122,6 +124,7 @@ pub fn sql_dialect(dialect: Dialect) -> &'static dyn sqlparser::dialect::Dialect
         Dialect::MySql => &MYSQL,
         Dialect::DuckDb => &DUCKDB,
         Dialect::SqlServer => sql_server(),
+        Dialect::Spark => spark(),
     }
 }
 
@@ -139,6 +142,19 @@ fn sql_server() -> &'static dyn sqlparser::dialect::Dialect {
 fn sql_server() -> &'static dyn sqlparser::dialect::Dialect {
     static GENERIC: sqlparser::dialect::GenericDialect = sqlparser::dialect::GenericDialect {};
     &GENERIC
+}
+
+/// Spark SQL natively, as Spark tokenises it ([`spark_sql`]). A browser never reaches
+/// Spark (the same reason as T-SQL's).
+#[cfg(not(target_arch = "wasm32"))]
+fn spark() -> &'static dyn sqlparser::dialect::Dialect {
+    static SPARK: spark_sql::SparkSql = spark_sql::SparkSql(sqlparser::dialect::SparkSqlDialect {});
+    &SPARK
+}
+
+#[cfg(target_arch = "wasm32")]
+fn spark() -> &'static dyn sqlparser::dialect::Dialect {
+    sql_server()
 }
 
 pub(crate) struct Lowerer<'a> {

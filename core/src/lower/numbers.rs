@@ -83,7 +83,8 @@ impl Lowerer<'_> {
     /// whole too.
     pub(super) fn integer_division(&self, l: SqlExpr, r: SqlExpr) -> SqlExpr {
         match self.dialect {
-            Dialect::MySql => binary(l, Op::MyIntegerDivide, r),
+            // Spark's `DIV` too (sqlparser writes both as `DIV`).
+            Dialect::MySql | Dialect::Spark => binary(l, Op::MyIntegerDivide, r),
             Dialect::DuckDb => binary(l, Op::DuckIntegerDivide, r),
             Dialect::Postgres => call("DIV", vec![l, r]),
             Dialect::Sqlite | Dialect::SqlServer => binary(l, Op::Divide, r),

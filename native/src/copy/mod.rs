@@ -1,6 +1,6 @@
 //! `nl2sql copy`: a SQLite database copied into a server or a DuckDB file, so anyone can
-//! load Chinook (or their own file) into their own PostgreSQL, MySQL, MariaDB or DuckDB and
-//! try the engine there.
+//! load Chinook (or their own file) into their own PostgreSQL, MySQL, MariaDB, DuckDB or
+//! Spark and try the engine there.
 //!
 //! Tables are created with their types mapped to the server's nearest and their primary
 //! keys, rows streamed in, then the foreign keys added (held unchecked, or left out with a
@@ -10,6 +10,8 @@
 mod duckdb;
 mod mysql;
 mod postgres;
+#[cfg(feature = "spark")]
+mod spark;
 
 use crate::address::{Address, Engine};
 use nl2sql_core::lower::quote_name;
@@ -76,9 +78,15 @@ pub fn copy(
         Engine::DuckDb => Err(CopyError(
             "this nl2sql was built without DuckDB (the `duckdb` feature)".into(),
         )),
+        #[cfg(feature = "spark")]
+        Engine::Spark => spark::copy(&schema, &rows, target, replace, progress),
+        #[cfg(not(feature = "spark"))]
+        Engine::Spark => Err(CopyError(
+            "this nl2sql was built without Spark (the `spark` feature)".into(),
+        )),
         Engine::Sqlite => Err(CopyError(
-            "the target is a SQLite file: copy writes into a server (a postgres:// or \
-             mysql:// address) or a DuckDB file (.duckdb)"
+            "the target is a SQLite file: copy writes into a server (a postgres://, \
+             mysql:// or sc:// address) or a DuckDB file (.duckdb)"
                 .into(),
         )),
     };
