@@ -46,13 +46,35 @@ pub fn check_read_only_in(
     sql: &str,
     dialect: crate::datasource::Dialect,
 ) -> Result<(), DatasourceError> {
-    let query = parse_read_only(sql, crate::lower::sql_dialect(dialect))?;
-    if dialect == crate::datasource::Dialect::Spark {
+    let sql_dialect = crate::lower::sql_dialect(dialect);
+    let spark = dialect == crate::datasource::Dialect::Spark;
+    if spark && raw_string(sql, sql_dialect) {
+        return Err(refused(
+            "Spark reads R'…' as a raw string, whose end the guard cannot be sure of",
+        ));
+    }
+    let query = parse_read_only(sql, sql_dialect)?;
+    if spark {
         if let ControlFlow::Break(reason) = walk(&query, &mut spark_reach) {
             return Err(refused(reason));
         }
     }
     Ok(())
+}
+
+/// Whether the text holds what Spark reads as a raw string (`R'…'`, `r"…"`: a backslash
+/// there escapes nothing), which the tokenizer reads as a name and an escaped string, so
+/// the two would end the string in different places.
+fn raw_string(sql: &str, dialect: &dyn sqlparser::dialect::Dialect) -> bool {
+    let Ok(tokens) = Tokenizer::new(dialect, sql).tokenize() else {
+        return false;
+    };
+    tokens.windows(2).any(|pair| match pair {
+        [Token::Word(w), Token::SingleQuotedString(_) | Token::DoubleQuotedString(_)] => {
+            w.quote_style.is_none() && w.value.eq_ignore_ascii_case("r")
+        }
+        _ => false,
+    })
 }
 
 /// Spark's data sources that read a path given as a table's name (parquet.`/data`).
@@ -72,11 +94,13 @@ const SPARK_FILE_FORMATS: &[&str] = &[
     "xml",
 ];
 
-/// Functions that reach outside the query on Spark or Databricks.
+/// Functions that reach outside the query on Spark or Databricks, and `IDENTIFIER(…)`,
+/// which names a table or a function by a computed string no check can read.
 const SPARK_OUTSIDE: &[&str] = &[
     "ai_query",
     "cloud_files_state",
     "http_request",
+    "identifier",
     "java_method",
     "list_secrets",
     "read_files",
@@ -100,12 +124,15 @@ fn spark_reach(met: Met<'_>) -> ControlFlow<&'static str> {
             .and_then(|p| p.as_ident())
             .map(|i| i.value.to_ascii_lowercase())
     };
+    let file_format = |name: &str| SPARK_FILE_FORMATS.contains(&name.to_ascii_lowercase().as_str());
     match met {
+        // `TABLE csv.`/path`` names its table outside any relation the walk meets.
+        Met::Query(query) if table_form(&query.body, &file_format) => {
+            ControlFlow::Break("the query reads a file directly, not a table")
+        }
         Met::Relation(name) => {
             let first = name.0.first().and_then(|p| p.as_ident());
-            let format = first.is_some_and(|i| {
-                SPARK_FILE_FORMATS.contains(&i.value.to_ascii_lowercase().as_str())
-            });
+            let format = first.is_some_and(|i| file_format(&i.value));
             if name.0.len() > 1 && format {
                 return ControlFlow::Break("the query reads a file directly, not a table");
             }
@@ -120,6 +147,19 @@ fn spark_reach(met: Met<'_>) -> ControlFlow<&'static str> {
             ControlFlow::Break("the query calls a function that reaches outside the database")
         }
         _ => ControlFlow::Continue(()),
+    }
+}
+
+/// Whether a query body, or a set operation's side, is `TABLE schema.name` with a schema
+/// that `is_format` names.
+fn table_form(body: &sqlparser::ast::SetExpr, is_format: &dyn Fn(&str) -> bool) -> bool {
+    use sqlparser::ast::SetExpr;
+    match body {
+        SetExpr::Table(t) => t.schema_name.as_ref().is_some_and(|s| is_format(&s.value)),
+        SetExpr::SetOperation { left, right, .. } => {
+            table_form(left, is_format) || table_form(right, is_format)
+        }
+        _ => false,
     }
 }
 
@@ -482,6 +522,47 @@ mod tests {
 
     fn kind(sql: &str) -> Option<DatasourceErrorKind> {
         check_read_only(sql).err().map(|e| e.kind)
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn on_spark_nothing_reaches_past_the_tables() {
+        use crate::datasource::Dialect;
+        let spark = |sql: &str| check_read_only_in(sql, Dialect::Spark).map_err(|e| e.kind);
+        for read in [
+            "SELECT t.Name FROM Track AS t WHERE t.Name = 'it\\'s' LIMIT 5",
+            "SELECT 7 DIV 2, \"a; DROP TABLE t\" FROM t /* a /* nested */ ; DROP */",
+            "SELECT * FROM sales.orders",
+            "SELECT 'the r' FROM t",
+        ] {
+            assert_eq!(spark(read), Ok(()), "{read}");
+        }
+        for hostile in [
+            "SELECT * FROM csv.`/etc/passwd`",
+            "SELECT * FROM Parquet.`s3://bucket/x`",
+            "TABLE text.`/etc/passwd`",
+            "SELECT 1 FROM t UNION ALL TABLE json.`/tmp/x`",
+            "SELECT reflect('java.lang.System', 'exit', 1)",
+            "SELECT `java_method`('java.lang.Thread', 'sleep', 100000L)",
+            "SELECT x FROM t WHERE x IN (SELECT default.try_reflect('a', 'b'))",
+            "SELECT * FROM read_files('/etc')",
+            "SELECT secret('scope', 'key')",
+            "SELECT * FROM IDENTIFIER('csv.`/etc/passwd`')",
+            "SELECT R'\\' AS a, reflect('x', 'y') AS b --'",
+            "SELECT \"x\"; DROP TABLE t",
+            "SELECT 'a\\\\'; DROP TABLE t",
+        ] {
+            assert_eq!(
+                spark(hostile),
+                Err(DatasourceErrorKind::Refused),
+                "{hostile}"
+            );
+        }
+        // Elsewhere these names are not Spark's: `reflect` is just a name there.
+        assert_eq!(
+            check_read_only_in("SELECT reflect(1) FROM t", Dialect::Postgres),
+            Ok(())
+        );
     }
 
     #[test]

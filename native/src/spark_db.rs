@@ -29,7 +29,7 @@ use nl2sql_core::{
 };
 use serde::{Deserialize, Serialize};
 use spark_connect::{SparkError, SparkSession};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
@@ -61,7 +61,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// An open Spark Connect session, its current database the one the address names.
 pub struct SparkDb {
     id: String,
-    session: SparkSession,
+    /// Replaced after a query is stopped, so nothing of the stopped operation (its
+    /// interrupt, its release) can reach the next one.
+    session: RefCell<SparkSession>,
     /// The catalogue's database read (the address's, else the session's current one).
     database: String,
     /// The token, so no message from the server or the client can carry it out.
@@ -84,27 +86,21 @@ impl SparkDb {
                 redact(&e.to_string(), secret.as_deref())
             ))
         };
-        // Paths named as tables (`parquet.`/data``) stay unread even if the guard let one by.
-        session
-            .conf()
-            .set("spark.sql.runSQLOnFiles", "false")
-            .map_err(fail)?;
-        let catalog = session.catalog();
         let database = match address.database() {
             Some(db) => {
-                if !catalog.database_exists(db).map_err(fail)? {
+                if !session.catalog().database_exists(db).map_err(fail)? {
                     return Err(unavailable(format!(
                         "Spark at {address} has no database {db}"
                     )));
                 }
-                catalog.set_current_database(db).map_err(fail)?;
                 db.to_string()
             }
-            None => catalog.current_database().map_err(fail)?,
+            None => session.catalog().current_database().map_err(fail)?,
         };
+        prepare(&session, &database).map_err(fail)?;
         Ok(SparkDb {
             id: id.into(),
-            session,
+            session: RefCell::new(session),
             database,
             secret,
             stop: None,
@@ -122,17 +118,18 @@ impl SparkDb {
     fn run(&self, sql: &str, limits: ExecLimits) -> Result<ResultFrame, DatasourceError> {
         check_read_only_in(sql, Dialect::Spark)?;
         let _busy = Busy::take(&self.busy)?;
+        let session = self.session.borrow().clone();
         let n = self.operations.get() + 1;
         self.operations.set(n);
         let tag = format!("nl2sql-{}-{n}", std::process::id());
-        self.session.add_tag(&tag).map_err(|e| self.to_error(&e))?;
-        let (session, watched) = (self.session.clone(), tag.clone());
+        session.add_tag(&tag).map_err(|e| self.to_error(&e))?;
+        let (interrupter, watched) = (session.clone(), tag.clone());
         let watch = Watch::start(limits.timeout_ms, self.stop.as_ref(), move || {
             // Best effort: an interrupt that cannot reach the server leaves the query to end.
-            let _ = session.interrupt_tag(&watched);
+            let _ = interrupter.interrupt_tag(&watched);
         });
         let fetch = i32::try_from(limits.max_rows.saturating_add(1)).unwrap_or(i32::MAX);
-        let outcome = self.session.sql(sql).and_then(|frame| {
+        let outcome = session.sql(sql).and_then(|frame| {
             let frame = frame.limit(fetch);
             let batches = frame.collect_record_batches()?;
             // An empty result may come without a batch to name its columns.
@@ -147,8 +144,11 @@ impl SparkDb {
             };
             Ok((columns, batches))
         });
-        self.session.remove_tag(&tag);
+        session.remove_tag(&tag);
         let stopped = watch.and_then(Watch::finish);
+        if stopped.is_some() {
+            self.renew(&session);
+        }
         let (columns, batches) = match (outcome, stopped) {
             // Rows that arrived as the interrupt went out are still the answer.
             (Ok(read), _) => read,
@@ -175,6 +175,15 @@ impl SparkDb {
             }
         }
         Ok(frame)
+    }
+
+    /// A new server-side session on the same connection in place of `stopped`'s. Best
+    /// effort: if it cannot be prepared, the old one stays in use.
+    fn renew(&self, stopped: &SparkSession) {
+        let fresh = stopped.new_session();
+        if prepare(&fresh, &self.database).is_ok() {
+            *self.session.borrow_mut() = fresh;
+        }
     }
 
     /// Sorts a client error into the datasource error kinds.
@@ -205,7 +214,8 @@ impl SparkDb {
                 redact(&e.to_string(), self.secret.as_deref())
             ))
         };
-        let catalog = self.session.catalog();
+        let session = self.session.borrow().clone();
+        let catalog = session.catalog();
         let tables = catalog
             .list_tables_in_database(&self.database)
             .and_then(|f| f.collect())
@@ -293,16 +303,13 @@ impl SparkDb {
             quote_name(name, Dialect::Spark),
             quote_text(CONSTRAINTS_PROPERTY, Dialect::Spark)
         );
-        let rows = self
-            .session
-            .sql(&sql)
-            .and_then(|f| f.collect())
-            .map_err(|e| {
-                unavailable(format!(
-                    "could not read the keys of {name}: {}",
-                    redact(&e.to_string(), self.secret.as_deref())
-                ))
-            })?;
+        let session = self.session.borrow().clone();
+        let rows = session.sql(&sql).and_then(|f| f.collect()).map_err(|e| {
+            unavailable(format!(
+                "could not read the keys of {name}: {}",
+                redact(&e.to_string(), self.secret.as_deref())
+            ))
+        })?;
         let value = rows
             .first()
             .and_then(|r| r.get_by_name("value"))
@@ -369,6 +376,13 @@ impl Datasource for SparkDb {
     fn catalogue(&self) -> LocalBoxFuture<'_, Result<Option<Structure>, DatasourceError>> {
         Box::pin(std::future::ready(self.structure().map(Some)))
     }
+}
+
+/// Turns off reading paths named as tables (parquet.`/data`), which stay unread even if
+/// the guard let one by, and makes `database` the session's current one.
+fn prepare(session: &SparkSession, database: &str) -> Result<(), SparkError> {
+    session.conf().set("spark.sql.runSQLOnFiles", "false")?;
+    session.catalog().set_current_database(database)
 }
 
 /// A session on the server `address` names, and the token it carries (from the address,
