@@ -403,7 +403,8 @@ pub(crate) fn open_session(
             .is_some_and(|k| k.eq_ignore_ascii_case("token"))
     });
     if let (Some(token), false) = (&secret, has_token) {
-        if !url.contains('/') || url.ends_with(|c: char| c.is_ascii_digit()) {
+        // The client's address is `sc://host:port`, or that and `/;key=value…`.
+        if !url.contains(';') {
             url.push('/');
         }
         url.push_str(";token=");
