@@ -7,7 +7,6 @@
 //! plan as literals, which the renderer escapes like every other literal.
 
 use crate::error::{ErrorCode, Node, PipelineError, Severity};
-use crate::guard::Met;
 use crate::import::import_sql;
 use crate::index::VerifiedPhrase;
 use crate::plan::Plan;
@@ -179,7 +178,7 @@ impl Curated {
                     Some((n.clone(), typed(s, &json_text(v)).ok()?))
                 })
                 .collect();
-            let reads = tables_read(&q.sql);
+            let reads = crate::guard::tables_read(&q.sql);
             for text in std::iter::once(&q.description).chain(&q.questions) {
                 out.push(VerifiedPhrase {
                     query_id: q.id.clone(),
@@ -265,27 +264,6 @@ fn check_query(
         Some(e) => Err(format!("{at}: {}", e.message)),
         None => Ok(()),
     }
-}
-
-/// The tables a statement reads, by name (none when it does not parse).
-fn tables_read(sql: &str) -> Vec<String> {
-    // Through the guard, whose bounds come before any parsing: a verified query's text is
-    // walked like any other.
-    let Ok(query) = crate::guard::parse_read_only(sql, &sqlparser::dialect::GenericDialect {})
-    else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = Vec::new();
-    let _ = crate::guard::walk(&query, &mut |met| {
-        if let Met::Relation(name) = met {
-            let table = name.to_string().trim_matches('"').to_string();
-            if !names.contains(&table) {
-                names.push(table);
-            }
-        }
-        ControlFlow::Continue(())
-    });
-    names
 }
 
 /// The `{name}` placeholders of a phrasing, in order.
@@ -458,7 +436,7 @@ pub fn bind(
             message,
         )
     };
-    let dialect = crate::lower::sql_dialect(schema.dialect);
+    let dialect = nl2sql_plan::dialect::sql_dialect(schema.dialect);
     let mut query = crate::guard::parse_read_only(&q.sql, dialect).map_err(|e| {
         fail(format!(
             "the verified SQL is not one read-only query: {}",
@@ -615,7 +593,7 @@ mod tests {
 
     #[test]
     fn a_query_that_no_longer_fits_is_dropped_alone_and_named() {
-        let schema = crate::test_fixtures::schema();
+        let schema = nl2sql_plan::test_fixtures::schema();
         let mut declared: Curated = serde_json::from_str(
             r#"{"datasources": {"chinook": [
                 {"id": "albums", "description": "Albums", "questions": ["How many albums are there?"],

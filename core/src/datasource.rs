@@ -1,8 +1,10 @@
 //! The datasource contract: how the engine reaches a database without doing I/O itself.
 
-use crate::introspect::Structure;
-use crate::schema::SchemaSnapshot;
-use crate::value::Value;
+use nl2sql_plan::schema::{SchemaSnapshot, Structure};
+use nl2sql_plan::validate::ValidatorSettings;
+use nl2sql_plan::Value;
+
+pub use nl2sql_plan::Dialect;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::future::Future;
@@ -11,54 +13,6 @@ use std::pin::Pin;
 /// A boxed future that need not be `Send`: the browser runs everything on one thread, and
 /// sql.js handles cannot cross threads anyway.
 pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
-
-/// The SQL dialect a datasource speaks. The generator renders for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum Dialect {
-    /// SQLite 3 (sql.js in the browser, rusqlite natively).
-    Sqlite,
-    /// PostgreSQL.
-    Postgres,
-    /// MySQL 8.
-    #[serde(rename = "mysql")]
-    MySql,
-    /// DuckDB.
-    #[serde(rename = "duckdb")]
-    DuckDb,
-    /// Microsoft SQL Server (T-SQL).
-    #[serde(rename = "sqlserver")]
-    SqlServer,
-    /// Apache Spark SQL (through Spark Connect), which Databricks SQL also speaks.
-    Spark,
-}
-
-impl Dialect {
-    /// Every dialect the generator renders.
-    pub const ALL: [Dialect; 6] = [
-        Dialect::Sqlite,
-        Dialect::Postgres,
-        Dialect::MySql,
-        Dialect::DuckDb,
-        Dialect::SqlServer,
-        Dialect::Spark,
-    ];
-}
-
-impl fmt::Display for Dialect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Dialect::Sqlite => f.write_str("sqlite"),
-            Dialect::Postgres => f.write_str("postgres"),
-            Dialect::MySql => f.write_str("mysql"),
-            Dialect::DuckDb => f.write_str("duckdb"),
-            Dialect::SqlServer => f.write_str("sqlserver"),
-            Dialect::Spark => f.write_str("spark"),
-        }
-    }
-}
 
 /// Limits on one execution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,6 +45,14 @@ impl ExecLimits {
             (a, b) => a.or(b),
         };
         ExecLimits { timeout_ms, ..self }
+    }
+
+    /// The limits a validated plan's query runs under: the settings' row cap and time limit.
+    pub fn for_plan(settings: &ValidatorSettings) -> ExecLimits {
+        ExecLimits {
+            max_rows: usize::try_from(settings.lower.row_cap).unwrap_or(usize::MAX),
+            timeout_ms: settings.query_timeout_ms,
+        }
     }
 
     /// At most `max_rows` rows within [`READ_TIMEOUT_MS`]: the limits of every query that
@@ -173,9 +135,21 @@ impl fmt::Display for DatasourceError {
 
 impl std::error::Error for DatasourceError {}
 
+/// The read-only guard's refusals as the datasource contract reports them: text that does
+/// not parse is an invalid query (a corrected one may run), anything else is refused.
+impl From<nl2sql_plan::Error> for DatasourceError {
+    fn from(e: nl2sql_plan::Error) -> Self {
+        let kind = match e.kind {
+            nl2sql_plan::ErrorKind::Unreadable => DatasourceErrorKind::InvalidQuery,
+            _ => DatasourceErrorKind::Refused,
+        };
+        DatasourceError::new(kind, e.message)
+    }
+}
+
 /// A database the engine can read. Adapters live outside core (sql.js in `nl2sql-wasm`,
 /// rusqlite in `nl2sql-cli`); they must refuse anything but exactly one read-only query,
-/// which [`crate::guard::check_read_only`] decides for them.
+/// which [`nl2sql_plan::guard::check_read_only`] decides for them.
 ///
 /// The futures are not `Send`: in the browser everything runs on one thread.
 pub trait Datasource {

@@ -16,7 +16,7 @@ use crate::lower::{lower, LowerOptions};
 use crate::plan::{Expr, Literal, Plan};
 use crate::policy::Scope;
 use crate::schema::SchemaSnapshot;
-use crate::validate::walk::{children, each_expr};
+use nl2sql_plan::walk::{children, each_expr};
 use serde::{Deserialize, Serialize};
 use sqlparser::ast::Value as SqlValue;
 use std::collections::BTreeMap;
@@ -829,7 +829,7 @@ fn slug(question: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_fixtures::schema;
+    use nl2sql_plan::test_fixtures::schema;
 
     fn plan(value: &str, limit: Option<i64>) -> Plan {
         let mut plan: Plan = serde_json::from_value(serde_json::json!({

@@ -14,37 +14,33 @@ pub mod datasource;
 pub mod demo;
 pub mod duckdb;
 pub mod engine;
-pub mod error;
 pub mod eval;
 pub mod feedback;
 pub mod files;
-pub mod guard;
 pub mod http;
-pub mod import;
 pub mod index;
 pub mod introspect;
-pub mod lower;
-pub mod plan;
 pub mod plan_cache;
-pub mod policy;
 pub mod provider;
 pub mod run;
-pub mod schema;
 pub mod scratch;
 pub mod service;
 pub mod sqlite;
 #[cfg(feature = "ts")]
 pub mod typescript;
-pub mod validate;
-pub mod value;
 pub mod workspace;
 
-#[cfg(test)]
-mod test_fixtures;
-
 pub use datasource::{
-    Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
-    ResultFrame,
+    Datasource, DatasourceError, DatasourceErrorKind, ExecLimits, LocalBoxFuture, ResultFrame,
 };
-pub use schema::{Column, ColumnStats, ForeignKey, SchemaSnapshot, Table, TypeCategory};
-pub use value::Value;
+pub use nl2sql_error as error;
+pub use nl2sql_plan::{guard, import, lower, policy, schema, validate, value};
+pub use nl2sql_plan::{
+    Column, ColumnStats, Dialect, ForeignKey, SchemaSnapshot, Table, TypeCategory, Value,
+};
+
+/// The typed query plan (see `nl2sql-plan`).
+pub mod plan {
+    pub use nl2sql_plan::wire;
+    pub use nl2sql_plan::*;
+}

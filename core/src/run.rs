@@ -91,7 +91,12 @@ pub async fn run_plan(
             return run;
         }
     };
-    let executed = execute(&sql, datasource, settings.exec_limits()).await;
+    let executed = execute(
+        &sql,
+        datasource,
+        crate::datasource::ExecLimits::for_plan(&settings),
+    )
+    .await;
     run.warnings.extend(executed.warnings);
     match executed.frame {
         Ok(frame) => run.frame = Some(frame),

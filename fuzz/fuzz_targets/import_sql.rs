@@ -4,7 +4,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use nl2sql_core::import::import_sql;
-use nl2sql_core::lower::{sql_dialect, to_sql};
+use nl2sql_core::lower::to_sql;
+use nl2sql_plan::dialect::sql_dialect;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::validate::{validate, ValidatorSettings};
 use nl2sql_core::Dialect;

@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nl2sql_core::lower::{sql_dialect, to_sql};
+use nl2sql_core::lower::to_sql;
+use nl2sql_plan::dialect::sql_dialect;
 use nl2sql_core::plan::Plan;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::validate::{validate, ValidatorSettings};

@@ -280,9 +280,13 @@ impl Project {
             }
         }
         if let Some(policies) = &self.file.policies {
-            policies
-                .validate()
-                .map_err(|e| (nth_line(text, "[policies]", 0), "policies".into(), e.0))?;
+            policies.validate().map_err(|e| {
+                (
+                    nth_line(text, "[policies]", 0),
+                    "policies".into(),
+                    e.message,
+                )
+            })?;
         }
         let server = &self.file.server;
         for (i, key) in server.api_keys.iter().enumerate() {
@@ -377,7 +381,7 @@ pub fn table_pattern(id: &str, glob: &str) -> Result<Pattern, String> {
             "{glob:?}: a table pattern is a table name or a glob (`*`, `?`), without a datasource"
         ));
     }
-    Pattern::try_from(format!("{id}.{glob}")).map_err(|e| e.0)
+    Pattern::try_from(format!("{id}.{glob}")).map_err(|e| e.message)
 }
 
 /// The 1-based line holding byte `at`.

@@ -5,7 +5,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use nl2sql_core::datasource::ExecLimits;
-use nl2sql_core::lower::{sql_dialect, to_sql, LowerOptions};
+use nl2sql_core::lower::{to_sql, LowerOptions};
 use nl2sql_core::plan::{
     BinaryOp, CastType, Expr, FuncCall, Join, JoinType, Literal, OrderItem, Plan, SelectItem,
     TableRef, UnaryOp, When,
@@ -14,6 +14,7 @@ use nl2sql_core::policy::Policies;
 use nl2sql_core::validate::{validate, ValidatorSettings};
 use nl2sql_core::{Datasource, Dialect, SchemaSnapshot};
 use nl2sql_native::SqliteFile;
+use nl2sql_plan::dialect::sql_dialect;
 use proptest::prelude::*;
 use sqlparser::ast::{Expr as SqlExpr, SelectItem as SqlSelectItem, SetExpr, Statement, Value};
 

@@ -368,7 +368,9 @@ impl Engine<'_> {
     pub(super) fn bounded_validator(&self, run: &Run<'_>) -> ValidatorSettings {
         let settings = &self.settings.validator;
         ValidatorSettings {
-            query_timeout_ms: run.bounded_limits(settings.exec_limits()).timeout_ms,
+            query_timeout_ms: run
+                .bounded_limits(crate::datasource::ExecLimits::for_plan(&settings))
+                .timeout_ms,
             ..settings.clone()
         }
     }
@@ -448,7 +450,9 @@ impl Engine<'_> {
         };
         solved.sub.sql = Some(sql.clone());
         let step = run.begin(at.node(Node::Executor)).await?;
-        let limits = run.bounded_limits(self.settings.validator.exec_limits());
+        let limits = run.bounded_limits(crate::datasource::ExecLimits::for_plan(
+            &self.settings.validator,
+        ));
         let mut executed = execute(&sql, db, limits).await;
         // A query stopped at the run's own deadline ends the run as the run's timeout:
         // raising the query's limit would not have helped.

@@ -194,7 +194,7 @@ impl Notes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_fixtures::schema as snapshot;
+    use nl2sql_plan::test_fixtures::schema as snapshot;
 
     #[test]
     fn notes_that_name_what_the_schema_lacks_are_dropped_alone_and_said() {

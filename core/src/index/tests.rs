@@ -1,6 +1,6 @@
 use super::*;
 use crate::policy::Policies;
-use crate::test_fixtures::schema;
+use nl2sql_plan::test_fixtures::schema;
 
 fn index() -> (SchemaIndex, BuiltinEmbedder) {
     let embedder = BuiltinEmbedder::default();

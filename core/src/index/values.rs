@@ -640,7 +640,7 @@ mod reading_tests {
 
     #[test]
     fn the_values_are_read_in_the_datasource_s_own_dialect() {
-        let schema = crate::test_fixtures::schema();
+        let schema = nl2sql_plan::test_fixtures::schema();
         let sqlite = distinct_values_sql(&schema, Dialect::Sqlite, "Artist", "Name", 50);
         assert_eq!(
             sqlite.as_deref(),

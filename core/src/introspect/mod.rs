@@ -20,37 +20,10 @@ use crate::schema::{
 };
 use crate::value::Value;
 
+pub use nl2sql_plan::schema::{category_of, ColumnShape, Structure, TableShape};
+
 /// Catalogue reads are small; the cap only guards against a pathological catalogue.
 const CATALOGUE_LIMITS: ExecLimits = ExecLimits::reading(1_000_000);
-
-/// A table's structure as the catalogue declares it, before statistics.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TableShape {
-    /// The table's name as declared.
-    pub name: String,
-    /// Its columns, in declaration order.
-    pub columns: Vec<ColumnShape>,
-    /// Its foreign keys, in declaration order.
-    pub foreign_keys: Vec<ForeignKey>,
-    /// Whether it is a view.
-    pub view: bool,
-}
-
-/// A column as the catalogue declares it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ColumnShape {
-    /// The column's name as declared.
-    pub name: String,
-    /// The declared type as the engine writes it (`character varying(200)`, `int(11)`).
-    pub declared_type: String,
-    /// Whether it may hold NULL.
-    pub nullable: bool,
-    /// Its 1-based position in the primary key.
-    pub primary_key_position: Option<u32>,
-}
-
-/// Every table of the schema a datasource reads.
-pub type Structure = Vec<TableShape>;
 
 /// Reads the structure of a PostgreSQL, MySQL/MariaDB or DuckDB datasource, then each
 /// table's row count and column statistics.
@@ -301,34 +274,6 @@ pub(crate) async fn sample_values<D: Datasource + ?Sized>(
             other => other.to_string(),
         })
         .collect())
-}
-
-/// The category of a declared type as PostgreSQL, MySQL/MariaDB and DuckDB write them. The
-/// type's name alone decides (`numeric(10,2)` is `numeric`; `int unsigned` is `int`), so a
-/// name that merely contains a word (`interval`, `point`) is not mistaken for another.
-pub fn category_of(declared_type: &str) -> TypeCategory {
-    let t = declared_type.trim().to_ascii_lowercase();
-    let name = t.split(['(', '[']).next().unwrap_or_default().trim();
-    let first = name.split_whitespace().next().unwrap_or_default();
-    if name.ends_with("[]") || t.contains('[') {
-        return TypeCategory::Other;
-    }
-    match first {
-        "smallint" | "integer" | "int" | "bigint" | "int2" | "int4" | "int8" | "tinyint"
-        | "mediumint" | "hugeint" | "uhugeint" | "utinyint" | "usmallint" | "uinteger"
-        | "ubigint" | "serial" | "bigserial" | "smallserial" | "numeric" | "decimal" | "dec"
-        | "fixed" | "real" | "double" | "float" | "float4" | "float8" | "money" => {
-            TypeCategory::Number
-        }
-        "text" | "varchar" | "character" | "char" | "bpchar" | "nvarchar" | "nchar" | "citext"
-        | "tinytext" | "mediumtext" | "longtext" | "enum" | "string" | "name" | "uuid" => {
-            TypeCategory::Text
-        }
-        "date" | "time" | "timestamp" | "timestamptz" | "timetz" | "datetime" | "year"
-        | "timestamp_ntz" | "timestamp_ltz" => TypeCategory::Temporal,
-        "boolean" | "bool" => TypeCategory::Boolean,
-        _ => TypeCategory::Other,
-    }
 }
 
 async fn run<D: Datasource + ?Sized>(ds: &D, sql: &str) -> Result<ResultFrame, DatasourceError> {

@@ -1,6 +1,5 @@
 use crate::state::{AppState, SourceInfo};
 use leptos::prelude::*;
-use nl2sql_core::validate::walk::table_names;
 use nl2sql_core::{Column, Table};
 
 /// The schema of one datasource (chosen here): tables, columns, types, keys and sample
@@ -63,7 +62,9 @@ fn SchemaOf(source: SourceInfo) -> impl IntoView {
                     res.sub_queries.iter().any(|q| {
                         q.datasource_id == id
                             && q.plan.as_ref().is_some_and(|p| {
-                                table_names(p).iter().any(|t| t.eq_ignore_ascii_case(table))
+                                p.table_names()
+                                    .iter()
+                                    .any(|t| t.eq_ignore_ascii_case(table))
                             })
                     })
                 })

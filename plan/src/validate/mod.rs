@@ -10,20 +10,16 @@
 mod names;
 mod rules;
 mod similar;
-pub mod walk;
 
-use crate::datasource::ExecLimits;
-use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::lower::{lower, LowerOptions};
-use crate::plan::Plan;
 use crate::policy::Scope;
 use crate::schema::{SchemaSnapshot, TypeCategory};
+use crate::walk;
+use crate::Plan;
+use nl2sql_error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use serde::{Deserialize, Serialize};
 
-/// The refusal every denied table gets unless `refusal_names_tables` is on. It names
-/// nothing: what a role may not read is itself not for that role to learn.
-pub const REFUSAL_MESSAGE: &str =
-    "You do not have permission to see the data this question requires.";
+pub use nl2sql_error::REFUSAL_MESSAGE;
 
 /// Which joins pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -53,16 +49,6 @@ pub struct ValidatorSettings {
 
 /// A query's default time limit: 10 s.
 pub const QUERY_TIMEOUT_MS: u64 = 10_000;
-
-impl ValidatorSettings {
-    /// The limits a validated query runs under: the row cap and the time limit.
-    pub fn exec_limits(&self) -> ExecLimits {
-        ExecLimits {
-            max_rows: usize::try_from(self.lower.row_cap).unwrap_or(usize::MAX),
-            timeout_ms: self.query_timeout_ms,
-        }
-    }
-}
 
 impl Default for ValidatorSettings {
     fn default() -> Self {
@@ -285,11 +271,11 @@ fn static_checks(
 ) {
     // Measured before anything else recurses through the plan (plans from code or imported
     // SQL are not capped by the JSON parser).
-    if walk::nesting(plan, crate::plan::wire::MAX_DEPTH) > crate::plan::wire::MAX_DEPTH {
+    if walk::nesting(plan, crate::wire::MAX_DEPTH) > crate::wire::MAX_DEPTH {
         out.invalid(format!(
             "The plan nests more than {} levels deep; write it flatter (an IN list instead \
              of a chain of ORs, a CTE for a sub-result).",
-            crate::plan::wire::MAX_DEPTH
+            crate::wire::MAX_DEPTH
         ));
         return;
     }

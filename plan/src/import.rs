@@ -3,16 +3,17 @@
 //! playground's SQL mode and gold suites come in this way, so no SQL reaches a database
 //! without passing the validator and the policy.
 
-use crate::datasource::{DatasourceErrorKind, Dialect};
-use crate::error::{ErrorCode, Node, PipelineError, Severity};
-use crate::lower::sql_dialect;
-use crate::plan::functions::DateUnit;
-use crate::plan::{
+use crate::dialect::sql_dialect;
+use crate::dialect::Dialect;
+use crate::functions::DateUnit;
+use crate::schema::SchemaSnapshot;
+use crate::ErrorKind;
+use crate::{
     BinaryOp, CastType, Cte, Direction, Expr, Frame, FrameBound, FrameUnit, FuncCall, Join,
     JoinType, Literal, OrderItem, Plan, SelectItem, SetOperation, SetOperator, TableRef, UnaryOp,
     When, Window,
 };
-use crate::schema::SchemaSnapshot;
+use nl2sql_error::{ErrorCode, Node, PipelineError, Severity};
 use sqlparser::ast::{
     self, BinaryOperator as Op, Expr as SqlExpr, FunctionArg, FunctionArgExpr, FunctionArguments,
     GroupByExpr, JoinConstraint, JoinOperator, LimitClause, OrderByKind, Query, SetExpr,
@@ -28,7 +29,7 @@ pub fn import_sql(
     dialect: Dialect,
 ) -> Result<Plan, PipelineError> {
     let query = crate::guard::parse_read_only(sql, sql_dialect(dialect)).map_err(|e| {
-        if e.kind == DatasourceErrorKind::InvalidQuery {
+        if e.kind == ErrorKind::Unreadable {
             failed(e.message)
         } else {
             PipelineError::new(
@@ -447,7 +448,7 @@ impl Importer<'_> {
                 .map(|t| t.alias.as_str())
                 .collect();
             let mut left_alias = None;
-            crate::validate::walk::each_node(&condition, &mut |e| {
+            crate::walk::each_node(&condition, &mut |e| {
                 if let Expr::Column { alias: Some(a), .. } = e {
                     if left_alias.is_none() {
                         left_alias = placed

@@ -1,7 +1,7 @@
 //! The functions a plan may call: one table read by the validator (allow-list, arity,
 //! placement), the generator (rendering) and the prompt (the list offered to the model).
 
-use super::{Expr, FuncCall, Literal};
+use crate::{Expr, FuncCall, Literal};
 use std::fmt;
 
 /// What kind of function a name is; decides where it may appear and how it renders.

@@ -1,5 +1,5 @@
 use super::*;
-use crate::datasource::Dialect;
+use crate::dialect::Dialect;
 use crate::lower::lower;
 use crate::policy::Policies;
 use crate::test_fixtures::schema;
@@ -542,7 +542,7 @@ fn every_accepted_test_plan_renders_in_every_dialect() {
         let sql = lower(&p, &schema(), d, &Default::default())
             .unwrap_or_else(|e| panic!("{d}: {e}"))
             .to_string();
-        let parsed = sqlparser::parser::Parser::parse_sql(crate::lower::sql_dialect(d), &sql)
+        let parsed = sqlparser::parser::Parser::parse_sql(crate::dialect::sql_dialect(d), &sql)
             .unwrap_or_else(|e| panic!("{d}: {sql}: {e}"));
         assert_eq!(parsed.len(), 1, "{d}: {sql}");
     }
@@ -690,7 +690,7 @@ fn table_names_reach_into_ctes_set_operations_and_subqueries() {
                SELECT Name FROM Artist WHERE ArtistId IN (SELECT ArtistId FROM a) \
                UNION SELECT Title FROM Album";
     let p = crate::import::import_sql(sql, &s, s.dialect).unwrap_or_else(|e| panic!("{e:?}"));
-    let names = super::walk::table_names(&p);
+    let names = p.table_names();
     assert_eq!(names, ["Artist", "Album", "Album", "a"]);
 }
 

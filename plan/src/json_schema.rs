@@ -7,8 +7,8 @@
 //! Anthropic's tool input accepts. Operator, type and bound names come from the same tables
 //! the parser reads, so the two cannot disagree.
 
-use super::ast::{BinaryOp, CastType, Direction, FrameUnit, JoinType, SetOperator};
-use super::wire::{binary_op_text, WireBoundKind, ALL_BINARY_OPS};
+use crate::ast::{BinaryOp, CastType, Direction, FrameUnit, JoinType, SetOperator};
+use crate::wire::{binary_op_text, WireBoundKind, ALL_BINARY_OPS};
 use serde_json::{json, Map, Value};
 
 /// A closed object whose every property is required.

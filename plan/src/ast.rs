@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
     derive(ts_rs::TS),
     ts(type = "{ [field: string]: unknown }")
 )]
-#[serde(try_from = "super::wire::WirePlan", into = "super::wire::WirePlan")]
+#[serde(try_from = "crate::wire::WirePlan", into = "crate::wire::WirePlan")]
 pub struct Plan {
     /// Named sub-plans (`WITH name AS (…)`) that `tables` may read like tables.
     pub ctes: Vec<Cte>,

@@ -9,12 +9,11 @@ mod build;
 mod dates;
 mod expr;
 mod numbers;
-#[cfg(not(target_arch = "wasm32"))]
-mod spark_sql;
 
-use crate::datasource::Dialect;
-use crate::plan::{Expr, Plan, SetOperator, TableRef};
+use crate::dialect::Dialect;
 use crate::schema::SchemaSnapshot;
+use crate::Error;
+use crate::{Expr, Plan, SetOperator, TableRef};
 use build::{ident, int, object_name};
 use expr::order_by_expr;
 use sqlparser::ast::{
@@ -24,7 +23,6 @@ use sqlparser::ast::{
     TableFactor, TableWithJoins,
 };
 use std::cell::RefCell;
-use std::fmt;
 
 pub use expr::arity;
 
@@ -58,25 +56,12 @@ impl Default for LowerOptions {
     }
 }
 
-/// Why a plan cannot be built into SQL, in plan terms.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LowerError {
-    /// What is wrong and how to fix it.
-    pub message: String,
-}
-
-impl fmt::Display for LowerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for LowerError {}
+/// Why a plan cannot be built into SQL, in plan terms: an [`Error`] of kind
+/// [`crate::ErrorKind::Unbuildable`].
+pub type LowerError = Error;
 
 fn fail<T>(message: impl Into<String>) -> Result<T, LowerError> {
-    Err(LowerError {
-        message: message.into(),
-    })
+    Err(Error::unbuildable(message.into()))
 }
 
 /// Builds the SQL query for `plan` in `dialect`. Table names take the schema's spelling.
@@ -86,8 +71,8 @@ pub fn lower(
     dialect: Dialect,
     options: &LowerOptions,
 ) -> Result<Query, LowerError> {
-    let deepest = crate::plan::wire::MAX_DEPTH;
-    if crate::validate::walk::nesting(plan, deepest) > deepest {
+    let deepest = crate::wire::MAX_DEPTH;
+    if crate::walk::nesting(plan, deepest) > deepest {
         return fail(format!("The plan nests more than {deepest} levels deep."));
     }
     let lowerer = Lowerer {
@@ -109,52 +94,6 @@ pub fn to_sql(
     options: &LowerOptions,
 ) -> Result<String, LowerError> {
     lower(plan, schema, dialect, options).map(|q| q.to_string())
-}
-
-/// The sqlparser dialect that reads a dialect's SQL.
-pub fn sql_dialect(dialect: Dialect) -> &'static dyn sqlparser::dialect::Dialect {
-    use sqlparser::dialect::{DuckDbDialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
-    static SQLITE: SQLiteDialect = SQLiteDialect {};
-    static POSTGRES: PostgreSqlDialect = PostgreSqlDialect {};
-    static MYSQL: MySqlDialect = MySqlDialect {};
-    static DUCKDB: DuckDbDialect = DuckDbDialect {};
-    match dialect {
-        Dialect::Sqlite => &SQLITE,
-        Dialect::Postgres => &POSTGRES,
-        Dialect::MySql => &MYSQL,
-        Dialect::DuckDb => &DUCKDB,
-        Dialect::SqlServer => sql_server(),
-        Dialect::Spark => spark(),
-    }
-}
-
-/// T-SQL's dialect natively. A browser never reads SQL Server's SQL (it has no SQL Server
-/// datasource; a server reached from the page parses its own), and MsSqlDialect's hooks for
-/// T-SQL blocks would put sqlparser's whole statement parser in the page's download, so
-/// there the generic dialect stands in.
-#[cfg(not(target_arch = "wasm32"))]
-fn sql_server() -> &'static dyn sqlparser::dialect::Dialect {
-    static MSSQL: sqlparser::dialect::MsSqlDialect = sqlparser::dialect::MsSqlDialect {};
-    &MSSQL
-}
-
-#[cfg(target_arch = "wasm32")]
-fn sql_server() -> &'static dyn sqlparser::dialect::Dialect {
-    static GENERIC: sqlparser::dialect::GenericDialect = sqlparser::dialect::GenericDialect {};
-    &GENERIC
-}
-
-/// Spark SQL natively, as Spark tokenises it ([`spark_sql`]). A browser never reaches
-/// Spark (the same reason as T-SQL's).
-#[cfg(not(target_arch = "wasm32"))]
-fn spark() -> &'static dyn sqlparser::dialect::Dialect {
-    static SPARK: spark_sql::SparkSql = spark_sql::SparkSql(sqlparser::dialect::SparkSqlDialect {});
-    &SPARK
-}
-
-#[cfg(target_arch = "wasm32")]
-fn spark() -> &'static dyn sqlparser::dialect::Dialect {
-    sql_server()
 }
 
 pub(crate) struct Lowerer<'a> {
@@ -302,7 +241,7 @@ fn is_constant(e: &Expr) -> bool {
 }
 
 /// Does an ORDER BY term name this select item, by expression or by its result name?
-fn orders_item(order: &Expr, item: &crate::plan::SelectItem) -> bool {
+fn orders_item(order: &Expr, item: &crate::SelectItem) -> bool {
     if *order == item.expr {
         return true;
     }
@@ -430,7 +369,7 @@ impl Lowerer<'_> {
             // OFFSET … FETCH needs an ORDER BY; this one orders nothing.
             order.push(order_by_expr(
                 SqlExpr::Subquery(Box::new(constant_query())),
-                crate::plan::Direction::Asc,
+                crate::Direction::Asc,
             ));
         }
         let (limit_clause, fetch) = self.limit_clause(limit, offset);
@@ -595,7 +534,7 @@ impl Lowerer<'_> {
     /// accept a result name only as a whole ORDER BY term, not inside an expression or in
     /// HAVING.
     fn with_results(&self, plan: &Plan, e: &Expr) -> Expr {
-        crate::validate::walk::with_result_names(plan, e)
+        crate::walk::with_result_names(plan, e)
     }
 
     /// Every non-constant selected expression not yet ordered on, named as [`Self::selected`]
@@ -603,7 +542,7 @@ impl Lowerer<'_> {
     /// keeps the same rows.
     /// A plan that returns at most one row needs none: there is no tie to break.
     fn tie_breakers(&self, plan: &Plan) -> Result<Vec<OrderByExpr>, LowerError> {
-        if crate::validate::walk::at_most_one_row(plan) {
+        if crate::walk::at_most_one_row(plan) {
             return Ok(Vec::new());
         }
         let ordered: Vec<usize> = plan
@@ -623,7 +562,7 @@ impl Lowerer<'_> {
                 if !constant && !ordered.contains(&(k + 1)) {
                     out.push(order_by_expr(
                         int(i64::try_from(k + 1).unwrap_or(i64::MAX)),
-                        crate::plan::Direction::Asc,
+                        crate::Direction::Asc,
                     ));
                 }
             }
@@ -650,7 +589,7 @@ impl Lowerer<'_> {
             }
             out.push(order_by_expr(
                 self.selected(plan, i)?,
-                crate::plan::Direction::Asc,
+                crate::Direction::Asc,
             ));
         }
         Ok(out)
@@ -670,7 +609,7 @@ impl Lowerer<'_> {
                 b.source.columns().into_iter().map(move |c| {
                     order_by_expr(
                         SqlExpr::CompoundIdentifier(vec![ident(&b.alias, d), ident(c, d)]),
-                        crate::plan::Direction::Asc,
+                        crate::Direction::Asc,
                     )
                 })
             })
@@ -866,7 +805,7 @@ impl Lowerer<'_> {
         let has =
             |placed: &[&str], alias: &str| placed.iter().any(|p| p.eq_ignore_ascii_case(alias));
         let mut placed: Vec<&str> = vec![first.alias.as_str()];
-        let mut pending: Vec<&crate::plan::Join> = plan.joins.iter().collect();
+        let mut pending: Vec<&crate::Join> = plan.joins.iter().collect();
         let mut joins = Vec::with_capacity(pending.len());
         while !pending.is_empty() {
             let next = pending
@@ -900,7 +839,7 @@ impl Lowerer<'_> {
                 ));
             };
             let mut later = None;
-            crate::validate::walk::each_node(&j.condition, &mut |e| {
+            crate::walk::each_node(&j.condition, &mut |e| {
                 if let Expr::Column { alias: Some(a), .. } = e {
                     let declared_here = plan.tables.iter().any(|t| t.alias.eq_ignore_ascii_case(a));
                     let available = placed.iter().any(|p| p.eq_ignore_ascii_case(a))
@@ -917,13 +856,13 @@ impl Lowerer<'_> {
                     j.left_alias, j.right_alias
                 ));
             }
-            if self.dialect == Dialect::MySql && j.join_type == crate::plan::JoinType::Full {
+            if self.dialect == Dialect::MySql && j.join_type == crate::JoinType::Full {
                 return fail(
                     "MySQL has no FULL JOIN; use a LEFT JOIN and a RIGHT JOIN combined with UNION.",
                 );
             }
             let on = JoinConstraint::On(self.expr(&j.condition)?);
-            use crate::plan::JoinType;
+            use crate::JoinType;
             let join_operator = match (j.join_type, mirrored) {
                 (JoinType::Inner, _) => JoinOperator::Join(on),
                 (JoinType::Left, false) | (JoinType::Right, true) => JoinOperator::LeftOuter(on),

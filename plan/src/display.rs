@@ -1,8 +1,8 @@
 //! The one-line form of a plan, for traces and the UI: SQL-like, so it reads at a glance,
 //! but never executed (the generator renders the real SQL, quoting and escaping included).
 
-use super::ast::*;
-use super::wire::binary_op_text;
+use crate::ast::*;
+use crate::wire::binary_op_text;
 use std::fmt::{self, Display, Formatter, Write};
 
 fn list<T: Display>(f: &mut Formatter<'_>, items: &[T]) -> fmt::Result {

@@ -1,4 +1,4 @@
-use super::*;
+use crate::*;
 use serde_json::json;
 
 fn parse(v: serde_json::Value) -> Result<Plan, String> {
@@ -331,6 +331,7 @@ fn the_one_line_form_reads_like_sql() {
 
 mod json_schema {
     use super::*;
+    use serde_json::json;
     use serde_json::Value;
 
     /// Every object is closed and requires all its properties (OpenAI strict mode).

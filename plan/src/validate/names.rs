@@ -3,11 +3,11 @@
 //! need resolved names: joins and GROUP BY coherence.
 
 use super::similar::closest;
-use super::walk::{self, has_aggregate, is_aggregate_name, Clause};
 use super::{DeclaredKey, Findings, JoinRule};
-use crate::error::ErrorCode;
-use crate::plan::{CastType, Expr, Literal, Plan};
 use crate::schema::{SchemaSnapshot, Table, TypeCategory};
+use crate::walk::{self, has_aggregate, is_aggregate_name, Clause};
+use crate::{CastType, Expr, Literal, Plan};
+use nl2sql_error::ErrorCode;
 
 /// A result column of a plan: what a CTE offers the plans that read it.
 #[derive(Debug, Clone)]
@@ -181,7 +181,7 @@ fn compatible(a: TypeCategory, b: TypeCategory) -> bool {
 fn conjuncts(e: &Expr) -> Vec<&Expr> {
     match e {
         Expr::Binary {
-            op: crate::plan::BinaryOp::And,
+            op: crate::BinaryOp::And,
             left,
             right,
         } => {
@@ -519,7 +519,7 @@ impl<'s> Resolver<'s, '_> {
                 .into_iter()
                 .filter_map(|c| match c {
                     Expr::Binary {
-                        op: crate::plan::BinaryOp::Eq,
+                        op: crate::BinaryOp::Eq,
                         left,
                         right,
                     } => match (&**left, &**right) {

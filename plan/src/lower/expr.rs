@@ -5,9 +5,10 @@ use super::build::{
     real, text,
 };
 use super::{dates, LowerError, Lowerer};
-use crate::datasource::Dialect;
-use crate::plan::functions::{self, date_call, DateCall, FuncClass};
-use crate::plan::{
+use crate::dialect::Dialect;
+use crate::functions::{self, date_call, DateCall, FuncClass};
+use crate::Error;
+use crate::{
     BinaryOp, CastType, Direction, Expr, Frame, FrameBound, FrameUnit, FuncCall, Literal,
     OrderItem, UnaryOp, Window,
 };
@@ -17,9 +18,7 @@ use sqlparser::ast::{
 };
 
 fn fail<T>(message: impl Into<String>) -> Result<T, LowerError> {
-    Err(LowerError {
-        message: message.into(),
-    })
+    Err(Error::unbuildable(message.into()))
 }
 
 /// Operands that are themselves operations get parentheses, so the SQL keeps the plan's
@@ -88,11 +87,7 @@ impl Lowerer<'_> {
         })
     }
 
-    fn case(
-        &self,
-        whens: &[crate::plan::When],
-        else_expr: Option<&Expr>,
-    ) -> Result<SqlExpr, LowerError> {
+    fn case(&self, whens: &[crate::When], else_expr: Option<&Expr>) -> Result<SqlExpr, LowerError> {
         if whens.is_empty() {
             return fail("A CASE needs at least one WHEN branch.");
         }
@@ -139,7 +134,7 @@ impl Lowerer<'_> {
         })
     }
 
-    fn subquery(&self, plan: &crate::plan::Plan, exists: bool) -> Result<SqlExpr, LowerError> {
+    fn subquery(&self, plan: &crate::Plan, exists: bool) -> Result<SqlExpr, LowerError> {
         let query = Box::new(self.query(plan, false)?);
         Ok(if exists {
             SqlExpr::Exists {
@@ -409,7 +404,7 @@ impl Lowerer<'_> {
             ));
         }
         if let Some(call) = date_call(f) {
-            let call = call.map_err(|message| LowerError { message })?;
+            let call = call.map_err(|message| Error::unbuildable(message))?;
             return Ok(match call {
                 DateCall::Part(u, x) => dates::part(u, &|| self.expr(x), d)?,
                 DateCall::Trunc(u, x) => dates::trunc(u, &|| self.expr(x), d)?,

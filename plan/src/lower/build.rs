@@ -6,7 +6,7 @@
 //! and text are escaped here, completely, and handed to the AST as finished tokens
 //! (an unquoted `Ident`, a `Placeholder` value) that `Display` writes verbatim.
 
-use crate::datasource::Dialect;
+use crate::dialect::Dialect;
 use sqlparser::ast::{
     self, BinaryOperator, CastKind, DataType, Expr as SqlExpr, Function, FunctionArg,
     FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident, ObjectName, ObjectNamePart,
@@ -360,7 +360,7 @@ const RESERVED: &[&str] = &[
 /// dialect reserves (and, on PostgreSQL, all lower case, since unquoted names fold), else
 /// quoted.
 pub fn ident(name: &str, dialect: Dialect) -> Ident {
-    let plain = crate::plan::functions::is_plain_identifier(name)
+    let plain = crate::functions::is_plain_identifier(name)
         && RESERVED
             .binary_search(&name.to_ascii_uppercase().as_str())
             .is_err()

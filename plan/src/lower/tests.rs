@@ -318,8 +318,9 @@ fn render_all() -> String {
         for d in Dialect::ALL {
             let sql =
                 to_sql(&plan, &schema, d, &options).unwrap_or_else(|e| panic!("{name} ({d}): {e}"));
-            let statements = sqlparser::parser::Parser::parse_sql(sql_dialect(d), &sql)
-                .unwrap_or_else(|e| panic!("{name} ({d}) does not re-parse: {e}\n{sql}"));
+            let statements =
+                sqlparser::parser::Parser::parse_sql(crate::dialect::sql_dialect(d), &sql)
+                    .unwrap_or_else(|e| panic!("{name} ({d}) does not re-parse: {e}\n{sql}"));
             assert_eq!(statements.len(), 1, "{name} ({d}): {sql}");
             assert!(
                 matches!(statements[0], sqlparser::ast::Statement::Query(_)),
@@ -462,7 +463,7 @@ fn a_query_of_at_most_one_row_gets_no_tie_breaker() {
         json!({"having": bin(">", c("i", "Total"), lit(json!(10)))}),
     ))
     .unwrap();
-    assert!(!crate::validate::walk::at_most_one_row(&plan));
+    assert!(!crate::walk::at_most_one_row(&plan));
     // Grouped, it returns a row per group, and the groups are ordered.
     assert!(
         sql(json!({"group_by": [{"expr": c("i", "BillingCountry")}]})).contains("ORDER BY"),
@@ -477,14 +478,14 @@ fn long_and_or_chains_stay_flat() {
         column: "InvoiceId".into(),
     };
     let equals = |k| Expr::Binary {
-        op: crate::plan::BinaryOp::Eq,
+        op: crate::BinaryOp::Eq,
         left: Box::new(id()),
-        right: Box::new(Expr::Literal(crate::plan::Literal::Integer(k))),
+        right: Box::new(Expr::Literal(crate::Literal::Integer(k))),
     };
     let mut filter = equals(0);
     for k in 1..38 {
         filter = Expr::Binary {
-            op: crate::plan::BinaryOp::Or,
+            op: crate::BinaryOp::Or,
             left: Box::new(filter),
             right: Box::new(equals(k)),
         };

@@ -7,6 +7,7 @@
 //! for one caller, for the retriever (which hides what it may not read) and the validator
 //! (which refuses it).
 
+use crate::{Error, ErrorKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -53,22 +54,10 @@ pub struct Pattern {
     table: Option<String>,
 }
 
-/// Why a pattern or a policy is not usable.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PolicyError(pub String);
-
-impl fmt::Display for PolicyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for PolicyError {}
-
 impl TryFrom<String> for Pattern {
-    type Error = PolicyError;
+    type Error = Error;
 
-    fn try_from(text: String) -> Result<Pattern, PolicyError> {
+    fn try_from(text: String) -> Result<Pattern, Error> {
         let parts: Vec<&str> = text.split('.').map(str::trim).collect();
         match parts.as_slice() {
             [ds] if !ds.is_empty() => Ok(Pattern {
@@ -79,9 +68,10 @@ impl TryFrom<String> for Pattern {
                 datasource: ds.to_lowercase(),
                 table: Some(table.to_lowercase()),
             }),
-            _ => Err(PolicyError(format!(
-                "policy pattern {text:?} is not `*`, `datasource` or `datasource.table`"
-            ))),
+            _ => Err(Error::new(
+                ErrorKind::Policy,
+                format!("policy pattern {text:?} is not `*`, `datasource` or `datasource.table`"),
+            )),
         }
     }
 }
@@ -151,12 +141,15 @@ fn glob(pattern: &str, text: &str) -> bool {
 
 impl Policies {
     /// Checks what serde cannot: the default role exists.
-    pub fn validate(&self) -> Result<(), PolicyError> {
+    pub fn validate(&self) -> Result<(), Error> {
         match &self.default_role {
-            Some(role) if !self.roles.contains_key(role) => Err(PolicyError(format!(
-                "default_role {role:?} is not one of the roles ({})",
-                self.roles.keys().cloned().collect::<Vec<_>>().join(", ")
-            ))),
+            Some(role) if !self.roles.contains_key(role) => Err(Error::new(
+                ErrorKind::Policy,
+                format!(
+                    "default_role {role:?} is not one of the roles ({})",
+                    self.roles.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            )),
             _ => Ok(()),
         }
     }
@@ -468,7 +461,7 @@ mod tests {
         assert!(bad
             .validate()
             .unwrap_err()
-            .0
+            .message
             .contains("default_role \"boss\""));
         let err = serde_json::from_str::<Policies>(r#"{"roles": {"x": {"allow": ["a.b.c"]}}}"#)
             .unwrap_err();

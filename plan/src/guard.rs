@@ -6,7 +6,7 @@
 //! no data-modifying CTE, no `SELECT … INTO`, no row locks. Text it cannot parse never runs.
 //! Adapters add the database's own read-only switches behind it (defence in depth).
 
-use crate::datasource::{DatasourceError, DatasourceErrorKind};
+use crate::{Error, ErrorKind};
 use sqlparser::ast::{ObjectName, Query, Select, Statement, Visit, Visitor};
 use sqlparser::dialect::SQLiteDialect;
 use sqlparser::keywords::Keyword;
@@ -27,11 +27,11 @@ const MAX_SET_OPERATIONS: usize = 100;
 
 /// Returns `Ok` when `sql` is exactly one read-only query in SQLite's dialect.
 ///
-/// A parse failure is [`DatasourceErrorKind::InvalidQuery`] (the query is wrong and a
+/// A parse failure is [`ErrorKind::Unreadable`] (the query is wrong and a
 /// corrected one may run), unless a statement in it starts with a writing keyword; anything
-/// that parses but is not a single read-only query is [`DatasourceErrorKind::Refused`], and so
+/// that parses but is not a single read-only query is [`ErrorKind::Refused`], and so
 /// is a query too large to analyse safely.
-pub fn check_read_only(sql: &str) -> Result<(), DatasourceError> {
+pub fn check_read_only(sql: &str) -> Result<(), Error> {
     parse_read_only(sql, &SQLiteDialect {}).map(|_| ())
 }
 
@@ -42,12 +42,9 @@ pub fn check_read_only(sql: &str) -> Result<(), DatasourceError> {
 /// refuses what reaches past the tables from inside a read: a table named by a file format
 /// and a path (csv.`/etc/passwd`), calls into Java (`reflect`, `java_method`), and
 /// Databricks' functions that read files, secrets or the network or call a model.
-pub fn check_read_only_in(
-    sql: &str,
-    dialect: crate::datasource::Dialect,
-) -> Result<(), DatasourceError> {
-    let sql_dialect = crate::lower::sql_dialect(dialect);
-    let spark = dialect == crate::datasource::Dialect::Spark;
+pub fn check_read_only_in(sql: &str, dialect: crate::dialect::Dialect) -> Result<(), Error> {
+    let sql_dialect = crate::dialect::sql_dialect(dialect);
+    let spark = dialect == crate::dialect::Dialect::Spark;
     if spark && raw_string(sql, sql_dialect) {
         return Err(refused(
             "Spark reads R'…' as a raw string, whose end the guard cannot be sure of",
@@ -167,10 +164,10 @@ fn table_form(body: &sqlparser::ast::SetExpr, is_format: &dyn Fn(&str) -> bool) 
 pub fn parse_read_only(
     sql: &str,
     dialect: &dyn sqlparser::dialect::Dialect,
-) -> Result<Query, DatasourceError> {
+) -> Result<Query, Error> {
     let tokens = Tokenizer::new(dialect, sql).tokenize().map_err(|e| {
-        DatasourceError::new(
-            DatasourceErrorKind::InvalidQuery,
+        Error::new(
+            ErrorKind::Unreadable,
             format!("the query does not parse: {e}"),
         )
     })?;
@@ -192,8 +189,8 @@ pub fn parse_read_only(
     // its code, and the page would download it only to refuse what it parses.
     // A writing statement anywhere is refused, whatever else the text holds.
     if let (Some(word), None) = (&scan.unknown_start, &scan.writing_keyword) {
-        return Err(DatasourceError::new(
-            DatasourceErrorKind::InvalidQuery,
+        return Err(Error::new(
+            ErrorKind::Unreadable,
             format!("the query does not parse: expected a statement, found {word}"),
         ));
     }
@@ -215,8 +212,8 @@ pub fn parse_read_only(
         Some(word) => refused(&format!(
             "only read-only queries may run, and this is a {word} statement"
         )),
-        None => DatasourceError::new(
-            DatasourceErrorKind::InvalidQuery,
+        None => Error::new(
+            ErrorKind::Unreadable,
             format!("the query does not parse: {e}"),
         ),
     })?;
@@ -236,6 +233,26 @@ fn finish_query(parser: &mut Parser) -> Result<Query, ParserError> {
     } else {
         parser.expected("the end of the query (one query, nothing after it)", next)
     }
+}
+
+/// The tables a statement reads, by name (none when it does not parse).
+pub fn tables_read(sql: &str) -> Vec<String> {
+    // Through the guard, whose bounds come before any parsing: a verified query's text is
+    // walked like any other.
+    let Ok(query) = parse_read_only(sql, &sqlparser::dialect::GenericDialect {}) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = Vec::new();
+    let _ = walk(&query, &mut |met| {
+        if let Met::Relation(name) = met {
+            let table = name.to_string().trim_matches('"').to_string();
+            if !names.contains(&table) {
+                names.push(table);
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    names
 }
 
 /// What [`walk`] meets in a parsed query.
@@ -485,9 +502,9 @@ fn is_operator(token: &Token) -> bool {
     )
 }
 
-fn refused(reason: &str) -> DatasourceError {
-    DatasourceError::new(
-        DatasourceErrorKind::Refused,
+fn refused(reason: &str) -> Error {
+    Error::new(
+        ErrorKind::Refused,
         format!("refused: {reason}; this datasource runs exactly one read-only query"),
     )
 }
@@ -520,14 +537,14 @@ const NOT_QUERIES: &[&str] = &[
 mod tests {
     use super::*;
 
-    fn kind(sql: &str) -> Option<DatasourceErrorKind> {
+    fn kind(sql: &str) -> Option<ErrorKind> {
         check_read_only(sql).err().map(|e| e.kind)
     }
 
     #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn on_spark_nothing_reaches_past_the_tables() {
-        use crate::datasource::Dialect;
+        use crate::dialect::Dialect;
         let spark = |sql: &str| check_read_only_in(sql, Dialect::Spark).map_err(|e| e.kind);
         for read in [
             "SELECT t.Name FROM Track AS t WHERE t.Name = 'it\\'s' LIMIT 5",
@@ -552,11 +569,7 @@ mod tests {
             "SELECT \"x\"; DROP TABLE t",
             "SELECT 'a\\\\'; DROP TABLE t",
         ] {
-            assert_eq!(
-                spark(hostile),
-                Err(DatasourceErrorKind::Refused),
-                "{hostile}"
-            );
+            assert_eq!(spark(hostile), Err(ErrorKind::Refused), "{hostile}");
         }
         // Elsewhere these names are not Spark's: `reflect` is just a name there.
         assert_eq!(
@@ -612,7 +625,7 @@ mod tests {
             "WITH g AS (SELECT 1) MERGE INTO Genre USING g ON 1 = 1 WHEN MATCHED THEN DELETE",
             "SELECT * FROM Track FOR UPDATE",
         ] {
-            assert_eq!(kind(sql), Some(DatasourceErrorKind::Refused), "{sql}");
+            assert_eq!(kind(sql), Some(ErrorKind::Refused), "{sql}");
         }
     }
 
@@ -629,21 +642,18 @@ mod tests {
         // REPLACE and UPDATE here are a function and a column, not statements.
         assert_eq!(
             kind("SELECT REPLACE(Name, 'a', 'b') FROM FROM Track"),
-            Some(DatasourceErrorKind::InvalidQuery)
+            Some(ErrorKind::Unreadable)
         );
-        assert_eq!(
-            kind("SELECT \"update\" FROM"),
-            Some(DatasourceErrorKind::InvalidQuery)
-        );
+        assert_eq!(kind("SELECT \"update\" FROM"), Some(ErrorKind::Unreadable));
     }
 
     #[test]
     fn huge_operator_chains_are_refused_without_recursing() {
         // Deep enough to overflow the stack if it were parsed and walked.
         let chain = format!("SELECT 1{}", "+1".repeat(200_000));
-        assert_eq!(kind(&chain), Some(DatasourceErrorKind::Refused));
+        assert_eq!(kind(&chain), Some(ErrorKind::Refused));
         let globs = format!("SELECT 'a'{}", " GLOB 'a'".repeat(5_000));
-        assert_eq!(kind(&globs), Some(DatasourceErrorKind::Refused));
+        assert_eq!(kind(&globs), Some(ErrorKind::Refused));
         let fine = format!("SELECT 1{}", "+1".repeat(MAX_OPERATOR_CHAIN - 1));
         assert_eq!(kind(&fine), None);
         // Chains nested in parentheses add up to one deep tree.
@@ -658,11 +668,7 @@ mod tests {
             format!("({}", "1+".repeat(60)).repeat(30),
             ")".repeat(30)
         );
-        assert_eq!(
-            kind(&nested),
-            Some(DatasourceErrorKind::Refused),
-            "1,800 deep is not"
-        );
+        assert_eq!(kind(&nested), Some(ErrorKind::Refused), "1,800 deep is not");
         // Many short chains side by side are fine: the tree is wide, not deep.
         let wide = format!(
             "SELECT {}",
@@ -675,14 +681,8 @@ mod tests {
 
     #[test]
     fn unparseable_text_is_an_invalid_query_and_never_runs() {
-        assert_eq!(kind("SELEC 1"), Some(DatasourceErrorKind::InvalidQuery));
-        assert_eq!(
-            kind("SELECT 1; DELET"),
-            Some(DatasourceErrorKind::InvalidQuery)
-        );
-        assert_eq!(
-            kind("SELECT 'unterminated"),
-            Some(DatasourceErrorKind::InvalidQuery)
-        );
+        assert_eq!(kind("SELEC 1"), Some(ErrorKind::Unreadable));
+        assert_eq!(kind("SELECT 1; DELET"), Some(ErrorKind::Unreadable));
+        assert_eq!(kind("SELECT 'unterminated"), Some(ErrorKind::Unreadable));
     }
 }

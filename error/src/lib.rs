@@ -4,6 +4,11 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// The refusal every denied table gets unless a policy's `refusal_names_tables` is on. It
+/// names nothing: what a role may not read is itself not for that role to learn.
+pub const REFUSAL_MESSAGE: &str =
+    "You do not have permission to see the data this question requires.";
+
 /// How bad an error is. Decides, with the code, whether a retry may help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -404,7 +409,7 @@ impl PipelineError {
 /// message where a code has one, else the message itself.
 fn boundary_message(code: ErrorCode, message: &str) -> String {
     match code {
-        ErrorCode::SecurityViolation => crate::validate::REFUSAL_MESSAGE.to_string(),
+        ErrorCode::SecurityViolation => REFUSAL_MESSAGE.to_string(),
         ErrorCode::ExecutionFailed => "The database rejected the query.".to_string(),
         _ => code
             .safe_message()

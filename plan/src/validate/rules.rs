@@ -1,11 +1,11 @@
 //! The checks that need no schema: plan shape, function names, operators, date calls.
 
-use super::walk::{each_expr, each_plan, Clause};
 use super::Findings;
-use crate::error::ErrorCode;
+use crate::functions::{self, date_call, FuncClass};
 use crate::lower::arity;
-use crate::plan::functions::{self, date_call, FuncClass};
-use crate::plan::{BinaryOp, Expr, Literal, Plan};
+use crate::walk::{each_expr, each_plan, Clause};
+use crate::{BinaryOp, Expr, Literal, Plan};
+use nl2sql_error::ErrorCode;
 
 /// The most operators, set operations and IN-list values a whole plan may hold: bounds that
 /// keep its SQL within what the read-only guard accepts (chains of 1,000 operators, 100 set
@@ -238,8 +238,8 @@ pub fn calls(plan: &Plan, out: &mut Findings) {
 
 /// What SQL allows in a window: no DISTINCT, no window inside it, a frame that runs
 /// forwards, and value offsets (RANGE n PRECEDING) only over one ordering key.
-fn window(name: &str, distinct: bool, w: &crate::plan::Window, out: &mut Findings) {
-    use crate::plan::{FrameBound, FrameUnit};
+fn window(name: &str, distinct: bool, w: &crate::Window, out: &mut Findings) {
+    use crate::{FrameBound, FrameUnit};
     if distinct {
         out.invalid(format!(
             "{name}(DISTINCT …) cannot be a window function; aggregate in a CTE first."
@@ -251,7 +251,7 @@ fn window(name: &str, distinct: bool, w: &crate::plan::Window, out: &mut Finding
         .chain(w.order_by.iter().map(|o| &o.expr))
         .any(|e| {
             let mut found = false;
-            super::walk::each_node(e, &mut |n| {
+            crate::walk::each_node(e, &mut |n| {
                 found |= matches!(n, Expr::Func(g) if g.over.is_some());
             });
             found
@@ -305,11 +305,11 @@ fn is_list(e: &Expr) -> bool {
 /// Aggregates and windows where SQL allows them.
 pub fn placement(plan: &Plan, out: &mut Findings) {
     each_plan(plan, &mut |p| {
-        for (clause, root) in super::walk::clauses(p) {
+        for (clause, root) in crate::walk::clauses(p) {
             if matches!(clause, Clause::Having | Clause::OrderBy) {
                 // A result name stands for its expression: `HAVING rn = 1` over a window,
                 // or `MAX(total)` over `SUM(x)`, is what the SQL will say.
-                place(&super::walk::with_result_names(p, root), clause, false, out);
+                place(&crate::walk::with_result_names(p, root), clause, false, out);
             } else {
                 place(root, clause, false, out);
             }
@@ -319,7 +319,7 @@ pub fn placement(plan: &Plan, out: &mut Findings) {
 
 fn place(e: &Expr, clause: Clause, in_aggregate: bool, out: &mut Findings) {
     let children = |e: &Expr, in_agg: bool, out: &mut Findings| {
-        for c in super::walk::children(e) {
+        for c in crate::walk::children(e) {
             place(c, clause, in_agg, out);
         }
     };

@@ -9,8 +9,8 @@
 
 use super::build::{binary, call, int};
 use super::Lowerer;
-use crate::datasource::Dialect;
-use crate::plan::{BinaryOp, CastType, Expr, FuncCall, Literal, UnaryOp};
+use crate::dialect::Dialect;
+use crate::{BinaryOp, CastType, Expr, FuncCall, Literal, UnaryOp};
 use sqlparser::ast::{BinaryOperator as Op, Expr as SqlExpr};
 
 /// What kind of number an expression gives, when the plan and the schema tell.
@@ -113,7 +113,7 @@ impl Lowerer<'_> {
 /// fractions, anything else is not known as a number. SQLite's own names (`INTEGER`,
 /// `NUMERIC(10,2)`) read the same way.
 fn declared_kind(declared: &str) -> Option<Numeric> {
-    match crate::introspect::category_of(declared) {
+    match crate::schema::category_of(declared) {
         crate::schema::TypeCategory::Number => {
             let t = declared.to_ascii_uppercase();
             if t.contains("INT") || t.contains("SERIAL") {

@@ -1,6 +1,6 @@
 //! The schema snapshot: what a datasource holds, read once and then kept in memory.
 
-use crate::datasource::Dialect;
+use crate::dialect::Dialect;
 use crate::value::Value;
 use serde::{Deserialize, Serialize};
 
@@ -244,5 +244,62 @@ mod tests {
         assert_eq!(t.primary_key(), vec!["A", "B"]);
         assert_eq!(t.column("b").unwrap().name, "B");
         assert!(snap.table("Album").is_none());
+    }
+}
+
+/// A table's structure as the catalogue declares it, before statistics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableShape {
+    /// The table's name as declared.
+    pub name: String,
+    /// Its columns, in declaration order.
+    pub columns: Vec<ColumnShape>,
+    /// Its foreign keys, in declaration order.
+    pub foreign_keys: Vec<ForeignKey>,
+    /// Whether it is a view.
+    pub view: bool,
+}
+
+/// A column as the catalogue declares it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnShape {
+    /// The column's name as declared.
+    pub name: String,
+    /// The declared type as the engine writes it (`character varying(200)`, `int(11)`).
+    pub declared_type: String,
+    /// Whether it may hold NULL.
+    pub nullable: bool,
+    /// Its 1-based position in the primary key.
+    pub primary_key_position: Option<u32>,
+}
+
+/// Every table of the schema a datasource reads.
+pub type Structure = Vec<TableShape>;
+
+/// The category of a declared type as PostgreSQL, MySQL/MariaDB and DuckDB write them. The
+/// type's name alone decides (`numeric(10,2)` is `numeric`; `int unsigned` is `int`), so a
+/// name that merely contains a word (`interval`, `point`) is not mistaken for another.
+pub fn category_of(declared_type: &str) -> TypeCategory {
+    let t = declared_type.trim().to_ascii_lowercase();
+    let name = t.split(['(', '[']).next().unwrap_or_default().trim();
+    let first = name.split_whitespace().next().unwrap_or_default();
+    if name.ends_with("[]") || t.contains('[') {
+        return TypeCategory::Other;
+    }
+    match first {
+        "smallint" | "integer" | "int" | "bigint" | "int2" | "int4" | "int8" | "tinyint"
+        | "mediumint" | "hugeint" | "uhugeint" | "utinyint" | "usmallint" | "uinteger"
+        | "ubigint" | "serial" | "bigserial" | "smallserial" | "numeric" | "decimal" | "dec"
+        | "fixed" | "real" | "double" | "float" | "float4" | "float8" | "money" => {
+            TypeCategory::Number
+        }
+        "text" | "varchar" | "character" | "char" | "bpchar" | "nvarchar" | "nchar" | "citext"
+        | "tinytext" | "mediumtext" | "longtext" | "enum" | "string" | "name" | "uuid" => {
+            TypeCategory::Text
+        }
+        "date" | "time" | "timestamp" | "timestamptz" | "timetz" | "datetime" | "year"
+        | "timestamp_ntz" | "timestamp_ltz" => TypeCategory::Temporal,
+        "boolean" | "bool" => TypeCategory::Boolean,
+        _ => TypeCategory::Other,
     }
 }

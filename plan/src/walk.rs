@@ -1,7 +1,7 @@
 //! Traversals over a plan: its nested plans, its clauses, the nodes of an expression.
 
-use crate::plan::functions::{self, FuncClass};
-use crate::plan::{Expr, Plan};
+use crate::functions::{self, FuncClass};
+use crate::{Expr, Plan};
 
 /// Where in a plan an expression sits; decides what it may contain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,13 +108,15 @@ pub fn each_plan<'a>(plan: &'a Plan, f: &mut dyn FnMut(&'a Plan)) {
     }
 }
 
-/// The names of the tables (and CTEs) every plan in `plan` reads, in the order met.
-pub fn table_names(plan: &Plan) -> Vec<&str> {
-    let mut names = Vec::new();
-    each_plan(plan, &mut |p| {
-        names.extend(p.tables.iter().map(|t| t.name.as_str()));
-    });
-    names
+impl Plan {
+    /// The names of the tables (and CTEs) every plan in this one reads, in the order met.
+    pub fn table_names(&self) -> Vec<&str> {
+        let mut names = Vec::new();
+        each_plan(self, &mut |p| {
+            names.extend(p.tables.iter().map(|t| t.name.as_str()));
+        });
+        names
+    }
 }
 
 /// Calls `f` on every expression node of every plan in `plan`, with its clause.

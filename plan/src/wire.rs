@@ -5,30 +5,10 @@
 //! its schema) parse unchanged. Unknown keys are rejected. The typed plan serializes back to
 //! the compact form: only the fields its kind uses, defaults left out.
 
-use super::ast::*;
+use crate::ast::*;
+use crate::{Error, ErrorKind};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-
-/// Why a plan's JSON does not describe a plan: where, and what is wrong there.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlanShapeError {
-    /// Where in the plan, e.g. `select_items[1].expr.args[0]`.
-    pub path: String,
-    /// What is wrong there.
-    pub message: String,
-}
-
-impl fmt::Display for PlanShapeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "{}: {}", self.path, self.message)
-        }
-    }
-}
-
-impl std::error::Error for PlanShapeError {}
 
 /// Only reads are plans; the reference's `query_type` admits nothing else either.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -263,9 +243,9 @@ pub enum WireBoundKind {
 // ---- JSON → typed --------------------------------------------------------------------
 
 impl TryFrom<WirePlan> for Plan {
-    type Error = PlanShapeError;
+    type Error = Error;
 
-    fn try_from(wire: WirePlan) -> Result<Plan, PlanShapeError> {
+    fn try_from(wire: WirePlan) -> Result<Plan, Error> {
         plan_from(wire, &Path::ROOT)
     }
 }
@@ -332,11 +312,13 @@ impl fmt::Display for Path<'_> {
     }
 }
 
-fn shape(path: &Path<'_>, message: impl Into<String>) -> PlanShapeError {
-    PlanShapeError {
-        path: path.to_string(),
-        message: message.into(),
-    }
+fn shape(path: &Path<'_>, message: impl Into<String>) -> Error {
+    Error::new(
+        ErrorKind::Shape {
+            path: path.to_string(),
+        },
+        message,
+    )
 }
 
 /// How deep expressions and sub-plans may nest. Far beyond any real question (the deepest
@@ -347,7 +329,7 @@ pub const MAX_DEPTH: usize = 40;
 /// At most this many set operations in one plan: each nests the rendered query one level.
 pub const MAX_SET_OPERATIONS: usize = 100;
 
-fn check_depth(path: &Path<'_>) -> Result<(), PlanShapeError> {
+fn check_depth(path: &Path<'_>) -> Result<(), Error> {
     if path.depth > MAX_DEPTH {
         return Err(shape(
             path,
@@ -357,7 +339,7 @@ fn check_depth(path: &Path<'_>) -> Result<(), PlanShapeError> {
     Ok(())
 }
 
-fn plan_from(w: WirePlan, path: &Path<'_>) -> Result<Plan, PlanShapeError> {
+fn plan_from(w: WirePlan, path: &Path<'_>) -> Result<Plan, Error> {
     check_depth(path)?;
     if w.set_operations.len() > MAX_SET_OPERATIONS {
         return Err(shape(
@@ -447,10 +429,7 @@ fn plan_from(w: WirePlan, path: &Path<'_>) -> Result<Plan, PlanShapeError> {
     })
 }
 
-fn order_from(
-    items: Vec<WireOrderItem>,
-    path: &Path<'_>,
-) -> Result<Vec<OrderItem>, PlanShapeError> {
+fn order_from(items: Vec<WireOrderItem>, path: &Path<'_>) -> Result<Vec<OrderItem>, Error> {
     items
         .into_iter()
         .enumerate()
@@ -468,14 +447,14 @@ fn boxed(
     path: &Path<'_>,
     field: &'static str,
     what: &str,
-) -> Result<Box<Expr>, PlanShapeError> {
+) -> Result<Box<Expr>, Error> {
     let e = e.ok_or_else(|| shape(path, format!("{what} needs `{field}`")))?;
     Ok(Box::new(expr_from(*e, &path.field(field))?))
 }
 
 /// Our own fields (unlike the reference's, which it tolerates anywhere) are refused on kinds
 /// that do not use them: a `negated` ignored on the wrong kind would silently flip an answer.
-fn check_fields(w: &WireExpr, path: &Path<'_>) -> Result<(), PlanShapeError> {
+fn check_fields(w: &WireExpr, path: &Path<'_>) -> Result<(), Error> {
     let misplaced = [
         ("distinct", w.distinct, w.kind == WireKind::Func),
         ("over", w.over.is_some(), w.kind == WireKind::Func),
@@ -504,7 +483,7 @@ fn check_fields(w: &WireExpr, path: &Path<'_>) -> Result<(), PlanShapeError> {
     Ok(())
 }
 
-fn expr_from(w: WireExpr, path: &Path<'_>) -> Result<Expr, PlanShapeError> {
+fn expr_from(w: WireExpr, path: &Path<'_>) -> Result<Expr, Error> {
     check_depth(path)?;
     check_fields(&w, path)?;
     Ok(match w.kind {
@@ -616,16 +595,12 @@ fn expr_from(w: WireExpr, path: &Path<'_>) -> Result<Expr, PlanShapeError> {
     })
 }
 
-fn sub_plan(
-    plan: Option<Box<WirePlan>>,
-    path: &Path<'_>,
-    what: &str,
-) -> Result<Plan, PlanShapeError> {
+fn sub_plan(plan: Option<Box<WirePlan>>, path: &Path<'_>, what: &str) -> Result<Plan, Error> {
     let plan = plan.ok_or_else(|| shape(path, format!("{what} needs `plan`")))?;
     plan_from(*plan, &path.field("plan"))
 }
 
-fn window_from(w: WireWindow, path: &Path<'_>) -> Result<Window, PlanShapeError> {
+fn window_from(w: WireWindow, path: &Path<'_>) -> Result<Window, Error> {
     Ok(Window {
         partition_by: w
             .partition_by
@@ -638,7 +613,7 @@ fn window_from(w: WireWindow, path: &Path<'_>) -> Result<Window, PlanShapeError>
             .frame
             .map(|f| {
                 let at = path.field("frame");
-                Ok::<_, PlanShapeError>(Frame {
+                Ok::<_, Error>(Frame {
                     unit: f.unit,
                     start: bound_from(f.start, &at.field("start"))?,
                     end: bound_from(f.end, &at.field("end"))?,
@@ -648,7 +623,7 @@ fn window_from(w: WireWindow, path: &Path<'_>) -> Result<Window, PlanShapeError>
     })
 }
 
-fn bound_from(b: WireFrameBound, path: &Path<'_>) -> Result<FrameBound, PlanShapeError> {
+fn bound_from(b: WireFrameBound, path: &Path<'_>) -> Result<FrameBound, Error> {
     let offset = || {
         b.offset
             .ok_or_else(|| shape(path, "preceding and following need `offset`"))

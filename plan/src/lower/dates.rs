@@ -8,8 +8,8 @@
 
 use super::build::{binary, call, cast, custom_type, int, keyword, nested, text};
 use super::LowerError;
-use crate::datasource::Dialect;
-use crate::plan::functions::DateUnit;
+use crate::dialect::Dialect;
+use crate::functions::DateUnit;
 use sqlparser::ast::{BinaryOperator as Op, DateTimeField, Expr as SqlExpr, ExtractSyntax};
 
 /// An operand some renderings write twice (a quarter's month, a week's start): each use is

@@ -1,7 +1,7 @@
 //! Test fixtures shared by the unit tests: a slice of Chinook with enough tables, keys and
 //! types for every rule.
 
-use crate::datasource::Dialect;
+use crate::dialect::Dialect;
 use crate::schema::{Column, ColumnStats, ForeignKey, SchemaSnapshot, Table, TypeCategory};
 
 fn column(name: &str, declared: &str, category: TypeCategory, pk: Option<u32>) -> Column {
