@@ -103,3 +103,39 @@ pub fn schema() -> SchemaSnapshot {
         ],
     )
 }
+
+/// Plan JSON built the way the tests write it.
+pub mod json {
+    use serde_json::{json, Value as Json};
+
+    pub fn c(alias: &str, column: &str) -> Json {
+        json!({"kind": "column", "alias": alias, "column_name": column})
+    }
+
+    pub fn lit(v: Json) -> Json {
+        json!({"kind": "literal", "value": v})
+    }
+
+    pub fn bin(op: &str, l: Json, r: Json) -> Json {
+        json!({"kind": "binary", "op": op, "left": l, "right": r})
+    }
+
+    pub fn func(name: &str, args: Vec<Json>) -> Json {
+        json!({"kind": "func", "func_name": name, "args": args})
+    }
+
+    pub fn sel(exprs: Vec<Json>) -> Json {
+        Json::Array(exprs.into_iter().map(|e| json!({"expr": e})).collect())
+    }
+
+    pub fn invoices(select: Vec<Json>, extra: Json) -> Json {
+        let mut p =
+            json!({"tables": [{"name": "Invoice", "alias": "i"}], "select_items": sel(select)});
+        if let (Some(p), Some(extra)) = (p.as_object_mut(), extra.as_object()) {
+            for (k, v) in extra {
+                p.insert(k.clone(), v.clone());
+            }
+        }
+        p
+    }
+}

@@ -10,9 +10,11 @@
 //! - `bench`  set-up, then the benchmarks, natively (criterion) and in headless Chromium
 //! - `typescript` rewrites the npm package's generated declarations (`wasm/src/results.d.ts`)
 //!   from the Rust types
+//! - `deps`   the crate graph and each crate's module graph; fails on a module cycle
 //! - `mock`   the mock model provider in the foreground, for trying a client against it
 
 mod data;
+mod deps;
 mod npm;
 mod run;
 mod services;
@@ -24,7 +26,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <setup | data | serve [--release] | test | dist | npm | bench | typescript | mock | servers>";
+    "usage: cargo xtask <setup | data | serve [--release] | test | dist | npm | bench | typescript | deps | mock | servers>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -41,6 +43,7 @@ fn main() -> ExitCode {
         Some("npm") => setup::ensure(&project).and_then(|()| npm::build(&project)),
         Some("bench") => setup::ensure(&project).and_then(|()| bench(&project)),
         Some("typescript") => typescript(&project),
+        Some("deps") => deps::check(&project),
         Some("mock") => mock(),
         Some("servers") => servers(&project),
         _ => Err(Failure(USAGE.to_string())),

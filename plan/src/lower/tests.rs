@@ -3,38 +3,9 @@
 //! diff: it is the review of every dialect's SQL.
 
 use super::*;
+use crate::test_fixtures::json::{bin, c, func, invoices, lit, sel};
 use crate::test_fixtures::schema;
 use serde_json::{json, Value as Json};
-
-fn c(alias: &str, column: &str) -> Json {
-    json!({"kind": "column", "alias": alias, "column_name": column})
-}
-
-fn lit(v: Json) -> Json {
-    json!({"kind": "literal", "value": v})
-}
-
-fn bin(op: &str, l: Json, r: Json) -> Json {
-    json!({"kind": "binary", "op": op, "left": l, "right": r})
-}
-
-fn func(name: &str, args: Vec<Json>) -> Json {
-    json!({"kind": "func", "func_name": name, "args": args})
-}
-
-fn sel(exprs: Vec<Json>) -> Json {
-    Json::Array(exprs.into_iter().map(|e| json!({"expr": e})).collect())
-}
-
-fn invoices(select: Vec<Json>, extra: Json) -> Json {
-    let mut p = json!({"tables": [{"name": "Invoice", "alias": "i"}], "select_items": sel(select)});
-    if let (Some(p), Some(extra)) = (p.as_object_mut(), extra.as_object()) {
-        for (k, v) in extra {
-            p.insert(k.clone(), v.clone());
-        }
-    }
-    p
-}
 
 fn constructs() -> Vec<(&'static str, Json)> {
     let date = c("i", "InvoiceDate");
@@ -499,49 +470,6 @@ fn long_and_or_chains_stay_flat() {
         "{sql}"
     );
     crate::guard::check_read_only(&sql).expect("the guard re-reads it");
-}
-
-/// The deepest plans the JSON parser admits validate and render on a test thread's stack
-/// (2 MiB, debug build): every kind of nesting, 40 levels.
-#[test]
-fn the_deepest_admitted_plans_validate_and_render() {
-    let nest = |wrap: &dyn Fn(Json) -> Json| {
-        let mut e = c("i", "Total");
-        for _ in 1..40 {
-            e = wrap(e);
-        }
-        e
-    };
-    let shapes: Vec<Json> = vec![
-        nest(&|e| func("ABS", vec![e])),
-        nest(&|e| bin("+", e, lit(json!(1)))),
-        nest(&|e| json!({"kind": "unary", "op": "-", "expr": e})),
-        nest(&|e| json!({"kind": "cast", "expr": e, "to": "real"})),
-        nest(&|e| func("DATE_PART", vec![lit(json!("year")), e])),
-    ];
-    let mut plans: Vec<Json> = shapes
-        .into_iter()
-        .map(|e| invoices(vec![e], json!({})))
-        .collect();
-    // Sub-plans nest two path levels each (`where.plan`), so 19 of them.
-    let mut deep = invoices(vec![c("i", "Total")], json!({}));
-    for _ in 0..19 {
-        deep = invoices(
-            vec![c("i", "Total")],
-            json!({"where": {"kind": "exists", "plan": deep}}),
-        );
-    }
-    plans.push(deep);
-    let policies = crate::policy::Policies::demo();
-    let scope = policies.scope(&[]);
-    for p in plans {
-        let plan: Plan = serde_json::from_value(p).expect("admitted");
-        let v = crate::validate::validate(Some(&plan), &schema(), &scope, &Default::default());
-        assert!(v.passed(), "{:?}", v.errors);
-        for d in Dialect::ALL {
-            to_sql(&plan, &schema(), d, &LowerOptions::default()).expect("renders");
-        }
-    }
 }
 
 #[test]

@@ -1,28 +1,13 @@
 use super::*;
 use crate::dialect::Dialect;
-use crate::lower::lower;
+use crate::lower::{lower, to_sql};
 use crate::policy::Policies;
+use crate::test_fixtures::json::{bin, c, func, invoices, lit};
 use crate::test_fixtures::schema;
-use serde_json::json;
+use serde_json::{json, Value as Json};
 
 fn plan(v: serde_json::Value) -> Plan {
     serde_json::from_value(v).expect("test plans are well-formed")
-}
-
-fn c(alias: &str, column: &str) -> serde_json::Value {
-    json!({"kind": "column", "alias": alias, "column_name": column})
-}
-
-fn lit(v: serde_json::Value) -> serde_json::Value {
-    json!({"kind": "literal", "value": v})
-}
-
-fn bin(op: &str, l: serde_json::Value, r: serde_json::Value) -> serde_json::Value {
-    json!({"kind": "binary", "op": op, "left": l, "right": r})
-}
-
-fn func(name: &str, args: Vec<serde_json::Value>) -> serde_json::Value {
-    json!({"kind": "func", "func_name": name, "args": args})
 }
 
 fn run_as(p: &Plan, role: &str, settings: &ValidatorSettings) -> Validation {
@@ -727,4 +712,47 @@ fn a_declared_join_key_of_a_kind_that_never_converts_is_caught_before_running() 
     assert!(check(key(0, TypeCategory::Temporal)).passed());
     assert!(check(key(2, TypeCategory::Temporal)).passed());
     assert!(check(key(7, TypeCategory::Number)).passed());
+}
+
+/// The deepest plans the JSON parser admits validate and render on a test thread's stack
+/// (2 MiB, debug build): every kind of nesting, 40 levels.
+#[test]
+fn the_deepest_admitted_plans_validate_and_render() {
+    let nest = |wrap: &dyn Fn(Json) -> Json| {
+        let mut e = c("i", "Total");
+        for _ in 1..40 {
+            e = wrap(e);
+        }
+        e
+    };
+    let shapes: Vec<Json> = vec![
+        nest(&|e| func("ABS", vec![e])),
+        nest(&|e| bin("+", e, lit(json!(1)))),
+        nest(&|e| json!({"kind": "unary", "op": "-", "expr": e})),
+        nest(&|e| json!({"kind": "cast", "expr": e, "to": "real"})),
+        nest(&|e| func("DATE_PART", vec![lit(json!("year")), e])),
+    ];
+    let mut plans: Vec<Json> = shapes
+        .into_iter()
+        .map(|e| invoices(vec![e], json!({})))
+        .collect();
+    // Sub-plans nest two path levels each (`where.plan`), so 19 of them.
+    let mut deep = invoices(vec![c("i", "Total")], json!({}));
+    for _ in 0..19 {
+        deep = invoices(
+            vec![c("i", "Total")],
+            json!({"where": {"kind": "exists", "plan": deep}}),
+        );
+    }
+    plans.push(deep);
+    let policies = Policies::demo();
+    let scope = policies.scope(&[]);
+    for p in plans {
+        let plan: Plan = serde_json::from_value(p).expect("admitted");
+        let v = validate(Some(&plan), &schema(), &scope, &Default::default());
+        assert!(v.passed(), "{:?}", v.errors);
+        for d in Dialect::ALL {
+            to_sql(&plan, &schema(), d, &LowerOptions::default()).expect("renders");
+        }
+    }
 }
