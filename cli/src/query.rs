@@ -158,7 +158,7 @@ impl Args {
 pub fn plan_command(args: &PlanArgs) -> Result<(), Failure> {
     let text = read_plan(&args.file)?;
     run(&args.options, &text, |_| {
-        serde_json::from_str::<Plan>(&text).map_err(|e| {
+        Plan::from_json(&text).map_err(|e| {
             PipelineError::new(
                 Node::LogicalValidator,
                 ErrorCode::InvalidPlanStructure,

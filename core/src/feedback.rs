@@ -832,13 +832,16 @@ mod tests {
     use nl2sql_plan::test_fixtures::schema;
 
     fn plan(value: &str, limit: Option<i64>) -> Plan {
-        let mut plan: Plan = serde_json::from_value(serde_json::json!({
-            "tables": [{"name": "Artist", "alias": "a"}],
-            "select_items": [{"expr": {"kind": "column", "alias": "a", "column_name": "Name"}}],
-            "where": {"kind": "binary", "op": "=",
-                "left": {"kind": "column", "alias": "a", "column_name": "Name"},
-                "right": {"kind": "literal", "value": value}}
-        }))
+        let mut plan: Plan = Plan::from_json(
+            &(serde_json::json!({
+                "tables": [{"name": "Artist", "alias": "a"}],
+                "select_items": [{"expr": {"kind": "column", "alias": "a", "column_name": "Name"}}],
+                "where": {"kind": "binary", "op": "=",
+                    "left": {"kind": "column", "alias": "a", "column_name": "Name"},
+                    "right": {"kind": "literal", "value": value}}
+            }))
+            .to_string(),
+        )
         .unwrap_or_default();
         plan.limit = limit;
         plan

@@ -41,6 +41,5 @@ pub use nl2sql_plan::{
 
 /// The typed query plan (see `nl2sql-plan`).
 pub mod plan {
-    pub use nl2sql_plan::wire;
     pub use nl2sql_plan::*;
 }

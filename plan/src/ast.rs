@@ -1,50 +1,109 @@
-//! The plan's data types. Each is plain data: no behaviour beyond what reading it needs.
-//! Their JSON form is [`super::wire`]'s: a plan deserializes through it and serializes to it.
+//! The plan's data types: plain data, and the one description of the plan's grammar. Their
+//! serde attributes are its JSON form (what a model writes and a trace holds) and, derived
+//! by schemars, the JSON Schema a model is given ([`crate::plan_json_schema`]); the
+//! importer builds the same types from SQL. Expressions and frame bounds are objects tagged
+//! by `kind`, read and written through [`crate::tag`].
 
-use serde::{Deserialize, Serialize};
+use crate::tag::{Ignored, KindFirst, Lenient, Tolerance};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A read-only query, as a tree of plain data the engine can check and render.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-// Declared to TypeScript as an object: its fields are the wire format's, documented by the
+#[serde(remote = "Self", deny_unknown_fields)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "Plan")
+)]
+// Declared to TypeScript as an object: its fields are the JSON form's, documented by the
 // plan's JSON Schema (`plan_json_schema`).
 #[cfg_attr(
     feature = "ts",
     derive(ts_rs::TS),
     ts(type = "{ [field: string]: unknown }")
 )]
-#[serde(try_from = "crate::wire::WirePlan", into = "crate::wire::WirePlan")]
 pub struct Plan {
     /// Named sub-plans (`WITH name AS (…)`) that `tables` may read like tables.
+    #[serde(rename = "with", default, skip_serializing_if = "Vec::is_empty")]
     pub ctes: Vec<Cte>,
     /// `SELECT DISTINCT`.
+    #[serde(default, skip_serializing_if = "is_false")]
     pub distinct: bool,
     /// The tables read, each under an alias; the first is the `FROM` table.
+    #[serde(default)]
     pub tables: Vec<TableRef>,
     /// How the other tables join the first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub joins: Vec<Join>,
     /// The result columns, in order.
+    #[serde(default)]
     pub select_items: Vec<SelectItem>,
     /// The row filter (`WHERE`).
+    #[serde(rename = "where", default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<Expr>,
-    /// `GROUP BY` expressions.
+    /// `GROUP BY` expressions (each written `{"expr": …}`, as the reference writes them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "group_items")]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<GroupItem>"))]
     pub group_by: Vec<Expr>,
     /// The group filter (`HAVING`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub having: Option<Expr>,
     /// `ORDER BY`; with set operations it orders the combined result.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub order_by: Vec<OrderItem>,
     /// At most this many rows (the engine's row cap applies on top). Signed, so that a
     /// negative value reaches the validator and gets its message there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
     /// Rows skipped before `limit`; needs an `order_by`. Signed for the same reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<i64>,
     /// Further plans combined with this one (`UNION`, `INTERSECT`, `EXCEPT`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub set_operations: Vec<SetOperation>,
     /// The model's explanation, kept for the trace; never affects the SQL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One `GROUP BY` term as JSON writes it.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct GroupItem {
+    expr: Expr,
+}
+
+/// `group_by` as a list of [`GroupItem`]s.
+mod group_items {
+    use super::{Expr, GroupItem};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(items: &[Expr], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(items.iter().map(|expr| GroupRef { expr }))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Expr>, D::Error> {
+        Ok(Vec::<GroupItem>::deserialize(d)?
+            .into_iter()
+            .map(|g| g.expr)
+            .collect())
+    }
+
+    #[derive(Serialize)]
+    struct GroupRef<'a> {
+        expr: &'a Expr,
+    }
+}
+
 /// A named sub-plan.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Cte {
     /// The name `tables` uses to read it.
     pub name: String,
@@ -53,26 +112,35 @@ pub struct Cte {
 }
 
 /// A table read under an alias.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TableRef {
     /// The table (or CTE) name.
     pub name: String,
     /// The schema, when the datasource has several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(skip))]
     pub schema_name: Option<String>,
     /// The database, when the datasource has several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(skip))]
     pub database: Option<String>,
     /// The alias every column reference uses.
     pub alias: String,
 }
 
 /// A join between two aliases.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Join {
     /// The alias already in the query.
     pub left_alias: String,
     /// The alias this join brings in.
     pub right_alias: String,
     /// Inner or outer.
+    #[serde(default)]
     pub join_type: JoinType,
     /// The `ON` condition.
     pub condition: Expr,
@@ -80,6 +148,7 @@ pub struct Join {
 
 /// The kind of join.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum JoinType {
     /// Rows matching on both sides.
@@ -94,25 +163,32 @@ pub enum JoinType {
 }
 
 /// One result column.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SelectItem {
     /// What it computes.
     pub expr: Expr,
     /// Its name in the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alias: Option<String>,
 }
 
 /// One ordering term.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OrderItem {
     /// What to order by.
     pub expr: Expr,
     /// Ascending or descending.
+    #[serde(default)]
     pub direction: Direction,
 }
 
 /// Sort direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// Smallest first.
@@ -123,7 +199,9 @@ pub enum Direction {
 }
 
 /// A plan combined with the one before it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SetOperation {
     /// How the two combine.
     pub op: SetOperator,
@@ -133,6 +211,7 @@ pub struct SetOperation {
 
 /// How two plans' rows combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SetOperator {
     /// Rows of either, duplicates removed.
@@ -145,8 +224,14 @@ pub enum SetOperator {
     Except,
 }
 
-/// An expression.
-#[derive(Debug, Clone, PartialEq)]
+/// An expression: an object tagged by `kind`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self", rename_all = "lowercase", deny_unknown_fields)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "Expr", tag = "kind")
+)]
 pub enum Expr {
     /// A constant.
     Literal(Literal),
@@ -154,8 +239,10 @@ pub enum Expr {
     /// column or must be unambiguous across the plan's tables.
     Column {
         /// The table alias, if given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         alias: Option<String>,
         /// The column name.
+        #[serde(rename = "column_name")]
         column: String,
     },
     /// A function call, an aggregate, or a window function when `over` is set.
@@ -179,8 +266,10 @@ pub enum Expr {
     /// `CASE WHEN … THEN … [ELSE …] END`.
     Case {
         /// The branches, at least one.
+        #[serde(deserialize_with = "at_least_one")]
         whens: Vec<When>,
         /// The value when no branch matches (NULL when absent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         else_expr: Option<Box<Expr>>,
     },
     /// `CAST(expr AS to)`.
@@ -199,16 +288,61 @@ pub enum Expr {
         /// The upper bound, inclusive.
         high: Box<Expr>,
         /// `NOT BETWEEN`.
+        #[serde(default, skip_serializing_if = "is_false")]
         negated: bool,
     },
     /// A subquery: a scalar when it stands alone, a set as the right side of `IN`.
-    Subquery(Box<Plan>),
+    Subquery {
+        /// The query.
+        plan: Box<Plan>,
+    },
     /// `EXISTS (subquery)`; `NOT EXISTS` is a `NOT` around it.
-    Exists(Box<Plan>),
+    Exists {
+        /// The query.
+        plan: Box<Plan>,
+    },
 }
 
-/// A constant value.
-#[derive(Debug, Clone, PartialEq)]
+/// The reference engine's flat expression carries every field on every kind; those a kind
+/// does not use are ignored while they hold their default.
+const EXPR_TOLERANCE: Tolerance = &[
+    ("value", Ignored::Default),
+    ("is_null", Ignored::Default),
+    ("alias", Ignored::Default),
+    ("column_name", Ignored::Default),
+    ("func_name", Ignored::Default),
+    ("args", Ignored::Default),
+    ("is_aggregate", Ignored::AnyBool),
+    ("distinct", Ignored::Default),
+    ("op", Ignored::Default),
+    ("left", Ignored::Default),
+    ("right", Ignored::Default),
+    ("expr", Ignored::Default),
+    ("whens", Ignored::Default),
+    ("else_expr", Ignored::Default),
+];
+
+/// The reference's plan carries `query_type`, which is always `READ`.
+const PLAN_TOLERANCE: Tolerance = &[("query_type", Ignored::Read)];
+
+fn at_least_one<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<When>, D::Error> {
+    let whens = Vec::<When>::deserialize(d)?;
+    if whens.is_empty() {
+        return Err(serde::de::Error::custom(
+            "a case needs at least one entry in `whens`",
+        ));
+    }
+    Ok(whens)
+}
+
+/// A constant value. Written `{"value": …}` or `{"is_null": true}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "LiteralForm", into = "LiteralForm")]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(with = "LiteralForm")
+)]
 pub enum Literal {
     /// SQL NULL.
     Null,
@@ -222,32 +356,145 @@ pub enum Literal {
     Text(String),
 }
 
+/// A literal's fields.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct LiteralForm {
+    /// The value (null only with `is_null`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<Scalar>,
+    /// SQL NULL.
+    #[serde(default, skip_serializing_if = "is_false")]
+    is_null: bool,
+}
+
+impl TryFrom<LiteralForm> for Literal {
+    type Error = &'static str;
+
+    fn try_from(form: LiteralForm) -> Result<Literal, &'static str> {
+        Ok(match (form.value, form.is_null) {
+            (_, true) => Literal::Null,
+            (Some(Scalar(l)), false) => l,
+            (None, false) => return Err("a literal needs a `value`, or `is_null: true`"),
+        })
+    }
+}
+
+impl From<Literal> for LiteralForm {
+    fn from(l: Literal) -> LiteralForm {
+        match l {
+            Literal::Null => LiteralForm {
+                value: None,
+                is_null: true,
+            },
+            l => LiteralForm {
+                value: Some(Scalar(l)),
+                is_null: false,
+            },
+        }
+    }
+}
+
+/// A JSON scalar as the literal it writes: its JSON type is kept.
+struct Scalar(Literal);
+
+impl Serialize for Scalar {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Literal::Null => s.serialize_unit(),
+            Literal::Bool(b) => s.serialize_bool(*b),
+            Literal::Integer(i) => s.serialize_i64(*i),
+            Literal::Real(r) => s.serialize_f64(*r),
+            Literal::Text(t) => s.serialize_str(t),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Scalar, D::Error> {
+        struct Of;
+        impl serde::de::Visitor<'_> for Of {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string, number or boolean")
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Scalar, E> {
+                Ok(Scalar(Literal::Bool(b)))
+            }
+            fn visit_i64<E>(self, i: i64) -> Result<Scalar, E> {
+                Ok(Scalar(Literal::Integer(i)))
+            }
+            fn visit_u64<E: serde::de::Error>(self, u: u64) -> Result<Scalar, E> {
+                // Beyond i64, a number is kept as the decimal JSON says it is.
+                Ok(Scalar(
+                    i64::try_from(u).map_or(Literal::Real(u as f64), Literal::Integer),
+                ))
+            }
+            fn visit_f64<E>(self, r: f64) -> Result<Scalar, E> {
+                Ok(Scalar(Literal::Real(r)))
+            }
+            fn visit_str<E>(self, t: &str) -> Result<Scalar, E> {
+                Ok(Scalar(Literal::Text(t.to_string())))
+            }
+            fn visit_string<E>(self, t: String) -> Result<Scalar, E> {
+                Ok(Scalar(Literal::Text(t)))
+            }
+        }
+        d.deserialize_any(Of)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Scalar {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Scalar".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": ["string", "number", "boolean"]})
+    }
+}
+
 /// A function call.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FuncCall {
     /// The function name as the plan gives it; the validator checks it against an allow-list.
+    #[serde(rename = "func_name")]
     pub name: String,
     /// The arguments.
+    #[serde(default)]
     pub args: Vec<Expr>,
     /// `FUNC(DISTINCT …)`.
+    #[serde(default, skip_serializing_if = "is_false")]
     pub distinct: bool,
     /// The window, for window functions and aggregates used as such.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub over: Option<Window>,
 }
 
 /// `OVER (PARTITION BY … ORDER BY … [frame])`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Window {
     /// The partitions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub partition_by: Vec<Expr>,
     /// The order within a partition.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub order_by: Vec<OrderItem>,
     /// The frame, when not the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<Frame>,
 }
 
 /// A window frame.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Frame {
     /// Rows or value range.
     pub unit: FrameUnit,
@@ -259,6 +506,7 @@ pub struct Frame {
 
 /// What a frame counts in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum FrameUnit {
     /// Physical rows.
@@ -267,23 +515,40 @@ pub enum FrameUnit {
     Range,
 }
 
-/// One end of a frame.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One end of a frame: an object tagged by `kind` (`{"kind": "preceding", "offset": 3}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "FrameBound", tag = "kind")
+)]
 pub enum FrameBound {
     /// From the partition's first row.
     UnboundedPreceding,
     /// This many rows (or values) before.
-    Preceding(u64),
+    Preceding {
+        /// How many.
+        offset: u64,
+    },
     /// The current row.
     CurrentRow,
     /// This many rows (or values) after.
-    Following(u64),
+    Following {
+        /// How many.
+        offset: u64,
+    },
     /// To the partition's last row.
     UnboundedFollowing,
 }
 
+/// A strict structured-output schema sends `"offset": null` with the bounds that have none.
+const BOUND_TOLERANCE: Tolerance = &[("offset", Ignored::Default)];
+
 /// A `CASE` branch.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct When {
     /// The condition.
     pub condition: Expr,
@@ -291,71 +556,171 @@ pub struct When {
     pub result: Expr,
 }
 
-/// A binary operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BinaryOp {
-    /// `=`
-    Eq,
-    /// `!=`
-    NotEq,
-    /// `>`
-    Gt,
-    /// `<`
-    Lt,
-    /// `>=`
-    GtEq,
-    /// `<=`
-    LtEq,
-    /// `+` (concatenation when an operand is a text literal)
-    Plus,
-    /// `-`
-    Minus,
-    /// `*`
-    Multiply,
-    /// `/`
-    Divide,
-    /// `%`
-    Modulo,
-    /// `||`, string concatenation
-    Concat,
-    /// `AND`
-    And,
-    /// `OR`
-    Or,
-    /// `LIKE`
-    Like,
-    /// `NOT LIKE`
-    NotLike,
-    /// `ILIKE`: case-insensitive `LIKE`
-    ILike,
-    /// `NOT ILIKE`
-    NotILike,
-    /// `IN`
-    In,
-    /// `NOT IN`
-    NotIn,
-    /// `IS` (with NULL, or a value for a null-safe comparison)
-    Is,
-    /// `IS NOT`
-    IsNot,
-    /// `NOT` as a binary operator: the reference schema admits it, the validator rejects it
-    /// (`NOT` belongs on a unary expression).
-    Not,
+/// Reads the operators of one table both ways, and describes them to JSON Schema.
+macro_rules! operators {
+    ($(#[$doc:meta])* $name:ident, $what:literal, offered: $offered:expr, aliases: $aliases:expr,
+     { $($(#[$vdoc:meta])* $variant:ident => $text:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)*
+        }
+
+        impl $name {
+            /// Every operator, in the table's order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The operator as JSON (and the one-line form) writes it.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+
+            /// Reads an operator, ignoring case and spacing.
+            pub fn parse(text: &str) -> Option<$name> {
+                let normal = text
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .to_ascii_uppercase();
+                let aliases: &[(&str, $name)] = $aliases;
+                Self::ALL
+                    .iter()
+                    .copied()
+                    .find(|op| op.as_str() == normal)
+                    .or_else(|| aliases.iter().find(|(a, _)| *a == normal).map(|(_, op)| *op))
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$name, D::Error> {
+                struct Op;
+                impl serde::de::Visitor<'_> for Op {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<$name, E> {
+                        $name::parse(text).ok_or_else(|| {
+                            let offered: fn(&$name) -> bool = $offered;
+                            let known: Vec<&str> = $name::ALL
+                                .iter()
+                                .filter(|op| offered(op))
+                                .map(|o| o.as_str())
+                                .collect();
+                            E::custom(format!(
+                                "unknown {} {text:?}; use one of {}",
+                                $what,
+                                known.join(" ")
+                            ))
+                        })
+                    }
+                }
+                d.deserialize_str(Op)
+            }
+        }
+
+        #[cfg(feature = "schema")]
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                let offered: fn(&$name) -> bool = $offered;
+                let names: Vec<&str> = $name::ALL
+                    .iter()
+                    .filter(|op| offered(op))
+                    .map(|op| op.as_str())
+                    .collect();
+                schemars::json_schema!({"type": "string", "enum": names})
+            }
+        }
+    };
 }
 
-/// A unary operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UnaryOp {
-    /// `NOT`
-    Not,
-    /// `+`
-    Plus,
-    /// `-`
-    Minus,
+operators! {
+    /// A binary operator.
+    BinaryOp, "binary op",
+    // NOT is read so the validator can refuse it by name, never offered.
+    offered: |op| *op != BinaryOp::Not,
+    aliases: &[("<>", BinaryOp::NotEq)],
+    {
+        /// `=`
+        Eq => "=",
+        /// `!=` (`<>` reads as this too)
+        NotEq => "!=",
+        /// `>`
+        Gt => ">",
+        /// `<`
+        Lt => "<",
+        /// `>=`
+        GtEq => ">=",
+        /// `<=`
+        LtEq => "<=",
+        /// `+` (concatenation when an operand is a text literal)
+        Plus => "+",
+        /// `-`
+        Minus => "-",
+        /// `*`
+        Multiply => "*",
+        /// `/`
+        Divide => "/",
+        /// `%`
+        Modulo => "%",
+        /// `||`, string concatenation
+        Concat => "||",
+        /// `AND`
+        And => "AND",
+        /// `OR`
+        Or => "OR",
+        /// `LIKE`
+        Like => "LIKE",
+        /// `NOT LIKE`
+        NotLike => "NOT LIKE",
+        /// `ILIKE`: case-insensitive `LIKE`
+        ILike => "ILIKE",
+        /// `NOT ILIKE`
+        NotILike => "NOT ILIKE",
+        /// `IN`
+        In => "IN",
+        /// `NOT IN`
+        NotIn => "NOT IN",
+        /// `IS` (with NULL, or a value for a null-safe comparison)
+        Is => "IS",
+        /// `IS NOT`
+        IsNot => "IS NOT",
+        /// `NOT` as a binary operator: the reference schema admits it, the validator rejects
+        /// it (`NOT` belongs on a unary expression).
+        Not => "NOT",
+    }
+}
+
+operators! {
+    /// A unary operator.
+    UnaryOp, "unary op",
+    offered: |_| true,
+    aliases: &[],
+    {
+        /// `NOT`
+        Not => "NOT",
+        /// `+`
+        Plus => "+",
+        /// `-`
+        Minus => "-",
+    }
 }
 
 /// The types `CAST` converts to, portable across dialects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum CastType {
     /// A whole number.
@@ -368,20 +733,32 @@ pub enum CastType {
     Date,
 }
 
-/// Described to JSON Schema as an object, as to TypeScript: its fields are the wire
-/// format's, documented by the plan's own JSON Schema (`plan_json_schema`), whose internal
-/// references would not resolve inside another document.
-#[cfg(feature = "schema")]
-impl schemars::JsonSchema for Plan {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Plan".into()
-    }
+/// The serde traits of the types derived under `remote = "Self"`: [`Lenient`] and
+/// [`KindFirst`] around the derived code.
+macro_rules! through_tag {
+    ($($name:ident: $tolerance:expr, $write:expr;)*) => {
+        $(
+            impl Serialize for $name {
+                fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    let write: fn(&$name, S) -> Result<S::Ok, S::Error> = $write;
+                    write(self, s)
+                }
+            }
 
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "object",
-            "description": "A typed query plan in its wire form (docs/plan.md).",
-            "additionalProperties": true
-        })
-    }
+            impl<'de> Deserialize<'de> for $name {
+                fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$name, D::Error> {
+                    $name::deserialize(Lenient {
+                        inner: d,
+                        tolerance: $tolerance,
+                    })
+                }
+            }
+        )*
+    };
+}
+
+through_tag! {
+    Plan: PLAN_TOLERANCE, |p, s| Plan::serialize(p, s);
+    Expr: EXPR_TOLERANCE, |e, s| Expr::serialize(e, KindFirst(s));
+    FrameBound: BOUND_TOLERANCE, |b, s| FrameBound::serialize(b, KindFirst(s));
 }

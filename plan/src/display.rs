@@ -2,7 +2,6 @@
 //! but never executed (the generator renders the real SQL, quoting and escaping included).
 
 use crate::ast::*;
-use crate::wire::binary_op_text;
 use std::fmt::{self, Display, Formatter, Write};
 
 fn list<T: Display>(f: &mut Formatter<'_>, items: &[T]) -> fmt::Result {
@@ -177,7 +176,7 @@ impl Display for Expr {
             Expr::Func(call) => write!(f, "{call}"),
             Expr::Binary { op, left, right } => {
                 operand(f, left)?;
-                write!(f, " {} ", binary_op_text(*op))?;
+                write!(f, " {} ", op.as_str())?;
                 operand(f, right)
             }
             Expr::Unary { op, expr } => {
@@ -223,8 +222,8 @@ impl Display for Expr {
                 f.write_str(" AND ")?;
                 operand(f, high)
             }
-            Expr::Subquery(plan) => write!(f, "({plan})"),
-            Expr::Exists(plan) => write!(f, "EXISTS ({plan})"),
+            Expr::Subquery { plan } => write!(f, "({plan})"),
+            Expr::Exists { plan } => write!(f, "EXISTS ({plan})"),
         }
     }
 }
@@ -272,9 +271,9 @@ impl Display for FrameBound {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             FrameBound::UnboundedPreceding => f.write_str("UNBOUNDED PRECEDING"),
-            FrameBound::Preceding(n) => write!(f, "{n} PRECEDING"),
+            FrameBound::Preceding { offset: n } => write!(f, "{n} PRECEDING"),
             FrameBound::CurrentRow => f.write_str("CURRENT ROW"),
-            FrameBound::Following(n) => write!(f, "{n} FOLLOWING"),
+            FrameBound::Following { offset: n } => write!(f, "{n} FOLLOWING"),
             FrameBound::UnboundedFollowing => f.write_str("UNBOUNDED FOLLOWING"),
         }
     }

@@ -578,7 +578,9 @@ impl Importer<'_> {
                             over: None,
                         })
                     }
-                    ast::InTarget::Subquery(q) => Expr::Subquery(Box::new(self.query(q)?)),
+                    ast::InTarget::Subquery(q) => Expr::Subquery {
+                        plan: Box::new(self.query(q)?),
+                    },
                     _ => return unsupported("IN UNNEST or IN a table"),
                 };
                 Expr::Binary {
@@ -701,9 +703,13 @@ impl Importer<'_> {
                     over: None,
                 })
             }
-            SqlExpr::Subquery(q) => Expr::Subquery(Box::new(self.query(q)?)),
+            SqlExpr::Subquery(q) => Expr::Subquery {
+                plan: Box::new(self.query(q)?),
+            },
             SqlExpr::Exists { subquery, negated } => {
-                let exists = Expr::Exists(Box::new(self.query(subquery)?));
+                let exists = Expr::Exists {
+                    plan: Box::new(self.query(subquery)?),
+                };
                 if *negated {
                     unary(UnaryOp::Not, exists)
                 } else {
@@ -955,11 +961,11 @@ fn bound(b: &ast::WindowFrameBound) -> R<FrameBound> {
         ast::WindowFrameBound::CurrentRow => FrameBound::CurrentRow,
         ast::WindowFrameBound::Preceding(e) => match n(e)? {
             None => FrameBound::UnboundedPreceding,
-            Some(k) => FrameBound::Preceding(k),
+            Some(k) => FrameBound::Preceding { offset: k },
         },
         ast::WindowFrameBound::Following(e) => match n(e)? {
             None => FrameBound::UnboundedFollowing,
-            Some(k) => FrameBound::Following(k),
+            Some(k) => FrameBound::Following { offset: k },
         },
     })
 }

@@ -1,230 +1,121 @@
-//! The plan's JSON Schema, for model structured output.
-//!
-//! Compact on purpose (the reference engine sends 22,000 characters of schema with every
-//! planner call): expressions are an `anyOf` discriminated by `kind`, each alternative
-//! listing only the fields its kind uses. Every object is closed and lists all its
-//! properties as required, nullable where optional, which OpenAI's strict mode demands and
-//! Anthropic's tool input accepts. Operator, type and bound names come from the same tables
-//! the parser reads, so the two cannot disagree.
+//! The plan's JSON Schema, for model structured output: derived from the plan's types by
+//! schemars (feature `schema`), then made strict — every object closed, every property
+//! required (nullable where the field is optional; lists and flags required as such), as
+//! OpenAI's strict mode demands and Anthropic's tool input accepts — and compact (no titles,
+//! descriptions or formats: the prompt explains the plan). The derivation needs schemars,
+//! which the browser does without, so the strict text is generated into `plan.schema.json`
+//! and compiled in; a test holds the file to what the types derive (`NL2SQL_BLESS=1`
+//! rewrites it).
 
-use crate::ast::{BinaryOp, CastType, Direction, FrameUnit, JoinType, SetOperator};
-use crate::wire::{binary_op_text, WireBoundKind, ALL_BINARY_OPS};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
-/// A closed object whose every property is required.
-fn object(properties: Vec<(&str, Value)>) -> Value {
-    let required: Vec<&str> = properties.iter().map(|(k, _)| *k).collect();
-    let properties: Map<String, Value> = properties
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
-    json!({"type": "object", "additionalProperties": false, "required": required, "properties": properties})
-}
-
-fn nullable(schema: Value) -> Value {
-    json!({"anyOf": [schema, {"type": "null"}]})
-}
-
-fn array(items: Value) -> Value {
-    json!({"type": "array", "items": items})
-}
-
-fn names<T: serde::Serialize>(values: &[T]) -> Value {
-    Value::Array(
-        values
-            .iter()
-            .filter_map(|v| serde_json::to_value(v).ok())
-            .collect(),
-    )
-}
-
-fn expr() -> Value {
-    json!({"$ref": "#/$defs/expr"})
-}
-
-fn plan() -> Value {
-    json!({"$ref": "#"})
-}
-
-fn kind(name: &str) -> (&str, Value) {
-    ("kind", json!({"type": "string", "const": name}))
-}
-
-/// A string from a fixed list; typed, since strict validators want a `type` on every node.
-fn one_of(values: Value) -> Value {
-    json!({"type": "string", "enum": values})
-}
+const SCHEMA: &str = include_str!("plan.schema.json");
 
 /// The schema of a plan, as sent to the model.
 pub fn plan_json_schema() -> Value {
-    let binary_ops: Vec<&str> = ALL_BINARY_OPS
-        .into_iter()
-        .filter(|op| *op != BinaryOp::Not)
-        .map(binary_op_text)
-        .collect();
-    let expressions = vec![
-        object(vec![
-            kind("literal"),
-            (
-                "value",
-                json!({"type": ["string", "number", "boolean", "null"]}),
-            ),
-            ("is_null", json!({"type": "boolean"})),
-        ]),
-        object(vec![
-            kind("column"),
-            ("alias", json!({"type": ["string", "null"]})),
-            ("column_name", json!({"type": "string"})),
-        ]),
-        object(vec![
-            kind("func"),
-            ("func_name", json!({"type": "string"})),
-            ("args", array(expr())),
-            ("distinct", json!({"type": "boolean"})),
-            ("over", nullable(json!({"$ref": "#/$defs/window"}))),
-        ]),
-        object(vec![
-            kind("binary"),
-            ("op", one_of(json!(binary_ops))),
-            ("left", expr()),
-            ("right", expr()),
-        ]),
-        object(vec![
-            kind("unary"),
-            ("op", one_of(json!(["NOT", "+", "-"]))),
-            ("expr", expr()),
-        ]),
-        object(vec![
-            kind("case"),
-            (
-                "whens",
-                array(object(vec![("condition", expr()), ("result", expr())])),
-            ),
-            ("else_expr", nullable(expr())),
-        ]),
-        object(vec![
-            kind("cast"),
-            ("expr", expr()),
-            (
-                "to",
-                one_of(names(&[
-                    CastType::Integer,
-                    CastType::Real,
-                    CastType::Text,
-                    CastType::Date,
-                ])),
-            ),
-        ]),
-        object(vec![
-            kind("between"),
-            ("expr", expr()),
-            ("low", expr()),
-            ("high", expr()),
-            ("negated", json!({"type": "boolean"})),
-        ]),
-        object(vec![kind("subquery"), ("plan", plan())]),
-        object(vec![kind("exists"), ("plan", plan())]),
-    ];
-    let order = object(vec![
-        ("expr", expr()),
-        (
-            "direction",
-            one_of(names(&[Direction::Asc, Direction::Desc])),
-        ),
-    ]);
-    let bound = object(vec![
-        (
-            "kind",
-            one_of(names(&[
-                WireBoundKind::UnboundedPreceding,
-                WireBoundKind::Preceding,
-                WireBoundKind::CurrentRow,
-                WireBoundKind::Following,
-                WireBoundKind::UnboundedFollowing,
-            ])),
-        ),
-        ("offset", json!({"type": ["integer", "null"]})),
-    ]);
-    let window = object(vec![
-        ("partition_by", array(expr())),
-        ("order_by", array(json!({"$ref": "#/$defs/order"}))),
-        (
-            "frame",
-            nullable(object(vec![
-                ("unit", one_of(names(&[FrameUnit::Rows, FrameUnit::Range]))),
-                ("start", json!({"$ref": "#/$defs/bound"})),
-                ("end", json!({"$ref": "#/$defs/bound"})),
-            ])),
-        ),
-    ]);
-    let mut root = object(vec![
-        ("reasoning", json!({"type": ["string", "null"]})),
-        (
-            "with",
-            array(object(vec![
-                ("name", json!({"type": "string"})),
-                ("plan", plan()),
-            ])),
-        ),
-        ("distinct", json!({"type": "boolean"})),
-        (
-            "tables",
-            array(object(vec![
-                ("name", json!({"type": "string"})),
-                ("alias", json!({"type": "string"})),
-            ])),
-        ),
-        (
-            "joins",
-            array(object(vec![
-                ("left_alias", json!({"type": "string"})),
-                ("right_alias", json!({"type": "string"})),
-                (
-                    "join_type",
-                    one_of(names(&[
-                        JoinType::Inner,
-                        JoinType::Left,
-                        JoinType::Right,
-                        JoinType::Full,
-                    ])),
-                ),
-                ("condition", expr()),
-            ])),
-        ),
-        (
-            "select_items",
-            array(object(vec![
-                ("expr", expr()),
-                ("alias", json!({"type": ["string", "null"]})),
-            ])),
-        ),
-        ("where", nullable(expr())),
-        ("group_by", array(object(vec![("expr", expr())]))),
-        ("having", nullable(expr())),
-        ("order_by", array(json!({"$ref": "#/$defs/order"}))),
-        ("limit", json!({"type": ["integer", "null"]})),
-        ("offset", json!({"type": ["integer", "null"]})),
-        (
-            "set_operations",
-            array(object(vec![
-                (
-                    "op",
-                    one_of(names(&[
-                        SetOperator::Union,
-                        SetOperator::UnionAll,
-                        SetOperator::Intersect,
-                        SetOperator::Except,
-                    ])),
-                ),
-                ("plan", plan()),
-            ])),
-        ),
-    ]);
-    root["$defs"] = json!({
-        "expr": {"anyOf": expressions},
-        "order": order,
-        "window": window,
-        "bound": bound,
-    });
-    root
+    // Compiled in and held by a test to what the types derive, so it always reads.
+    serde_json::from_str(SCHEMA).unwrap_or_default()
+}
+
+#[cfg(all(test, feature = "schema"))]
+mod tests {
+    use serde_json::Value;
+
+    /// The strict schema the plan's types derive now (what `plan.schema.json` must hold).
+    fn derived_plan_schema() -> Value {
+        let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+        let mut schema = generator.into_root_schema_for::<crate::Plan>().to_value();
+        strict(&mut schema);
+        inline_single_uses(&mut schema);
+        schema
+    }
+
+    /// Puts every definition used once (and every list of names) where it is used, so the
+    /// schema reads top-down and costs fewer tokens; the recursive ones stay definitions.
+    fn inline_single_uses(schema: &mut Value) {
+        let Some(Value::Object(defs)) = schema.get("$defs").cloned() else {
+            return;
+        };
+        let text = schema.to_string();
+        let inline: Vec<String> = defs
+            .iter()
+            .filter(|(name, def)| {
+                let uses = text.matches(&format!("\"#/$defs/{name}\"")).count();
+                let recursive = def.to_string().contains(&format!("\"#/$defs/{name}\""));
+                !recursive
+                    && (uses == 1
+                        || def.get("enum").is_some()
+                        || def.get("type").is_some_and(Value::is_array))
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        fn replace(value: &mut Value, defs: &serde_json::Map<String, Value>, inline: &[String]) {
+            if let Some(Value::String(target)) = value.get("$ref") {
+                if let Some(name) = target.strip_prefix("#/$defs/") {
+                    if inline.iter().any(|n| n == name) {
+                        *value = defs[name].clone();
+                        replace(value, defs, inline);
+                        return;
+                    }
+                }
+            }
+            match value {
+                Value::Object(map) => map.values_mut().for_each(|v| replace(v, defs, inline)),
+                Value::Array(items) => items.iter_mut().for_each(|v| replace(v, defs, inline)),
+                _ => {}
+            }
+        }
+        replace(schema, &defs, &inline);
+        if let Some(Value::Object(kept)) = schema.get_mut("$defs") {
+            kept.retain(|name, _| !inline.contains(name));
+        }
+    }
+
+    /// Makes a derived schema strict and compact, in place.
+    fn strict(schema: &mut Value) {
+        let Value::Object(map) = schema else {
+            if let Value::Array(items) = schema {
+                items.iter_mut().for_each(strict);
+            }
+            return;
+        };
+        for key in [
+            "$schema",
+            "title",
+            "description",
+            "format",
+            "minimum",
+            "maximum",
+            "default",
+            "minItems",
+        ] {
+            map.remove(key);
+        }
+        if let Some(alternatives) = map.remove("oneOf") {
+            map.insert("anyOf".into(), alternatives);
+        }
+        if let Some(Value::Object(properties)) = map.get("properties") {
+            let names: Vec<Value> = properties.keys().cloned().map(Value::String).collect();
+            map.insert("required".into(), Value::Array(names));
+            map.insert("additionalProperties".into(), Value::Bool(false));
+            map.remove("unevaluatedProperties");
+        }
+        for value in map.values_mut() {
+            strict(value);
+        }
+    }
+
+    #[test]
+    fn the_schema_file_is_what_the_types_derive() {
+        let derived = derived_plan_schema();
+        let text = serde_json::to_string_pretty(&derived).unwrap() + "\n";
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/plan.schema.json");
+        if std::env::var_os("NL2SQL_BLESS").is_some() {
+            std::fs::write(path, &text).unwrap();
+        }
+        assert!(
+            super::SCHEMA == text,
+            "plan.schema.json is stale: run with NL2SQL_BLESS=1 and read the diff"
+        );
+    }
 }

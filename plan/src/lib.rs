@@ -15,18 +15,19 @@ mod error;
 pub mod functions;
 pub mod guard;
 pub mod import;
+pub mod json;
 mod json_schema;
 pub mod lower;
 pub mod policy;
 pub mod schema;
 #[cfg(not(target_arch = "wasm32"))]
 mod spark_sql;
+mod tag;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod test_fixtures;
 pub mod validate;
 pub mod value;
 pub mod walk;
-pub mod wire;
 
 pub use ast::{
     BinaryOp, CastType, Cte, Direction, Expr, Frame, FrameBound, FrameUnit, FuncCall, Join,

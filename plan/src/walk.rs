@@ -51,7 +51,7 @@ pub fn clauses(plan: &Plan) -> Vec<(Clause, &Expr)> {
 pub fn each_node<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
     f(e);
     match e {
-        Expr::Literal(_) | Expr::Column { .. } | Expr::Subquery(_) | Expr::Exists(_) => {}
+        Expr::Literal(_) | Expr::Column { .. } | Expr::Subquery { .. } | Expr::Exists { .. } => {}
         Expr::Func(call) => {
             for a in &call.args {
                 each_node(a, f);
@@ -101,7 +101,7 @@ pub fn each_plan<'a>(plan: &'a Plan, f: &mut dyn FnMut(&'a Plan)) {
     }
     for (_, root) in clauses(plan) {
         each_node(root, &mut |e| {
-            if let Expr::Subquery(p) | Expr::Exists(p) = e {
+            if let Expr::Subquery { plan: p } | Expr::Exists { plan: p } = e {
                 each_plan(p, f);
             }
         });
@@ -131,7 +131,9 @@ pub fn each_expr<'a>(plan: &'a Plan, f: &mut dyn FnMut(Clause, &'a Expr)) {
 /// The expressions directly inside `e` (window terms included, nested plans not).
 pub fn children(e: &Expr) -> Vec<&Expr> {
     match e {
-        Expr::Literal(_) | Expr::Column { .. } | Expr::Subquery(_) | Expr::Exists(_) => vec![],
+        Expr::Literal(_) | Expr::Column { .. } | Expr::Subquery { .. } | Expr::Exists { .. } => {
+            vec![]
+        }
         Expr::Func(call) => {
             let mut out: Vec<&Expr> = call.args.iter().collect();
             if let Some(w) = &call.over {
@@ -210,7 +212,7 @@ pub fn nesting(plan: &Plan, limit: usize) -> usize {
             return 1;
         }
         let inner = match e {
-            Expr::Subquery(p) | Expr::Exists(p) => of_plan(p, limit - 1),
+            Expr::Subquery { plan: p } | Expr::Exists { plan: p } => of_plan(p, limit - 1),
             e => children(e)
                 .into_iter()
                 .map(|c| of_expr(c, limit - 1))
@@ -282,6 +284,6 @@ fn replace_result_names(plan: &Plan, e: &mut Expr) {
             replace_result_names(plan, low);
             replace_result_names(plan, high);
         }
-        Expr::Literal(_) | Expr::Column { .. } | Expr::Subquery(_) | Expr::Exists(_) => {}
+        Expr::Literal(_) | Expr::Column { .. } | Expr::Subquery { .. } | Expr::Exists { .. } => {}
     }
 }

@@ -109,7 +109,10 @@ impl Case {
         let Some(raw) = self.plan.clone() else {
             return Ok(None);
         };
-        serde_norway::from_value(raw)
+        // Through the plan's own reader, which takes the fields in any order.
+        let text = serde_json::to_string(&raw)
+            .map_err(|e| format!("{}: the gold plan is not JSON data: {e}", self.id))?;
+        Plan::from_json(&text)
             .map(Some)
             .map_err(|e| format!("{}: the gold plan does not parse: {e}", self.id))
     }

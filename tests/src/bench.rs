@@ -25,7 +25,7 @@ pub fn gold_plan_json() -> Vec<(String, String)> {
 /// database. Returns the SQL's length, 0 when the plan did not get through, so the work
 /// cannot be optimised away and a broken plan is visible.
 pub fn plan_to_sql(json: &str, schema: &SchemaSnapshot, policies: &Policies) -> usize {
-    let Ok(plan) = serde_json::from_str::<Plan>(json) else {
+    let Ok(plan) = Plan::from_json(json) else {
         return 0;
     };
     let scope = policies.scope(&[]);

@@ -13,7 +13,7 @@ use nl2sql_tests::native::chinook;
 use serde_json::json;
 
 fn rows_of_plan(db: &SqliteFile, plan: serde_json::Value) -> Vec<Vec<Value>> {
-    let plan: Plan = serde_json::from_value(plan).expect("the plan parses");
+    let plan: Plan = Plan::from_json(&plan.to_string()).expect("the plan parses");
     let schema = pollster::block_on(db.introspect()).expect("introspects");
     let policies = Policies::demo();
     let scope = policies.scope(&[]);

@@ -1247,7 +1247,7 @@ impl<'a> Engine<'a> {
                 system: prompts::PLANNER_SYSTEM.to_string(),
                 messages,
             },
-            &|text| serde_json::from_str::<Plan>(text).map_err(|e| e.to_string()),
+            &|text| Plan::from_json(text).map_err(|e| e.to_string()),
             calls,
             budget,
         )

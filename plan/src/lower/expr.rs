@@ -69,8 +69,8 @@ impl Lowerer<'_> {
                 high,
                 negated,
             } => self.between(expr, low, high, *negated),
-            Expr::Subquery(plan) => self.subquery(plan, false),
-            Expr::Exists(plan) => self.subquery(plan, true),
+            Expr::Subquery { plan } => self.subquery(plan, false),
+            Expr::Exists { plan } => self.subquery(plan, true),
         }
     }
 
@@ -333,7 +333,7 @@ impl Lowerer<'_> {
                     }
                     InTarget::List(list)
                 }
-                Expr::Subquery(plan) => InTarget::Subquery(Box::new(self.query(plan, false)?)),
+                Expr::Subquery { plan } => InTarget::Subquery(Box::new(self.query(plan, false)?)),
                 _ => return fail(
                     "The right side of IN must be a TUPLE or LIST function holding the values, \
                      or a subquery.",
@@ -638,13 +638,13 @@ pub(super) fn order_by_expr(expr: SqlExpr, direction: Direction) -> OrderByExpr 
 fn frame(f: &Frame) -> ast::WindowFrame {
     let bound = |b: FrameBound| match b {
         FrameBound::UnboundedPreceding => ast::WindowFrameBound::Preceding(None),
-        FrameBound::Preceding(n) => ast::WindowFrameBound::Preceding(Some(Box::new(int(
-            i64::try_from(n).unwrap_or(i64::MAX),
-        )))),
+        FrameBound::Preceding { offset: n } => ast::WindowFrameBound::Preceding(Some(Box::new(
+            int(i64::try_from(n).unwrap_or(i64::MAX)),
+        ))),
         FrameBound::CurrentRow => ast::WindowFrameBound::CurrentRow,
-        FrameBound::Following(n) => ast::WindowFrameBound::Following(Some(Box::new(int(
-            i64::try_from(n).unwrap_or(i64::MAX),
-        )))),
+        FrameBound::Following { offset: n } => ast::WindowFrameBound::Following(Some(Box::new(
+            int(i64::try_from(n).unwrap_or(i64::MAX)),
+        ))),
         FrameBound::UnboundedFollowing => ast::WindowFrameBound::Following(None),
     };
     ast::WindowFrame {

@@ -71,7 +71,7 @@ pub fn lower(
     dialect: Dialect,
     options: &LowerOptions,
 ) -> Result<Query, LowerError> {
-    let deepest = crate::wire::MAX_DEPTH;
+    let deepest = crate::json::MAX_DEPTH;
     if crate::walk::nesting(plan, deepest) > deepest {
         return fail(format!("The plan nests more than {deepest} levels deep."));
     }

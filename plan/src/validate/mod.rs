@@ -271,11 +271,11 @@ fn static_checks(
 ) {
     // Measured before anything else recurses through the plan (plans from code or imported
     // SQL are not capped by the JSON parser).
-    if walk::nesting(plan, crate::wire::MAX_DEPTH) > crate::wire::MAX_DEPTH {
+    if walk::nesting(plan, crate::json::MAX_DEPTH) > crate::json::MAX_DEPTH {
         out.invalid(format!(
             "The plan nests more than {} levels deep; write it flatter (an IN list instead \
              of a chain of ORs, a CTE for a sub-result).",
-            crate::wire::MAX_DEPTH
+            crate::json::MAX_DEPTH
         ));
         return;
     }

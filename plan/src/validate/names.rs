@@ -312,8 +312,8 @@ impl<'s> Resolver<'s, '_> {
         let mut columns: Vec<(Option<&'s str>, &'s str)> = Vec::new();
         walk::each_node(root, &mut |e| match e {
             Expr::Column { alias, column } => columns.push((alias.as_deref(), column)),
-            Expr::Subquery(p) => subplans.push((p, true)),
-            Expr::Exists(p) => subplans.push((p, false)),
+            Expr::Subquery { plan: p } => subplans.push((p, true)),
+            Expr::Exists { plan: p } => subplans.push((p, false)),
             _ => {}
         });
         for (alias, column) in columns {
@@ -653,7 +653,7 @@ impl<'s> Resolver<'s, '_> {
         }
         match e {
             Expr::Func(f) if f.over.is_none() && is_aggregate_name(&f.name) => {}
-            Expr::Literal(_) | Expr::Subquery(_) | Expr::Exists(_) => {}
+            Expr::Literal(_) | Expr::Subquery { .. } | Expr::Exists { .. } => {}
             Expr::Column { alias, column } => {
                 if self.grouped_column(alias.as_deref(), column, clause, plan, chain) {
                     return;

@@ -208,7 +208,7 @@ pub fn calls(plan: &Plan, out: &mut Findings) {
         }
         Expr::Binary { op, left, right } => {
             let in_op = matches!(op, BinaryOp::In | BinaryOp::NotIn);
-            if in_op && !(is_list(right) || matches!(**right, Expr::Subquery(_))) {
+            if in_op && !(is_list(right) || matches!(**right, Expr::Subquery { .. })) {
                 out.invalid(
                     "The right side of IN must be a TUPLE or LIST function holding the values, \
                      or a subquery.",
@@ -264,9 +264,9 @@ fn window(name: &str, distinct: bool, w: &crate::Window, out: &mut Findings) {
     let Some(frame) = &w.frame else { return };
     let rank = |b: FrameBound| match b {
         FrameBound::UnboundedPreceding => (0, 0),
-        FrameBound::Preceding(n) => (1, -i128::from(n)),
+        FrameBound::Preceding { offset: n } => (1, -i128::from(n)),
         FrameBound::CurrentRow => (2, 0),
-        FrameBound::Following(n) => (3, i128::from(n)),
+        FrameBound::Following { offset: n } => (3, i128::from(n)),
         FrameBound::UnboundedFollowing => (4, 0),
     };
     if frame.start == FrameBound::UnboundedFollowing
@@ -278,7 +278,12 @@ fn window(name: &str, distinct: bool, w: &crate::Window, out: &mut Findings) {
              unbounded_preceding to current_row)."
         ));
     }
-    let offset = |b: FrameBound| matches!(b, FrameBound::Preceding(_) | FrameBound::Following(_));
+    let offset = |b: FrameBound| {
+        matches!(
+            b,
+            FrameBound::Preceding { .. } | FrameBound::Following { .. }
+        )
+    };
     if frame.unit == FrameUnit::Range
         && (offset(frame.start) || offset(frame.end))
         && w.order_by.len() != 1

@@ -7,7 +7,7 @@ use crate::test_fixtures::schema;
 use serde_json::{json, Value as Json};
 
 fn plan(v: serde_json::Value) -> Plan {
-    serde_json::from_value(v).expect("test plans are well-formed")
+    Plan::from_json(&v.to_string()).expect("test plans are well-formed")
 }
 
 fn run_as(p: &Plan, role: &str, settings: &ValidatorSettings) -> Validation {
@@ -748,7 +748,7 @@ fn the_deepest_admitted_plans_validate_and_render() {
     let policies = Policies::demo();
     let scope = policies.scope(&[]);
     for p in plans {
-        let plan: Plan = serde_json::from_value(p).expect("admitted");
+        let plan: Plan = Plan::from_json(&p.to_string()).expect("admitted");
         let v = validate(Some(&plan), &schema(), &scope, &Default::default());
         assert!(v.passed(), "{:?}", v.errors);
         for d in Dialect::ALL {
