@@ -472,7 +472,7 @@ pub fn bind(
     }
     // Read back from text, not from the value: the plan's one deserializer (the one for
     // JSON text) serves every caller, rather than a second copy in the download.
-    serde_json::from_str(&wire.to_string()).map_err(|e| fail(e.to_string()))
+    Plan::from_json(&wire.to_string()).map_err(|e| fail(e.to_string()))
 }
 
 fn replace_text(v: &mut serde_json::Value, from: &str, to: &str) {

@@ -32,196 +32,208 @@ impl Severity {
     }
 }
 
-/// The stable error codes. Only codes some part of the engine produces are members;
-/// `tests/tests/error_codes.rs` names a producer for each one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ErrorCodeName"))]
-#[cfg_attr(
-    feature = "schema",
-    derive(schemars::JsonSchema),
-    schemars(rename = "ErrorCodeName")
-)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum ErrorCode {
+/// Declares [`ErrorCode`] from one table: each code's variant, its written form, its HTTP
+/// status when it ends a request, and its documentation, once.
+macro_rules! codes {
+    ($($(#[$doc:meta])* $variant:ident = $text:literal, $status:expr;)*) => {
+        /// The stable codes: one vocabulary for the engine, the HTTP API and MCP, the
+        /// workspace, feedback, the npm package and a page that uses a server. Every member
+        /// is produced by something (`tests/tests/error_codes.rs` names each producer).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ErrorCodeName"))]
+        #[cfg_attr(
+            feature = "schema",
+            derive(schemars::JsonSchema),
+            schemars(rename = "ErrorCodeName")
+        )]
+        pub enum ErrorCode {
+            $($(#[$doc])* #[serde(rename = $text)] $variant,)*
+        }
+
+        impl ErrorCode {
+            /// Every member, in the table's order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $text,)*
+                }
+            }
+
+            /// The HTTP status a response carries when this code ends the request (`None`:
+            /// the code only appears inside a result, which is sent with 200).
+            pub fn http_status(self) -> Option<u16> {
+                match self {
+                    $(ErrorCode::$variant => $status,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    // The plan and its checks.
     /// The validator was handed no plan.
-    MissingPlan,
+    MissingPlan = "MISSING_PLAN", None;
     /// The plan is malformed, uses an unsupported construct, or cannot be built into SQL.
-    InvalidPlanStructure,
+    InvalidPlanStructure = "INVALID_PLAN_STRUCTURE", None;
     /// A function name that is not on the allow-list.
-    UnsupportedFunction,
+    UnsupportedFunction = "UNSUPPORTED_FUNCTION", None;
     /// A table the schema does not have.
-    TableNotFound,
+    TableNotFound = "TABLE_NOT_FOUND", None;
     /// A column reference that resolves to no column, or to several.
-    ColumnNotFound,
+    ColumnNotFound = "COLUMN_NOT_FOUND", None;
     /// A join names an alias the plan does not declare.
-    JoinTableNotInPlan,
+    JoinTableNotInPlan = "JOIN_TABLE_NOT_IN_PLAN", None;
     /// A join compares columns whose types cannot match (a date with a number, say).
-    JoinKeyTypeMismatch,
+    JoinKeyTypeMismatch = "JOIN_KEY_TYPE_MISMATCH", None;
     /// A warning: a join on columns no foreign key relates, allowed because their types agree.
-    UndeclaredJoin,
+    UndeclaredJoin = "UNDECLARED_JOIN", None;
     /// The caller may not read a table the plan needs, or the SQL is not one read-only query.
-    SecurityViolation,
+    SecurityViolation = "SECURITY_VIOLATION", None;
     /// SQL given to the importer does not parse, or uses something no plan can express.
-    SqlImportFailed,
+    SqlImportFailed = "SQL_IMPORT_FAILED", None;
+
+    // Running a query, and what its rows show.
     /// The database rejected the query itself; a different query can succeed.
-    ExecutionFailed,
+    ExecutionFailed = "EXECUTION_FAILED", None;
     /// The database could not or would not run the query; fatal.
-    DbExecutionError,
-    /// A warning: the result reached the row cap, so rows may be missing.
-    ResultTruncated,
-    /// A datasource's live schema differs from the one the index was built from, and the
-    /// mismatch policy says `fail`.
-    InvalidState,
-    /// A warning: a datasource's live schema differs from the indexed one (policy `warn`).
-    SchemaChanged,
-    /// The schema index could not be searched (an embedder failed, or the breaker is open).
-    SchemaRetrievalFailed,
-    /// The model provider refused the key (HTTP 401 or 403).
-    ProviderAuthFailed,
-    /// The model provider is limiting the rate of requests (HTTP 429).
-    ProviderRateLimited,
-    /// The account's quota or credit is used up (HTTP 429, `insufficient_quota`).
-    ProviderQuotaExceeded,
-    /// The model provider did not answer in time (HTTP 408, or the call's timeout).
-    ProviderTimeout,
-    /// The model provider could not be reached or failed (HTTP 5xx, connection errors).
-    ProviderUnavailable,
-    /// The model provider does not offer the model to this key (HTTP 404, `model_not_found`).
-    ProviderModelUnavailable,
-    /// The caller cancelled the run.
-    Cancelled,
-    /// A model's structured answer still did not parse after the parse retries.
-    ModelOutputInvalid,
-    /// No datasource the caller may read can answer the question.
-    QuestionNotAnswerable,
-    /// The run reached `max_llm_calls` (or its cost limit).
-    RunLimitReached,
-    /// The run took longer than its time limit (`timeout_s`).
-    PipelineTimeout,
-    /// A warning: the written answer names numbers or names the result does not hold.
-    AnswerNotGrounded,
-    /// An empty result whose filter names a value its column does not hold: an error (the
-    /// planner is asked once more, with the closest values) or, with none close, a warning.
-    ValueNotFound,
-    /// A warning: a result column is NULL in every row.
-    AllNullColumn,
-    /// The question needs more sub-queries than `max_sub_queries` allows.
-    QuestionTooBroad,
-    /// A warning: join keys from one datasource that do not convert to the key's kind (a
-    /// text key that is not a number, joined to a numeric key) and so matched nothing.
-    JoinKeyUnconverted,
-    /// A join repeats the rows an aggregate reads, so COUNT, SUM or AVG over-counts: an
-    /// error under COUNT (the planner is asked once more), a warning under SUM and AVG.
-    JoinFanOut,
-    /// A configuration (provider, run settings, policies, verified queries) cannot be used
-    /// as given: an error where it stops a front end, a warning where one part of it was
-    /// dropped and the rest kept.
-    ConfigInvalid,
-    /// The question, the SQL or a step names a datasource the engine does not have.
-    DatasourceNotFound,
-    /// The refiner's advice went to the planner before its retry (a warning for the trace).
-    PlanFeedback,
-    /// The refiner could not give advice (its answer could not be used); the planner
-    /// retried with the rejection's own words instead.
-    RefinerFailed,
+    DbExecutionError = "DB_EXECUTION_ERROR", None;
     /// A query ran past its time limit (`query_timeout_ms`) and the database stopped it;
     /// fatal, since a retry would wait as long again.
-    QueryTimeout,
+    QueryTimeout = "QUERY_TIMEOUT", None;
+    /// A warning: the result reached the row cap, so rows may be missing.
+    ResultTruncated = "RESULT_TRUNCATED", None;
+    /// An empty result whose filter names a value its column does not hold: an error (the
+    /// planner is asked once more, with the closest values) or, with none close, a warning.
+    ValueNotFound = "VALUE_NOT_FOUND", None;
+    /// A warning: a result column is NULL in every row.
+    AllNullColumn = "ALL_NULL_COLUMN", None;
+    /// A warning: join keys from one datasource that do not convert to the key's kind (a
+    /// text key that is not a number, joined to a numeric key) and so matched nothing.
+    JoinKeyUnconverted = "JOIN_KEY_UNCONVERTED", None;
+    /// A join repeats the rows an aggregate reads, so COUNT, SUM or AVG over-counts: an
+    /// error under COUNT (the planner is asked once more), a warning under SUM and AVG.
+    JoinFanOut = "JOIN_FAN_OUT", None;
+
+    // Schemas and the index.
+    /// A datasource's live schema differs from the one the index was built from, and the
+    /// mismatch policy says `fail`.
+    InvalidState = "INVALID_STATE", None;
+    /// A warning: a datasource's live schema differs from the indexed one (policy `warn`).
+    SchemaChanged = "SCHEMA_CHANGED", None;
     /// A warning: a table's statistics or text values were not read when its datasource was
     /// opened (reading them ran past the read time limit); questions about it still run,
     /// with less for routing, retrieval and value linking to go on.
-    StatisticsIncomplete,
+    StatisticsIncomplete = "STATISTICS_INCOMPLETE", None;
+    /// The schema index could not be searched (an embedder failed, or the breaker is open).
+    SchemaRetrievalFailed = "SCHEMA_RETRIEVAL_FAILED", Some(502);
+    /// The schema index could not be built (the embedder failed while indexing).
+    IndexBuildFailed = "INDEX_BUILD_FAILED", None;
+
+    // The model provider.
+    /// The model provider refused the key (HTTP 401 or 403).
+    ProviderAuthFailed = "PROVIDER_AUTH_FAILED", None;
+    /// The model provider is limiting the rate of requests (HTTP 429).
+    ProviderRateLimited = "PROVIDER_RATE_LIMITED", None;
+    /// The account's quota or credit is used up (HTTP 429, `insufficient_quota`).
+    ProviderQuotaExceeded = "PROVIDER_QUOTA_EXCEEDED", None;
+    /// The model provider did not answer in time (HTTP 408, or the call's timeout).
+    ProviderTimeout = "PROVIDER_TIMEOUT", None;
+    /// The model provider could not be reached or failed (HTTP 5xx, connection errors).
+    ProviderUnavailable = "PROVIDER_UNAVAILABLE", None;
+    /// The model provider does not offer the model to this key (HTTP 404, `model_not_found`).
+    ProviderModelUnavailable = "PROVIDER_MODEL_UNAVAILABLE", None;
+    /// A model's structured answer still did not parse after the parse retries.
+    ModelOutputInvalid = "MODEL_OUTPUT_INVALID", None;
+
+    // The run.
+    /// The caller cancelled the run (or the MCP tool call: 499, never sent over HTTP, where
+    /// the client has gone).
+    Cancelled = "CANCELLED", Some(499);
+    /// No datasource the caller may read can answer the question.
+    QuestionNotAnswerable = "QUESTION_NOT_ANSWERABLE", None;
+    /// The question needs more sub-queries than `max_sub_queries` allows.
+    QuestionTooBroad = "QUESTION_TOO_BROAD", None;
+    /// The run reached `max_llm_calls` (or its cost limit).
+    RunLimitReached = "RUN_LIMIT_REACHED", None;
+    /// The run took longer than its time limit (`timeout_s`).
+    PipelineTimeout = "PIPELINE_TIMEOUT", None;
+    /// A warning: the written answer names numbers or names the result does not hold.
+    AnswerNotGrounded = "ANSWER_NOT_GROUNDED", None;
+    /// The refiner's advice went to the planner before its retry (a warning for the trace).
+    PlanFeedback = "PLAN_FEEDBACK", None;
+    /// The refiner could not give advice (its answer could not be used); the planner
+    /// retried with the rejection's own words instead.
+    RefinerFailed = "REFINER_FAILED", None;
+
+    // Configuration and datasources.
+    /// A configuration (provider, run settings, policies, verified queries, a project file)
+    /// cannot be used as given: an error where it stops a front end, a warning where one
+    /// part of it was dropped and the rest kept.
+    ConfigInvalid = "CONFIG_INVALID", Some(400);
+    /// The question, the SQL or a step names a datasource the engine does not have, or one
+    /// the caller may not reach.
+    DatasourceNotFound = "DATASOURCE_NOT_FOUND", Some(404);
+    /// A datasource id that is not a plain name (letters, digits, `_`, `-`).
+    DatasourceIdInvalid = "DATASOURCE_ID_INVALID", Some(400);
+    /// A datasource id already in use.
+    DatasourceIdTaken = "DATASOURCE_ID_TAKEN", Some(409);
+    /// A datasource that cannot be opened or read: not a database, corrupt, unreachable.
+    DatasourceUnreadable = "DATASOURCE_UNREADABLE", None;
+    /// A datasource with no tables (or none its project file admits): nothing to ask about.
+    DatasourceEmpty = "DATASOURCE_EMPTY", None;
+
+    // Feedback and verified queries.
+    /// No proposed verified query has this id.
+    FeedbackNotFound = "FEEDBACK_NOT_FOUND", Some(404);
+    /// The caller's role may not approve, edit or delete verified queries.
+    ApprovalNotAllowed = "APPROVAL_NOT_ALLOWED", Some(403);
+    /// The SQL or the edited query cannot become a verified query.
+    VerifiedQueryInvalid = "VERIFIED_QUERY_INVALID", Some(422);
+    /// A stored feedback book cannot be read.
+    FeedbackUnreadable = "FEEDBACK_UNREADABLE", Some(422);
+
+    // Requests to a server (the HTTP API and MCP).
+    /// No API key, or one the server does not know.
+    Unauthorized = "UNAUTHORIZED", Some(401);
+    /// The request asks as a role its key may not take.
+    RoleNotAllowed = "ROLE_NOT_ALLOWED", Some(403);
+    /// The key has as many runs in flight as it may.
+    TooManyRuns = "TOO_MANY_RUNS", Some(429);
+    /// The body is not the JSON the route takes.
+    BadRequest = "BAD_REQUEST", Some(400);
+    /// The body is larger than the server takes.
+    PayloadTooLarge = "PAYLOAD_TOO_LARGE", Some(413);
+    /// The body is not JSON.
+    UnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE", Some(415);
+    /// No such route.
+    NotFound = "NOT_FOUND", Some(404);
+    /// The method is not one the route takes.
+    MethodNotAllowed = "METHOD_NOT_ALLOWED", Some(405);
+    /// The engine cannot serve now.
+    Unavailable = "UNAVAILABLE", Some(503);
+    /// Asks need a model, and the server's is not usable (no key, say); everything else
+    /// still works.
+    ModelUnavailable = "MODEL_UNAVAILABLE", Some(503);
+    /// Something the server did not expect (a run that panicked, say).
+    Internal = "INTERNAL", Some(500);
+
+    // A page (or the npm package) using a server as its engine.
+    /// The server could not be reached.
+    ServerUnreachable = "SERVER_UNREACHABLE", None;
+    /// The server did not answer in time.
+    ServerTimeout = "SERVER_TIMEOUT", None;
+    /// The server's answer could not be read.
+    ServerResponseUnreadable = "SERVER_RESPONSE_UNREADABLE", None;
+
+    // Outside the engine: the command line's own work.
+    /// `nl2sql copy` could not copy a database.
+    CopyFailed = "COPY_FAILED", None;
 }
 
 impl ErrorCode {
-    /// Every member, for tests and documentation.
-    pub const ALL: &'static [ErrorCode] = &[
-        ErrorCode::MissingPlan,
-        ErrorCode::InvalidPlanStructure,
-        ErrorCode::UnsupportedFunction,
-        ErrorCode::TableNotFound,
-        ErrorCode::ColumnNotFound,
-        ErrorCode::JoinTableNotInPlan,
-        ErrorCode::JoinKeyTypeMismatch,
-        ErrorCode::UndeclaredJoin,
-        ErrorCode::SecurityViolation,
-        ErrorCode::SqlImportFailed,
-        ErrorCode::ExecutionFailed,
-        ErrorCode::DbExecutionError,
-        ErrorCode::ResultTruncated,
-        ErrorCode::InvalidState,
-        ErrorCode::SchemaChanged,
-        ErrorCode::SchemaRetrievalFailed,
-        ErrorCode::ProviderAuthFailed,
-        ErrorCode::ProviderRateLimited,
-        ErrorCode::ProviderQuotaExceeded,
-        ErrorCode::ProviderTimeout,
-        ErrorCode::ProviderUnavailable,
-        ErrorCode::ProviderModelUnavailable,
-        ErrorCode::Cancelled,
-        ErrorCode::ModelOutputInvalid,
-        ErrorCode::QuestionNotAnswerable,
-        ErrorCode::RunLimitReached,
-        ErrorCode::PipelineTimeout,
-        ErrorCode::AnswerNotGrounded,
-        ErrorCode::ValueNotFound,
-        ErrorCode::AllNullColumn,
-        ErrorCode::QuestionTooBroad,
-        ErrorCode::JoinKeyUnconverted,
-        ErrorCode::JoinFanOut,
-        ErrorCode::ConfigInvalid,
-        ErrorCode::DatasourceNotFound,
-        ErrorCode::PlanFeedback,
-        ErrorCode::RefinerFailed,
-        ErrorCode::QueryTimeout,
-        ErrorCode::StatisticsIncomplete,
-    ];
-
-    /// The code as written on the wire, e.g. `TABLE_NOT_FOUND`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::MissingPlan => "MISSING_PLAN",
-            ErrorCode::InvalidPlanStructure => "INVALID_PLAN_STRUCTURE",
-            ErrorCode::UnsupportedFunction => "UNSUPPORTED_FUNCTION",
-            ErrorCode::TableNotFound => "TABLE_NOT_FOUND",
-            ErrorCode::ColumnNotFound => "COLUMN_NOT_FOUND",
-            ErrorCode::JoinTableNotInPlan => "JOIN_TABLE_NOT_IN_PLAN",
-            ErrorCode::JoinKeyTypeMismatch => "JOIN_KEY_TYPE_MISMATCH",
-            ErrorCode::UndeclaredJoin => "UNDECLARED_JOIN",
-            ErrorCode::SecurityViolation => "SECURITY_VIOLATION",
-            ErrorCode::SqlImportFailed => "SQL_IMPORT_FAILED",
-            ErrorCode::ExecutionFailed => "EXECUTION_FAILED",
-            ErrorCode::DbExecutionError => "DB_EXECUTION_ERROR",
-            ErrorCode::ResultTruncated => "RESULT_TRUNCATED",
-            ErrorCode::InvalidState => "INVALID_STATE",
-            ErrorCode::SchemaChanged => "SCHEMA_CHANGED",
-            ErrorCode::SchemaRetrievalFailed => "SCHEMA_RETRIEVAL_FAILED",
-            ErrorCode::ProviderAuthFailed => "PROVIDER_AUTH_FAILED",
-            ErrorCode::ProviderRateLimited => "PROVIDER_RATE_LIMITED",
-            ErrorCode::ProviderQuotaExceeded => "PROVIDER_QUOTA_EXCEEDED",
-            ErrorCode::ProviderTimeout => "PROVIDER_TIMEOUT",
-            ErrorCode::ProviderUnavailable => "PROVIDER_UNAVAILABLE",
-            ErrorCode::ProviderModelUnavailable => "PROVIDER_MODEL_UNAVAILABLE",
-            ErrorCode::Cancelled => "CANCELLED",
-            ErrorCode::ModelOutputInvalid => "MODEL_OUTPUT_INVALID",
-            ErrorCode::QuestionNotAnswerable => "QUESTION_NOT_ANSWERABLE",
-            ErrorCode::RunLimitReached => "RUN_LIMIT_REACHED",
-            ErrorCode::PipelineTimeout => "PIPELINE_TIMEOUT",
-            ErrorCode::AnswerNotGrounded => "ANSWER_NOT_GROUNDED",
-            ErrorCode::ValueNotFound => "VALUE_NOT_FOUND",
-            ErrorCode::AllNullColumn => "ALL_NULL_COLUMN",
-            ErrorCode::QuestionTooBroad => "QUESTION_TOO_BROAD",
-            ErrorCode::JoinKeyUnconverted => "JOIN_KEY_UNCONVERTED",
-            ErrorCode::JoinFanOut => "JOIN_FAN_OUT",
-            ErrorCode::ConfigInvalid => "CONFIG_INVALID",
-            ErrorCode::DatasourceNotFound => "DATASOURCE_NOT_FOUND",
-            ErrorCode::PlanFeedback => "PLAN_FEEDBACK",
-            ErrorCode::RefinerFailed => "REFINER_FAILED",
-            ErrorCode::QueryTimeout => "QUERY_TIMEOUT",
-            ErrorCode::StatisticsIncomplete => "STATISTICS_INCOMPLETE",
-        }
-    }
-
     /// Codes no retry can fix, whatever their severity. Every provider failure is fatal: a
     /// retry would make the same call to the same provider with the same key (a rate limit
     /// is waited out by the call itself, not by a new plan).

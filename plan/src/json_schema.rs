@@ -79,6 +79,10 @@ mod tests {
             }
             return;
         };
+        // Children first, so each rule below sees them already compact.
+        for value in map.values_mut() {
+            strict(value);
+        }
         for key in [
             "$schema",
             "title",
@@ -94,14 +98,47 @@ mod tests {
         if let Some(alternatives) = map.remove("oneOf") {
             map.insert("anyOf".into(), alternatives);
         }
+        if let Some(Value::Array(alternatives)) = map.get("anyOf") {
+            // Alternatives that are each one string constant are an enum.
+            let names: Option<Vec<Value>> = alternatives
+                .iter()
+                .map(|a| {
+                    match (
+                        a.get("const"),
+                        a.get("type"),
+                        a.as_object().map(|o| o.len()),
+                    ) {
+                        (Some(name), Some(Value::String(t)), Some(2)) if t == "string" => {
+                            Some(name.clone())
+                        }
+                        _ => None,
+                    }
+                })
+                .collect();
+            // `anyOf: [{type: t}, {type: null}]` says no more than `type: [t, null]`.
+            let types: Option<Vec<Value>> = alternatives
+                .iter()
+                .map(|a| match (a.get("type"), a.as_object().map(|o| o.len())) {
+                    (Some(Value::String(t)), Some(1)) => Some(vec![Value::String(t.clone())]),
+                    (Some(Value::Array(ts)), Some(1)) => Some(ts.clone()),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()
+                .map(|lists| lists.concat());
+            if let Some(names) = names {
+                map.remove("anyOf");
+                map.insert("type".into(), Value::String("string".into()));
+                map.insert("enum".into(), Value::Array(names));
+            } else if let Some(types) = types {
+                map.remove("anyOf");
+                map.insert("type".into(), Value::Array(types));
+            }
+        }
         if let Some(Value::Object(properties)) = map.get("properties") {
             let names: Vec<Value> = properties.keys().cloned().map(Value::String).collect();
             map.insert("required".into(), Value::Array(names));
             map.insert("additionalProperties".into(), Value::Bool(false));
             map.remove("unevaluatedProperties");
-        }
-        for value in map.values_mut() {
-            strict(value);
         }
     }
 

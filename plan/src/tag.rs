@@ -4,22 +4,27 @@
 //! other fields apply, the way the reference engine writes them. serde's internally tagged
 //! enums buffer every object before reading it, which made parsing a plan 2.2 times as
 //! costly (measured with callgrind); so the types derive serde's plain (externally tagged)
-//! form under `#[serde(remote = "Self")]`, and these adapters translate: [`Lenient`] reads
-//! `kind` first and streams the rest of the same object into the derived variant, and
+//! form under `#[serde(remote = "Self")]`, and these adapters translate: [`deserialize_tagged`]
+//! reads `kind` first and streams the rest of the same object into the derived variant, and
 //! [`KindFirst`] writes the variant as one object with `kind` first. What the derive never
-//! sees, [`Lenient`] decides: the reference's own fields present on a kind that does not use
+//! sees, the adapter decides: the reference's own fields present on a kind that does not use
 //! them are ignored when they hold their default (the reference writes every field on every
 //! kind), and anything else not of the kind is refused by name.
 //!
-//! An object whose `kind` is not its first key is read again, rewritten with `kind` first
-//! ([`KIND_LATE`], [`crate::json`]): the plan's schema and every known writer put it first.
+//! Every writer we know puts `kind` first (the plan's schema, the reference, this crate); an
+//! object that puts it later is gathered whole, written again with `kind` first and read
+//! from that text, through the same code.
 
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{
-    self, DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess, VariantAccess, Visitor,
+    self, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess,
+    VariantAccess, Visitor,
 };
 use serde::ser::{self, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::fmt;
+use std::marker::PhantomData;
 
 /// What a field that does not belong to an object's kind may hold and still be ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,11 +40,137 @@ pub(crate) enum Ignored {
 /// The fields an object may carry beyond its own, and what they may hold.
 pub(crate) type Tolerance = &'static [(&'static str, Ignored)];
 
-/// The error text that sends an object with a late `kind` to be rewritten and read again.
-pub(crate) const KIND_LATE: &str = "`kind` must come first in an expression";
+/// A `remote = "Self"` derived enum read from objects tagged by `kind`.
+pub(crate) trait Tagged: DeserializeOwned {
+    /// The other kinds' fields an object may carry.
+    const TOLERANCE: Tolerance;
+    /// The derived (externally tagged) reading.
+    fn derived<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error>;
+}
 
-/// A deserializer for one `remote = "Self"` derived type: an enum is read from an object
-/// tagged by `kind`, a struct's object is read with `tolerance` applied.
+/// Reads a [`Tagged`] enum from an object tagged by `kind`.
+pub(crate) fn deserialize_tagged<'de, T: Tagged, D: Deserializer<'de>>(
+    d: D,
+) -> Result<T, D::Error> {
+    d.deserialize_map(TagFirst(PhantomData))
+}
+
+struct TagFirst<T>(PhantomData<T>);
+
+impl<'de, T: Tagged> Visitor<'de> for TagFirst<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object with a `kind`")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+        let Some(first) = map.next_key::<Cow<'de, str>>()? else {
+            return Err(de::Error::missing_field("kind"));
+        };
+        if first != "kind" {
+            return late_kind(first.into_owned(), map);
+        }
+        let kind = map.next_value::<Cow<'de, str>>()?;
+        T::derived(Open {
+            kind,
+            map,
+            tolerance: T::TOLERANCE,
+        })
+    }
+}
+
+/// An object whose `kind` came after other fields: gathered whole, then read again from its
+/// text with `kind` first.
+fn late_kind<'de, T: Tagged, A: MapAccess<'de>>(first: String, mut map: A) -> Result<T, A::Error> {
+    let mut object = Map::new();
+    let value = map.next_value::<Value>()?;
+    object.insert(first, value);
+    while let Some((key, value)) = map.next_entry::<String, Value>()? {
+        object.insert(key, value);
+    }
+    if !object.contains_key("kind") {
+        return Err(de::Error::missing_field("kind"));
+    }
+    let mut text = String::new();
+    write_kind_first(&Value::Object(object), &mut text);
+    crate::json::from_str(&text).map_err(|e| de::Error::custom(e))
+}
+
+/// `value` as JSON text, every object's `kind` first.
+fn write_kind_first(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            out.push('{');
+            let entries = map
+                .get_key_value("kind")
+                .into_iter()
+                .chain(map.iter().filter(|(k, _)| *k != "kind"));
+            for (i, (key, item)) in entries.enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_kind_first(item, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_kind_first(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+/// An object whose `kind` has been read, as the derived enum reads it.
+struct Open<'de, A> {
+    kind: Cow<'de, str>,
+    map: A,
+    tolerance: Tolerance,
+}
+
+impl<'de, A: MapAccess<'de>> Deserializer<'de> for Open<'de, A> {
+    type Error = A::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, A::Error> {
+        Err(de::Error::custom("a tagged object is read as an enum"))
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, A::Error> {
+        let variant = variants
+            .iter()
+            .find(|v| **v == self.kind)
+            .copied()
+            .ok_or_else(|| de::Error::unknown_variant(&self.kind, variants))?;
+        visitor.visit_enum(Access {
+            variant,
+            map: self.map,
+            tolerance: self.tolerance,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct identifier
+        ignored_any
+    }
+}
+
+/// A deserializer for a `remote = "Self"` derived struct whose object may carry fields of
+/// the reference's that the struct does not have ([`Tolerance`]).
 pub(crate) struct Lenient<D> {
     pub inner: D,
     pub tolerance: Tolerance,
@@ -61,27 +192,13 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<D> {
         self.inner.deserialize_map(Fields {
             visitor,
             fields,
-            kind: None,
-            tolerance: self.tolerance,
-        })
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.inner.deserialize_map(Kind {
-            visitor,
-            variants,
             tolerance: self.tolerance,
         })
     }
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map identifier
+        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
         ignored_any
     }
 }
@@ -90,7 +207,6 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<D> {
 struct Fields<V> {
     visitor: V,
     fields: &'static [&'static str],
-    kind: Option<&'static str>,
     tolerance: Tolerance,
 }
 
@@ -105,88 +221,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Fields<V> {
         self.visitor.visit_map(Filter {
             map,
             fields: self.fields,
-            kind: self.kind,
+            kind: None,
             tolerance: self.tolerance,
         })
-    }
-}
-
-/// Reads an enum's object: `kind` first, then the variant's fields.
-struct Kind<V> {
-    visitor: V,
-    variants: &'static [&'static str],
-    tolerance: Tolerance,
-}
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for Kind<V> {
-    type Value = V::Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object with a `kind`")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<V::Value, A::Error> {
-        match map.next_key_seed(IsKind)? {
-            Some(true) => {}
-            Some(false) => return Err(de::Error::custom(KIND_LATE)),
-            None => return Err(de::Error::missing_field("kind")),
-        }
-        let variant = map.next_value_seed(VariantName(self.variants))?;
-        self.visitor.visit_enum(Access {
-            variant,
-            map,
-            tolerance: self.tolerance,
-        })
-    }
-}
-
-/// Whether a key is `kind`.
-struct IsKind;
-
-impl<'de> DeserializeSeed<'de> for IsKind {
-    type Value = bool;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for IsKind {
-    type Value = bool;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a field name")
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<bool, E> {
-        Ok(key == "kind")
-    }
-}
-
-/// A `kind` value, as one of the variants' names.
-struct VariantName(&'static [&'static str]);
-
-impl<'de> DeserializeSeed<'de> for VariantName {
-    type Value = &'static str;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<&'static str, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for VariantName {
-    type Value = &'static str;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "one of {}", self.0.join(", "))
-    }
-
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<&'static str, E> {
-        self.0
-            .iter()
-            .find(|v| **v == name)
-            .copied()
-            .ok_or_else(|| de::Error::unknown_variant(name, self.0))
     }
 }
 
