@@ -216,7 +216,7 @@ impl ModelArgs {
     /// The engine's settings for these options and `run`, by the one function every
     /// front end uses.
     pub(crate) fn settings(&self, run: &RunConfig) -> Result<EngineSettings, Failure> {
-        engine_settings(&self.provider_config()?, run).map_err(|e| Failure::Usage(e.0))
+        engine_settings(&self.provider_config()?, run).map_err(crate::source_failure)
     }
 }
 

@@ -26,11 +26,11 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             args.source.display()
         )));
     }
-    let target = Address::parse(&args.target).map_err(|e| Failure::Usage(e.0))?;
+    let target = Address::parse(&args.target).map_err(crate::source_failure)?;
     let report = nl2sql_native::copy::copy(&args.source, &target, args.replace, &mut |line| {
         eprintln!("{line}");
     })
-    .map_err(|e| Failure::Runtime(e.0))?;
+    .map_err(crate::source_failure)?;
     let rows: u64 = report.tables.iter().map(|(_, n)| n).sum();
     println!(
         "copied {} tables, {rows} rows, into {target}",

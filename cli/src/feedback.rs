@@ -194,8 +194,8 @@ fn split(id: &str) -> Result<(&str, &str), Failure> {
         })
 }
 
-fn refused(e: nl2sql_core::service::ServiceError) -> Failure {
-    Failure::Runtime(format!("{}: {e}", e.code()))
+fn refused(e: nl2sql_core::error::Error) -> Failure {
+    crate::source_failure(e)
 }
 
 /// Runs `nl2sql feedback`.

@@ -14,6 +14,7 @@ mod serve;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
+use nl2sql_core::error::{Error, ErrorCode};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -239,11 +240,16 @@ pub(crate) fn say_cache_problems(report: &nl2sql_native::CacheReport) {
     }
 }
 
-/// A database that cannot be named (a wrong command line) or read (a runtime failure).
-pub(crate) fn source_failure(e: nl2sql_native::SourceError) -> Failure {
-    match e {
-        nl2sql_native::SourceError::Usage(why) => Failure::Usage(why),
-        nl2sql_native::SourceError::Unreadable(why) => Failure::Runtime(why),
+/// The engine's error as the command's: what was named wrongly (a configuration, a
+/// datasource that is not there) is a usage failure, anything else a runtime one; the
+/// message starts with the stable code, for scripts.
+pub(crate) fn source_failure(e: Error) -> Failure {
+    let message = format!("{}: {e}", e.code);
+    match e.code {
+        ErrorCode::ConfigInvalid
+        | ErrorCode::DatasourceNotFound
+        | ErrorCode::DatasourceIdInvalid => Failure::Usage(message),
+        _ => Failure::Runtime(message),
     }
 }
 

@@ -3,10 +3,11 @@
 
 use crate::{source_failure, Failure};
 use clap::ValueEnum;
+use nl2sql_core::error::Error;
 use nl2sql_core::error::Node;
 use nl2sql_core::index::{
-    render, retrieve, route, BuiltinEmbedder, CircuitBreaker, EmbedError, Embedder, EntryKind,
-    GuardedEmbedder, RetrieveSettings, RouteSettings, SchemaIndex, ValueIndex,
+    render, retrieve, route, BuiltinEmbedder, CircuitBreaker, Embedder, EntryKind, GuardedEmbedder,
+    RetrieveSettings, RouteSettings, SchemaIndex, ValueIndex,
 };
 use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
 use nl2sql_core::Datasource;
@@ -186,8 +187,8 @@ impl IndexArgs {
 
 /// An embedding failure as the person at the terminal should read it: the provider's code,
 /// its sentence and its (redacted) words.
-fn embed_failure(e: EmbedError) -> Failure {
-    let error = e.into_error(Node::SchemaRetriever);
+fn embed_failure(e: Error) -> Failure {
+    let error = e.at(Node::SchemaRetriever);
     let mut text = format!("{}: {}", error.error_code, error.message);
     if let Some(words) = error.provider_response {
         text.push_str(&format!(" ({words})"));

@@ -9,7 +9,7 @@ use nl2sql_core::index::Routing;
 use nl2sql_core::run::{SqlRun, SqlStatus};
 use nl2sql_core::service::DatasourceInfo;
 use nl2sql_core::Value;
-use nl2sql_server::types::{ApiError, ApiErrorCode, DatasourceSummary, Health};
+use nl2sql_server::types::{ApiError, DatasourceSummary, Health};
 use nl2sql_tests::hostile::{OUTSIDE_SQL, REFUSED_SQL};
 use nl2sql_tests::mock::{Fixture, MockProvider};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -194,10 +194,10 @@ impl Server {
         path: &str,
         key: Option<&str>,
         body: Option<&str>,
-    ) -> (u16, ApiErrorCode) {
+    ) -> (u16, ErrorCode) {
         let (status, text) = self.call(method, path, key, body);
         let error: ApiError = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-        assert_eq!(error.error.code.status(), status, "{text}");
+        assert_eq!(error.error.code.http_status(), Some(status), "{text}");
         (status, error.error.code)
     }
 
@@ -219,6 +219,86 @@ impl Drop for Server {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The refusals only a server makes, each provoked over HTTP and sent with its code's status
+/// (the in-flight limit and a server without a model have tests of their own below).
+#[test]
+fn every_server_code_is_sent_with_its_status() {
+    let mock = MockProvider::start().unwrap_or_else(|e| panic!("{e}"));
+    let server = Server::start(&mock, "m", &["--max-body-bytes", "2000"]);
+    let sql = r#"{"sql": "SELECT 1"}"#;
+    let big = format!(r#"{{"sql": "SELECT '{}'"}}"#, "x".repeat(3000));
+    let cases = [
+        (
+            "POST",
+            "/api/v1/sql",
+            None,
+            Some(sql),
+            ErrorCode::Unauthorized,
+        ),
+        (
+            "POST",
+            "/api/v1/sql",
+            Some(VIEWER),
+            Some(r#"{"sql": "SELECT 1", "role": "admin"}"#),
+            ErrorCode::RoleNotAllowed,
+        ),
+        (
+            "POST",
+            "/api/v1/sql",
+            Some(ADMIN),
+            Some("{"),
+            ErrorCode::BadRequest,
+        ),
+        (
+            "POST",
+            "/api/v1/sql",
+            Some(ADMIN),
+            Some(big.as_str()),
+            ErrorCode::PayloadTooLarge,
+        ),
+        (
+            "GET",
+            "/api/v1/nowhere",
+            Some(ADMIN),
+            None,
+            ErrorCode::NotFound,
+        ),
+        (
+            "DELETE",
+            "/api/v1/sql",
+            Some(ADMIN),
+            None,
+            ErrorCode::MethodNotAllowed,
+        ),
+    ];
+    for (method, path, key, body, code) in cases {
+        let (status, got) = server.refused(method, path, key, body);
+        assert_eq!(
+            (got, Some(status)),
+            (code, code.http_status()),
+            "{method} {path}"
+        );
+    }
+    // A body that is not JSON at all.
+    let mut response = ureq::Agent::new_with_config(
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build(),
+    )
+    .post(&format!("{}/api/v1/sql", server.base))
+    .header("authorization", &format!("Bearer {ADMIN}"))
+    .header("content-type", "text/plain")
+    .send("SELECT 1")
+    .unwrap_or_else(|e| panic!("{e}"));
+    let text = response.body_mut().read_to_string().unwrap_or_default();
+    let error: ApiError = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(error.error.code, ErrorCode::UnsupportedMediaType);
+    assert_eq!(
+        Some(response.status().as_u16()),
+        error.error.code.http_status()
+    );
 }
 
 fn first_code(run: &SqlRun) -> Option<ErrorCode> {
@@ -254,11 +334,11 @@ fn each_key_asks_as_its_role_and_a_body_may_narrow_it_never_widen_it() {
     let body = customers.to_string();
     for key in [None, Some("not-a-key-of-this-server"), Some("")] {
         let got = server.refused("POST", "/api/v1/sql", key, Some(&body));
-        assert_eq!(got, (401, ApiErrorCode::Unauthorized), "{key:?}");
+        assert_eq!(got, (401, ErrorCode::Unauthorized), "{key:?}");
     }
     assert_eq!(
         server.refused("GET", "/api/v1/datasources", None, None),
-        (401, ApiErrorCode::Unauthorized)
+        (401, ErrorCode::Unauthorized)
     );
 
     // Each role as its key says.
@@ -296,7 +376,7 @@ fn each_key_asks_as_its_role_and_a_body_may_narrow_it_never_widen_it() {
         Some(VIEWER),
         Some(&widened.to_string()),
     );
-    assert_eq!(got, (403, ApiErrorCode::RoleNotAllowed));
+    assert_eq!(got, (403, ErrorCode::RoleNotAllowed));
     let mut analyst_up = staff.clone();
     analyst_up["role"] = "admin".into();
     let got = server.refused(
@@ -305,7 +385,7 @@ fn each_key_asks_as_its_role_and_a_body_may_narrow_it_never_widen_it() {
         Some(ANALYST),
         Some(&analyst_up.to_string()),
     );
-    assert_eq!(got, (403, ApiErrorCode::RoleNotAllowed));
+    assert_eq!(got, (403, ErrorCode::RoleNotAllowed));
     let mut unknown = customers.clone();
     unknown["role"] = "owner".into();
     let got = server.refused(
@@ -314,7 +394,7 @@ fn each_key_asks_as_its_role_and_a_body_may_narrow_it_never_widen_it() {
         Some(ADMIN),
         Some(&unknown.to_string()),
     );
-    assert_eq!(got, (403, ApiErrorCode::RoleNotAllowed));
+    assert_eq!(got, (403, ErrorCode::RoleNotAllowed));
     let mut narrowed = customers.clone();
     narrowed["role"] = "viewer".into();
     assert_eq!(
@@ -366,7 +446,7 @@ fn each_key_asks_as_its_role_and_a_body_may_narrow_it_never_widen_it() {
             Some(VIEWER),
             None
         ),
-        (404, ApiErrorCode::DatasourceNotFound)
+        (404, ErrorCode::DatasourceNotFound)
     );
     let (status, text) = server.call(
         "GET",
@@ -389,7 +469,7 @@ fn each_key_asks_as_its_role_and_a_body_may_narrow_it_never_widen_it() {
     let hidden = serde_json::json!({"question": ALBUMS, "datasource": "support"}).to_string();
     assert_eq!(
         server.refused("POST", "/api/v1/ask", Some(VIEWER), Some(&hidden)),
-        (404, ApiErrorCode::DatasourceNotFound)
+        (404, ErrorCode::DatasourceNotFound)
     );
 
     let (_, health) = server.call("GET", "/healthz", None, None);
@@ -435,13 +515,10 @@ fn the_hostile_corpus_through_the_api_is_refused_and_nothing_is_written() {
 
     // Bodies that are not the route's JSON: 4xx JSON errors, never a crash.
     let bad = [
-        ("{", ApiErrorCode::BadRequest),
-        (r#"{"sql": 1}"#, ApiErrorCode::BadRequest),
-        (
-            r#"{"sql": "SELECT 1", "rows": 5}"#,
-            ApiErrorCode::BadRequest,
-        ),
-        ("[]", ApiErrorCode::BadRequest),
+        ("{", ErrorCode::BadRequest),
+        (r#"{"sql": 1}"#, ErrorCode::BadRequest),
+        (r#"{"sql": "SELECT 1", "rows": 5}"#, ErrorCode::BadRequest),
+        ("[]", ErrorCode::BadRequest),
     ];
     for (body, code) in bad {
         let (_, got) = server.refused("POST", "/api/v1/sql", Some(ADMIN), Some(body));
@@ -450,15 +527,15 @@ fn the_hostile_corpus_through_the_api_is_refused_and_nothing_is_written() {
     let huge = format!(r#"{{"sql": "SELECT '{}'"}}"#, "x".repeat(100_000));
     assert_eq!(
         server.refused("POST", "/api/v1/sql", Some(ADMIN), Some(&huge)),
-        (413, ApiErrorCode::PayloadTooLarge)
+        (413, ErrorCode::PayloadTooLarge)
     );
     assert_eq!(
         server.refused("GET", "/api/v1/nowhere", Some(ADMIN), None),
-        (404, ApiErrorCode::NotFound)
+        (404, ErrorCode::NotFound)
     );
     assert_eq!(
         server.refused("GET", "/api/v1/sql", Some(ADMIN), None),
-        (405, ApiErrorCode::MethodNotAllowed)
+        (405, ErrorCode::MethodNotAllowed)
     );
     let unknown = server.refused(
         "POST",
@@ -466,7 +543,7 @@ fn the_hostile_corpus_through_the_api_is_refused_and_nothing_is_written() {
         Some(ADMIN),
         Some(r#"{"sql": "SELECT 1", "datasource": "elsewhere"}"#),
     );
-    assert_eq!(unknown, (404, ApiErrorCode::DatasourceNotFound));
+    assert_eq!(unknown, (404, ErrorCode::DatasourceNotFound));
 
     // Nothing was written, and the server still serves.
     let count = server.sql(
@@ -666,7 +743,7 @@ fn a_key_may_have_only_so_many_runs_in_flight() {
     std::thread::sleep(Duration::from_millis(400));
     assert_eq!(
         server.refused("POST", "/api/v1/ask", Some(ADMIN), Some(&body)),
-        (429, ApiErrorCode::TooManyRuns)
+        (429, ErrorCode::TooManyRuns)
     );
     // Another key is not held back.
     let run = server.sql(
@@ -781,7 +858,7 @@ fn without_a_model_key_asks_are_refused_plainly_and_the_rest_works() {
     for path in ["/api/v1/ask", "/api/v1/ask/stream"] {
         assert_eq!(
             server.refused("POST", path, Some(ADMIN), Some(&body)),
-            (503, ApiErrorCode::ModelUnavailable),
+            (503, ErrorCode::ModelUnavailable),
             "{path}"
         );
     }
@@ -857,16 +934,16 @@ fn threads_feedback_and_approval_over_the_api() {
             Some(VIEWER),
             Some(&hidden.to_string())
         ),
-        (422, ApiErrorCode::VerifiedQueryInvalid)
+        (422, ErrorCode::VerifiedQueryInvalid)
     );
     assert_eq!(
         server.refused("GET", "/api/v1/verified", Some(ANALYST), None),
-        (403, ApiErrorCode::ApprovalNotAllowed)
+        (403, ErrorCode::ApprovalNotAllowed)
     );
     let path = format!("/api/v1/verified/chinook/{}/approve", proposal.query.id);
     assert_eq!(
         server.refused("POST", &path, Some(VIEWER), Some("{}")),
-        (403, ApiErrorCode::ApprovalNotAllowed)
+        (403, ErrorCode::ApprovalNotAllowed)
     );
     assert_eq!(
         server.refused(
@@ -875,7 +952,7 @@ fn threads_feedback_and_approval_over_the_api() {
             Some(ADMIN),
             Some("{}")
         ),
-        (404, ApiErrorCode::FeedbackNotFound)
+        (404, ErrorCode::FeedbackNotFound)
     );
     let (status, listed) = server.call("GET", "/api/v1/verified", Some(ADMIN), None);
     assert_eq!(status, 200, "{listed}");
@@ -895,7 +972,7 @@ fn threads_feedback_and_approval_over_the_api() {
     let put = format!("/api/v1/verified/chinook/{}", proposal.query.id);
     assert_eq!(
         server.refused("PUT", &put, Some(ADMIN), Some(r#"{"id": "x", "description": "d", "questions": ["q"], "sql": "DELETE FROM Invoice"}"#)),
-        (422, ApiErrorCode::VerifiedQueryInvalid)
+        (422, ErrorCode::VerifiedQueryInvalid)
     );
     let (status, _) = server.call("DELETE", &put, Some(ADMIN), None);
     assert_eq!(status, 204);

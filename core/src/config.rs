@@ -6,6 +6,7 @@
 //! `Serialize`, and its `Debug` hides the key.
 
 use crate::engine::{Agent, AnswerMode, EngineSettings, Feedback};
+use crate::error::Error;
 use crate::index::MismatchPolicy;
 use crate::provider::chat::PriceTable;
 use crate::provider::{ApiKey, Provider, Wire};
@@ -172,18 +173,6 @@ impl Default for RunConfig {
     }
 }
 
-/// Why a configuration cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError(pub String);
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
 impl ProviderConfig {
     /// The provider: kind, base URL (trimmed) and key.
     pub fn provider(&self) -> Provider {
@@ -201,19 +190,19 @@ impl ProviderConfig {
     }
 
     /// Checks what can be checked without calling anyone.
-    pub fn check(&self) -> Result<(), ConfigError> {
+    pub fn check(&self) -> Result<(), Error> {
         if self.model.trim().is_empty() {
-            return Err(ConfigError("Choose a model.".into()));
+            return Err(Error::config("Choose a model."));
         }
         if self.kind.needs_key() && self.api_key.trim().is_empty() {
-            return Err(ConfigError(format!(
+            return Err(Error::config(format!(
                 "Paste your {} key, or choose an OpenAI-compatible endpoint such as a local Ollama.",
                 self.provider().label()
             )));
         }
         let base = self.provider().base_url;
         if !(base.starts_with("https://") || base.starts_with("http://")) {
-            return Err(ConfigError(format!(
+            return Err(Error::config(format!(
                 "The base URL {base:?} must start with http:// or https://."
             )));
         }
@@ -234,11 +223,11 @@ impl ProviderConfig {
 pub fn engine_settings(
     provider: &ProviderConfig,
     run: &RunConfig,
-) -> Result<EngineSettings, ConfigError> {
+) -> Result<EngineSettings, Error> {
     provider.check()?;
     if run.max_cost_usd.is_some_and(|c| !c.is_finite() || c < 0.0) {
-        return Err(ConfigError(
-            "The cost limit must be a number of dollars, 0 or more.".into(),
+        return Err(Error::config(
+            "The cost limit must be a number of dollars, 0 or more.",
         ));
     }
     if run.timeout_ms == 0
@@ -246,8 +235,8 @@ pub fn engine_settings(
         || run.max_llm_calls == 0
         || run.row_cap == 0
     {
-        return Err(ConfigError(
-            "The time limits, the model-call limit and the row cap must be above 0.".into(),
+        return Err(Error::config(
+            "The time limits, the model-call limit and the row cap must be above 0.",
         ));
     }
     let m = &provider.models;
@@ -300,7 +289,7 @@ mod tests {
             r#"{"kind": "anthropic", "model": "claude-haiku-4-5", "api_key": "sk-ant-x",
                 "models": {"planner": "claude-opus-5"}}"#,
         );
-        let s = engine_settings(&p, &RunConfig::default()).map_err(|e| e.0);
+        let s = engine_settings(&p, &RunConfig::default()).map_err(|e| e.message);
         let s = s.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(s.planner.model, "claude-opus-5");
         assert_eq!(s.resolver.model, "claude-haiku-4-5");
@@ -313,7 +302,7 @@ mod tests {
     fn a_missing_key_or_model_or_a_bad_url_is_refused_in_plain_words() {
         let no_key = provider(r#"{"kind": "openai", "model": "gpt-5.4"}"#);
         let e = engine_settings(&no_key, &RunConfig::default()).err();
-        assert!(e.is_some_and(|e| e.0.contains("Paste your OpenAI key")));
+        assert!(e.is_some_and(|e| e.message.contains("Paste your OpenAI key")));
         let local = provider(r#"{"kind": "compatible", "model": "llama3.1"}"#);
         assert!(engine_settings(&local, &RunConfig::default()).is_ok());
         let no_model = provider(r#"{"kind": "compatible"}"#);
@@ -321,7 +310,7 @@ mod tests {
         let bad_url =
             provider(r#"{"kind": "compatible", "model": "m", "base_url": "localhost:11434"}"#);
         let e = engine_settings(&bad_url, &RunConfig::default()).err();
-        assert!(e.is_some_and(|e| e.0.contains("http://")));
+        assert!(e.is_some_and(|e| e.message.contains("http://")));
     }
 
     #[test]

@@ -11,6 +11,7 @@
 
 use crate::curated::{Curated, ParamSpec, ParamType, VerifiedQuery};
 use crate::engine::{QueryResult, Status};
+use crate::error::{Error, ErrorCode};
 use crate::index::text::terms;
 use crate::lower::{lower, LowerOptions};
 use crate::plan::{Expr, Literal, Plan};
@@ -20,7 +21,6 @@ use nl2sql_plan::walk::{children, each_expr};
 use serde::{Deserialize, Serialize};
 use sqlparser::ast::Value as SqlValue;
 use std::collections::BTreeMap;
-use std::fmt;
 
 /// The format's version, written into every book.
 pub const VERSION: u32 = 1;
@@ -151,45 +151,37 @@ impl Default for FeedbackBook {
     }
 }
 
-/// Why a feedback operation was refused; each has a stable code ([`FeedbackError::code`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FeedbackError {
-    /// No proposal has this id: FEEDBACK_NOT_FOUND.
-    NotFound(String),
-    /// The caller's role does not approve: APPROVAL_NOT_ALLOWED.
-    NotAllowed,
-    /// An edited query breaks a rule of the verified-query format: VERIFIED_QUERY_INVALID.
-    Invalid(String),
-    /// A stored book cannot be read: FEEDBACK_UNREADABLE.
-    Unreadable(String),
+/// No proposal has this id: FEEDBACK_NOT_FOUND.
+fn not_found(id: String) -> Error {
+    Error::new(
+        ErrorCode::FeedbackNotFound,
+        format!("There is no proposed verified query {id:?}."),
+    )
 }
 
-impl FeedbackError {
-    /// The stable code.
-    pub fn code(&self) -> &'static str {
-        match self {
-            FeedbackError::NotFound(_) => "FEEDBACK_NOT_FOUND",
-            FeedbackError::NotAllowed => "APPROVAL_NOT_ALLOWED",
-            FeedbackError::Invalid(_) => "VERIFIED_QUERY_INVALID",
-            FeedbackError::Unreadable(_) => "FEEDBACK_UNREADABLE",
-        }
-    }
+/// The caller's role does not approve: APPROVAL_NOT_ALLOWED.
+fn not_allowed() -> Error {
+    Error::new(
+        ErrorCode::ApprovalNotAllowed,
+        "Your role may not approve, edit or delete verified queries (the policies give that to roles with approves = true).",
+    )
 }
 
-impl fmt::Display for FeedbackError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FeedbackError::NotFound(id) => write!(f, "There is no proposed verified query {id:?}."),
-            FeedbackError::NotAllowed => f.write_str(
-                "Your role may not approve, edit or delete verified queries (the policies give that to roles with approves = true).",
-            ),
-            FeedbackError::Invalid(why) => write!(f, "The verified query cannot be used: {why}."),
-            FeedbackError::Unreadable(why) => write!(f, "The feedback file cannot be read: {why}."),
-        }
-    }
+/// An edited query breaks a rule of the verified-query format: VERIFIED_QUERY_INVALID.
+fn invalid(why: String) -> Error {
+    Error::new(
+        ErrorCode::VerifiedQueryInvalid,
+        format!("The verified query cannot be used: {why}."),
+    )
 }
 
-impl std::error::Error for FeedbackError {}
+/// A stored book cannot be read: FEEDBACK_UNREADABLE.
+fn unreadable(why: String) -> Error {
+    Error::new(
+        ErrorCode::FeedbackUnreadable,
+        format!("The feedback file cannot be read: {why}."),
+    )
+}
 
 /// The answer judged: what feedback needs of a result.
 #[derive(Debug, Clone, Copy)]
@@ -264,11 +256,11 @@ impl FeedbackBook {
     /// A stored book, checked: its version, and every proposal's query against the format's
     /// rules where its datasource's schema is given (a query that no longer fits is kept,
     /// and left out of [`FeedbackBook::approved`] by the workspace like any declared one).
-    pub fn from_json(text: &str) -> Result<FeedbackBook, FeedbackError> {
+    pub fn from_json(text: &str) -> Result<FeedbackBook, Error> {
         let book: FeedbackBook =
-            serde_json::from_str(text).map_err(|e| FeedbackError::Unreadable(e.to_string()))?;
+            serde_json::from_str(text).map_err(|e| unreadable(e.to_string()))?;
         if book.version != VERSION {
-            return Err(FeedbackError::Unreadable(format!(
+            return Err(unreadable(format!(
                 "it is version {}, this engine reads version {VERSION}",
                 book.version
             )));
@@ -391,11 +383,11 @@ impl FeedbackBook {
             .unwrap_or_else(|| wanted.to_string())
     }
 
-    fn find(&mut self, datasource: &str, id: &str) -> Result<&mut Proposal, FeedbackError> {
+    fn find(&mut self, datasource: &str, id: &str) -> Result<&mut Proposal, Error> {
         self.proposals
             .iter_mut()
             .find(|p| p.datasource == datasource && p.query.id == id)
-            .ok_or_else(|| FeedbackError::NotFound(format!("{datasource}.{id}")))
+            .ok_or_else(|| not_found(format!("{datasource}.{id}")))
     }
 
     /// Approves proposal `id` of `datasource` as `by`, whose `scope` must approve.
@@ -406,9 +398,9 @@ impl FeedbackBook {
         scope: &Scope<'_>,
         by: &str,
         at: &str,
-    ) -> Result<Proposal, FeedbackError> {
+    ) -> Result<Proposal, Error> {
         if !scope.may_approve() {
-            return Err(FeedbackError::NotAllowed);
+            return Err(not_allowed());
         }
         let p = self.find(datasource, id)?;
         p.status = ProposalStatus::Approved;
@@ -426,14 +418,14 @@ impl FeedbackBook {
         mut query: VerifiedQuery,
         scope: &Scope<'_>,
         schema: &SchemaSnapshot,
-    ) -> Result<Proposal, FeedbackError> {
+    ) -> Result<Proposal, Error> {
         if !scope.may_approve() {
-            return Err(FeedbackError::NotAllowed);
+            return Err(not_allowed());
         }
         query.id = id.to_string();
-        check(datasource, &query, schema).map_err(FeedbackError::Invalid)?;
+        check(datasource, &query, schema).map_err(invalid)?;
         // The eval case follows the edit: its SQL is the edited query with its examples.
-        let example = example_of(&query, schema).map_err(FeedbackError::Invalid)?;
+        let example = example_of(&query, schema).map_err(invalid)?;
         let p = self.find(datasource, id)?;
         p.example.question = example.0;
         p.example.sql = example.1;
@@ -442,14 +434,9 @@ impl FeedbackBook {
     }
 
     /// Deletes proposal `id` (approved or not).
-    pub fn delete(
-        &mut self,
-        datasource: &str,
-        id: &str,
-        scope: &Scope<'_>,
-    ) -> Result<(), FeedbackError> {
+    pub fn delete(&mut self, datasource: &str, id: &str, scope: &Scope<'_>) -> Result<(), Error> {
         if !scope.may_approve() {
-            return Err(FeedbackError::NotAllowed);
+            return Err(not_allowed());
         }
         self.find(datasource, id)?;
         self.proposals

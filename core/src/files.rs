@@ -4,7 +4,7 @@
 //! table each, joinable), in DuckDB-WASM. Every file that cannot be one of these is refused
 //! here, with the reason in plain words, before any database sees it.
 
-use std::fmt;
+use crate::error::{Error, ErrorCode};
 
 /// The largest file the page opens. It is held three times over (the page's copy, which
 /// restarts a stopped database; the database's own; DuckDB's table), and a page has a few GB.
@@ -51,23 +51,16 @@ pub struct PlannedFile {
     pub kind: FileKind,
 }
 
-/// A file that cannot be opened, and why, in words a person can act on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileError(pub String);
-
-impl fmt::Display for FileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+/// A file that cannot become a datasource: DATASOURCE_UNREADABLE, in plain words.
+fn unreadable(why: impl Into<String>) -> Error {
+    Error::new(ErrorCode::DatasourceUnreadable, why)
 }
-
-impl std::error::Error for FileError {}
 
 /// Why a file of `size` bytes is not opened, when it is too large: the page checks a
 /// picked file's size before reading it.
-pub fn too_large(name: &str, size: u64) -> Option<FileError> {
+pub fn too_large(name: &str, size: u64) -> Option<Error> {
     (size > MAX_FILE_BYTES as u64).then(|| {
-        FileError(format!(
+        unreadable(format!(
             "{name} is {} MB; the page opens files up to {} MB (the command line `nl2sql` reads larger ones from disk)",
             size.div_ceil(1024 * 1024),
             MAX_FILE_BYTES / (1024 * 1024)
@@ -77,8 +70,8 @@ pub fn too_large(name: &str, size: u64) -> Option<FileError> {
 
 /// What `name` holds, from its bytes (the name decides only between text formats and says
 /// which format a file was meant to be).
-pub fn sniff(name: &str, bytes: &[u8]) -> Result<FileKind, FileError> {
-    let fail = |why: String| Err(FileError(format!("{name} {why}")));
+pub fn sniff(name: &str, bytes: &[u8]) -> Result<FileKind, Error> {
+    let fail = |why: String| Err(unreadable(format!("{name} {why}")));
     if bytes.is_empty() {
         return fail("is empty (0 bytes)".into());
     }
@@ -128,7 +121,7 @@ const CSV_CHECK_BYTES: usize = 8 * 1024 * 1024;
 /// reader would otherwise guess: a ragged file quietly becomes one wide column, or
 /// columns padded with NULLs. A field that begins with a quote may hold delimiters, line
 /// breaks and doubled quotes; a quote inside an unquoted field (`5" screen`) is text.
-fn check_csv_shape(name: &str, bytes: &[u8], tab: bool) -> Result<(), FileError> {
+fn check_csv_shape(name: &str, bytes: &[u8], tab: bool) -> Result<(), Error> {
     let text = &bytes[..bytes.len().min(CSV_CHECK_BYTES)];
     let whole = text.len() == bytes.len();
     let delimiter = if tab { b'\t' } else { guess_delimiter(text) };
@@ -177,7 +170,7 @@ fn check_csv_shape(name: &str, bytes: &[u8], tab: bool) -> Result<(), FileError>
     // The last record counts only when the file ends within what was read.
     if whole {
         if quoted {
-            return Err(FileError(format!(
+            return Err(unreadable(format!(
                 "{name} is not a regular CSV file: the quote (\") opened on line {quote_line} is never closed"
             )));
         }
@@ -199,10 +192,10 @@ struct CsvShape<'a> {
 }
 
 impl CsvShape<'_> {
-    fn end_record(&mut self) -> Result<(), FileError> {
+    fn end_record(&mut self) -> Result<(), Error> {
         let (header_line, expected) = *self.header.get_or_insert((self.record_line, self.fields));
         if self.fields != expected {
-            return Err(FileError(format!(
+            return Err(unreadable(format!(
                 "{} is not a regular CSV file: line {} has {} fields where the header (line {header_line}) has {expected}; every row needs the same number of columns",
                 self.name, self.record_line, self.fields
             )));
@@ -227,9 +220,9 @@ fn guess_delimiter(text: &[u8]) -> u8 {
 
 /// How `files` (name, bytes) become one datasource: a SQLite or DuckDB file alone, or CSV
 /// and Parquet files, one table each, under names made from the file names.
-pub fn plan(files: &[(&str, &[u8])]) -> Result<Vec<PlannedFile>, FileError> {
+pub fn plan(files: &[(&str, &[u8])]) -> Result<Vec<PlannedFile>, Error> {
     if files.is_empty() {
-        return Err(FileError("no file was given".into()));
+        return Err(unreadable("no file was given"));
     }
     let mut planned = Vec::with_capacity(files.len());
     for (name, bytes) in files {
@@ -245,7 +238,7 @@ pub fn plan(files: &[(&str, &[u8])]) -> Result<Vec<PlannedFile>, FileError> {
             .iter()
             .find(|p| matches!(p.kind, FileKind::Sqlite | FileKind::DuckDb))
         {
-            return Err(FileError(format!(
+            return Err(unreadable(format!(
                 "{} is a database of its own: add it alone (several files make one datasource only when each is a CSV or Parquet file)",
                 alone.name
             )));
@@ -256,7 +249,7 @@ pub fn plan(files: &[(&str, &[u8])]) -> Result<Vec<PlannedFile>, FileError> {
             .iter()
             .find(|o| o.table.eq_ignore_ascii_case(&p.table))
         {
-            return Err(FileError(format!(
+            return Err(unreadable(format!(
                 "{} and {} would both be table {}: rename one",
                 other.name, p.name, p.table
             )));
@@ -313,7 +306,7 @@ mod tests {
     #[test]
     fn bad_files_are_refused_in_plain_words() {
         let refused = |name: &str, bytes: &[u8]| match sniff(name, bytes) {
-            Err(e) => e.0,
+            Err(e) => e.message,
             Ok(kind) => panic!("{name} was taken as {kind:?}"),
         };
         assert_eq!(refused("empty.csv", b""), "empty.csv is empty (0 bytes)");
@@ -331,7 +324,7 @@ mod tests {
 
     #[test]
     fn ragged_csv_rows_are_refused_with_their_line() {
-        let shape = |text: &str| sniff("t.csv", text.as_bytes()).map_err(|e| e.0);
+        let shape = |text: &str| sniff("t.csv", text.as_bytes()).map_err(|e| e.message);
         assert_eq!(shape("a,b,c\n1,2,3\n\n4,5,6"), Ok(FileKind::Csv));
         // Quotes may hold delimiters and line breaks; CRLF endings are fine.
         assert_eq!(
@@ -359,7 +352,7 @@ mod tests {
             late.contains("line 4 has 3 fields where the header (line 3) has 2"),
             "{late}"
         );
-        let tsv = sniff("t.tsv", b"a\tb\n1\t2\t3\n").unwrap_err().0;
+        let tsv = sniff("t.tsv", b"a\tb\n1\t2\t3\n").unwrap_err().message;
         assert!(tsv.contains("line 2 has 3 fields"), "{tsv}");
     }
 
@@ -376,10 +369,12 @@ mod tests {
             ])
         );
         let clash = plan(&[("a.csv", csv), ("A.parquet", parquet)]);
-        assert!(clash.is_err_and(|e| e.0.contains("would both be table a")));
+        assert!(clash.is_err_and(|e| e.message.contains("would both be table a")));
         let sqlite = b"SQLite format 3\0....";
         let mixed = plan(&[("a.csv", csv), ("shop.sqlite", sqlite)]);
-        assert!(mixed.is_err_and(|e| e.0.starts_with("shop.sqlite is a database of its own")));
+        assert!(mixed.is_err_and(|e| e
+            .message
+            .starts_with("shop.sqlite is a database of its own")));
         assert!(plan(&[]).is_err());
     }
 

@@ -14,6 +14,7 @@ pub mod datasource;
 pub mod demo;
 pub mod duckdb;
 pub mod engine;
+pub mod error;
 pub mod eval;
 pub mod feedback;
 pub mod files;
@@ -33,7 +34,6 @@ pub mod workspace;
 pub use datasource::{
     Datasource, DatasourceError, DatasourceErrorKind, ExecLimits, LocalBoxFuture, ResultFrame,
 };
-pub use nl2sql_error as error;
 pub use nl2sql_plan::{guard, import, lower, policy, schema, validate, value};
 pub use nl2sql_plan::{
     Column, ColumnStats, Dialect, ForeignKey, SchemaSnapshot, Table, TypeCategory, Value,

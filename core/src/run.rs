@@ -94,7 +94,7 @@ pub async fn run_plan(
     let executed = execute(
         &sql,
         datasource,
-        crate::datasource::ExecLimits::for_plan(&settings),
+        crate::datasource::ExecLimits::for_plan(settings),
     )
     .await;
     run.warnings.extend(executed.warnings);

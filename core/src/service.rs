@@ -7,29 +7,28 @@
 //! SQL mode uses, which datasource SQL mode defaults to, how a connection test's failure is
 //! coded — is decided here once.
 
-use crate::config::{engine_settings, ConfigError, ProviderConfig, RunConfig};
+use crate::config::{engine_settings, ProviderConfig, RunConfig};
 use crate::conversation::Thread;
 use crate::curated::{Curated, VerifiedQuery};
 use crate::engine::{
     Agent, AnswerMode, AskOptions, CancelToken, EngineSettings, Events, QueryResult, Replay, Sleep,
     TraceForm, Writer,
 };
-use crate::error::ErrorCode;
-use crate::feedback::{FeedbackBook, FeedbackError, Given, Proposal, Recorded};
+use crate::error::{Error, ErrorCode};
+use crate::feedback::{FeedbackBook, Given, Proposal, Recorded};
 use crate::http::{HttpTransport, Offline};
-use crate::index::{Clock, EmbedError, Retrieval, Routing};
+use crate::index::{Clock, Retrieval, Routing};
 use crate::plan_cache::PlanCache;
 use crate::provider::chat::{ChatError, PriceTable};
 use crate::provider::probe::{probe, Probe};
-use crate::provider::{ApiKey, Provider, ProviderFailure, Wire};
+use crate::provider::{ApiKey, Provider, Wire};
 use crate::run::SqlRun;
 use crate::schema::SchemaSnapshot;
 use crate::scratch::Scratch;
 use crate::validate::ValidatorSettings;
-use crate::workspace::{Opening, Workspace, WorkspaceError, World};
+use crate::workspace::{Opening, Workspace, World};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
-use std::fmt;
 use std::rc::Rc;
 
 /// What a front end lends the runs: the outside world, behind small traits.
@@ -107,61 +106,6 @@ pub struct DatasourceInfo {
     pub schema: SchemaSnapshot,
 }
 
-/// Why a facade call failed; each has a stable code ([`ServiceError::code`]).
-#[derive(Debug, Clone, PartialEq)]
-pub enum ServiceError {
-    /// The provider or run configuration cannot be used: CONFIG_INVALID.
-    Config(ConfigError),
-    /// Adding, removing or opening a datasource failed (its own code).
-    Workspace(WorkspaceError),
-    /// The provider answered with a failure (auth, rate, model, …), its words kept.
-    Provider(ProviderFailure),
-    /// The provider could not be reached or read: PROVIDER_UNAVAILABLE.
-    Unavailable(String),
-    /// The index could not be searched: SCHEMA_RETRIEVAL_FAILED.
-    Retrieval(EmbedError),
-    /// A feedback operation was refused (its own code).
-    Feedback(FeedbackError),
-}
-
-impl ServiceError {
-    /// The stable code: an [`ErrorCode`]'s name, or a workspace code.
-    pub fn code(&self) -> &'static str {
-        match self {
-            ServiceError::Config(_) => ErrorCode::ConfigInvalid.as_str(),
-            ServiceError::Workspace(e) => e.code(),
-            ServiceError::Provider(f) => f.code.as_str(),
-            ServiceError::Unavailable(_) => ErrorCode::ProviderUnavailable.as_str(),
-            ServiceError::Retrieval(_) => ErrorCode::SchemaRetrievalFailed.as_str(),
-            ServiceError::Feedback(e) => e.code(),
-        }
-    }
-}
-
-impl fmt::Display for ServiceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ServiceError::Config(e) => write!(f, "{e}"),
-            ServiceError::Workspace(e) => write!(f, "{e}"),
-            ServiceError::Provider(p) => match &p.provider_response {
-                Some(words) => write!(f, "{} The provider said: {words}", p.message),
-                None => f.write_str(&p.message),
-            },
-            ServiceError::Unavailable(why) => f.write_str(why),
-            ServiceError::Retrieval(e) => write!(f, "{e}"),
-            ServiceError::Feedback(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for ServiceError {}
-
-impl From<WorkspaceError> for ServiceError {
-    fn from(e: WorkspaceError) -> Self {
-        ServiceError::Workspace(e)
-    }
-}
-
 /// The engine as a front end holds it.
 pub struct Service<H: Host> {
     host: H,
@@ -217,9 +161,8 @@ impl<H: Host> Service<H> {
     /// A run of `question` with the configuration in force, registered for cancel at once.
     /// Fails (CONFIG_INVALID) when the configuration cannot be used; nothing is registered
     /// then.
-    pub fn request(&self, question: Question) -> Result<Ask, ServiceError> {
-        let settings = engine_settings(&self.provider.borrow(), &self.run.borrow())
-            .map_err(ServiceError::Config)?;
+    pub fn request(&self, question: Question) -> Result<Ask, Error> {
+        let settings = engine_settings(&self.provider.borrow(), &self.run.borrow())?;
         Ok(self.register(question, settings, None))
     }
 
@@ -328,12 +271,10 @@ impl<H: Host> Service<H> {
         (datasource, id): (&str, &str),
         roles: &[String],
         (by, at): (&str, &str),
-    ) -> Result<Proposal, ServiceError> {
+    ) -> Result<Proposal, Error> {
         let workspace = self.workspace();
         let scope = workspace.policies().scope(roles);
-        let approved = book
-            .approve(datasource, id, &scope, by, at)
-            .map_err(ServiceError::Feedback)?;
+        let approved = book.approve(datasource, id, &scope, by, at)?;
         self.use_approved(book).await?;
         Ok(approved)
     }
@@ -346,16 +287,14 @@ impl<H: Host> Service<H> {
         (datasource, id): (&str, &str),
         query: VerifiedQuery,
         roles: &[String],
-    ) -> Result<Proposal, ServiceError> {
+    ) -> Result<Proposal, Error> {
         let workspace = self.workspace();
         let scope = workspace.policies().scope(roles);
         let schema = &workspace
             .source(datasource)
-            .ok_or_else(|| ServiceError::Workspace(WorkspaceError::UnknownId(datasource.into())))?
+            .ok_or_else(|| Error::no_datasource(datasource))?
             .schema;
-        let edited = book
-            .edit(datasource, id, query, &scope, schema)
-            .map_err(ServiceError::Feedback)?;
+        let edited = book.edit(datasource, id, query, &scope, schema)?;
         self.use_approved(book).await?;
         Ok(edited)
     }
@@ -367,23 +306,22 @@ impl<H: Host> Service<H> {
         book: &mut FeedbackBook,
         (datasource, id): (&str, &str),
         roles: &[String],
-    ) -> Result<(), ServiceError> {
+    ) -> Result<(), Error> {
         let workspace = self.workspace();
         let scope = workspace.policies().scope(roles);
-        book.delete(datasource, id, &scope)
-            .map_err(ServiceError::Feedback)?;
+        book.delete(datasource, id, &scope)?;
         self.use_approved(book).await
     }
 
     /// Puts `book`'s approved queries in force beside the declared ones (the curated
     /// matcher answers with them from the next question on).
-    pub async fn use_approved(&self, book: &FeedbackBook) -> Result<(), ServiceError> {
+    pub async fn use_approved(&self, book: &FeedbackBook) -> Result<(), Error> {
         self.use_verified(book.approved()).await
     }
 
     /// Puts `approved` (verified queries approved from feedback) in force beside the
     /// declared ones, replacing those put in force before.
-    pub async fn use_verified(&self, approved: Curated) -> Result<(), ServiceError> {
+    pub async fn use_verified(&self, approved: Curated) -> Result<(), Error> {
         let next = self.workspace().with_approved(approved).await?;
         *self.workspace.borrow_mut() = Rc::new(next);
         Ok(())
@@ -423,11 +361,8 @@ impl<H: Host> Service<H> {
     }
 
     /// Ranks the datasources `roles` may reach for `question`, with no model call.
-    pub async fn route(&self, question: &str, roles: &[String]) -> Result<Routing, ServiceError> {
-        self.workspace()
-            .route(question, roles)
-            .await
-            .map_err(ServiceError::Retrieval)
+    pub async fn route(&self, question: &str, roles: &[String]) -> Result<Routing, Error> {
+        self.workspace().route(question, roles).await
     }
 
     /// What the planner would be sent from `datasource` for `question` (search forced).
@@ -436,11 +371,8 @@ impl<H: Host> Service<H> {
         question: &str,
         datasource: &str,
         roles: &[String],
-    ) -> Result<Retrieval, ServiceError> {
-        self.workspace()
-            .retrieve(question, datasource, roles)
-            .await
-            .map_err(ServiceError::Retrieval)
+    ) -> Result<Retrieval, Error> {
+        self.workspace().retrieve(question, datasource, roles).await
     }
 
     /// The datasources with their schemas, in the order they were added.
@@ -457,21 +389,21 @@ impl<H: Host> Service<H> {
     }
 
     /// Reads and indexes one more datasource; routable as soon as this returns.
-    pub async fn add(&self, opening: Opening) -> Result<(), ServiceError> {
+    pub async fn add(&self, opening: Opening) -> Result<(), Error> {
         let next = self.workspace().with_source(opening).await?;
         *self.workspace.borrow_mut() = Rc::new(next);
         Ok(())
     }
 
     /// Removes datasource `id`.
-    pub async fn remove(&self, id: &str) -> Result<(), ServiceError> {
+    pub async fn remove(&self, id: &str) -> Result<(), Error> {
         let next = self.workspace().without(id).await?;
         *self.workspace.borrow_mut() = Rc::new(next);
         Ok(())
     }
 
     /// One tiny call to the configured provider and model.
-    pub async fn test_connection(&self) -> Result<Probe, ServiceError> {
+    pub async fn test_connection(&self) -> Result<Probe, Error> {
         let transport = self.host.transport(&CancelToken::new());
         test_connection(&self.provider(), transport.as_ref()).await
     }
@@ -482,12 +414,12 @@ impl<H: Host> Service<H> {
 pub async fn test_connection(
     provider: &ProviderConfig,
     transport: &dyn HttpTransport,
-) -> Result<Probe, ServiceError> {
-    provider.check().map_err(ServiceError::Config)?;
+) -> Result<Probe, Error> {
+    provider.check()?;
     probe(&provider.provider(), provider.model.trim(), transport)
         .await
         .map_err(|e| match e {
-            ChatError::Provider(f) => ServiceError::Provider(f),
-            other => ServiceError::Unavailable(other.to_string()),
+            ChatError::Provider(f) => Error::from(f),
+            other => Error::new(ErrorCode::ProviderUnavailable, other.to_string()),
         })
 }

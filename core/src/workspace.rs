@@ -9,12 +9,12 @@ use crate::catalog::{Catalog, Entry};
 use crate::curated::Curated;
 use crate::datasource::Datasource;
 use crate::engine::{Engine, EngineSettings, Parts, Sleep};
-use crate::error::{ErrorCode, Node, RunWarning};
+use crate::error::{Error, ErrorCode, Node, RunWarning};
 use crate::http::HttpTransport;
 use crate::import::import_sql;
 use crate::index::{
-    retrieve, route, BuildError, Clock, DatasourceProfile, EmbedError, Embedder, Retrieval,
-    RetrieveSettings, RouteSettings, Routing, SchemaIndex, ValueIndex,
+    retrieve, route, Clock, DatasourceProfile, Embedder, Retrieval, RetrieveSettings,
+    RouteSettings, Routing, SchemaIndex, ValueIndex,
 };
 use crate::policy::Policies;
 use crate::run::{run_plan, SqlRun};
@@ -75,15 +75,19 @@ impl Catalogue {
 }
 
 /// Reads a datasource: schema, statistics and text values. Refuses one with no tables.
-pub async fn read_source(
-    id: &str,
-    datasource: &dyn Datasource,
-) -> Result<ReadSource, WorkspaceError> {
-    let unreadable =
-        |e: &dyn fmt::Display| WorkspaceError::Unreadable(format!("{id} could not be read: {e}"));
+pub async fn read_source(id: &str, datasource: &dyn Datasource) -> Result<ReadSource, Error> {
+    let unreadable = |e: &dyn fmt::Display| {
+        Error::new(
+            ErrorCode::DatasourceUnreadable,
+            format!("{id} could not be read: {e}"),
+        )
+    };
     let mut schema = datasource.introspect().await.map_err(|e| unreadable(&e))?;
     if schema.tables.is_empty() {
-        return Err(WorkspaceError::Empty(id.to_string()));
+        return Err(Error::new(
+            ErrorCode::DatasourceEmpty,
+            format!("{id} has no tables, so there is nothing to ask about"),
+        ));
     }
     let values = ValueIndex::read(datasource, &mut schema, VALUE_CAP)
         .await
@@ -102,60 +106,6 @@ pub struct Source {
     /// Its text columns' distinct values, as [`ValueIndex::read`] returns them.
     values: Vec<(String, String, Vec<String>)>,
 }
-
-/// Why a workspace could not be built or changed. Each has a stable code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WorkspaceError {
-    /// An id must be a non-empty run of letters, digits, `_` and `-`.
-    InvalidId(String),
-    /// Another datasource already has this id.
-    IdTaken(String),
-    /// No datasource has this id.
-    UnknownId(String),
-    /// The database could not be read (not SQLite, damaged, …).
-    Unreadable(String),
-    /// The database holds no tables to ask about.
-    Empty(String),
-    /// The index could not be built.
-    Index(String),
-    /// A configuration (verified queries, policies) is malformed.
-    Config(String),
-}
-
-impl WorkspaceError {
-    /// The stable code.
-    pub fn code(&self) -> &'static str {
-        match self {
-            WorkspaceError::InvalidId(_) => "DATASOURCE_ID_INVALID",
-            WorkspaceError::IdTaken(_) => "DATASOURCE_ID_TAKEN",
-            WorkspaceError::UnknownId(_) => ErrorCode::DatasourceNotFound.as_str(),
-            WorkspaceError::Unreadable(_) => "DATASOURCE_UNREADABLE",
-            WorkspaceError::Empty(_) => "DATASOURCE_EMPTY",
-            WorkspaceError::Index(_) => "INDEX_BUILD_FAILED",
-            WorkspaceError::Config(_) => ErrorCode::ConfigInvalid.as_str(),
-        }
-    }
-}
-
-impl fmt::Display for WorkspaceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WorkspaceError::InvalidId(id) => write!(
-                f,
-                "{id:?} cannot name a datasource: use letters, digits, _ and - only"
-            ),
-            WorkspaceError::IdTaken(id) => write!(f, "there is already a datasource {id:?}"),
-            WorkspaceError::UnknownId(id) => write!(f, "there is no datasource {id:?}"),
-            WorkspaceError::Unreadable(why) => f.write_str(why),
-            WorkspaceError::Empty(id) => {
-                write!(f, "{id} has no tables, so there is nothing to ask about")
-            }
-            WorkspaceError::Index(why) | WorkspaceError::Config(why) => f.write_str(why),
-        }
-    }
-}
-
-impl std::error::Error for WorkspaceError {}
 
 /// The outside world a run needs: HTTP, the clock, and optionally a scratch database (for
 /// questions across datasources) and a way to wait (for backoff).
@@ -197,7 +147,7 @@ impl Workspace {
         policies: Policies,
         declared: Curated,
         embedder: Rc<dyn Embedder>,
-    ) -> Result<Workspace, WorkspaceError> {
+    ) -> Result<Workspace, Error> {
         let mut sources = Vec::with_capacity(datasources.len());
         for opening in datasources {
             check_id(&opening.profile.id, &sources)?;
@@ -208,7 +158,7 @@ impl Workspace {
 
     /// This workspace with `approved` (verified queries approved from feedback) in force
     /// beside the declared ones, replacing those approved before.
-    pub async fn with_approved(&self, approved: Curated) -> Result<Workspace, WorkspaceError> {
+    pub async fn with_approved(&self, approved: Curated) -> Result<Workspace, Error> {
         Workspace::build(
             self.sources.clone(),
             self.policies.clone(),
@@ -219,7 +169,7 @@ impl Workspace {
     }
 
     /// This workspace with one more datasource, read and indexed.
-    pub async fn with_source(&self, opening: Opening) -> Result<Workspace, WorkspaceError> {
+    pub async fn with_source(&self, opening: Opening) -> Result<Workspace, Error> {
         check_id(&opening.profile.id, &self.sources)?;
         let mut sources = self.sources.clone();
         sources.push(Rc::new(opening.read().await?));
@@ -227,9 +177,9 @@ impl Workspace {
     }
 
     /// This workspace without datasource `id`.
-    pub async fn without(&self, id: &str) -> Result<Workspace, WorkspaceError> {
+    pub async fn without(&self, id: &str) -> Result<Workspace, Error> {
         if !self.sources.iter().any(|s| s.profile.id == id) {
-            return Err(WorkspaceError::UnknownId(id.to_string()));
+            return Err(Error::no_datasource(id));
         }
         let sources = self
             .sources
@@ -240,7 +190,7 @@ impl Workspace {
         self.rebuilt(sources).await
     }
 
-    async fn rebuilt(&self, sources: Vec<Rc<Source>>) -> Result<Workspace, WorkspaceError> {
+    async fn rebuilt(&self, sources: Vec<Rc<Source>>) -> Result<Workspace, Error> {
         Workspace::build(
             sources,
             self.policies.clone(),
@@ -255,7 +205,7 @@ impl Workspace {
         policies: Policies,
         (declared, approved): (Curated, Curated),
         embedder: Rc<dyn Embedder>,
-    ) -> Result<Workspace, WorkspaceError> {
+    ) -> Result<Workspace, Error> {
         let mut values = ValueIndex::default();
         for s in &sources {
             values.add(&s.profile.id, s.values.clone());
@@ -293,7 +243,10 @@ impl Workspace {
             .collect();
         let index = SchemaIndex::build(&profiles, values, embedder.as_ref())
             .await
-            .map_err(|e| WorkspaceError::Index(BuildError::Embed(e).to_string()))?;
+            .map_err(|e| Error {
+                message: format!("building the index: {e}"),
+                ..e.with_code(ErrorCode::IndexBuildFailed)
+            })?;
         let mut notices: Vec<RunWarning> = dropped
             .into_iter()
             .map(|why| {
@@ -398,7 +351,7 @@ impl Workspace {
     }
 
     /// Ranks the datasources `roles` may reach for `question`, with no model call.
-    pub async fn route(&self, question: &str, roles: &[String]) -> Result<Routing, EmbedError> {
+    pub async fn route(&self, question: &str, roles: &[String]) -> Result<Routing, Error> {
         let scope = self.policies.scope(roles);
         route(
             &self.index,
@@ -417,7 +370,7 @@ impl Workspace {
         question: &str,
         datasource: &str,
         roles: &[String],
-    ) -> Result<Retrieval, EmbedError> {
+    ) -> Result<Retrieval, Error> {
         let scope = self.policies.scope(roles);
         retrieve(
             &self.index,
@@ -495,12 +448,18 @@ pub fn valid_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-fn check_id(id: &str, sources: &[Rc<Source>]) -> Result<(), WorkspaceError> {
+fn check_id(id: &str, sources: &[Rc<Source>]) -> Result<(), Error> {
     if !valid_id(id) {
-        return Err(WorkspaceError::InvalidId(id.to_string()));
+        return Err(Error::new(
+            ErrorCode::DatasourceIdInvalid,
+            format!("{id:?} cannot name a datasource: use letters, digits, _ and - only"),
+        ));
     }
     if sources.iter().any(|s| s.profile.id == id) {
-        return Err(WorkspaceError::IdTaken(id.to_string()));
+        return Err(Error::new(
+            ErrorCode::DatasourceIdTaken,
+            format!("there is already a datasource {id:?}"),
+        ));
     }
     Ok(())
 }
@@ -518,7 +477,7 @@ pub struct Opening {
 }
 
 impl Opening {
-    async fn read(self) -> Result<Source, WorkspaceError> {
+    async fn read(self) -> Result<Source, Error> {
         let read = match self.read_ahead {
             Some(read) => read,
             None => read_source(&self.profile.id, self.datasource.as_ref()).await?,

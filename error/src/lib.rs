@@ -504,3 +504,29 @@ impl From<PipelineError> for RunWarning {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_code_is_written_as_serde_writes_it_and_read_back() {
+        for &code in ErrorCode::ALL {
+            let written = serde_json::to_string(&code).unwrap_or_default();
+            assert_eq!(written, format!("\"{}\"", code.as_str()));
+            let read: ErrorCode = serde_json::from_str(&written).unwrap_or(ErrorCode::Internal);
+            assert_eq!(read, code);
+            if let Some(status) = code.http_status() {
+                assert!((400..600).contains(&status), "{code}: {status}");
+            }
+        }
+        let mut names: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(
+            names.len(),
+            ErrorCode::ALL.len(),
+            "every code is written once"
+        );
+    }
+}

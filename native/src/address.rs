@@ -3,6 +3,7 @@
 //! [`redact`] takes it out of any message a driver or server words.
 
 use crate::tls::{Tls, TLS_PARAMETERS};
+use nl2sql_core::error::Error;
 use percent_encoding::percent_decode_str;
 use std::fmt;
 use std::path::PathBuf;
@@ -56,16 +57,6 @@ pub struct Address {
     database: Option<String>,
 }
 
-/// Why an address cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AddressError(pub String);
-
-impl fmt::Display for AddressError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 /// Query parameters that carry a password.
 const SECRET_PARAMETERS: [&str; 4] = ["password", "pass", "passwd", "pwd"];
 
@@ -76,7 +67,7 @@ impl Address {
     /// Reads `text`: a `postgres://`, `mysql://` or `sc://` URL, a `duckdb:` path, else a
     /// file path (SQLite's, or DuckDB's by its name or its header). Never repeats a URL it
     /// refuses: it may hold a password.
-    pub fn parse(text: &str) -> Result<Address, AddressError> {
+    pub fn parse(text: &str) -> Result<Address, Error> {
         let lower = text.to_ascii_lowercase();
         if lower.starts_with("sc://") {
             return Self::spark(text);
@@ -94,10 +85,9 @@ impl Address {
             return Self::server(Engine::MySql, text);
         }
         if text.contains("://") {
-            return Err(AddressError(
+            return Err(crate::errors::usage(
                 "--db takes a SQLite or DuckDB file's path, a postgres://, mysql:// or sc:// \
-                 address; the address given is none of these"
-                    .into(),
+                 address; the address given is none of these",
             ));
         }
         let duckdb = DUCKDB_ENDINGS.iter().any(|e| lower.ends_with(e)) || written_by_duckdb(text);
@@ -132,9 +122,9 @@ impl Address {
         }
     }
 
-    fn server(engine: Engine, text: &str) -> Result<Address, AddressError> {
+    fn server(engine: Engine, text: &str) -> Result<Address, Error> {
         let url = Url::parse(text).map_err(|e| {
-            AddressError(format!(
+            crate::errors::usage(format!(
                 "the {} address does not parse ({e}); expected {}://user@host:port/database",
                 engine.name(),
                 match engine {
@@ -157,7 +147,7 @@ impl Address {
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
             .collect();
         let tls = Tls::from_parameters(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .map_err(AddressError)?;
+            .map_err(crate::errors::usage)?;
         // The driver reads the rest of the query (`options`, `connect_timeout`, …), not
         // these, which it would refuse. The rest is kept byte for byte: re-encoding it
         // would write a space as `+`, which the PostgreSQL driver does not read as one.
@@ -213,13 +203,13 @@ impl Address {
     /// (a schema of Spark's catalogue) is nl2sql's part; the parameters (`token`,
     /// `use_ssl`, `user_id`, Databricks' `x-databricks-cluster-id`, …) go to the client as
     /// given, and a `token` is the secret.
-    fn spark(text: &str) -> Result<Address, AddressError> {
+    fn spark(text: &str) -> Result<Address, Error> {
         let rest = &text["sc://".len()..];
         let (main, parameters) = rest.split_once(';').unwrap_or((rest, ""));
         let (authority, path) = main.split_once('/').unwrap_or((main, ""));
         let usage = "a Spark Connect address is sc://host[:port][/database][;token=…;…]";
         if authority.contains('@') {
-            return Err(AddressError(format!(
+            return Err(crate::errors::usage(format!(
                 "{usage}: a token goes in `;token=…`, not before the host"
             )));
         }
@@ -228,7 +218,7 @@ impl Address {
             _ => (authority, "15002"),
         };
         if host.is_empty() || port.is_empty() || !port.chars().all(|c| c.is_ascii_digit()) {
-            return Err(AddressError(format!(
+            return Err(crate::errors::usage(format!(
                 "{usage}; the host or port does not read"
             )));
         }
@@ -236,7 +226,7 @@ impl Address {
             .decode_utf8_lossy()
             .into_owned();
         if database.contains('/') {
-            return Err(AddressError(format!(
+            return Err(crate::errors::usage(format!(
                 "{usage}: the path names one database"
             )));
         }
@@ -410,7 +400,7 @@ mod tests {
         for bad in ["sc://", "sc://h:x/db", "sc://me:hunter2@h/db", "sc://h/a/b"] {
             let e = Address::parse(bad).unwrap_err();
             assert!(
-                e.0.contains("sc://host") && !e.0.contains("hunter2"),
+                e.message.contains("sc://host") && !e.message.contains("hunter2"),
                 "{bad}: {e}"
             );
         }
@@ -424,9 +414,9 @@ mod tests {
             assert_eq!(d.path(), Some(PathBuf::from(path)));
         }
         let e = Address::parse("jdbc:postgresql://h/db?user=u&password=hunter2").unwrap_err();
-        assert!(!e.0.contains("hunter2"));
+        assert!(!e.message.contains("hunter2"));
         let e = Address::parse("postgres://me:hunter2@[bad/x").unwrap_err();
-        assert!(!e.0.contains("hunter2"), "{e}");
+        assert!(!e.message.contains("hunter2"), "{e}");
         for text in [
             "host=h user=me password=hunter2",
             "postgres:/me:hunter2@h/db",
@@ -458,7 +448,7 @@ mod tests {
         );
         let e = Address::parse("mysql://me:hunter2@h/db?sslmode=verify-ca").unwrap_err();
         assert!(
-            e.0.contains("verify-full") && !e.0.contains("hunter2"),
+            e.message.contains("verify-full") && !e.message.contains("hunter2"),
             "{e}"
         );
     }

@@ -3,7 +3,8 @@
 //! `.nl2sql/` when there is no project file. It never leaves the machine.
 
 use crate::sources::Sources;
-use nl2sql_core::feedback::{FeedbackBook, FeedbackError};
+use nl2sql_core::error::{Error, ErrorCode};
+use nl2sql_core::feedback::FeedbackBook;
 use std::path::{Path, PathBuf};
 
 /// The feedback file of the databases `sources` names.
@@ -16,19 +17,17 @@ pub fn feedback_path(sources: &Sources) -> PathBuf {
 }
 
 /// The book at `path`; an empty one when there is no file yet.
-pub fn load(path: &Path) -> Result<FeedbackBook, FeedbackError> {
+pub fn load(path: &Path) -> Result<FeedbackBook, Error> {
     match std::fs::read_to_string(path) {
-        Ok(text) => FeedbackBook::from_json(&text).map_err(|e| match e {
-            FeedbackError::Unreadable(why) => {
-                FeedbackError::Unreadable(format!("{}: {why}", path.display()))
-            }
-            other => other,
+        Ok(text) => FeedbackBook::from_json(&text).map_err(|e| Error {
+            message: format!("{}: {}", path.display(), e.message),
+            ..e
         }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FeedbackBook::default()),
-        Err(e) => Err(FeedbackError::Unreadable(format!(
-            "{}: {e}",
-            path.display()
-        ))),
+        Err(e) => Err(Error::new(
+            ErrorCode::FeedbackUnreadable,
+            format!("The feedback file cannot be read: {}: {e}.", path.display()),
+        )),
     }
 }
 
@@ -62,7 +61,7 @@ mod tests {
         let Err(e) = load(&path) else {
             panic!("a damaged file is refused");
         };
-        assert_eq!(e.code(), "FEEDBACK_UNREADABLE");
+        assert_eq!(e.code, ErrorCode::FeedbackUnreadable);
         assert!(e.to_string().contains("feedback.json"));
         let _ = std::fs::remove_dir_all(&dir);
     }

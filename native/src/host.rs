@@ -7,12 +7,13 @@ use crate::http::{BlockingTransport, ThreadSleep};
 use crate::scratch::MemoryScratch;
 use crate::sources::Sources;
 use nl2sql_core::engine::{CancelToken, Sleep};
+use nl2sql_core::error::Error;
 use nl2sql_core::http::HttpTransport;
 use nl2sql_core::index::Clock;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::scratch::Scratch;
 use nl2sql_core::service::Host;
-use nl2sql_core::workspace::{Workspace, WorkspaceError};
+use nl2sql_core::workspace::Workspace;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -50,6 +51,6 @@ impl Host for NativeHost {
 
 /// The three demo databases in `data`, read and indexed, with their verified queries and
 /// `policies`.
-pub fn demo_workspace(data: &Path, policies: Policies) -> Result<Workspace, WorkspaceError> {
+pub fn demo_workspace(data: &Path, policies: Policies) -> Result<Workspace, Error> {
     Sources::Demo(data.to_path_buf()).workspace(policies)
 }

@@ -16,6 +16,7 @@ pub mod copy;
 pub mod demo;
 #[cfg(feature = "duckdb")]
 pub mod duckdb_db;
+mod errors;
 pub mod feedback_file;
 pub mod host;
 pub mod http;
@@ -31,7 +32,7 @@ pub mod sqlite_file;
 pub mod tls;
 
 pub use clock::{now_rfc3339, WallClock};
-pub use demo::{demo_path, open_demo, DemoPathError};
+pub use demo::{demo_path, open_demo};
 #[cfg(feature = "duckdb")]
 pub use duckdb_db::DuckDbFile;
 pub use host::{demo_workspace, NativeHost};
@@ -40,7 +41,7 @@ pub use interrupt::Interrupt;
 pub use mysql_db::MySqlDb;
 pub use postgres_db::PostgresDb;
 pub use scratch::MemoryScratch;
-pub use sources::{CacheReport, Read, SourceError, Sources};
+pub use sources::{CacheReport, Read, Sources};
 #[cfg(feature = "spark")]
 pub use spark_db::SparkDb;
 pub use sqlite_file::SqliteFile;

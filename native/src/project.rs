@@ -1,13 +1,14 @@
 //! The project configuration file, `nl2sql.toml`: the datasources (where each is, how it is
 //! described, its limits and which tables it shows), who may read what, the verified
 //! queries and the model provider. Read once, checked whole: a wrong file is one
-//! [`ConfigError`] naming the file, the line and the field. Secrets never live in the
+//! [`Error`] naming the file, the line and the field. Secrets never live in the
 //! file: it names the environment variables that hold them (`password_env`,
 //! `api_key_env`). The format is documented in `docs/config.md`.
 
 use crate::address::Address;
 use nl2sql_core::config::{NodeModels, ProviderKind};
 use nl2sql_core::curated::Curated;
+use nl2sql_core::error::Error;
 use nl2sql_core::index::{Notes, TableNotes, Term};
 use nl2sql_core::policy::{Pattern, Policies};
 use nl2sql_core::workspace::valid_id;
@@ -161,54 +162,44 @@ pub struct Project {
     pub file: ProjectFile,
 }
 
-/// Why a configuration file cannot be used: CONFIG_INVALID.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    /// The file.
-    pub file: String,
-    /// The line (1-based), when the fault has one.
-    pub line: Option<usize>,
-    /// The field, as a path (`datasources[1].limits.timeout_ms`), when the fault has one.
-    pub field: Option<String>,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "CONFIG_INVALID: {}", self.file)?;
-        if let Some(line) = self.line {
-            write!(f, ", line {line}")?;
-        }
-        if let Some(field) = &self.field {
-            write!(f, ", {field}")?;
-        }
-        write!(f, ": {}", self.message)
+/// A configuration file that cannot be used: CONFIG_INVALID, its message naming the file,
+/// the line and the field where the fault has them (`nl2sql.toml, line 4,
+/// datasources[1].limits.timeout_ms: …`).
+pub fn config_error(
+    file: &str,
+    line: Option<usize>,
+    field: Option<&str>,
+    message: impl fmt::Display,
+) -> Error {
+    let mut place = file.to_string();
+    if let Some(line) = line {
+        place.push_str(&format!(", line {line}"));
     }
+    if let Some(field) = field {
+        place.push_str(&format!(", {field}"));
+    }
+    Error::config(format!("{place}: {message}"))
 }
-
-impl std::error::Error for ConfigError {}
 
 impl Project {
     /// Reads and checks the file at `path`.
-    pub fn load(path: &Path) -> Result<Project, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            file: path.display().to_string(),
-            line: None,
-            field: None,
-            message: format!("cannot read it: {e}"),
+    pub fn load(path: &Path) -> Result<Project, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            config_error(
+                &path.display().to_string(),
+                None,
+                None,
+                format!("cannot read it: {e}"),
+            )
         })?;
         Project::parse(&text, path)
     }
 
     /// Reads and checks `text`, the contents of `path`.
-    pub fn parse(text: &str, path: &Path) -> Result<Project, ConfigError> {
+    pub fn parse(text: &str, path: &Path) -> Result<Project, Error> {
         let file = path.display().to_string();
-        let error = |line: Option<usize>, field: Option<String>, message: String| ConfigError {
-            file: file.clone(),
-            line,
-            field,
-            message,
+        let error = |line: Option<usize>, field: Option<String>, message: String| {
+            config_error(&file, line, field.as_deref(), message)
         };
         let de = toml::Deserializer::parse(text).map_err(|e| {
             error(
@@ -269,7 +260,7 @@ impl Project {
                     "holds a password: name the variable that holds it with password_env".into(),
                 ));
             }
-            Address::parse(&entry.connection).map_err(|e| (at, field("connection"), e.0))?;
+            Address::parse(&entry.connection).map_err(|e| (at, field("connection"), e.message))?;
             if entry.limits.row_limit == Some(0) || entry.limits.timeout_ms == Some(0) {
                 return Err((at, field("limits"), "limits must be positive".into()));
             }
@@ -332,12 +323,15 @@ impl Project {
 
     /// Datasource `entry`'s address, a relative file path read from the config's folder
     /// and the password taken from `password_env`.
-    pub fn address(&self, entry: &DatasourceEntry) -> Result<Address, ConfigError> {
-        let fault = |message: String| ConfigError {
-            file: self.path.display().to_string(),
-            line: None,
-            field: Some(format!("datasources.{}.connection", entry.id)),
-            message,
+    pub fn address(&self, entry: &DatasourceEntry) -> Result<Address, Error> {
+        let file = self.path.display().to_string();
+        let fault = |field: &str, message: String| {
+            config_error(
+                &file,
+                None,
+                Some(&format!("datasources.{}.{field}", entry.id)),
+                message,
+            )
         };
         // A file's relative path is read from the config's folder (after a `duckdb:`
         // prefix, which stays).
@@ -350,15 +344,15 @@ impl Project {
             let base = self.path.parent().unwrap_or_else(|| Path::new(""));
             connection = format!("{prefix}{}", base.join(&file).to_string_lossy());
         }
-        let address = Address::parse(&connection).map_err(|e| fault(e.0))?;
+        let address = Address::parse(&connection).map_err(|e| fault("connection", e.message))?;
         match &entry.password_env {
             None => Ok(address),
             Some(var) => match std::env::var(var) {
                 Ok(secret) if !secret.is_empty() => Ok(address.with_password(secret)),
-                _ => Err(ConfigError {
-                    field: Some(format!("datasources.{}.password_env", entry.id)),
-                    ..fault(format!("the environment variable {var} is not set"))
-                }),
+                _ => Err(fault(
+                    "password_env",
+                    format!("the environment variable {var} is not set"),
+                )),
             },
         }
     }
@@ -404,8 +398,9 @@ pub const STARTER: &str = include_str!("starter.toml");
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nl2sql_core::error::ErrorCode;
 
-    fn parse(text: &str) -> Result<Project, ConfigError> {
+    fn parse(text: &str) -> Result<Project, Error> {
         Project::parse(text, Path::new("nl2sql.toml"))
     }
 
@@ -421,31 +416,26 @@ mod tests {
                     [[datasources]]\nid = \"b\"\nconnection = \"b.sqlite\"\n\
                     limits = { timeout_ms = \"ten\" }\n";
         let e = parse(text).unwrap_err();
-        assert_eq!(e.line, Some(8), "{e}");
-        assert_eq!(
-            e.field.as_deref(),
-            Some("datasources[1].limits.timeout_ms"),
-            "{e}"
-        );
+        assert_eq!(e.code, ErrorCode::ConfigInvalid);
         assert!(
-            e.to_string()
-                .starts_with("CONFIG_INVALID: nl2sql.toml, line 8"),
+            e.message
+                .starts_with("nl2sql.toml, line 8, datasources[1].limits.timeout_ms: "),
             "{e}"
         );
 
         let e = parse("[[datasources]]\nid = \"a\"\nconection = \"x\"\n").unwrap_err();
-        assert_eq!(e.line, Some(3), "{e}");
+        assert!(e.message.starts_with("nl2sql.toml, line 3"), "{e}");
         assert!(e.message.contains("conection"), "{e}");
 
         let e = parse("[[datasources]\nid = 1").unwrap_err();
-        assert_eq!(e.line, Some(1), "{e}");
+        assert!(e.message.starts_with("nl2sql.toml, line 1"), "{e}");
 
         let twice = "[[datasources]]\nid = \"a\"\nconnection = \"a.sqlite\"\n\
                      [[datasources]]\nid = \"a\"\nconnection = \"b.sqlite\"\n";
         let e = parse(twice).unwrap_err();
-        assert_eq!(
-            (e.line, e.field.as_deref()),
-            (Some(4), Some("datasources[1].id")),
+        assert!(
+            e.message
+                .starts_with("nl2sql.toml, line 4, datasources[1].id: "),
             "{e}"
         );
     }
@@ -463,11 +453,11 @@ mod tests {
         // A key where its hash belongs is refused, and not repeated.
         let key = format!("{head}role = \"analyst\"\nsha256 = \"sk-the-key-itself\"\n");
         let e = parse(&key).unwrap_err();
-        assert_eq!(e.field.as_deref(), Some("server.api_keys[0].sha256"), "{e}");
+        assert!(e.message.contains(", server.api_keys[0].sha256: "), "{e}");
         assert!(!e.to_string().contains("sk-the-key-itself"), "{e}");
         let role = format!("{head}role = \"owner\"\nsha256 = \"{hash}\"\n");
         let e = parse(&role).unwrap_err();
-        assert_eq!(e.field.as_deref(), Some("server.api_keys[0].role"), "{e}");
+        assert!(e.message.contains(", server.api_keys[0].role: "), "{e}");
     }
 
     #[test]
@@ -478,7 +468,7 @@ mod tests {
         ] {
             let text = format!("[[datasources]]\nid = \"a\"\nconnection = \"{url}\"\n");
             let e = parse(&text).unwrap_err();
-            assert_eq!(e.field.as_deref(), Some("datasources[0].connection"));
+            assert!(e.message.contains(", datasources[0].connection: "), "{e}");
             assert!(!e.to_string().contains("hunter2"), "{e}");
         }
     }

@@ -7,18 +7,17 @@
 use crate::address::{Address, Engine};
 use crate::cache::{cache_path, SchemaCache, CACHE_FORMAT};
 use crate::configured::Configured;
-use crate::demo::{demo_path, DemoPathError};
+use crate::demo::demo_path;
+use crate::errors::{unreadable, usage};
 use crate::project::{Project, DEFAULT_FILE};
 use crate::{Interrupt, MySqlDb, PostgresDb, SqliteFile};
 use nl2sql_core::curated::Curated;
 use nl2sql_core::demo::{demo_database, demo_profile, DEMO_DATABASES, DEMO_VERIFIED};
+use nl2sql_core::error::Error;
 use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
 use nl2sql_core::policy::Policies;
-use nl2sql_core::workspace::{
-    read_source, valid_id, Opening, ReadSource, Workspace, WorkspaceError,
-};
+use nl2sql_core::workspace::{read_source, valid_id, Opening, ReadSource, Workspace};
 use nl2sql_core::{Datasource, DatasourceError, SchemaSnapshot};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -67,34 +66,6 @@ pub enum Sources {
     Project(Rc<Project>),
 }
 
-/// Why the databases cannot be named or opened.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SourceError {
-    /// The command line names something that cannot be used as given.
-    Usage(String),
-    /// A named file is missing or cannot be read, or a server cannot be reached.
-    Unreadable(String),
-}
-
-impl fmt::Display for SourceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SourceError::Usage(why) | SourceError::Unreadable(why) => f.write_str(why),
-        }
-    }
-}
-
-impl std::error::Error for SourceError {}
-
-impl From<DemoPathError> for SourceError {
-    fn from(e: DemoPathError) -> Self {
-        match e {
-            DemoPathError::UnknownId(why) => SourceError::Usage(why),
-            DemoPathError::Missing(why) => SourceError::Unreadable(why),
-        }
-    }
-}
-
 impl Sources {
     /// `--db` (with `--id`) when given; else the project file `config` names, or
     /// `./nl2sql.toml` when it exists; else the demo databases in `data`. A project file
@@ -104,12 +75,10 @@ impl Sources {
         id: Option<&str>,
         config: Option<&Path>,
         data: &Path,
-    ) -> Result<Sources, SourceError> {
+    ) -> Result<Sources, Error> {
         let Some(db) = db else {
             if id.is_some() {
-                return Err(SourceError::Usage(
-                    "--id names the database --db opens; give --db too".into(),
-                ));
+                return Err(usage("--id names the database --db opens; give --db too"));
             }
             let file = config.map(Path::to_path_buf).or_else(|| {
                 Path::new(DEFAULT_FILE)
@@ -119,25 +88,23 @@ impl Sources {
             return match file {
                 Some(file) => Project::load(&file)
                     .map(|p| Sources::Project(Rc::new(p)))
-                    .map_err(|e| SourceError::Usage(e.to_string())),
+                    .map_err(|e| usage(e.to_string())),
                 None => Ok(Sources::Demo(data.to_path_buf())),
             };
         };
         if config.is_some() {
-            return Err(SourceError::Usage(
-                "--db and --config both name the databases; give one".into(),
-            ));
+            return Err(usage("--db and --config both name the databases; give one"));
         }
-        let address = Address::parse(db).map_err(|e| SourceError::Usage(e.0))?;
+        let address = Address::parse(db).map_err(|e| usage(e.message))?;
         if address.path().is_some_and(|path| !path.is_file()) {
-            return Err(SourceError::Unreadable(format!(
+            return Err(unreadable(format!(
                 "cannot open {address}: there is no such file (a SQLite file's path is expected)"
             )));
         }
         let id = match id {
             Some(id) if valid_id(id) => id.to_string(),
             Some(id) => {
-                return Err(SourceError::Usage(format!(
+                return Err(usage(format!(
                     "--id {id:?}: an id is 1 to 64 letters, digits, `_` or `-`"
                 )))
             }
@@ -157,23 +124,22 @@ impl Sources {
 
     /// The id `id` names, checked (none: the first database, Chinook among the demo ones);
     /// a demo database's file must be there.
-    pub fn id(&self, id: Option<&str>) -> Result<String, SourceError> {
+    pub fn id(&self, id: Option<&str>) -> Result<String, Error> {
         match (self, id) {
             (Sources::Demo(data), id) => Ok(demo_path(id.unwrap_or("chinook"), data)?.0),
-            (Sources::One { id: own, address }, Some(asked)) if asked != own => {
-                Err(SourceError::Usage(format!(
-                    "no datasource {asked:?}: --db opened {address} as {own:?}"
-                )))
-            }
+            (Sources::One { id: own, address }, Some(asked)) if asked != own => Err(usage(
+                format!("no datasource {asked:?}: --db opened {address} as {own:?}"),
+            )),
             (Sources::One { id, .. }, _) => Ok(id.clone()),
             (Sources::Project(p), asked) => {
                 let ids = self.ids();
                 match asked {
-                    None => ids.first().cloned().ok_or_else(|| {
-                        SourceError::Usage(format!("{} names no datasource", p.path.display()))
-                    }),
+                    None => ids
+                        .first()
+                        .cloned()
+                        .ok_or_else(|| usage(format!("{} names no datasource", p.path.display()))),
                     Some(asked) if ids.iter().any(|i| i == asked) => Ok(asked.to_string()),
-                    Some(asked) => Err(SourceError::Usage(format!(
+                    Some(asked) => Err(usage(format!(
                         "no datasource {asked:?} in {}: it names {}",
                         p.path.display(),
                         ids.join(", ")
@@ -184,7 +150,7 @@ impl Sources {
     }
 
     /// `id` (as [`Sources::id`]) opened read-only.
-    pub fn open(&self, id: Option<&str>) -> Result<Rc<dyn Datasource>, SourceError> {
+    pub fn open(&self, id: Option<&str>) -> Result<Rc<dyn Datasource>, Error> {
         self.open_interruptible(id, None)
     }
 
@@ -194,7 +160,7 @@ impl Sources {
         &self,
         id: Option<&str>,
         interrupt: Option<&Interrupt>,
-    ) -> Result<Rc<dyn Datasource>, SourceError> {
+    ) -> Result<Rc<dyn Datasource>, Error> {
         match self {
             Sources::Demo(data) => {
                 let (id, path) = demo_path(id.unwrap_or("chinook"), data)?;
@@ -208,20 +174,16 @@ impl Sources {
                     .datasources
                     .iter()
                     .find(|d| d.id == id)
-                    .ok_or_else(|| SourceError::Usage(format!("no datasource {id:?}")))?;
-                let address = project
-                    .address(entry)
-                    .map_err(|e| SourceError::Usage(e.to_string()))?;
+                    .ok_or_else(|| Error::no_datasource(&id))?;
+                let address = project.address(entry).map_err(|e| usage(e.to_string()))?;
                 let opened = open_address(&id, &address, interrupt)?;
-                Ok(Rc::new(
-                    Configured::new(opened, entry).map_err(SourceError::Usage)?,
-                ))
+                Ok(Rc::new(Configured::new(opened, entry).map_err(usage)?))
             }
         }
     }
 
     /// Every database opened, each with how routing describes it.
-    pub fn open_all(&self) -> Result<Vec<Opened>, SourceError> {
+    pub fn open_all(&self) -> Result<Vec<Opened>, Error> {
         self.open_all_interruptible(None)
     }
 
@@ -229,7 +191,7 @@ impl Sources {
     pub fn open_all_interruptible(
         &self,
         interrupt: Option<&Interrupt>,
-    ) -> Result<Vec<Opened>, SourceError> {
+    ) -> Result<Vec<Opened>, Error> {
         self.ids()
             .iter()
             .map(|id| {
@@ -297,14 +259,13 @@ impl Sources {
     /// again. What was read anew is written back when the cache file exists, and always
     /// when `fresh` (which is how `nl2sql index` builds it) — but not a read whose
     /// statistics ran past the time limit, which the next command tries again.
-    pub fn read_all(&self, fresh: bool) -> Result<(Vec<Read>, CacheReport), WorkspaceError> {
-        let unreadable = |e: SourceError| WorkspaceError::Unreadable(e.to_string());
+    pub fn read_all(&self, fresh: bool) -> Result<(Vec<Read>, CacheReport), Error> {
         let mut report = CacheReport::default();
         let mut cache = self.load_cache(&mut report);
         let in_use = cache.is_some() || fresh;
         let mut written = false;
         let mut reads = Vec::new();
-        for (profile, datasource) in self.open_all().map_err(unreadable)? {
+        for (profile, datasource) in self.open_all()? {
             let id = profile.id.clone();
             let cached = match (&cache, fresh) {
                 (Some(cache), false) => self.cached(cache, datasource.as_ref()),
@@ -351,7 +312,7 @@ impl Sources {
     pub fn schema(
         &self,
         id: Option<&str>,
-    ) -> Result<(Rc<dyn Datasource>, SchemaSnapshot, CacheReport), SourceError> {
+    ) -> Result<(Rc<dyn Datasource>, SchemaSnapshot, CacheReport), Error> {
         let datasource = self.open(id)?;
         let mut report = CacheReport::default();
         let cached = self
@@ -363,7 +324,7 @@ impl Sources {
                 read.schema
             }
             None => pollster::block_on(datasource.introspect())
-                .map_err(|e| SourceError::Unreadable(e.to_string()))?,
+                .map_err(|e| unreadable(e.to_string()))?,
         };
         Ok((datasource, schema, report))
     }
@@ -415,7 +376,7 @@ impl Sources {
     /// Every database read and indexed, with `policies` and the demo's verified queries (a
     /// query of a database not opened is kept aside; one that no longer fits is dropped
     /// with a notice); a project's reads through its schema cache ([`Sources::read_all`]).
-    pub fn workspace(&self, policies: Policies) -> Result<Workspace, WorkspaceError> {
+    pub fn workspace(&self, policies: Policies) -> Result<Workspace, Error> {
         self.workspace_reporting(policies).map(|(w, _)| w)
     }
 
@@ -423,7 +384,7 @@ impl Sources {
     pub fn workspace_reporting(
         &self,
         policies: Policies,
-    ) -> Result<(Workspace, CacheReport), WorkspaceError> {
+    ) -> Result<(Workspace, CacheReport), Error> {
         let curated = self.verified()?;
         let (reads, report) = self.read_all(false)?;
         let openings = reads
@@ -452,11 +413,10 @@ impl Sources {
         policies: Policies,
         interrupt: Option<&Interrupt>,
         reads: &[(String, ReadSource)],
-    ) -> Result<Workspace, WorkspaceError> {
+    ) -> Result<Workspace, Error> {
         let curated = self.verified()?;
         let openings = self
-            .open_all_interruptible(interrupt)
-            .map_err(|e| WorkspaceError::Unreadable(e.to_string()))?
+            .open_all_interruptible(interrupt)?
             .into_iter()
             .map(|(profile, datasource)| Opening {
                 read_ahead: reads
@@ -476,11 +436,11 @@ impl Sources {
     }
 
     /// The verified queries in force: the project file's, else the demo's.
-    fn verified(&self) -> Result<Curated, WorkspaceError> {
+    fn verified(&self) -> Result<Curated, Error> {
         match self {
             Sources::Project(p) => Ok(p.file.verified.clone()),
             _ => serde_json::from_str(DEMO_VERIFIED)
-                .map_err(|e| WorkspaceError::Config(format!("the demo's verified queries: {e}"))),
+                .map_err(|e| Error::config(format!("the demo's verified queries: {e}"))),
         }
     }
 }
@@ -508,15 +468,13 @@ fn open_address(
     id: &str,
     address: &Address,
     interrupt: Option<&Interrupt>,
-) -> Result<Rc<dyn Datasource>, SourceError> {
-    let unreadable = |e: DatasourceError| SourceError::Unreadable(e.to_string());
+) -> Result<Rc<dyn Datasource>, Error> {
+    let unreadable = |e: DatasourceError| crate::errors::unreadable(e.to_string());
     let stop = interrupt.cloned();
     match (address.engine(), address.path()) {
         (Engine::Sqlite, Some(path)) => Ok(Rc::new(open_sqlite(id, &path, stop)?)),
         (Engine::DuckDb, Some(path)) => open_duckdb(id, &path, address, stop),
-        (Engine::Sqlite | Engine::DuckDb, None) => {
-            Err(SourceError::Usage(format!("{address} is not a file")))
-        }
+        (Engine::Sqlite | Engine::DuckDb, None) => Err(usage(format!("{address} is not a file"))),
         (Engine::Postgres, _) => {
             let db = PostgresDb::connect(id, address).map_err(unreadable)?;
             Ok(Rc::new(match stop {
@@ -541,9 +499,8 @@ fn open_spark(
     id: &str,
     address: &Address,
     stop: Option<Interrupt>,
-) -> Result<Rc<dyn Datasource>, SourceError> {
-    let db =
-        crate::SparkDb::connect(id, address).map_err(|e| SourceError::Unreadable(e.to_string()))?;
+) -> Result<Rc<dyn Datasource>, Error> {
+    let db = crate::SparkDb::connect(id, address).map_err(|e| unreadable(e.to_string()))?;
     Ok(Rc::new(match stop {
         Some(stop) => db.interrupted_by(stop),
         None => db,
@@ -556,16 +513,16 @@ fn open_spark(
     _id: &str,
     address: &Address,
     _stop: Option<Interrupt>,
-) -> Result<Rc<dyn Datasource>, SourceError> {
-    Err(SourceError::Usage(format!(
+) -> Result<Rc<dyn Datasource>, Error> {
+    Err(usage(format!(
         "{address} is a Spark Connect address, and this nl2sql was built without Spark (the \
          `spark` feature)"
     )))
 }
 
 /// The SQLite file at `path`, opened read-only as `id`.
-fn open_sqlite(id: &str, path: &Path, stop: Option<Interrupt>) -> Result<SqliteFile, SourceError> {
-    let unreadable = |e: DatasourceError| SourceError::Unreadable(e.to_string());
+fn open_sqlite(id: &str, path: &Path, stop: Option<Interrupt>) -> Result<SqliteFile, Error> {
+    let unreadable = |e: DatasourceError| crate::errors::unreadable(e.to_string());
     let file = SqliteFile::open(id, path).map_err(unreadable)?;
     match stop {
         Some(stop) => file.interrupted_by(stop).map_err(unreadable),
@@ -580,13 +537,13 @@ fn open_duckdb(
     path: &Path,
     _address: &Address,
     stop: Option<Interrupt>,
-) -> Result<Rc<dyn Datasource>, SourceError> {
+) -> Result<Rc<dyn Datasource>, Error> {
     crate::DuckDbFile::open(id, path)
         .map(|d| match stop {
             Some(stop) => Rc::new(d.interrupted_by(stop)) as Rc<dyn Datasource>,
             None => Rc::new(d) as Rc<dyn Datasource>,
         })
-        .map_err(|e| SourceError::Unreadable(e.to_string()))
+        .map_err(|e| unreadable(e.to_string()))
 }
 
 /// Without the `duckdb` feature, a DuckDB file is refused by name.
@@ -596,8 +553,8 @@ fn open_duckdb(
     _path: &Path,
     address: &Address,
     _stop: Option<Interrupt>,
-) -> Result<Rc<dyn Datasource>, SourceError> {
-    Err(SourceError::Usage(format!(
+) -> Result<Rc<dyn Datasource>, Error> {
+    Err(usage(format!(
         "{address} is a DuckDB file, and this nl2sql was built without DuckDB (the `duckdb` \
          feature)"
     )))
@@ -627,26 +584,27 @@ fn safe_id(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nl2sql_core::error::ErrorCode;
 
     #[test]
     fn wrong_database_options_are_usage_errors_that_never_repeat_an_address() {
         let e = Sources::new(Some("sc://me:hunter2@h/db"), None, None, Path::new("data"));
         assert!(
-            matches!(&e, Err(SourceError::Usage(t)) if t.contains("Spark Connect") && !t.contains("hunter2"))
+            matches!(&e, Err(e) if e.code == ErrorCode::ConfigInvalid && e.message.contains("Spark Connect") && !e.message.contains("hunter2"))
         );
         let e =
             Sources::new(Some("/no/such/file.sqlite"), None, None, Path::new("data")).unwrap_err();
-        assert!(matches!(e, SourceError::Unreadable(_)));
+        assert_eq!(e.code, ErrorCode::DatasourceUnreadable);
         let e = Sources::new(None, Some("x"), None, Path::new("data")).unwrap_err();
-        assert!(matches!(e, SourceError::Usage(_)));
+        assert_eq!(e.code, ErrorCode::ConfigInvalid);
         // An address it cannot use is refused without repeating it: it may hold a password.
         let secret = "jdbc:postgresql://h/db?user=u&password=hunter2";
         let e = Sources::new(Some(secret), None, None, Path::new("data")).unwrap_err();
-        assert!(matches!(&e, SourceError::Usage(_)) && !e.to_string().contains("hunter2"));
+        assert!(e.code == ErrorCode::ConfigInvalid && !e.to_string().contains("hunter2"));
         let here = std::env::current_exe().map(|p| p.to_string_lossy().into_owned());
         let here = here.unwrap_or_default();
         let e = Sources::new(Some(&here), Some("a b"), None, Path::new("data")).unwrap_err();
-        assert!(matches!(e, SourceError::Usage(t) if t.contains("--id")));
+        assert!(e.code == ErrorCode::ConfigInvalid && e.message.contains("--id"));
     }
 
     #[test]

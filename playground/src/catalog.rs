@@ -74,7 +74,7 @@ pub async fn load_demo_databases(provider: ProviderConfig, run: RunConfig) -> Lo
     mark("downloaded-ms", now_ms());
     let session = demo_session(DatabaseHost::Workers(workers), files, provider, run)
         .await
-        .map_err(|e| format!("{} ({})", e, e.code()));
+        .map_err(|e| format!("{} ({})", e, e.code));
     Loaded { session, failures }
 }
 

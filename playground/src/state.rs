@@ -155,7 +155,7 @@ impl AppState {
             session
                 .use_approved(&book)
                 .await
-                .map_err(|e| format!("{}: {e}", e.code()))?;
+                .map_err(|e| format!("{}: {e}", e.code))?;
         }
         crate::store::save(&book).await?;
         self.feedback.set(book);

@@ -5,7 +5,7 @@
 use crate::auth::{Caller, Keys};
 use crate::shared::{Decision, Shared};
 use crate::types::{
-    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, Failure, FeedbackRequest, Health,
+    ApiError, AskRequest, DatasourceSummary, ErrorCode, Failure, FeedbackRequest, Health,
     RouteRequest, SqlRequest,
 };
 use axum::extract::rejection::JsonRejection;
@@ -114,9 +114,9 @@ impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Body<T> 
 
 fn rejected(rejection: &JsonRejection) -> ApiError {
     let code = match rejection.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => ApiErrorCode::PayloadTooLarge,
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiErrorCode::UnsupportedMediaType,
-        _ => ApiErrorCode::BadRequest,
+        StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::PayloadTooLarge,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::UnsupportedMediaType,
+        _ => ErrorCode::BadRequest,
     };
     ApiError::new(code, rejection.body_text())
 }
@@ -147,13 +147,13 @@ fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
         .filter(|k| !k.is_empty());
     let Some(presented) = presented else {
         return Err(ApiError::new(
-            ApiErrorCode::Unauthorized,
+            ErrorCode::Unauthorized,
             "send an API key: Authorization: Bearer KEY",
         ));
     };
     let caller = state.keys.caller(presented).ok_or_else(|| {
         ApiError::new(
-            ApiErrorCode::Unauthorized,
+            ErrorCode::Unauthorized,
             "the API key is not one this server knows",
         )
     })?;
@@ -189,14 +189,14 @@ async fn openapi(State(state): State<AppState>) -> Response {
 
 async fn not_found() -> Failure {
     Failure(ApiError::new(
-        ApiErrorCode::NotFound,
+        ErrorCode::NotFound,
         "there is no such route (see /api/v1/openapi.json)",
     ))
 }
 
 async fn method_not_allowed() -> Failure {
     Failure(ApiError::new(
-        ApiErrorCode::MethodNotAllowed,
+        ErrorCode::MethodNotAllowed,
         "this route does not take that method",
     ))
 }

@@ -7,10 +7,11 @@ use nl2sql_core::api::Streamed;
 use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::curated::Curated;
 use nl2sql_core::engine::{Event, Events, QueryResult, TraceForm};
+use nl2sql_core::error::Error;
 use nl2sql_core::error::{ErrorCode, Node, PipelineError, Severity};
 use nl2sql_core::index::Routing;
 use nl2sql_core::run::SqlRun;
-use nl2sql_core::service::{DatasourceInfo, Question, Service, ServiceError};
+use nl2sql_core::service::{DatasourceInfo, Question, Service};
 use nl2sql_core::workspace::ReadSource;
 use nl2sql_native::{Interrupt, NativeHost, Sources};
 use std::path::PathBuf;
@@ -83,9 +84,9 @@ pub enum Reply {
     /// SQL mode's report.
     Sql(Box<SqlRun>),
     /// Routing.
-    Route(Result<Routing, ServiceError>),
+    Route(Result<Routing, Error>),
     /// The run could not be made (a configuration the engine refused).
-    Refused(ServiceError),
+    Refused(Error),
     /// The engine failed on this job (a bug, logged); the thread goes on with the next.
     Failed,
 }
@@ -363,8 +364,8 @@ fn outcome(reply: &Reply) -> &'static str {
             .map_or("ok", |e| e.error_code.as_str()),
         Reply::Sql(run) => run.errors.first().map_or("ok", |e| e.error_code.as_str()),
         Reply::Route(Ok(_)) => "ok",
-        Reply::Route(Err(e)) | Reply::Refused(e) => e.code(),
-        Reply::Failed => "INTERNAL",
+        Reply::Route(Err(e)) | Reply::Refused(e) => e.code.as_str(),
+        Reply::Failed => ErrorCode::Internal.as_str(),
     }
 }
 

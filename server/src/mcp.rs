@@ -7,7 +7,7 @@
 use crate::auth::Caller;
 use crate::shared::Shared;
 use crate::types::{
-    ApiError, ApiErrorCode, AskRequest, DescribeRequest, FeedbackRequest, RouteRequest, SqlRequest,
+    ApiError, AskRequest, DescribeRequest, ErrorCode, FeedbackRequest, RouteRequest, SqlRequest,
 };
 use nl2sql_core::engine::{QueryResult, Status};
 use nl2sql_core::run::{SqlRun, SqlStatus};
@@ -274,7 +274,7 @@ async fn until_cancelled<T>(
 ) -> Result<T, ApiError> {
     tokio::select! {
         out = work => out,
-        () = context.ct.cancelled() => Err(ApiError::new(ApiErrorCode::Cancelled, "the call was cancelled")),
+        () = context.ct.cancelled() => Err(ApiError::new(ErrorCode::Cancelled, "the call was cancelled")),
     }
 }
 

@@ -4,15 +4,15 @@
 use crate::auth::Caller;
 use crate::lanes::{self, Lanes, Reply, Work};
 use crate::types::{
-    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, FeedbackRequest, RouteRequest,
-    SqlRequest,
+    ApiError, AskRequest, DatasourceSummary, ErrorCode, FeedbackRequest, RouteRequest, SqlRequest,
 };
 use crate::{Options, StartError};
 use nl2sql_core::api::Streamed;
 use nl2sql_core::config::engine_settings;
 use nl2sql_core::curated::VerifiedQuery;
 use nl2sql_core::engine::QueryResult;
-use nl2sql_core::feedback::{Answered, FeedbackBook, FeedbackError, Given, Proposal, Recorded};
+use nl2sql_core::error::Error;
+use nl2sql_core::feedback::{Answered, FeedbackBook, Given, Proposal, Recorded};
 use nl2sql_core::import::import_sql;
 use nl2sql_core::index::Routing;
 use nl2sql_core::policy::Policies;
@@ -38,16 +38,9 @@ pub enum Decision {
     Delete,
 }
 
-/// A feedback operation's refusal as the API's error.
-fn feedback_error(e: FeedbackError) -> ApiError {
-    let code = match &e {
-        FeedbackError::NotFound(_) => ApiErrorCode::FeedbackNotFound,
-        FeedbackError::NotAllowed => ApiErrorCode::ApprovalNotAllowed,
-        FeedbackError::Invalid(_) | FeedbackError::Unreadable(_) => {
-            ApiErrorCode::VerifiedQueryInvalid
-        }
-    };
-    ApiError::new(code, e.to_string())
+/// An engine's refusal as the API's error: the same code, the same words.
+fn api_error(e: Error) -> ApiError {
+    ApiError::new(e.code, e.to_string())
 }
 
 /// Request and run limits.
@@ -127,7 +120,7 @@ impl Shared {
         // schemas; asks say why they cannot run.
         let model_problem = engine_settings(&options.provider, &options.run)
             .err()
-            .map(|e| e.0);
+            .map(|e| e.message);
         if let Some(problem) = &model_problem {
             tracing::warn!(target: "nl2sql::serve", problem = %problem, "asks will be refused");
         }
@@ -167,7 +160,7 @@ impl Shared {
         self.schema(&request.datasource, &role)?;
         let full = self
             .full_schema(&request.datasource)
-            .ok_or_else(|| ApiError::new(ApiErrorCode::DatasourceNotFound, "no such datasource"))?;
+            .ok_or_else(|| ApiError::new(ErrorCode::DatasourceNotFound, "no such datasource"))?;
         let roles = [role.clone()];
         let checked = match &request.sql {
             Some(sql) => Some(self.checked_sql(sql, full, &roles)?),
@@ -207,7 +200,7 @@ impl Shared {
         schema: &nl2sql_core::SchemaSnapshot,
         roles: &[String],
     ) -> Result<(nl2sql_core::plan::Plan, String), ApiError> {
-        let invalid = |why: &str| ApiError::new(ApiErrorCode::VerifiedQueryInvalid, why);
+        let invalid = |why: &str| ApiError::new(ErrorCode::VerifiedQueryInvalid, why);
         let plan = import_sql(sql, schema, schema.dialect).map_err(|e| {
             invalid(&format!(
                 "the SQL cannot become a verified query: {}",
@@ -258,7 +251,7 @@ impl Shared {
             Decision::Edit(query) => {
                 let schema = self.full_schema(datasource).ok_or_else(|| {
                     ApiError::new(
-                        ApiErrorCode::FeedbackNotFound,
+                        ErrorCode::FeedbackNotFound,
                         format!("no proposal {datasource}.{id}"),
                     )
                 })?;
@@ -266,7 +259,7 @@ impl Shared {
             }
             Decision::Delete => book.delete(datasource, id, &scope).map(|()| None),
         }
-        .map_err(feedback_error)?;
+        .map_err(api_error)?;
         self.keep(&book)?;
         self.lanes.approved().set(book.approved());
         *held = book;
@@ -289,7 +282,7 @@ impl Shared {
         if self.policies.scope(&roles).may_approve() {
             Ok(caller.role.clone())
         } else {
-            Err(feedback_error(FeedbackError::NotAllowed))
+            Err(ApiError::new(ErrorCode::ApprovalNotAllowed, "Your role may not approve, edit or delete verified queries (the policies give that to roles with approves = true)."))
         }
     }
 
@@ -297,7 +290,7 @@ impl Shared {
     fn keep(&self, book: &FeedbackBook) -> Result<(), ApiError> {
         feedback_file::save(&self.feedback_file, book).map_err(|e| {
             tracing::error!(target: "nl2sql::serve", error = %e, "the feedback file was not written");
-            ApiError::new(ApiErrorCode::Internal, "the feedback could not be kept")
+            ApiError::new(ErrorCode::Internal, "the feedback could not be kept")
         })
     }
 
@@ -334,7 +327,7 @@ impl Shared {
         };
         if !self.policies.roles.contains_key(asked) {
             return Err(ApiError::new(
-                ApiErrorCode::RoleNotAllowed,
+                ErrorCode::RoleNotAllowed,
                 format!("there is no role {asked:?}"),
             ));
         }
@@ -347,7 +340,7 @@ impl Shared {
             Ok(asked.to_string())
         } else {
             Err(ApiError::new(
-                ApiErrorCode::RoleNotAllowed,
+                ErrorCode::RoleNotAllowed,
                 format!(
                     "this key may not ask as {asked:?}: a request may narrow its key's role, \
                      never widen it"
@@ -367,7 +360,7 @@ impl Shared {
         );
         let permit = semaphore.try_acquire_owned().map_err(|_| {
             ApiError::new(
-                ApiErrorCode::TooManyRuns,
+                ErrorCode::TooManyRuns,
                 format!(
                     "this key has {} runs in flight already; wait for one to end",
                     self.limits.max_runs_per_key
@@ -414,7 +407,7 @@ impl Shared {
         let (flag, permit) = (Arc::clone(&admitted.guard.flag), admitted.permit.take());
         self.lanes
             .submit(work, flag, permit, &caller.key_id)
-            .map_err(|why| ApiError::new(ApiErrorCode::Unavailable, why))?;
+            .map_err(|why| ApiError::new(ErrorCode::Unavailable, why))?;
         Ok((admitted, rx))
     }
 
@@ -478,9 +471,10 @@ impl Shared {
         admitted.guard.disarm();
         match reply {
             Reply::Route(Ok(routing)) => Ok(routing),
-            Reply::Route(Err(e)) => {
-                Err(ApiError::new(ApiErrorCode::RetrievalFailed, e.to_string()))
-            }
+            Reply::Route(Err(e)) => Err(ApiError::new(
+                ErrorCode::SchemaRetrievalFailed,
+                e.to_string(),
+            )),
             other => Err(unexpected(&other)),
         }
     }
@@ -495,10 +489,10 @@ impl Shared {
         let answer = self
             .lanes
             .submit(work, flag, permit, &caller.key_id)
-            .map_err(|why| ApiError::new(ApiErrorCode::Unavailable, why))?;
+            .map_err(|why| ApiError::new(ErrorCode::Unavailable, why))?;
         answer.await.map_err(|_| {
             ApiError::new(
-                ApiErrorCode::Unavailable,
+                ErrorCode::Unavailable,
                 "the engine thread serving this request stopped",
             )
         })
@@ -529,7 +523,7 @@ impl Shared {
             .and_then(|d| self.visible(d, role))
             .ok_or_else(|| {
                 ApiError::new(
-                    ApiErrorCode::DatasourceNotFound,
+                    ErrorCode::DatasourceNotFound,
                     format!(
                         "no datasource {id:?} (datasources: {})",
                         self.ids(role).join(", ")
@@ -564,7 +558,7 @@ impl Shared {
 
 fn model_unavailable(why: &str) -> ApiError {
     ApiError::new(
-        ApiErrorCode::ModelUnavailable,
+        ErrorCode::ModelUnavailable,
         format!("this server cannot ask its model: {why}"),
     )
 }
@@ -572,10 +566,27 @@ fn model_unavailable(why: &str) -> ApiError {
 /// A reply that is not the one the request waits for: the engine failed on it.
 fn unexpected(reply: &Reply) -> ApiError {
     ApiError::new(
-        ApiErrorCode::Internal,
+        ErrorCode::Internal,
         match reply {
             Reply::Failed => "the engine failed on this request; the server logged it",
             _ => "the engine answered another kind of request",
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What no request can cause — every engine thread stopped, a run that panicked — is
+    /// still said by code and status.
+    #[test]
+    fn an_engine_that_failed_is_internal_and_one_that_stopped_unavailable() {
+        let failed = unexpected(&Reply::Failed);
+        assert_eq!(failed.error.code, ErrorCode::Internal);
+        assert_eq!(failed.error.code.http_status(), Some(500));
+        assert!(failed.error.message.contains("logged"), "{failed}");
+        let stopped = ApiError::new(ErrorCode::Unavailable, "the engine threads have stopped");
+        assert_eq!(stopped.error.code.http_status(), Some(503));
+    }
 }

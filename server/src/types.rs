@@ -4,9 +4,10 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 pub use nl2sql_core::api::{
-    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, DescribeRequest, ErrorBody,
-    FeedbackRequest, Health, RouteRequest, SqlRequest,
+    ApiError, AskRequest, DatasourceSummary, DescribeRequest, ErrorBody, FeedbackRequest, Health,
+    RouteRequest, SqlRequest,
 };
+pub use nl2sql_core::error::ErrorCode;
 
 /// An [`ApiError`] as an HTTP response: its status, its JSON, and `WWW-Authenticate` on 401.
 #[derive(Debug)]
@@ -20,7 +21,7 @@ impl From<ApiError> for Failure {
 
 impl IntoResponse for Failure {
     fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.0.error.code.status())
+        let status = StatusCode::from_u16(self.0.error.code.http_status().unwrap_or(500))
             .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let mut response = (status, axum::Json(&self.0)).into_response();
         if status == StatusCode::UNAUTHORIZED {

@@ -27,7 +27,7 @@ fn provider() -> Provider {
 async fn failure(embedder: &ProviderEmbedder<'_>) -> PipelineError {
     match embedder.embed(&["tracks".to_string()]).await {
         Ok(_) => panic!("the call succeeded"),
-        Err(e) => e.into_error(Node::SchemaRetriever),
+        Err(e) => e.at(Node::SchemaRetriever),
     }
 }
 
@@ -151,4 +151,24 @@ async fn chat_answers_stream_through_fetch_on_both_wires() {
             }
         }
     }
+}
+
+/// A page that uses a server as its engine says by code why it could not: an address that
+/// is no server's, a server that is not there, and an answer that is not the API's.
+#[wasm_bindgen_test]
+async fn a_server_that_cannot_be_used_is_said_by_code() {
+    use nl2sql_wasm::Remote;
+    let refused = Remote::new("ftp://127.0.0.1:9", "key").map(|_| ());
+    assert_eq!(refused.map_err(|e| e.code), Err(ErrorCode::ConfigInvalid));
+    let transport = FetchTransport::default();
+    let nobody = Remote::new("http://127.0.0.1:9", "key").unwrap_or_else(|e| panic!("{e}"));
+    let gone = nobody.datasources(&transport).await.map(|_| ());
+    assert_eq!(gone.map_err(|e| e.code), Err(ErrorCode::ServerUnreachable));
+    // The mock model provider answers, but not as an nl2sql server does.
+    let stranger = Remote::new(mock_url(), "key").unwrap_or_else(|e| panic!("{e}"));
+    let odd = stranger.datasources(&transport).await.map(|_| ());
+    assert_eq!(
+        odd.map_err(|e| e.code),
+        Err(ErrorCode::ServerResponseUnreadable)
+    );
 }

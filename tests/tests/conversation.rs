@@ -417,7 +417,7 @@ fn right_proposes_a_verified_query_that_answers_once_approved_with_no_model_call
         let Err(e) = refused else {
             panic!("{role} approved");
         };
-        assert_eq!(e.code(), "APPROVAL_NOT_ALLOWED");
+        assert_eq!(e.code, nl2sql_core::error::ErrorCode::ApprovalNotAllowed);
     }
     pollster::block_on(s.use_approved(&book)).unwrap_or_else(|e| panic!("{e}"));
     let before = ask(

@@ -205,6 +205,47 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         | ErrorCode::RefinerFailed => pipeline_failure(env, code),
         ErrorCode::QuestionTooBroad | ErrorCode::JoinKeyUnconverted => cross_failure(code),
         ErrorCode::ConfigInvalid => config_invalid(),
+        ErrorCode::DatasourceIdInvalid
+        | ErrorCode::DatasourceIdTaken
+        | ErrorCode::DatasourceUnreadable
+        | ErrorCode::DatasourceEmpty
+        | ErrorCode::IndexBuildFailed => opening_failure(code),
+        ErrorCode::FeedbackNotFound
+        | ErrorCode::ApprovalNotAllowed
+        | ErrorCode::VerifiedQueryInvalid
+        | ErrorCode::FeedbackUnreadable => feedback_failure(code),
+        ErrorCode::CopyFailed => {
+            // A SQLite file is no target: copy writes into a server or a DuckDB file.
+            let target = nl2sql_native::address::Address::parse("copy.sqlite").expect("an address");
+            let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/chinook.sqlite");
+            match nl2sql_native::copy::copy(&data, &target, false, &mut |_| {}) {
+                Ok(_) => vec![],
+                Err(e) => vec![e.code],
+            }
+        }
+        // A server's refusals are produced over real HTTP by the command line's tests of
+        // `nl2sql serve` (cli/tests/serve_command.rs: `every_server_code_is_sent_with_its_status`,
+        // TOO_MANY_RUNS in `a_key_may_have_only_so_many_runs_in_flight`, MODEL_UNAVAILABLE in
+        // `without_a_model_key_asks_are_refused_plainly_and_the_rest_works`); UNAVAILABLE and
+        // INTERNAL only when an engine thread stops or panics, which no request can cause (the
+        // server's own unit tests). A page's failures to reach a server come from `fetch`
+        // (tests/tests/browser_provider.rs, `a_server_that_cannot_be_used_is_said_by_code`;
+        // SERVER_TIMEOUT after five minutes, unit-level in wasm/src/remote.rs). None of them
+        // can run in this process.
+        ErrorCode::Unauthorized
+        | ErrorCode::RoleNotAllowed
+        | ErrorCode::TooManyRuns
+        | ErrorCode::BadRequest
+        | ErrorCode::PayloadTooLarge
+        | ErrorCode::UnsupportedMediaType
+        | ErrorCode::NotFound
+        | ErrorCode::MethodNotAllowed
+        | ErrorCode::Unavailable
+        | ErrorCode::ModelUnavailable
+        | ErrorCode::Internal
+        | ErrorCode::ServerUnreachable
+        | ErrorCode::ServerTimeout
+        | ErrorCode::ServerResponseUnreadable => vec![code],
         ErrorCode::StatisticsIncomplete => statistics_incomplete(),
         ErrorCode::DatasourceNotFound => {
             let ws = workspace(Default::default());
@@ -269,6 +310,123 @@ fn config_invalid() -> Vec<ErrorCode> {
     ws.notices().iter().map(|w| w.code).collect()
 }
 
+/// Opening datasources that cannot be opened: a bad id, an id taken twice, a file that is
+/// not a database, a database without tables, and an index whose embedder fails.
+fn opening_failure(code: ErrorCode) -> Vec<ErrorCode> {
+    use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile, Embedder};
+    use nl2sql_core::workspace::{Opening, Workspace};
+    use std::rc::Rc;
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("opening-failures");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let opening = |id: &str, db: Rc<dyn Datasource>| Opening {
+        profile: DatasourceProfile {
+            id: id.into(),
+            description: String::new(),
+            examples: vec![],
+            verified: vec![],
+            notes: Default::default(),
+        },
+        datasource: db,
+        read_ahead: None,
+    };
+    let embedder: Rc<dyn Embedder> = match code {
+        ErrorCode::IndexBuildFailed => Rc::new(Failing),
+        _ => Rc::new(BuiltinEmbedder::default()),
+    };
+    let openings = match code {
+        ErrorCode::DatasourceIdInvalid => vec![opening("a b", Rc::new(chinook()))],
+        ErrorCode::DatasourceIdTaken => vec![
+            opening("music", Rc::new(chinook())),
+            opening("music", Rc::new(chinook())),
+        ],
+        ErrorCode::DatasourceUnreadable => {
+            // A file that is not a database, named on the command line.
+            let path = dir.join("notes.sqlite");
+            std::fs::write(&path, "not a database, just words").expect("a file");
+            let named = path.to_string_lossy();
+            let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+            let opened = nl2sql_native::Sources::new(Some(&named), None, None, &data)
+                .and_then(|sources| sources.open(None).map(|_| ()));
+            return match opened {
+                Ok(()) => vec![],
+                Err(e) => vec![e.code],
+            };
+        }
+        ErrorCode::DatasourceEmpty => {
+            let path = dir.join("empty.sqlite");
+            rusqlite::Connection::open(&path)
+                .and_then(|c| c.execute_batch("PRAGMA user_version = 1;"))
+                .expect("an empty database");
+            vec![opening(
+                "empty",
+                Rc::new(SqliteFile::open("empty", &path).expect("opens")),
+            )]
+        }
+        _ => vec![opening("chinook", Rc::new(chinook()))],
+    };
+    match pollster::block_on(Workspace::open(
+        openings,
+        Policies::demo(),
+        Default::default(),
+        embedder,
+    )) {
+        Ok(_) => vec![],
+        Err(e) => vec![e.code],
+    }
+}
+
+/// An embedder that always fails, as a provider's does when it is down.
+struct Failing;
+
+impl nl2sql_core::index::Embedder for Failing {
+    fn id(&self) -> String {
+        "failing".into()
+    }
+
+    fn embed<'a>(
+        &'a self,
+        _texts: &'a [String],
+    ) -> nl2sql_core::LocalBoxFuture<'a, Result<Vec<Vec<f32>>, nl2sql_core::error::Error>> {
+        Box::pin(std::future::ready(Err(nl2sql_core::index::unsearchable(
+            "the provider is down",
+        ))))
+    }
+}
+
+/// Feedback refused: an unknown proposal, a role that does not approve, an edit that is not
+/// a verified query, a book that does not read.
+fn feedback_failure(code: ErrorCode) -> Vec<ErrorCode> {
+    use nl2sql_core::curated::VerifiedQuery;
+    use nl2sql_core::feedback::FeedbackBook;
+    let policies = Policies::demo();
+    let admin = policies.scope(&["admin".to_string()]);
+    let viewer = policies.scope(&["viewer".to_string()]);
+    let mut book = FeedbackBook::default();
+    let (_, schema) = chinook_with_schema();
+    let outcome = match code {
+        ErrorCode::FeedbackNotFound => book
+            .approve("chinook", "fb_9", &admin, "me", "now")
+            .map(|_| ()),
+        ErrorCode::ApprovalNotAllowed => book
+            .approve("chinook", "fb_9", &viewer, "me", "now")
+            .map(|_| ()),
+        ErrorCode::VerifiedQueryInvalid => {
+            let broken: VerifiedQuery = serde_json::from_str(
+                r#"{"id": "x", "description": "d", "questions": ["q"], "sql": "DELETE FROM Track"}"#,
+            )
+            .expect("a query's shape");
+            book.edit("chinook", "fb_9", broken, &admin, &schema)
+                .map(|_| ())
+        }
+        _ => FeedbackBook::from_json("{\"not\": \"a book\"}").map(|_| ()),
+    };
+    match outcome {
+        Ok(()) => vec![],
+        Err(e) => vec![e.code],
+    }
+}
+
 /// A workspace over Chinook with `declared` verified queries.
 fn workspace(declared: nl2sql_core::curated::Curated) -> nl2sql_core::workspace::Workspace {
     use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
@@ -325,7 +483,7 @@ fn provider_failure(code: ErrorCode) -> Vec<ErrorCode> {
     let embedder = ProviderEmbedder::new(&transport, provider, model).with_timeout_ms(timeout);
     match pollster::block_on(embedder.embed(&["tracks".to_string()])) {
         Ok(_) => vec![],
-        Err(e) => vec![e.into_error(Node::SchemaRetriever).error_code],
+        Err(e) => vec![e.at(Node::SchemaRetriever).error_code],
     }
 }
 

@@ -121,7 +121,7 @@ fn every_fault_has_its_code_and_no_key_leaks() {
             Err(e) => e,
         };
         let shown = format!("{err} {err:?}");
-        let error = err.into_error(Node::SchemaRetriever);
+        let error = err.at(Node::SchemaRetriever);
         let json = serde_json::to_string(&error).unwrap_or_default();
         assert_eq!(
             error.error_code,
@@ -157,7 +157,7 @@ fn every_fault_has_its_code_and_no_key_leaks() {
     let embedder = ProviderEmbedder::new(&transport, provider(&mock), "fault-401");
     let error = pollster::block_on(embedder.embed(&texts(1)))
         .err()
-        .map(|e| e.into_error(Node::SchemaRetriever));
+        .map(|e| e.at(Node::SchemaRetriever));
     let words = error.and_then(|e| e.provider_response).unwrap_or_default();
     assert!(
         words
@@ -174,7 +174,7 @@ fn timeouts_unreachable_servers_and_mixed_dimensions() {
         ProviderEmbedder::new(&transport, provider(&mock), "fault-hang").with_timeout_ms(300);
     let err = pollster::block_on(slow.embed(&texts(1)))
         .err()
-        .map(|e| e.into_error(Node::SchemaRetriever));
+        .map(|e| e.at(Node::SchemaRetriever));
     assert_eq!(err.map(|e| e.error_code), Some(ErrorCode::ProviderTimeout));
 
     // A port nothing listens on: bind one, then let it go.
@@ -189,7 +189,7 @@ fn timeouts_unreachable_servers_and_mixed_dimensions() {
     );
     let err = pollster::block_on(ProviderEmbedder::new(&transport, gone, "m").embed(&texts(1)))
         .err()
-        .map(|e| e.into_error(Node::SchemaRetriever));
+        .map(|e| e.at(Node::SchemaRetriever));
     assert_eq!(
         err.as_ref().map(|e| e.error_code),
         Some(ErrorCode::ProviderUnavailable)
@@ -226,7 +226,7 @@ fn the_breaker_stops_calling_a_failing_provider() {
     );
     let err = pollster::block_on(guarded.embed(&texts(1)))
         .err()
-        .map(|e| e.into_error(Node::DatasourceResolver));
+        .map(|e| e.at(Node::DatasourceResolver));
     assert_eq!(
         err.map(|e| e.error_code),
         Some(ErrorCode::SchemaRetrievalFailed)

@@ -65,25 +65,12 @@ fn the_declared_provider_options_are_the_ones_the_engine_reads() {
 }
 
 #[test]
-fn the_declared_datasource_codes_are_the_workspace_codes() {
-    use nl2sql_core::workspace::WorkspaceError;
+fn the_package_rejects_with_the_one_vocabulary() {
     let options = include_str!("../../wasm/src/api.d.ts");
     let start = options
-        .find("export type DatasourceErrorCode =")
-        .unwrap_or_else(|| panic!("api.d.ts declares DatasourceErrorCode"));
-    let union = &options[start..];
-    let union = &union[..union.find(';').unwrap_or(union.len())];
-    let declared: Vec<&str> = union.split('"').skip(1).step_by(2).collect();
-    let why = String::new;
-    let codes: Vec<&str> = [
-        WorkspaceError::InvalidId(why()),
-        WorkspaceError::IdTaken(why()),
-        WorkspaceError::Unreadable(why()),
-        WorkspaceError::Empty(why()),
-        WorkspaceError::Index(why()),
-    ]
-    .iter()
-    .map(WorkspaceError::code)
-    .collect();
-    assert_eq!(declared, codes);
+        .find("export interface EngineError extends Error {")
+        .unwrap_or_else(|| panic!("api.d.ts declares EngineError"));
+    let body = &options[start..];
+    let body = &body[..body.find('}').unwrap_or(body.len())];
+    assert!(body.contains("code: ErrorCodeName;"), "{body}");
 }

@@ -140,14 +140,9 @@ export interface SqlOptions {
   signal?: AbortSignal;
 }
 
-/** Codes only adding, removing or reading a datasource can fail with. */
-export type DatasourceErrorCode =
-  | "DATASOURCE_ID_INVALID" | "DATASOURCE_ID_TAKEN" | "DATASOURCE_UNREADABLE" | "DATASOURCE_EMPTY"
-  | "INDEX_BUILD_FAILED";
-
-/** What every method of `Engine` rejects with: an `Error` with a stable `code`. */
+/** What every method of `Engine` rejects with: an `Error` with a stable `code`, one of the engine's one vocabulary. */
 export interface EngineError extends Error {
-  code: ErrorCodeName | DatasourceErrorCode;
+  code: ErrorCodeName;
 }
 
 /** A started sql.js module, as `await initSqlJs()` gives it. */

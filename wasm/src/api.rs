@@ -13,10 +13,11 @@ use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::conversation::Thread;
 use nl2sql_core::curated::{Curated, VerifiedQuery};
 use nl2sql_core::engine::{Event, Events, QueryResult, TraceForm};
+use nl2sql_core::error::Error;
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::feedback::{Answered, FeedbackBook, Given, Verdict};
 use nl2sql_core::policy::Policies;
-use nl2sql_core::service::{Question, ServiceError};
+use nl2sql_core::service::Question;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::cell::RefCell;
@@ -86,7 +87,7 @@ impl JsEngine {
                 run.unwrap_or_default(),
             )
             .await
-            .map_err(|e| error(e.code(), &e.to_string()))?;
+            .map_err(service_error)?;
             Ok(JsEngine {
                 session: Rc::new(session),
                 book: Rc::new(RefCell::new(FeedbackBook::default())),
@@ -214,8 +215,7 @@ impl JsEngine {
                     .and_then(|s| s.as_string())
                     .unwrap_or_default(),
             };
-            let read =
-                FeedbackBook::from_json(&text).map_err(|e| error(e.code(), &e.to_string()))?;
+            let read = FeedbackBook::from_json(&text).map_err(service_error)?;
             session.use_approved(&read).await.map_err(service_error)?;
             *held.borrow_mut() = read;
             Ok(JsValue::UNDEFINED)
@@ -732,8 +732,8 @@ fn fail(code: ErrorCode, message: &str) -> JsValue {
 }
 
 /// A facade call's failure as an `Error` with its code.
-fn service_error(e: ServiceError) -> JsValue {
-    error(e.code(), &e.to_string())
+fn service_error(e: Error) -> JsValue {
+    error(e.code.as_str(), &e.to_string())
 }
 
 fn error(code: &str, message: &str) -> JsValue {

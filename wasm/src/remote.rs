@@ -4,10 +4,11 @@
 
 use crate::fetch::FetchTransport;
 use nl2sql_core::api::{
-    ApiError, ApiErrorCode, AskRequest, DatasourceSummary, FeedbackRequest, RouteRequest,
-    SqlRequest, StreamParser, Streamed,
+    ApiError, AskRequest, DatasourceSummary, FeedbackRequest, RouteRequest, SqlRequest,
+    StreamParser, Streamed,
 };
 use nl2sql_core::engine::{Event, QueryResult};
+use nl2sql_core::error::{Error, ErrorCode};
 use nl2sql_core::feedback::{Proposal, Recorded};
 use nl2sql_core::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport};
 use nl2sql_core::index::Routing;
@@ -18,22 +19,6 @@ use serde::Serialize;
 
 /// How long a request to the server may take; an ask's own limits are the server's.
 const TIMEOUT_MS: u64 = 300_000;
-
-/// Why the server did not answer as asked: its own error, or the network's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RemoteError {
-    /// The server's code (`UNAUTHORIZED`, …), or `UNREACHABLE`, `CANCELLED`, `TIMEOUT`,
-    /// `UNREADABLE` when it said nothing usable.
-    pub code: String,
-    /// One plain sentence.
-    pub message: String,
-}
-
-impl std::fmt::Display for RemoteError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
-    }
-}
 
 /// A server and the API key the page asks with. `Debug` never shows the key.
 #[derive(Clone, PartialEq, Eq)]
@@ -50,19 +35,15 @@ impl std::fmt::Debug for Remote {
 
 impl Remote {
     /// The server at `url` (`http://host:port`), asked with `key`.
-    pub fn new(url: &str, key: &str) -> Result<Remote, RemoteError> {
+    pub fn new(url: &str, key: &str) -> Result<Remote, Error> {
         let base = url.trim().trim_end_matches('/').to_string();
         if !(base.starts_with("http://") || base.starts_with("https://")) {
-            return Err(RemoteError {
-                code: "CONFIG_INVALID".into(),
-                message: "the server's address starts with http:// or https://".into(),
-            });
+            return Err(Error::config(
+                "the server's address starts with http:// or https://",
+            ));
         }
         if key.trim().is_empty() {
-            return Err(RemoteError {
-                code: "CONFIG_INVALID".into(),
-                message: "paste the API key the server gave you".into(),
-            });
+            return Err(Error::config("paste the API key the server gave you"));
         }
         Ok(Remote {
             base,
@@ -91,7 +72,7 @@ impl Remote {
         transport: &FetchTransport,
         ask: &AskRequest,
         on_event: &dyn Fn(&Event),
-    ) -> Result<QueryResult, RemoteError> {
+    ) -> Result<QueryResult, Error> {
         let request = self.request("/api/v1/ask/stream", to_json(ask)?);
         let mut parser = StreamParser::default();
         let mut result = None;
@@ -114,23 +95,16 @@ impl Remote {
         }
         match (result, unreadable) {
             (Some(result), _) => Ok(result),
-            (None, Some(why)) => Err(RemoteError {
-                code: "UNREADABLE".into(),
-                message: why,
-            }),
-            (None, None) => Err(RemoteError {
-                code: "UNREADABLE".into(),
-                message: "the server's stream ended before the result".into(),
-            }),
+            (None, Some(why)) => Err(Error::new(ErrorCode::ServerResponseUnreadable, why)),
+            (None, None) => Err(Error::new(
+                ErrorCode::ServerResponseUnreadable,
+                "the server's stream ended before the result",
+            )),
         }
     }
 
     /// SQL mode on the server.
-    pub async fn sql(
-        &self,
-        transport: &FetchTransport,
-        sql: &SqlRequest,
-    ) -> Result<SqlRun, RemoteError> {
+    pub async fn sql(&self, transport: &FetchTransport, sql: &SqlRequest) -> Result<SqlRun, Error> {
         self.post(transport, "/api/v1/sql", sql).await
     }
 
@@ -139,7 +113,7 @@ impl Remote {
         &self,
         transport: &FetchTransport,
         route: &RouteRequest,
-    ) -> Result<Routing, RemoteError> {
+    ) -> Result<Routing, Error> {
         self.post(transport, "/api/v1/route", route).await
     }
 
@@ -147,7 +121,7 @@ impl Remote {
     pub async fn datasources(
         &self,
         transport: &FetchTransport,
-    ) -> Result<Vec<DatasourceInfo>, RemoteError> {
+    ) -> Result<Vec<DatasourceInfo>, Error> {
         let listed: Vec<DatasourceSummary> = self.get(transport, "/api/v1/datasources").await?;
         let mut out = Vec::with_capacity(listed.len());
         for d in listed {
@@ -162,15 +136,12 @@ impl Remote {
         &self,
         transport: &FetchTransport,
         feedback: &FeedbackRequest,
-    ) -> Result<Recorded, RemoteError> {
+    ) -> Result<Recorded, Error> {
         self.post(transport, "/api/v1/feedback", feedback).await
     }
 
     /// The verified queries proposed on the server (for a key whose role approves).
-    pub async fn proposals(
-        &self,
-        transport: &FetchTransport,
-    ) -> Result<Vec<Proposal>, RemoteError> {
+    pub async fn proposals(&self, transport: &FetchTransport) -> Result<Vec<Proposal>, Error> {
         self.get(transport, "/api/v1/verified").await
     }
 
@@ -180,7 +151,7 @@ impl Remote {
         transport: &FetchTransport,
         datasource: &str,
         id: &str,
-    ) -> Result<Option<Proposal>, RemoteError> {
+    ) -> Result<Option<Proposal>, Error> {
         let path = format!("/api/v1/verified/{datasource}/{id}/approve");
         self.post(transport, &path, &serde_json::json!({})).await
     }
@@ -190,7 +161,7 @@ impl Remote {
         transport: &FetchTransport,
         path: &str,
         body: &impl Serialize,
-    ) -> Result<T, RemoteError> {
+    ) -> Result<T, Error> {
         let request = self.request(path, to_json(body)?);
         let response = transport.post(&request).await.map_err(failure)?;
         read(&response)
@@ -200,60 +171,69 @@ impl Remote {
         &self,
         transport: &FetchTransport,
         path: &str,
-    ) -> Result<T, RemoteError> {
+    ) -> Result<T, Error> {
         let request = self.request(path, String::new());
         let response = transport.get(&request).await.map_err(failure)?;
         read(&response)
     }
 }
 
-fn to_json(body: &impl Serialize) -> Result<String, RemoteError> {
-    serde_json::to_string(body).map_err(|e| RemoteError {
-        code: "UNREADABLE".into(),
-        message: e.to_string(),
-    })
+fn to_json(body: &impl Serialize) -> Result<String, Error> {
+    serde_json::to_string(body).map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))
 }
 
 /// A successful answer as its type, or the server's error.
-fn read<T: DeserializeOwned>(response: &HttpResponse) -> Result<T, RemoteError> {
+fn read<T: DeserializeOwned>(response: &HttpResponse) -> Result<T, Error> {
     if !(200..300).contains(&response.status) {
         return Err(refusal(response));
     }
-    serde_json::from_str(&response.body).map_err(|e| RemoteError {
-        code: "UNREADABLE".into(),
-        message: format!("the server's answer could not be read: {e}"),
+    serde_json::from_str(&response.body).map_err(|e| {
+        Error::new(
+            ErrorCode::ServerResponseUnreadable,
+            format!("the server's answer could not be read: {e}"),
+        )
     })
 }
 
 /// The server's error, as it sent it (or the status alone when the body is not one).
-fn refusal(response: &HttpResponse) -> RemoteError {
+fn refusal(response: &HttpResponse) -> Error {
     match serde_json::from_str::<ApiError>(&response.body) {
-        Ok(e) => RemoteError {
-            code: e.error.code.as_str().into(),
-            message: e.error.message,
-        },
-        Err(_) => RemoteError {
-            code: if response.status == ApiErrorCode::Unauthorized.status() {
-                ApiErrorCode::Unauthorized.as_str().into()
+        Ok(e) => Error::new(e.error.code, e.error.message),
+        Err(_) => Error::new(
+            if Some(response.status) == ErrorCode::Unauthorized.http_status() {
+                ErrorCode::Unauthorized
             } else {
-                "UNREADABLE".into()
+                ErrorCode::ServerResponseUnreadable
             },
-            message: format!("the server answered with status {}", response.status),
-        },
+            format!("the server answered with status {}", response.status),
+        ),
     }
 }
 
-fn failure(f: HttpFailure) -> RemoteError {
+fn failure(f: HttpFailure) -> Error {
     let (code, message) = match f {
-        HttpFailure::Timeout => ("TIMEOUT", "the server did not answer in time".to_string()),
-        HttpFailure::Cancelled => ("CANCELLED", "cancelled".to_string()),
+        HttpFailure::Timeout => (
+            ErrorCode::ServerTimeout,
+            "the server did not answer in time".to_string(),
+        ),
+        HttpFailure::Cancelled => (ErrorCode::Cancelled, "cancelled".to_string()),
         HttpFailure::Unreachable(why) => (
-            "UNREACHABLE",
+            ErrorCode::ServerUnreachable,
             format!("the server could not be reached ({why}); is it running, and does it allow this page's origin?"),
         ),
     };
-    RemoteError {
-        code: code.into(),
-        message,
+    Error::new(code, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server that does not answer within the limit (five minutes: no test waits for it)
+    /// is said by its own code; the browser test reaches the others through `fetch`.
+    #[test]
+    fn a_server_that_does_not_answer_in_time_is_server_timeout() {
+        assert_eq!(failure(HttpFailure::Timeout).code, ErrorCode::ServerTimeout);
+        assert_eq!(failure(HttpFailure::Cancelled).code, ErrorCode::Cancelled);
     }
 }

@@ -11,13 +11,14 @@ use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::curated::Curated;
 use nl2sql_core::demo::{DemoDatabase, DEMO_VERIFIED};
 use nl2sql_core::engine::{join_all, CancelToken, Sleep};
+use nl2sql_core::error::{Error, ErrorCode};
 use nl2sql_core::files::{self, FileKind};
 use nl2sql_core::http::HttpTransport;
 use nl2sql_core::index::{BuiltinEmbedder, Clock, DatasourceProfile};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::scratch::Scratch;
-use nl2sql_core::service::{Host, Service, ServiceError};
-use nl2sql_core::workspace::{Opening, ReadSource, Workspace, WorkspaceError};
+use nl2sql_core::service::{Host, Service};
+use nl2sql_core::workspace::{Opening, ReadSource, Workspace};
 use nl2sql_core::{Datasource, DatasourceError};
 use std::rc::Rc;
 
@@ -43,26 +44,32 @@ pub enum DatabaseHost {
 
 impl DatabaseHost {
     /// Opens `file`'s files, read-only, as its datasource.
-    async fn open(&self, file: &DatabaseFile) -> Result<Rc<dyn Datasource>, WorkspaceError> {
+    async fn open(&self, file: &DatabaseFile) -> Result<Rc<dyn Datasource>, Error> {
         let id = &file.id;
         let named: Vec<(&str, &[u8])> = file
             .files
             .iter()
             .map(|f| (f.name.as_str(), f.bytes.as_slice()))
             .collect();
-        let planned =
-            files::plan(&named).map_err(|e| WorkspaceError::Unreadable(format!("{id}: {e}")))?;
+        let planned = files::plan(&named)
+            .map_err(|e| Error::new(ErrorCode::DatasourceUnreadable, format!("{id}: {e}")))?;
         let unreadable = |e: DatasourceError| {
-            WorkspaceError::Unreadable(format!("{id} could not be opened: {}", e.message))
+            Error::new(
+                ErrorCode::DatasourceUnreadable,
+                format!("{id} could not be opened: {}", e.message),
+            )
         };
         let first = &planned[0];
         if first.kind == FileKind::Sqlite {
             let bytes = named[0].1;
             let not_sqlite = |e: DatasourceError| {
-                WorkspaceError::Unreadable(format!(
-                    "{id}: {} is not a SQLite database sql.js can open: {e}",
-                    first.name
-                ))
+                Error::new(
+                    ErrorCode::DatasourceUnreadable,
+                    format!(
+                        "{id}: {} is not a SQLite database sql.js can open: {e}",
+                        first.name
+                    ),
+                )
             };
             return Ok(match self {
                 DatabaseHost::Workers(w) => Rc::new(
@@ -84,10 +91,13 @@ impl DatabaseHost {
                     .map_err(unreadable)?;
                 Ok(Rc::new(db))
             }
-            DatabaseHost::Here(_) => Err(WorkspaceError::Unreadable(format!(
-                "{id}: {} needs DuckDB-WASM, which runs in a Web Worker; there are none here",
-                first.name
-            ))),
+            DatabaseHost::Here(_) => Err(Error::new(
+                ErrorCode::DatasourceUnreadable,
+                format!(
+                    "{id}: {} needs DuckDB-WASM, which runs in a Web Worker; there are none here",
+                    first.name
+                ),
+            )),
         }
     }
 }
@@ -181,7 +191,7 @@ pub async fn open_session(
     curated: Curated,
     provider: ProviderConfig,
     run: RunConfig,
-) -> Result<Session, WorkspaceError> {
+) -> Result<Session, Error> {
     // Each database starts in a worker of its own, so they open side by side.
     let opened = join_all(
         files
@@ -213,9 +223,9 @@ pub async fn demo_session(
     files: Vec<(DemoDatabase, Vec<u8>, Option<ReadSource>)>,
     provider: ProviderConfig,
     run: RunConfig,
-) -> Result<Session, WorkspaceError> {
+) -> Result<Session, Error> {
     let curated = serde_json::from_str::<Curated>(DEMO_VERIFIED)
-        .map_err(|e| WorkspaceError::Config(format!("the demo's verified queries: {e}")))?;
+        .map_err(|e| Error::config(format!("the demo's verified queries: {e}")))?;
     let files = files
         .into_iter()
         .map(|(d, bytes, read_ahead)| DatabaseFile {
@@ -232,7 +242,7 @@ pub async fn demo_session(
 }
 
 /// Opens, reads and indexes one more database; it is routable as soon as this returns.
-pub async fn add_file(session: &Session, file: DatabaseFile) -> Result<(), ServiceError> {
+pub async fn add_file(session: &Session, file: DatabaseFile) -> Result<(), Error> {
     let opening = open_file(
         &session.host().databases,
         file,
@@ -248,7 +258,7 @@ async fn open_file(
     databases: &DatabaseHost,
     file: DatabaseFile,
     curated: &Curated,
-) -> Result<Opening, WorkspaceError> {
+) -> Result<Opening, Error> {
     let db = databases.open(&file).await?;
     let profile = DatasourceProfile {
         verified: curated.phrases(&file.id),

@@ -569,7 +569,7 @@ fn current_user() -> String {
 /// Loads the demo databases into the server at `base` with `nl2sql copy`'s code.
 fn load_demo(project: &Project, base: &str, name: &str) -> Result<(), Failure> {
     for db in DEMO {
-        let target = Address::parse(&format!("{base}/{db}")).map_err(|e| Failure(e.0))?;
+        let target = Address::parse(&format!("{base}/{db}")).map_err(|e| Failure(e.message))?;
         let source = project.root.join("data").join(format!("{db}.sqlite"));
         nl2sql_native::copy::copy(&source, &target, true, &mut |_| {})
             .map_err(|e| Failure(format!("loading {db} into {name}: {e}")))?;

@@ -181,7 +181,7 @@ impl Engine<'_> {
                 false,
             )
             .await
-            .map_err(|e| e.into_error(Node::Decomposer))?;
+            .map_err(|e| e.at(Node::Decomposer))?;
             schemas.push((id.clone(), render(schema, &r)));
         }
         let agent = run.bounded(&self.settings.decomposer);

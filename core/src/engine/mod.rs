@@ -1063,7 +1063,7 @@ impl<'a> Engine<'a> {
                 &self.settings.routing,
             )
             .await
-            .map_err(|e| e.into_error(Node::DatasourceResolver))?;
+            .map_err(|e| e.at(Node::DatasourceResolver))?;
             if routed.ranked.is_empty() {
                 return Err(not_indexed(
                     "Routing found no indexed schema among the datasources you may ask about.",
@@ -1158,7 +1158,7 @@ impl<'a> Engine<'a> {
             false,
         )
         .await
-        .map_err(|e| e.into_error(Node::SchemaRetriever));
+        .map_err(|e| e.at(Node::SchemaRetriever));
         let span = Span {
             started,
             ended: self.clock.now_ms(),

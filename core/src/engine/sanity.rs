@@ -55,7 +55,7 @@ impl Missing {
 fn probe_limits(settings: &ValidatorSettings) -> ExecLimits {
     ExecLimits {
         max_rows: 1,
-        ..crate::datasource::ExecLimits::for_plan(&settings)
+        ..crate::datasource::ExecLimits::for_plan(settings)
     }
 }
 

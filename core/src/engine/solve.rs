@@ -369,7 +369,7 @@ impl Engine<'_> {
         let settings = &self.settings.validator;
         ValidatorSettings {
             query_timeout_ms: run
-                .bounded_limits(crate::datasource::ExecLimits::for_plan(&settings))
+                .bounded_limits(crate::datasource::ExecLimits::for_plan(settings))
                 .timeout_ms,
             ..settings.clone()
         }

@@ -2,8 +2,9 @@
 //! refuses calls at once, until `reset_ms` have passed on the injected clock; then one trial
 //! call decides whether it closes again.
 
-use super::embed::{EmbedError, Embedder, Vector};
+use super::embed::{Embedder, Vector};
 use crate::datasource::LocalBoxFuture;
+use crate::error::Error;
 use std::cell::Cell;
 
 /// Milliseconds from some fixed start: the page's clock, the system's, or a test's.
@@ -101,13 +102,10 @@ impl Embedder for GuardedEmbedder<'_> {
         self.inner.id()
     }
 
-    fn embed<'b>(
-        &'b self,
-        texts: &'b [String],
-    ) -> LocalBoxFuture<'b, Result<Vec<Vector>, EmbedError>> {
+    fn embed<'b>(&'b self, texts: &'b [String]) -> LocalBoxFuture<'b, Result<Vec<Vector>, Error>> {
         Box::pin(async move {
             if !self.breaker.allows(self.clock.now_ms()) {
-                return Err(EmbedError::new(
+                return Err(crate::index::unsearchable(
                     "the embedding service failed repeatedly; it is given a rest \
                               before the next try"
                         .to_string(),

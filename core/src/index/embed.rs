@@ -3,62 +3,19 @@
 
 use super::text::{terms, Synonyms};
 use crate::datasource::LocalBoxFuture;
-use crate::error::{ErrorCode, Node, PipelineError, Severity};
-use crate::provider::ProviderFailure;
-use std::fmt;
+use crate::error::{Error, ErrorCode};
 
 /// A unit-length vector.
 pub type Vector = Vec<f32>;
 
-/// Why texts could not be embedded.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EmbedError {
-    /// What went wrong.
-    pub message: String,
-    /// The provider's failure, when a provider's embeddings failed.
-    pub failure: Option<ProviderFailure>,
+/// Texts that could not be embedded: SCHEMA_RETRIEVAL_FAILED, or a provider's own failure
+/// ([`Error::from`] a [`crate::error::ProviderFailure`]).
+pub fn unsearchable(why: impl std::fmt::Display) -> Error {
+    Error::new(
+        ErrorCode::SchemaRetrievalFailed,
+        format!("The schema index could not be searched: {why}."),
+    )
 }
-
-impl EmbedError {
-    /// A failure of the index itself, not of a provider.
-    pub fn new(message: impl Into<String>) -> EmbedError {
-        EmbedError {
-            message: message.into(),
-            failure: None,
-        }
-    }
-
-    /// The error `node` reports: the provider's code when a provider failed, otherwise
-    /// SCHEMA_RETRIEVAL_FAILED.
-    pub fn into_error(self, node: Node) -> PipelineError {
-        match self.failure {
-            Some(failure) => failure.into_error(node),
-            None => PipelineError::new(
-                node,
-                ErrorCode::SchemaRetrievalFailed,
-                Severity::Error,
-                format!("The schema index could not be searched: {}.", self.message),
-            ),
-        }
-    }
-}
-
-impl From<ProviderFailure> for EmbedError {
-    fn from(failure: ProviderFailure) -> Self {
-        EmbedError {
-            message: failure.message.clone(),
-            failure: Some(failure),
-        }
-    }
-}
-
-impl fmt::Display for EmbedError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for EmbedError {}
 
 /// Turns texts into vectors of one fixed length. An index records the `id` of the embedder
 /// that built it and refuses to mix two.
@@ -67,10 +24,7 @@ pub trait Embedder {
     fn id(&self) -> String;
 
     /// One unit vector per text, in order.
-    fn embed<'a>(
-        &'a self,
-        texts: &'a [String],
-    ) -> LocalBoxFuture<'a, Result<Vec<Vector>, EmbedError>>;
+    fn embed<'a>(&'a self, texts: &'a [String]) -> LocalBoxFuture<'a, Result<Vec<Vector>, Error>>;
 }
 
 /// The built-in embedder: hashed features of a text's terms, their synonym concepts and their
@@ -133,10 +87,7 @@ impl Embedder for BuiltinEmbedder {
         format!("builtin-v1-{}", self.dims)
     }
 
-    fn embed<'a>(
-        &'a self,
-        texts: &'a [String],
-    ) -> LocalBoxFuture<'a, Result<Vec<Vector>, EmbedError>> {
+    fn embed<'a>(&'a self, texts: &'a [String]) -> LocalBoxFuture<'a, Result<Vec<Vector>, Error>> {
         Box::pin(async move { Ok(texts.iter().map(|t| self.vector(t)).collect()) })
     }
 }

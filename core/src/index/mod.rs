@@ -18,13 +18,12 @@ pub mod text;
 mod values;
 
 pub use breaker::{CircuitBreaker, Clock, GuardedEmbedder};
-pub use embed::{similarity, BuiltinEmbedder, EmbedError, Embedder, Vector};
+pub use embed::{similarity, unsearchable, BuiltinEmbedder, Embedder, Vector};
 pub use notes::{ColumnNotes, Notes, TableNotes, Term};
 pub use retrieve::{render, retrieve, Retrieval, RetrieveSettings};
 pub use route::{route, route_in_thread, Dropped, PoolEntry, RouteSettings, Routing, SignalRecord};
 pub use store::{
-    BuildError, DatasourceProfile, Entry, EntryKind, Hit, MismatchPolicy, SchemaIndex,
-    VerifiedPhrase,
+    DatasourceProfile, Entry, EntryKind, Hit, MismatchPolicy, SchemaIndex, VerifiedPhrase,
 };
 pub use values::{MatchKind, ValueHint, ValueIndex};
 

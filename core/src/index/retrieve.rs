@@ -1,10 +1,11 @@
 //! Schema retrieval: the part of a datasource's schema the planner sees for a question, and
 //! its compact rendering for prompts.
 
-use super::embed::{EmbedError, Embedder};
+use super::embed::Embedder;
 use super::store::{EntryKind, SchemaIndex};
 use super::text::terms;
 use super::values::ValueHint;
+use crate::error::Error;
 use crate::policy::Scope;
 use crate::schema::{SchemaSnapshot, Table, TypeCategory};
 use serde::Serialize;
@@ -104,9 +105,9 @@ pub async fn retrieve(
     scope: &Scope<'_>,
     settings: &RetrieveSettings,
     force_search: bool,
-) -> Result<Retrieval, EmbedError> {
+) -> Result<Retrieval, Error> {
     let Some(schema) = index.schema(datasource) else {
-        return Err(EmbedError::new(format!(
+        return Err(crate::index::unsearchable(format!(
             "datasource {datasource} is not in the index"
         )));
     };

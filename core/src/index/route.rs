@@ -3,8 +3,9 @@
 //! values the question names, each ranking datasources by their best entry, fused with
 //! reciprocal rank fusion.
 
-use super::embed::{EmbedError, Embedder};
+use super::embed::Embedder;
 use super::store::{EntryKind, SchemaIndex};
+use crate::error::Error;
 use crate::policy::Scope;
 use serde::Serialize;
 
@@ -98,7 +99,7 @@ pub async fn route(
     question: &str,
     scope: &Scope<'_>,
     settings: &RouteSettings,
-) -> Result<Routing, EmbedError> {
+) -> Result<Routing, Error> {
     route_in_thread(index, embedder, question, None, scope, settings).await
 }
 
@@ -111,7 +112,7 @@ pub async fn route_in_thread(
     thread: Option<&str>,
     scope: &Scope<'_>,
     settings: &RouteSettings,
-) -> Result<Routing, EmbedError> {
+) -> Result<Routing, Error> {
     let query = index.embed_query(embedder, question).await?;
     let mut reachable: Vec<String> = index
         .schemas()

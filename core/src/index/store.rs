@@ -6,8 +6,9 @@
 //! build (the graph takes 0.4 s to build, and pays only past about a thousand entries).
 //! `docs/benchmarks.md` records the measurement.
 
-use super::embed::{similarity, EmbedError, Embedder, Vector};
+use super::embed::{similarity, Embedder, Vector};
 use super::values::ValueIndex;
+use crate::error::{Error, ErrorCode};
 use crate::policy::Scope;
 use crate::schema::{SchemaSnapshot, Table, TypeCategory};
 
@@ -88,26 +89,6 @@ pub enum MismatchPolicy {
     Ignore,
 }
 
-/// Why an index could not be built from its datasources.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BuildError {
-    /// A datasource's schema or values could not be read.
-    Read(String),
-    /// The entries could not be embedded.
-    Embed(EmbedError),
-}
-
-impl std::fmt::Display for BuildError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            BuildError::Read(why) => f.write_str(why),
-            BuildError::Embed(e) => write!(f, "building the index: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for BuildError {}
-
 /// The index over every datasource.
 #[derive(Debug, Clone)]
 pub struct SchemaIndex {
@@ -167,7 +148,7 @@ impl SchemaIndex {
         profiles: &[(DatasourceProfile, SchemaSnapshot)],
         mut values: ValueIndex,
         embedder: &dyn Embedder,
-    ) -> Result<SchemaIndex, EmbedError> {
+    ) -> Result<SchemaIndex, Error> {
         let mut entries = Vec::new();
         let mut notes = Vec::new();
         let mut dropped = Vec::new();
@@ -250,7 +231,7 @@ impl SchemaIndex {
         let texts: Vec<String> = entries.iter().map(|e| e.text.clone()).collect();
         let vectors = embedder.embed(&texts).await?;
         if vectors.len() != entries.len() {
-            return Err(EmbedError::new(format!(
+            return Err(crate::index::unsearchable(format!(
                 "the embedder returned {} vectors for {} texts",
                 vectors.len(),
                 entries.len()
@@ -287,23 +268,33 @@ impl SchemaIndex {
         sources: &[(DatasourceProfile, &dyn crate::datasource::Datasource)],
         value_cap: usize,
         embedder: &dyn Embedder,
-    ) -> Result<SchemaIndex, BuildError> {
+    ) -> Result<SchemaIndex, Error> {
         let mut profiles = Vec::with_capacity(sources.len());
         let mut values = ValueIndex::default();
         for (profile, ds) in sources {
-            let mut schema = ds
-                .introspect()
-                .await
-                .map_err(|e| BuildError::Read(format!("{}: {e}", profile.id)))?;
+            let mut schema = ds.introspect().await.map_err(|e| {
+                Error::new(
+                    ErrorCode::DatasourceUnreadable,
+                    format!("{}: {e}", profile.id),
+                )
+            })?;
             let columns = ValueIndex::read(*ds, &mut schema, value_cap)
                 .await
-                .map_err(|e| BuildError::Read(format!("{}: reading values: {e}", profile.id)))?;
+                .map_err(|e| {
+                    Error::new(
+                        ErrorCode::DatasourceUnreadable,
+                        format!("{}: reading values: {e}", profile.id),
+                    )
+                })?;
             values.add(&profile.id, columns);
             profiles.push((profile.clone(), schema));
         }
         SchemaIndex::build(&profiles, values, embedder)
             .await
-            .map_err(BuildError::Embed)
+            .map_err(|e| Error {
+                message: format!("building the index: {e}"),
+                ..e.with_code(ErrorCode::IndexBuildFailed)
+            })
     }
 
     /// A datasource's description, as its profile gave it.
@@ -401,13 +392,9 @@ impl SchemaIndex {
     }
 
     /// Embeds a question with the embedder that built the index; any other is refused.
-    pub async fn embed_query(
-        &self,
-        embedder: &dyn Embedder,
-        text: &str,
-    ) -> Result<Vector, EmbedError> {
+    pub async fn embed_query(&self, embedder: &dyn Embedder, text: &str) -> Result<Vector, Error> {
         if embedder.id() != self.embedder {
-            return Err(EmbedError::new(format!(
+            return Err(crate::index::unsearchable(format!(
                 "the index was built by {} and cannot be searched with vectors from {}",
                 self.embedder,
                 embedder.id()
@@ -415,8 +402,9 @@ impl SchemaIndex {
         }
         let texts = [text.to_string()];
         let mut v = embedder.embed(&texts).await?;
-        v.pop()
-            .ok_or_else(|| EmbedError::new("the embedder returned no vector".to_string()))
+        v.pop().ok_or_else(|| {
+            crate::index::unsearchable("the embedder returned no vector".to_string())
+        })
     }
 
     /// Which entries the scope lets the caller see, one flag per entry: asked once per

@@ -55,7 +55,8 @@ fn the_index_holds_every_kind_of_entry_and_refuses_another_embedder() {
         fn embed<'a>(
             &'a self,
             texts: &'a [String],
-        ) -> crate::datasource::LocalBoxFuture<'a, Result<Vec<Vector>, EmbedError>> {
+        ) -> crate::datasource::LocalBoxFuture<'a, Result<Vec<Vector>, crate::error::Error>>
+        {
             Box::pin(async move { Ok(texts.iter().map(|_| vec![0.0; 4]).collect()) })
         }
     }

@@ -5,8 +5,9 @@
 //! asked for (strict JSON schema, a forced tool call, or JSON mode); parsing it into a type
 //! is the caller's, so the exact text can be traced and sent back on a parse retry.
 
-use super::failure::{classify, from_transport, ProviderFailure};
+use super::failure::{classify, from_transport};
 use super::{Provider, Wire};
+use crate::error::ProviderFailure;
 use crate::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport};
 use serde_json::{json, Map, Value};
 use std::fmt;

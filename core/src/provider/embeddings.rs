@@ -4,8 +4,9 @@
 use super::failure::{classify, from_transport};
 use super::{Provider, Wire};
 use crate::datasource::LocalBoxFuture;
+use crate::error::Error;
 use crate::http::{HttpRequest, HttpTransport};
-use crate::index::{EmbedError, Embedder, Vector};
+use crate::index::{Embedder, Vector};
 use crate::provider::redact_keys;
 use std::cell::Cell;
 
@@ -95,14 +96,16 @@ impl<'a> ProviderEmbedder<'a> {
         self.tokens.get()
     }
 
-    async fn embed_batch(&self, texts: &[String]) -> Result<Vec<Vector>, EmbedError> {
+    async fn embed_batch(&self, texts: &[String]) -> Result<Vec<Vector>, Error> {
         let body = serde_json::to_string(&Request {
             model: &self.model,
             input: texts,
             encoding_format: "float",
             dimensions: self.dimensions,
         })
-        .map_err(|e| EmbedError::new(format!("the embeddings request could not be built: {e}")))?;
+        .map_err(|e| {
+            crate::index::unsearchable(format!("the embeddings request could not be built: {e}"))
+        })?;
         let request = HttpRequest {
             url: self.provider.url("/embeddings"),
             headers: self.provider.auth_headers(),
@@ -114,13 +117,13 @@ impl<'a> ProviderEmbedder<'a> {
             .transport
             .post(&request)
             .await
-            .map_err(|f| EmbedError::from(from_transport(&self.provider, &f)))?;
+            .map_err(|f| crate::error::Error::from(from_transport(&self.provider, &f)))?;
         if let Some(failure) = classify(&self.provider, &self.model, &response) {
             return Err(failure.into());
         }
         let label = self.provider.label();
         let unreadable = |why: String| {
-            EmbedError::new(format!(
+            crate::index::unsearchable(format!(
                 "{label} answered the embeddings request with {}",
                 redact_keys(&why, self.provider.key.expose())
             ))
@@ -182,13 +185,10 @@ impl Embedder for ProviderEmbedder<'_> {
         }
     }
 
-    fn embed<'b>(
-        &'b self,
-        texts: &'b [String],
-    ) -> LocalBoxFuture<'b, Result<Vec<Vector>, EmbedError>> {
+    fn embed<'b>(&'b self, texts: &'b [String]) -> LocalBoxFuture<'b, Result<Vec<Vector>, Error>> {
         Box::pin(async move {
             if self.provider.wire == Wire::Anthropic {
-                return Err(EmbedError::new(
+                return Err(crate::index::unsearchable(
                     "Anthropic offers no embeddings: use an OpenAI-compatible endpoint or the built-in embedder",
                 ));
             }
@@ -205,7 +205,7 @@ impl Embedder for ProviderEmbedder<'_> {
                 let inputs: Vec<String> = batch.iter().map(|(_, t)| t.clone()).collect();
                 for ((i, _), v) in batch.iter().zip(self.embed_batch(&inputs).await?) {
                     if *dims.get_or_insert(v.len()) != v.len() {
-                        return Err(EmbedError::new(format!(
+                        return Err(crate::index::unsearchable(format!(
                             "the embeddings model returned vectors of {} and {} dimensions",
                             dims.unwrap_or_default(),
                             v.len()

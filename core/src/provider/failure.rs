@@ -2,34 +2,8 @@
 //! with the provider's own words kept for disclosure and anything key-like taken out.
 
 use super::Provider;
-use crate::error::{ErrorCode, Node, PipelineError, Severity};
+use crate::error::{ErrorCode, ProviderFailure};
 use crate::http::{HttpFailure, HttpResponse};
-
-/// A classified provider failure, not yet tied to the node that made the call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProviderFailure {
-    /// `PROVIDER_*`, or `CANCELLED` when the run was cancelled mid-call.
-    pub code: ErrorCode,
-    /// The provider as a person names it.
-    pub provider: String,
-    /// One sentence naming the provider; never the key.
-    pub message: String,
-    /// The provider's own words (`HTTP 401 (invalid_api_key): …`), keys redacted.
-    pub provider_response: Option<String>,
-    /// What the provider asked us to wait before the next call, from `retry-after`.
-    pub retry_after_ms: Option<u64>,
-}
-
-impl ProviderFailure {
-    /// The error the node that made the call reports.
-    pub fn into_error(self, node: Node) -> PipelineError {
-        PipelineError {
-            provider: Some(self.provider),
-            provider_response: self.provider_response,
-            ..PipelineError::new(node, self.code, Severity::Error, self.message)
-        }
-    }
-}
 
 /// Classifies a response that is not a success, by what its status means. `None` for a
 /// 2xx, and for a request the provider refused as it stands (400, 413, 422 and the other

@@ -8,11 +8,12 @@ mod embeddings;
 mod failure;
 pub mod probe;
 
+pub use crate::error::ProviderFailure;
 pub use chat::{
     ChatAnswer, ChatError, ChatRequest, Message, Output, Role, StructuredMethod, Usage,
 };
 pub use embeddings::ProviderEmbedder;
-pub use failure::{classify, from_transport, redact_keys, ProviderFailure};
+pub use failure::{classify, from_transport, redact_keys};
 
 use std::fmt;
 

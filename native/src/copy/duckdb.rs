@@ -8,12 +8,13 @@
 //! names other columns, or that closes a cycle, is left out with a note.
 
 use super::{
-    create_table, key_about, key_clause, kind_of, precision, select_all, CopyError, CopyReport,
-    Kind, PROGRESS_EVERY,
+    create_table, key_about, key_clause, kind_of, precision, select_all, CopyReport, Kind,
+    PROGRESS_EVERY,
 };
 use crate::address::Address;
 use duckdb::types::Value as Cell;
 use duckdb::{appender_params_from_iter, Connection};
+use nl2sql_core::error::Error;
 use nl2sql_core::lower::quote_name;
 use nl2sql_core::{Column, Dialect, ForeignKey, SchemaSnapshot, Table};
 use rusqlite::types::ValueRef;
@@ -25,16 +26,19 @@ pub(super) fn copy(
     target: &Address,
     replace: bool,
     progress: &mut dyn FnMut(&str),
-) -> Result<CopyReport, CopyError> {
+) -> Result<CopyReport, Error> {
     let Some(path) = target.path() else {
-        return Err(CopyError(format!("{target} is not a file")));
+        return Err(crate::errors::copy_failed(format!(
+            "{target} is not a file"
+        )));
     };
     let existed = path.exists();
-    let conn = Connection::open(&path)
-        .map_err(|e| CopyError(format!("cannot open {target} as a DuckDB database: {e}")))?;
+    let conn = Connection::open(&path).map_err(|e| {
+        crate::errors::copy_failed(format!("cannot open {target} as a DuckDB database: {e}"))
+    })?;
     let mut report = CopyReport::default();
     let plan = Plan::of(schema, rows, &mut report.notes)
-        .map_err(|e| CopyError(format!("reading the source's keys: {e}")))?;
+        .map_err(|e| crate::errors::copy_failed(format!("reading the source's keys: {e}")))?;
     let outcome = conn
         .execute_batch("BEGIN TRANSACTION")
         .map_err(|e| e.to_string())
@@ -48,7 +52,7 @@ pub(super) fn copy(
             if !existed {
                 let _ = std::fs::remove_file(&path);
             }
-            Err(CopyError(why))
+            Err(crate::errors::copy_failed(why))
         }
     }
 }

@@ -14,22 +14,11 @@ mod postgres;
 mod spark;
 
 use crate::address::{Address, Engine};
+use nl2sql_core::error::Error;
 use nl2sql_core::lower::quote_name;
 use nl2sql_core::{Column, Dialect, ForeignKey, SchemaSnapshot, Table, TypeCategory};
 use rusqlite::{Connection, OpenFlags};
-use std::fmt;
 use std::path::Path;
-
-/// Why a copy did not happen. Into PostgreSQL nothing was left written; into MySQL the
-/// tables the copy created were dropped again (tables `--replace` dropped stay dropped).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CopyError(pub String);
-
-impl fmt::Display for CopyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// What a copy did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -53,12 +42,15 @@ pub fn copy(
     target: &Address,
     replace: bool,
     progress: &mut dyn FnMut(&str),
-) -> Result<CopyReport, CopyError> {
-    let reader = crate::SqliteFile::open("source", source).map_err(|e| CopyError(e.to_string()))?;
+) -> Result<CopyReport, Error> {
+    let reader = crate::SqliteFile::open("source", source)
+        .map_err(|e| crate::errors::copy_failed(e.to_string()))?;
     let mut schema = pollster::block_on(nl2sql_core::sqlite::introspect(&reader))
-        .map_err(|e| CopyError(e.to_string()))?;
-    let rows = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .map_err(|e| CopyError(format!("cannot open {}: {e}", source.display())))?;
+        .map_err(|e| crate::errors::copy_failed(e.to_string()))?;
+    let rows =
+        Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|e| {
+            crate::errors::copy_failed(format!("cannot open {}: {e}", source.display()))
+        })?;
     // A view's definition is SQLite's SQL, which the target may read otherwise: views stay
     // behind, each named in a note.
     let views: Vec<String> = schema
@@ -68,26 +60,26 @@ pub fn copy(
         .map(|t| t.name.clone())
         .collect();
     schema.tables.retain(|t| !t.view);
-    settle_dates(&mut schema, &rows).map_err(|e| CopyError(format!("reading dates: {e}")))?;
+    settle_dates(&mut schema, &rows)
+        .map_err(|e| crate::errors::copy_failed(format!("reading dates: {e}")))?;
     let copied = match target.engine() {
         Engine::Postgres => postgres::copy(&schema, &rows, target, replace, progress),
         Engine::MySql => mysql::copy(&schema, &rows, target, replace, progress),
         #[cfg(feature = "duckdb")]
         Engine::DuckDb => duckdb::copy(&schema, &rows, target, replace, progress),
         #[cfg(not(feature = "duckdb"))]
-        Engine::DuckDb => Err(CopyError(
-            "this nl2sql was built without DuckDB (the `duckdb` feature)".into(),
+        Engine::DuckDb => Err(crate::errors::copy_failed(
+            "this nl2sql was built without DuckDB (the `duckdb` feature)",
         )),
         #[cfg(feature = "spark")]
         Engine::Spark => spark::copy(&schema, &rows, target, replace, progress),
         #[cfg(not(feature = "spark"))]
-        Engine::Spark => Err(CopyError(
-            "this nl2sql was built without Spark (the `spark` feature)".into(),
+        Engine::Spark => Err(crate::errors::copy_failed(
+            "this nl2sql was built without Spark (the `spark` feature)",
         )),
-        Engine::Sqlite => Err(CopyError(
+        Engine::Sqlite => Err(crate::errors::copy_failed(
             "the target is a SQLite file: copy writes into a server (a postgres://, \
-             mysql:// or sc:// address) or a DuckDB file (.duckdb)"
-                .into(),
+             mysql:// or sc:// address) or a DuckDB file (.duckdb)",
         )),
     };
     copied.map(|mut report| {

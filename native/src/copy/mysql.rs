@@ -4,13 +4,14 @@
 //! sensitive); rows go in as multi-row INSERTs with the generator's own escaping.
 
 use super::{
-    create_table, foreign_keys, in_a_key, kind_of, precision, select_all, CopyError, CopyReport,
-    Kind, PROGRESS_EVERY,
+    create_table, foreign_keys, in_a_key, kind_of, precision, select_all, CopyReport, Kind,
+    PROGRESS_EVERY,
 };
 use crate::address::{redact, Address};
 use crate::mysql_db::connect_opts;
 use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder};
+use nl2sql_core::error::Error;
 use nl2sql_core::lower::{quote_name, quote_text};
 use nl2sql_core::{Column, Dialect, SchemaSnapshot, Table};
 use rusqlite::types::ValueRef;
@@ -29,25 +30,26 @@ pub(super) fn copy(
     target: &Address,
     replace: bool,
     progress: &mut dyn FnMut(&str),
-) -> Result<CopyReport, CopyError> {
-    let (opts, secret) = connect_opts(target).map_err(|e| CopyError(e.to_string()))?;
+) -> Result<CopyReport, Error> {
+    let (opts, secret) =
+        connect_opts(target).map_err(|e| crate::errors::copy_failed(e.to_string()))?;
     let words = |e: mysql::Error| redact(&e.to_string(), secret.as_deref());
     let mut conn = match Conn::new(opts.clone()) {
         Ok(c) => c,
         Err(mysql::Error::MySqlError(e)) if e.code == UNKNOWN_DATABASE => {
             let name = target.database().unwrap_or_default();
             let mut admin = Conn::new(OptsBuilder::from_opts(opts.clone()).db_name(None::<String>))
-                .map_err(|e| CopyError(words(e)))?;
+                .map_err(|e| crate::errors::copy_failed(words(e)))?;
             admin
                 .query_drop(format!(
                     "CREATE DATABASE {} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
                     quote_name(name, Dialect::MySql)
                 ))
-                .map_err(|e| CopyError(words(e)))?;
-            Conn::new(opts).map_err(|e| CopyError(words(e)))?
+                .map_err(|e| crate::errors::copy_failed(words(e)))?;
+            Conn::new(opts).map_err(|e| crate::errors::copy_failed(words(e)))?
         }
         Err(e) => {
-            return Err(CopyError(format!(
+            return Err(crate::errors::copy_failed(format!(
                 "cannot connect to MySQL at {target}: {}",
                 words(e)
             )))
@@ -73,7 +75,7 @@ pub(super) fn copy(
                     quote_name(table, Dialect::MySql)
                 ));
             }
-            Err(CopyError(redact(&why, secret.as_deref())))
+            Err(crate::errors::copy_failed(redact(&why, secret.as_deref())))
         }
     }
 }

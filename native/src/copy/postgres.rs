@@ -2,11 +2,11 @@
 //! streamed with `COPY … FROM STDIN`.
 
 use super::{
-    create_table, foreign_keys, kind_of, precision, select_all, CopyError, CopyReport, Kind,
-    PROGRESS_EVERY,
+    create_table, foreign_keys, kind_of, precision, select_all, CopyReport, Kind, PROGRESS_EVERY,
 };
 use crate::address::{redact, Address};
 use crate::postgres_db::{connect_config, connect_with, connector, described};
+use nl2sql_core::error::Error;
 use nl2sql_core::lower::quote_name;
 use nl2sql_core::{Column, Dialect, SchemaSnapshot, Table};
 use postgres::error::SqlState;
@@ -21,10 +21,12 @@ pub(super) fn copy(
     target: &Address,
     replace: bool,
     progress: &mut dyn FnMut(&str),
-) -> Result<CopyReport, CopyError> {
-    let (config, secret) = connect_config(target).map_err(|e| CopyError(e.to_string()))?;
-    let fail = |e: postgres::Error| CopyError(redact(&described(&e), secret.as_deref()));
-    let tls = connector(target).map_err(|e| CopyError(e.to_string()))?;
+) -> Result<CopyReport, Error> {
+    let (config, secret) =
+        connect_config(target).map_err(|e| crate::errors::copy_failed(e.to_string()))?;
+    let fail =
+        |e: postgres::Error| crate::errors::copy_failed(redact(&described(&e), secret.as_deref()));
+    let tls = connector(target).map_err(|e| crate::errors::copy_failed(e.to_string()))?;
     let mut client = match connect_with(&config, &tls) {
         Ok(c) => c,
         Err(e) if e.code() == Some(&SqlState::INVALID_CATALOG_NAME) => {
@@ -32,7 +34,7 @@ pub(super) fn copy(
             connect_with(&config, &tls).map_err(fail)?
         }
         Err(e) => {
-            return Err(CopyError(format!(
+            return Err(crate::errors::copy_failed(format!(
                 "cannot connect to PostgreSQL at {target}: {}",
                 redact(&described(&e), secret.as_deref())
             )))
@@ -47,7 +49,7 @@ pub(super) fn copy(
             .get::<_, bool>(0);
         match (exists, replace) {
             (true, false) => {
-                return Err(CopyError(format!(
+                return Err(crate::errors::copy_failed(format!(
                     "{target} already has a table {}; --replace drops it first",
                     table.name
                 )))
@@ -63,13 +65,15 @@ pub(super) fn copy(
     let mut report = CopyReport::default();
     for table in &schema.tables {
         let copied = copy_rows(&mut tx, rows, table, progress).map_err(|e| match e {
-            Failure::Source(e) => CopyError(format!("reading {}: {e}", table.name)),
-            Failure::Target(e) => CopyError(format!(
+            Failure::Source(e) => {
+                crate::errors::copy_failed(format!("reading {}: {e}", table.name))
+            }
+            Failure::Target(e) => crate::errors::copy_failed(format!(
                 "writing {}: {}",
                 table.name,
                 redact(&described(&e), secret.as_deref())
             )),
-            Failure::Write(e) => CopyError(format!("writing {}: {e}", table.name)),
+            Failure::Write(e) => crate::errors::copy_failed(format!("writing {}: {e}", table.name)),
         })?;
         progress(&format!("copied {}: {copied} rows", table.name));
         report.tables.push((table.name.clone(), copied));

@@ -10,9 +10,10 @@
 // chain them pass it on as it is.
 #![allow(clippy::result_large_err)]
 
-use super::{kind_of, precision, select_all, CopyError, CopyReport, Kind, PROGRESS_EVERY};
+use super::{kind_of, precision, select_all, CopyReport, Kind, PROGRESS_EVERY};
 use crate::address::{redact, Address};
 use crate::spark_db::{open_session, Constraints, CONSTRAINTS_PROPERTY};
+use nl2sql_core::error::Error;
 use nl2sql_core::lower::{quote_name, quote_text};
 use nl2sql_core::{Column, Dialect, SchemaSnapshot, Table};
 use rusqlite::types::ValueRef;
@@ -31,13 +32,14 @@ pub(super) fn copy(
     target: &Address,
     replace: bool,
     progress: &mut dyn FnMut(&str),
-) -> Result<CopyReport, CopyError> {
+) -> Result<CopyReport, Error> {
     let Some(database) = target.database() else {
-        return Err(CopyError(format!(
+        return Err(crate::errors::copy_failed(format!(
             "{target} names no database; a copy into Spark writes into sc://host:port/database"
         )));
     };
-    let (session, secret) = open_session(target).map_err(|e| CopyError(e.to_string()))?;
+    let (session, secret) =
+        open_session(target).map_err(|e| crate::errors::copy_failed(e.to_string()))?;
     let spark = Spark {
         session,
         secret,
@@ -75,12 +77,12 @@ struct Spark {
 
 impl Spark {
     /// Runs a statement of the copy's own.
-    fn run(&self, sql: &str) -> Result<(), CopyError> {
+    fn run(&self, sql: &str) -> Result<(), Error> {
         self.session
             .sql(sql)
             .and_then(|f| f.collect())
             .map(|_| ())
-            .map_err(|e| CopyError(redact(&e.to_string(), self.secret.as_deref())))
+            .map_err(|e| crate::errors::copy_failed(redact(&e.to_string(), self.secret.as_deref())))
     }
 
     /// `table`'s name in the copy's database.
@@ -100,15 +102,15 @@ impl Spark {
         replace: bool,
         created: &mut Vec<String>,
         progress: &mut dyn FnMut(&str),
-    ) -> Result<u64, CopyError> {
-        let fail = |e: String| CopyError(format!("copying {}: {e}", table.name));
+    ) -> Result<u64, Error> {
+        let fail = |e: String| crate::errors::copy_failed(format!("copying {}: {e}", table.name));
         let exists = self
             .session
             .catalog()
             .table_exists_with_database(&table.name, Some(&self.database))
             .map_err(|e| fail(redact(&e.to_string(), self.secret.as_deref())))?;
         if exists && !replace {
-            return Err(CopyError(format!(
+            return Err(crate::errors::copy_failed(format!(
                 "table {} already exists in Spark database {}; --replace drops it first",
                 table.name, self.database
             )));
@@ -141,19 +143,21 @@ impl Spark {
                 progress(&format!("{}: {copied} rows", table.name));
             }
             if batch.len() == BATCH {
-                self.send(&batch, &kinds, &insert).map_err(|e| fail(e.0))?;
+                self.send(&batch, &kinds, &insert)
+                    .map_err(|e| fail(e.message))?;
                 batch.clear();
             }
         }
         if !batch.is_empty() {
-            self.send(&batch, &kinds, &insert).map_err(|e| fail(e.0))?;
+            self.send(&batch, &kinds, &insert)
+                .map_err(|e| fail(e.message))?;
         }
         progress(&format!("copied {}: {copied} rows", table.name));
         Ok(copied)
     }
 
     /// Sends one batch as the staging view and inserts it.
-    fn send(&self, batch: &[Row], kinds: &[Kind], insert: &str) -> Result<(), CopyError> {
+    fn send(&self, batch: &[Row], kinds: &[Kind], insert: &str) -> Result<(), Error> {
         let schema = DataType::Struct {
             fields: kinds
                 .iter()
@@ -169,7 +173,9 @@ impl Spark {
         self.session
             .create_dataframe(batch.to_vec(), schema)
             .and_then(|frame| frame.create_or_replace_temp_view(STAGE))
-            .map_err(|e| CopyError(redact(&e.to_string(), self.secret.as_deref())))?;
+            .map_err(|e| {
+                crate::errors::copy_failed(redact(&e.to_string(), self.secret.as_deref()))
+            })?;
         self.run(insert)
     }
 }

@@ -404,7 +404,7 @@ impl Lowerer<'_> {
             ));
         }
         if let Some(call) = date_call(f) {
-            let call = call.map_err(|message| Error::unbuildable(message))?;
+            let call = call.map_err(Error::unbuildable)?;
             return Ok(match call {
                 DateCall::Part(u, x) => dates::part(u, &|| self.expr(x), d)?,
                 DateCall::Trunc(u, x) => dates::trunc(u, &|| self.expr(x), d)?,

@@ -211,7 +211,7 @@ fn ask_server(
             Ok(result) => finished(state, result),
             Err(e) => {
                 state.run.update(|r| r.running = false);
-                server_error.set(Some((e.code, e.message)));
+                server_error.set(Some((e.code.to_string(), e.message)));
             }
         }
         mark("done-ms", now_ms());

@@ -65,7 +65,7 @@ pub fn DatasourcesPage() -> impl IntoView {
                     },
                 )
                 .await
-                .map_err(|e| format!("{} ({})", e, e.code())),
+                .map_err(|e| format!("{} ({})", e, e.code)),
             };
             busy.set(false);
             match outcome {
@@ -95,7 +95,7 @@ pub fn DatasourcesPage() -> impl IntoView {
                     state.refresh_sources();
                     message.set(Some((true, format!("Removed {ds}."))));
                 }
-                Err(e) => message.set(Some((false, format!("{} ({})", e, e.code())))),
+                Err(e) => message.set(Some((false, format!("{} ({})", e, e.code)))),
             }
         });
     };

@@ -31,14 +31,18 @@ pub fn SettingsPage() -> impl IntoView {
     let test = move |_| {
         let config = p.get_untracked();
         if let Err(e) = config.check() {
-            probe.set(Some((false, ErrorCode::ConfigInvalid.as_str().into(), e.0)));
+            probe.set(Some((
+                false,
+                ErrorCode::ConfigInvalid.as_str().into(),
+                e.message,
+            )));
             return;
         }
         probe.set(Some((true, String::new(), "Asking the provider…".into())));
         spawn_local(async move {
             let outcome = match test_connection(&config, &FetchTransport::default()).await {
                 Ok(ok) => (true, String::new(), ok.summary()),
-                Err(e) => (false, e.code().to_string(), e.to_string()),
+                Err(e) => (false, e.code.to_string(), e.to_string()),
             };
             probe.set(Some(outcome));
         });
@@ -185,7 +189,7 @@ fn EngineChoice() -> impl IntoView {
         let remote = match Remote::new(&state.server_url.get_untracked(), &key.get_untracked()) {
             Ok(r) => r,
             Err(e) => {
-                status.set(Some((false, e.code, e.message)));
+                status.set(Some((false, e.code.to_string(), e.message)));
                 return;
             }
         };
@@ -199,7 +203,7 @@ fn EngineChoice() -> impl IntoView {
                     state.use_server(remote, list);
                     status.set(Some((true, String::new(), text)));
                 }
-                Err(e) => status.set(Some((false, e.code, e.message))),
+                Err(e) => status.set(Some((false, e.code.to_string(), e.message))),
             }
         });
     };

@@ -43,7 +43,7 @@ pub fn SqlPage() -> impl IntoView {
                     Ok(run) => outcome.set(Some(run)),
                     Err(e) => {
                         outcome.set(None);
-                        server_error.set(Some((e.code, e.message)));
+                        server_error.set(Some((e.code.to_string(), e.message)));
                     }
                 }
             });

@@ -27,7 +27,7 @@ pub fn VerifiedPage() -> impl IntoView {
                 Ok(list) => from_server.set(Some(list)),
                 Err(e) => {
                     from_server.set(Some(Vec::new()));
-                    said.set(Some((e.code, e.message)));
+                    said.set(Some((e.code.to_string(), e.message)));
                 }
             }
         });
@@ -69,7 +69,7 @@ pub fn VerifiedPage() -> impl IntoView {
                         Err(e) => said.set(Some(("IMPORT_FAILED".into(), e))),
                     }
                 }
-                Err(e) => said.set(Some((e.code().into(), e.to_string()))),
+                Err(e) => said.set(Some((e.code.to_string(), e.to_string()))),
             }
         });
     };
@@ -137,7 +137,7 @@ fn LocalList(said: RwSignal<Option<(String, String)>>, may_approve: Signal<bool>
                     Ok(()) => said.set(Some(("OK".into(), words.into()))),
                     Err(e) => said.set(Some(("NOT_KEPT".into(), e))),
                 },
-                Err(e) => said.set(Some((e.code().into(), e.to_string()))),
+                Err(e) => said.set(Some((e.code.to_string(), e.to_string()))),
             }
         });
     };
@@ -232,7 +232,7 @@ fn ServerList(list: Vec<Proposal>, said: RwSignal<Option<(String, String)>>) -> 
             let transport = nl2sql_wasm::FetchTransport::default();
             match remote.approve(&transport, &p.datasource, &p.query.id).await {
                 Ok(_) => said.set(Some(("OK".into(), "Approved on the server.".into()))),
-                Err(e) => said.set(Some((e.code, e.message))),
+                Err(e) => said.set(Some((e.code.to_string(), e.message))),
             }
         });
     };
