@@ -22,6 +22,10 @@ pub struct ExecLimits {
     /// The query is stopped after this many milliseconds ([`DatasourceErrorKind::TimedOut`]);
     /// `None`: no limit. An adapter that cannot stop a running query says so in its docs.
     pub timeout_ms: Option<u64>,
+    /// A catalogue, statistics or value read, not an answer: a datasource's own row limit
+    /// (which is for answers) does not apply to it, its time limit does.
+    #[serde(default)]
+    pub reading: bool,
 }
 
 /// How long one catalogue, statistics or value query may run when a datasource is read
@@ -34,6 +38,7 @@ impl ExecLimits {
         ExecLimits {
             max_rows,
             timeout_ms: None,
+            reading: false,
         }
     }
 
@@ -52,6 +57,7 @@ impl ExecLimits {
         ExecLimits {
             max_rows: usize::try_from(settings.lower.row_cap).unwrap_or(usize::MAX),
             timeout_ms: settings.query_timeout_ms,
+            reading: false,
         }
     }
 
@@ -61,6 +67,7 @@ impl ExecLimits {
         ExecLimits {
             max_rows,
             timeout_ms: Some(READ_TIMEOUT_MS),
+            reading: true,
         }
     }
 }
@@ -147,16 +154,20 @@ impl From<nl2sql_plan::Error> for DatasourceError {
     }
 }
 
-/// A database the engine can read. Adapters live outside core (sql.js in `nl2sql-wasm`,
-/// rusqlite in `nl2sql-cli`); they must refuse anything but exactly one read-only query,
-/// which [`nl2sql_plan::guard::check_read_only`] decides for them.
+/// A database the engine can read: what an adapter writes is what is its own — its id, its
+/// dialect and how it runs one query (plus, for an engine whose catalogue is not read with
+/// SQL, that catalogue). Everything read about it (schema, statistics, fingerprint) comes
+/// through [`Metadata`], written once here for every adapter of a dialect. Adapters live
+/// outside core (sql.js and DuckDB-WASM in `nl2sql-wasm`, the native clients in
+/// `nl2sql-native`); they must refuse anything but exactly one read-only query, which
+/// [`nl2sql_plan::guard::check_read_only_in`] decides for them.
 ///
 /// The futures are not `Send`: in the browser everything runs on one thread.
 pub trait Datasource {
     /// The datasource id, e.g. `chinook`.
     fn id(&self) -> &str;
 
-    /// The SQL dialect it speaks.
+    /// The SQL dialect it speaks; it decides how the catalogue is read.
     fn dialect(&self) -> Dialect;
 
     /// Run one read-only query, reading at most `limits.max_rows` rows.
@@ -166,24 +177,43 @@ pub trait Datasource {
         limits: ExecLimits,
     ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>>;
 
-    /// Read the schema and its statistics. Every SQLite adapter answers with
-    /// [`crate::sqlite::introspect`] (SQLite's catalogue read through
-    /// [`Datasource::execute`]), so they all give identical snapshots.
+    /// The tables, columns and keys, for an engine whose catalogue is not read with SQL
+    /// (Spark's, through its client's catalogue calls). `None`, the default: the catalogue
+    /// is read through [`Datasource::execute`] in the dialect's own way. A datasource that
+    /// wraps another passes it on.
+    fn catalogue(&self) -> LocalBoxFuture<'_, Result<Option<Structure>, DatasourceError>> {
+        Box::pin(std::future::ready(Ok(None)))
+    }
+
+    /// Whether the engine may see table `name` at all (a project file's `include` and
+    /// `exclude`): a hidden table is never read, not even its statistics. Default: every
+    /// table.
+    fn shows(&self, _name: &str) -> bool {
+        true
+    }
+}
+
+/// What is read about a datasource, the same way for every adapter of a dialect (SQLite's
+/// catalogue for sql.js and rusqlite alike, `pg_catalog` for PostgreSQL, …): implemented
+/// for every [`Datasource`], never by one.
+pub trait Metadata {
+    /// The schema and its statistics, of the tables the datasource shows. When it hides
+    /// some, the fingerprint is still the whole database's, as [`Metadata::fingerprint`]
+    /// reads it, so the per-run check compares like with like.
     fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>>;
 
     /// The structural fingerprint of what the database holds now (see
-    /// [`SchemaSnapshot::fingerprint`]), compared with the indexed snapshot's on every run.
-    /// The default reads the whole schema; adapters answer with something cheaper (the
-    /// SQLite ones with [`crate::sqlite::fingerprint`]: two catalogue reads).
-    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
-        Box::pin(async move { self.introspect().await.map(|s| s.fingerprint) })
+    /// [`SchemaSnapshot::fingerprint`]), compared with the indexed snapshot's on every run:
+    /// the structure alone, no statistics (two catalogue reads on SQLite).
+    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>>;
+}
+
+impl<D: Datasource + ?Sized> Metadata for D {
+    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
+        Box::pin(crate::introspect::read(self))
     }
 
-    /// The tables, columns and keys, for an engine whose catalogue is not read with SQL
-    /// (Spark's, through its client's catalogue calls). `None`, the default: the catalogue
-    /// is read through [`Datasource::execute`] ([`crate::introspect`]). A datasource that
-    /// wraps another (a project's configured one) passes it on.
-    fn catalogue(&self) -> LocalBoxFuture<'_, Result<Option<Structure>, DatasourceError>> {
-        Box::pin(std::future::ready(Ok(None)))
+    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
+        Box::pin(crate::introspect::structure_fingerprint(self))
     }
 }

@@ -32,7 +32,8 @@ pub mod typescript;
 pub mod workspace;
 
 pub use datasource::{
-    Datasource, DatasourceError, DatasourceErrorKind, ExecLimits, LocalBoxFuture, ResultFrame,
+    Datasource, DatasourceError, DatasourceErrorKind, ExecLimits, LocalBoxFuture, Metadata,
+    ResultFrame,
 };
 pub use nl2sql_plan::{guard, import, lower, policy, schema, validate, value};
 pub use nl2sql_plan::{

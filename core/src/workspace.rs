@@ -8,6 +8,7 @@
 use crate::catalog::{Catalog, Entry};
 use crate::curated::Curated;
 use crate::datasource::Datasource;
+use crate::datasource::Metadata;
 use crate::engine::{Engine, EngineSettings, Parts, Sleep};
 use crate::error::{Error, ErrorCode, Node, RunWarning};
 use crate::http::HttpTransport;

@@ -1,18 +1,17 @@
 //! A datasource as the project file configures it: only the tables `include` and
-//! `exclude` let through, and every query under the datasource's own limits.
+//! `exclude` let through ([`Datasource::shows`]), and every query under the datasource's
+//! own limits (its row limit for answers only).
 //!
 //! Hidden tables are never read (not even their statistics: the database user may not be
 //! allowed to) and are left out of the snapshot, so the validator reports them as not found
 //! and SQL mode cannot import a query that reads one; foreign keys to them go too. The
-//! snapshot keeps the whole database's fingerprint, so the per-run schema check compares
-//! like with like (a change to a hidden table still counts as a change).
+//! snapshot keeps the whole database's fingerprint (core's reading does that for any
+//! datasource that hides a table), so the per-run schema check compares like with like.
 
 use crate::project::{table_pattern, DatasourceEntry, Limits};
 use nl2sql_core::introspect::Structure;
 use nl2sql_core::policy::Pattern;
-use nl2sql_core::{
-    Datasource, DatasourceError, Dialect, ExecLimits, LocalBoxFuture, ResultFrame, SchemaSnapshot,
-};
+use nl2sql_core::{Datasource, DatasourceError, Dialect, ExecLimits, LocalBoxFuture, ResultFrame};
 use std::rc::Rc;
 
 /// A datasource behind its configuration.
@@ -38,59 +37,17 @@ impl Configured {
         })
     }
 
-    fn shows(&self, table: &str) -> bool {
-        let id = self.inner.id();
-        (self.include.is_empty() || self.include.iter().any(|p| p.covers(id, table)))
-            && !self.exclude.iter().any(|p| p.covers(id, table))
-    }
-
-    /// `limits` under the datasource's own: the lower row cap and the shorter time limit.
+    /// `limits` under the datasource's own: the shorter time limit always, and the lower
+    /// row cap for answers (a catalogue of many columns is not five rows).
     fn bounded(&self, limits: ExecLimits) -> ExecLimits {
+        let max_rows = match self.limits.row_limit {
+            Some(cap) if !limits.reading => limits.max_rows.min(cap),
+            _ => limits.max_rows,
+        };
         ExecLimits {
-            max_rows: self
-                .limits
-                .row_limit
-                .map_or(limits.max_rows, |cap| limits.max_rows.min(cap)),
+            max_rows,
             ..limits.within(self.limits.timeout_ms)
         }
-    }
-}
-
-/// The datasource as its catalogue reads see it: under its time limit, but not its row
-/// limit, which is for answers (a catalogue of many columns is not five rows).
-struct Reading<'a> {
-    inner: &'a dyn Datasource,
-    timeout_ms: Option<u64>,
-}
-
-impl Datasource for Reading<'_> {
-    fn id(&self) -> &str {
-        self.inner.id()
-    }
-
-    fn dialect(&self) -> Dialect {
-        self.inner.dialect()
-    }
-
-    fn execute<'a>(
-        &'a self,
-        sql: &'a str,
-        limits: ExecLimits,
-    ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
-        self.inner.execute(sql, limits.within(self.timeout_ms))
-    }
-
-    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
-        Box::pin(async move {
-            match self.dialect() {
-                Dialect::Sqlite => nl2sql_core::sqlite::introspect(self).await,
-                _ => nl2sql_core::introspect::introspect(self).await,
-            }
-        })
-    }
-
-    fn catalogue(&self) -> LocalBoxFuture<'_, Result<Option<Structure>, DatasourceError>> {
-        self.inner.catalogue()
     }
 }
 
@@ -111,36 +68,10 @@ impl Datasource for Configured {
         self.inner.execute(sql, self.bounded(limits))
     }
 
-    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
-        Box::pin(async move {
-            let keep = |table: &str| self.shows(table);
-            let reading = Reading {
-                inner: &*self.inner,
-                timeout_ms: self.limits.timeout_ms,
-            };
-            let mut snapshot = match reading.dialect() {
-                Dialect::Sqlite => nl2sql_core::sqlite::introspect_only(&reading, &keep).await?,
-                _ => nl2sql_core::introspect::introspect_only(&reading, &keep).await?,
-            };
-            // The whole database's fingerprint, as the per-run check reads it.
-            let whole = self.fingerprint().await?;
-            snapshot.version = format!("v{}", whole.get(..8).unwrap_or(&whole));
-            snapshot.fingerprint = whole;
-            Ok(snapshot)
-        })
-    }
-
-    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
-        Box::pin(async move {
-            let reading = Reading {
-                inner: &*self.inner,
-                timeout_ms: self.limits.timeout_ms,
-            };
-            match reading.dialect() {
-                Dialect::Sqlite => nl2sql_core::sqlite::fingerprint(&reading).await,
-                _ => nl2sql_core::introspect::fingerprint(&reading).await,
-            }
-        })
+    fn shows(&self, table: &str) -> bool {
+        let id = self.inner.id();
+        (self.include.is_empty() || self.include.iter().any(|p| p.covers(id, table)))
+            && !self.exclude.iter().any(|p| p.covers(id, table))
     }
 
     fn catalogue(&self) -> LocalBoxFuture<'_, Result<Option<Structure>, DatasourceError>> {

@@ -21,7 +21,7 @@ use duckdb::{AccessMode, Config, Connection, InterruptHandle};
 use nl2sql_core::guard::check_read_only_in;
 use nl2sql_core::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
-    ResultFrame, SchemaSnapshot, Value,
+    ResultFrame, Value,
 };
 use std::path::Path;
 use std::sync::Arc;
@@ -141,14 +141,6 @@ impl Datasource for DuckDbFile {
         limits: ExecLimits,
     ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
         Box::pin(std::future::ready(self.run(sql, limits)))
-    }
-
-    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
-        Box::pin(nl2sql_core::introspect::introspect(self))
-    }
-
-    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
-        Box::pin(nl2sql_core::introspect::fingerprint(self))
     }
 }
 

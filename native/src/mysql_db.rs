@@ -16,7 +16,7 @@ use mysql::{Conn, Opts, OptsBuilder, SslOpts};
 use nl2sql_core::guard::check_read_only_in;
 use nl2sql_core::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
-    ResultFrame, SchemaSnapshot, Value,
+    ResultFrame, Value,
 };
 use std::cell::{Cell, RefCell};
 use std::time::Duration;
@@ -221,14 +221,6 @@ impl Datasource for MySqlDb {
         limits: ExecLimits,
     ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
         Box::pin(std::future::ready(self.run(sql, limits)))
-    }
-
-    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
-        Box::pin(nl2sql_core::introspect::introspect(self))
-    }
-
-    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
-        Box::pin(nl2sql_core::introspect::fingerprint(self))
     }
 }
 

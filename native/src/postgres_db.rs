@@ -13,7 +13,7 @@ use crate::tls::TlsMode;
 use nl2sql_core::guard::check_read_only_in;
 use nl2sql_core::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
-    ResultFrame, SchemaSnapshot, Value,
+    ResultFrame, Value,
 };
 use postgres::config::SslMode;
 use postgres::error::SqlState;
@@ -200,14 +200,6 @@ impl Datasource for PostgresDb {
         limits: ExecLimits,
     ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
         Box::pin(std::future::ready(self.run(sql, limits)))
-    }
-
-    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
-        Box::pin(nl2sql_core::introspect::introspect(self))
-    }
-
-    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
-        Box::pin(nl2sql_core::introspect::fingerprint(self))
     }
 }
 

@@ -17,6 +17,7 @@ use nl2sql_core::error::Error;
 use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::workspace::{read_source, valid_id, Opening, ReadSource, Workspace};
+use nl2sql_core::Metadata;
 use nl2sql_core::{Datasource, DatasourceError, SchemaSnapshot};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;

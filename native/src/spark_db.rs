@@ -25,7 +25,7 @@ use nl2sql_core::introspect::{ColumnShape, Structure, TableShape};
 use nl2sql_core::lower::{quote_name, quote_text};
 use nl2sql_core::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, ForeignKey,
-    LocalBoxFuture, ResultFrame, SchemaSnapshot, Value,
+    LocalBoxFuture, ResultFrame, Value,
 };
 use serde::{Deserialize, Serialize};
 use spark_connect::{SparkError, SparkSession};
@@ -363,14 +363,6 @@ impl Datasource for SparkDb {
         limits: ExecLimits,
     ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
         Box::pin(std::future::ready(self.run(sql, limits)))
-    }
-
-    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
-        Box::pin(nl2sql_core::introspect::introspect(self))
-    }
-
-    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
-        Box::pin(nl2sql_core::introspect::fingerprint(self))
     }
 
     fn catalogue(&self) -> LocalBoxFuture<'_, Result<Option<Structure>, DatasourceError>> {

@@ -5,7 +5,7 @@ use nl2sql_core::guard::check_read_only;
 use nl2sql_core::sqlite::classify_error;
 use nl2sql_core::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
-    ResultFrame, SchemaSnapshot, Value,
+    ResultFrame, Value,
 };
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
@@ -182,14 +182,6 @@ impl Datasource for SqliteFile {
         limits: ExecLimits,
     ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
         Box::pin(std::future::ready(self.run(sql, limits)))
-    }
-
-    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
-        Box::pin(nl2sql_core::sqlite::introspect(self))
-    }
-
-    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
-        Box::pin(nl2sql_core::sqlite::fingerprint(self))
     }
 }
 

@@ -1,7 +1,8 @@
 //! Introspection of shapes the demo databases lack: multi-column foreign keys, keys that
 //! name only the referenced table, very wide tables, empty tables, odd names.
 
-use nl2sql_core::{Datasource, TypeCategory, Value};
+use nl2sql_core::Metadata;
+use nl2sql_core::{TypeCategory, Value};
 use nl2sql_native::SqliteFile;
 use std::path::PathBuf;
 

@@ -10,7 +10,7 @@ mod native {
         retrieve, route, BuiltinEmbedder, RetrieveSettings, RouteSettings, SchemaIndex, ValueIndex,
     };
     use nl2sql_core::policy::Policies;
-    use nl2sql_core::Datasource;
+    use nl2sql_core::{Datasource, Metadata};
     use nl2sql_native::SqliteFile;
     use nl2sql_tests::bench::percentiles;
     use nl2sql_tests::routing::{demo_index, VALUE_CAP};

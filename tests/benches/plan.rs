@@ -10,7 +10,7 @@
 mod native {
     use criterion::{criterion_group, Criterion};
     use nl2sql_core::policy::Policies;
-    use nl2sql_core::Datasource;
+    use nl2sql_core::Metadata;
     use nl2sql_native::SqliteFile;
     use nl2sql_tests::bench::{gold_plan_json, percentiles, plan_to_sql};
     use std::hint::black_box;

@@ -4,6 +4,7 @@
 //! expected numbers were counted by hand with the sqlite3 shell on the published files.
 
 use nl2sql_core::lower::quote_name;
+use nl2sql_core::Metadata;
 use nl2sql_core::{
     Datasource, DatasourceErrorKind, Dialect, ExecLimits, ResultFrame, SchemaSnapshot,
     TypeCategory, Value,

@@ -3,6 +3,7 @@
 //! own `tests/gold/chinook_sql.yaml` (questions with SQL).
 
 use crate::compare::Gold;
+use nl2sql_core::Metadata;
 
 /// The reference suite's text, compiled in so the browser needs no file access.
 pub const REFERENCE_SUITE: &str = include_str!("../../data/chinook.yaml");

@@ -14,6 +14,7 @@ use nl2sql_core::plan::Plan;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::run::{run_plan, PlanRun};
 use nl2sql_core::validate::ValidatorSettings;
+use nl2sql_core::Metadata;
 use nl2sql_core::{Datasource, Dialect, SchemaSnapshot, Value};
 use serde_json::{json, Value as Json};
 

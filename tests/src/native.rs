@@ -1,6 +1,7 @@
 //! Native test helpers: the demo databases opened with rusqlite from the repository's
 //! `data/` (fetched by `cargo xtask data`).
 
+use nl2sql_core::Metadata;
 use nl2sql_core::{Datasource, SchemaSnapshot};
 use nl2sql_native::{open_demo, SqliteFile};
 use std::path::PathBuf;

@@ -4,7 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use nl2sql_core::policy::Policies;
-use nl2sql_core::Datasource;
+use nl2sql_core::Metadata;
 use nl2sql_tests::bench::{gold_plan_json, percentiles, plan_to_sql};
 use nl2sql_tests::sqljs::{open_demo, sqljs};
 use wasm_bindgen_test::*;

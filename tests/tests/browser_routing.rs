@@ -4,6 +4,7 @@
 
 use nl2sql_core::index::{route, BuiltinEmbedder, RouteSettings};
 use nl2sql_core::policy::Policies;
+use nl2sql_core::Metadata;
 use nl2sql_tests::bench::percentiles;
 use nl2sql_tests::gold::REFERENCE_SUITE;
 use nl2sql_tests::routing::{demo_index, recall, routing_score, OWN_ROUTING, ROUTING_SUITE};

@@ -35,6 +35,7 @@ fn limited(ms: Option<u64>) -> ExecLimits {
     ExecLimits {
         max_rows: 10,
         timeout_ms: ms,
+        reading: false,
     }
 }
 

@@ -251,14 +251,14 @@ fn large_schema_benchmark() {
     let generated = started.elapsed();
     let db = SqliteFile::open(ID, database()).unwrap_or_else(|e| panic!("{e}"));
     let started = Instant::now();
-    let schema = pollster::block_on(nl2sql_core::Datasource::introspect(&db))
+    let schema = pollster::block_on(nl2sql_core::Metadata::introspect(&db))
         .unwrap_or_else(|e| panic!("{e}"));
     let introspected = started.elapsed();
     let started = Instant::now();
     let (_, read) = read();
     let read_all = started.elapsed();
     let started = Instant::now();
-    let fingerprint = pollster::block_on(nl2sql_core::Datasource::fingerprint(&db));
+    let fingerprint = pollster::block_on(nl2sql_core::Metadata::fingerprint(&db));
     let fingerprinted = started.elapsed();
     assert_eq!(fingerprint.as_deref(), Ok(schema.fingerprint.as_str()));
     let embedder = BuiltinEmbedder::default();

@@ -7,6 +7,7 @@ use nl2sql_core::plan::Plan;
 use nl2sql_core::policy::Policies;
 use nl2sql_core::run::run_plan;
 use nl2sql_core::validate::ValidatorSettings;
+use nl2sql_core::Metadata;
 use nl2sql_core::{Datasource, Value};
 use nl2sql_native::SqliteFile;
 use nl2sql_tests::native::chinook;

@@ -43,7 +43,7 @@ macro_rules! hostile_on {
 macro_rules! server_suite {
     ($engine:ident, $server:expr, $opener:path $(, #[$meta:meta])*) => {
         mod $engine {
-            use nl2sql_core::{DatasourceErrorKind, ExecLimits, Value};
+            use nl2sql_core::{DatasourceErrorKind, ExecLimits, Metadata, Value};
             use nl2sql_tests::gold::{run_own_suite_against, run_reference_suite};
             use nl2sql_tests::native::chinook;
             use nl2sql_tests::servers::Server;
@@ -145,6 +145,7 @@ macro_rules! server_suite {
                 let limits = ExecLimits {
                     max_rows: 10,
                     timeout_ms: Some(300),
+                    reading: false,
                 };
                 let err =
                     pollster::block_on(db.execute(&sql, limits)).expect_err("it runs for minutes");
@@ -187,6 +188,7 @@ macro_rules! server_suite {
                 let limits = ExecLimits {
                     max_rows: 10,
                     timeout_ms: Some(60_000),
+                    reading: false,
                 };
                 let err = pollster::block_on(db.execute(&sql, limits)).expect_err("cancelled");
                 let took = started.elapsed();
@@ -475,7 +477,7 @@ fn connects_over_tls_as_the_address_asks() {
 #[test]
 #[ignore = "needs the servers cargo xtask test starts"]
 fn reads_the_postgresql_schema_the_search_path_names() {
-    use nl2sql_core::{ExecLimits, Value};
+    use nl2sql_core::{ExecLimits, Metadata, Value};
     use nl2sql_tests::servers::Server;
     let name = format!("schemas_{}", std::process::id());
     let base = Server::Postgres.address(&name);
@@ -511,6 +513,7 @@ fn gold_plan_latency_on_every_engine() {
     use nl2sql_core::policy::Policies;
     use nl2sql_core::run::run_plan;
     use nl2sql_core::validate::ValidatorSettings;
+    use nl2sql_core::Metadata;
     use nl2sql_tests::bench::{gold_plan_json, percentiles};
     use nl2sql_tests::servers::Server;
     use std::time::Instant;

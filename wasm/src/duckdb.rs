@@ -11,7 +11,7 @@ use nl2sql_core::files::PlannedFile;
 use nl2sql_core::guard::check_read_only_in;
 use nl2sql_core::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
-    ResultFrame, SchemaSnapshot,
+    ResultFrame,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -113,14 +113,6 @@ impl Datasource for DuckDbDatabase {
             let out = JsFuture::from(answer).await.map_err(|e| query_error(&e))?;
             frame(&out)
         })
-    }
-
-    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
-        Box::pin(nl2sql_core::introspect::introspect(self))
-    }
-
-    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
-        Box::pin(nl2sql_core::introspect::fingerprint(self))
     }
 }
 

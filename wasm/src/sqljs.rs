@@ -6,7 +6,7 @@ use nl2sql_core::scratch::{create_statement, insert_statement, Scratch, ScratchT
 use nl2sql_core::sqlite::classify_error;
 use nl2sql_core::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
-    ResultFrame, SchemaSnapshot, Value,
+    ResultFrame, Value,
 };
 use wasm_bindgen::prelude::*;
 
@@ -201,14 +201,6 @@ impl Datasource for SqlJsDatabase {
         limits: ExecLimits,
     ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
         Box::pin(std::future::ready(self.run(sql, limits)))
-    }
-
-    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
-        Box::pin(nl2sql_core::sqlite::introspect(self))
-    }
-
-    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
-        Box::pin(nl2sql_core::sqlite::fingerprint(self))
     }
 }
 

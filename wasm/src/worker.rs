@@ -11,7 +11,7 @@ use nl2sql_core::guard::check_read_only;
 use nl2sql_core::scratch::{Scratch, ScratchTable};
 use nl2sql_core::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
-    ResultFrame, SchemaSnapshot,
+    ResultFrame,
 };
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -298,14 +298,6 @@ impl Datasource for WorkerDatabase {
             let out = JsFuture::from(answer).await.map_err(|e| query_error(&e))?;
             frame(&out)
         })
-    }
-
-    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
-        Box::pin(nl2sql_core::sqlite::introspect(self))
-    }
-
-    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
-        Box::pin(nl2sql_core::sqlite::fingerprint(self))
     }
 }
 

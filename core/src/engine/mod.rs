@@ -50,6 +50,7 @@ use crate::conversation::{
     self, ambiguity, continuation, Clarification, Continuation, FollowUp, PlanDiff, Thread, Turn,
 };
 use crate::curated::Curated;
+use crate::datasource::Metadata;
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::http::HttpTransport;
 use crate::index::{retrieve, route_in_thread, Clock, Retrieval};

@@ -25,23 +25,46 @@ pub use nl2sql_plan::schema::{category_of, ColumnShape, Structure, TableShape};
 /// Catalogue reads are small; the cap only guards against a pathological catalogue.
 const CATALOGUE_LIMITS: ExecLimits = ExecLimits::reading(1_000_000);
 
-/// Reads the structure of a PostgreSQL, MySQL/MariaDB or DuckDB datasource, then each
-/// table's row count and column statistics.
-pub async fn introspect<D: Datasource + ?Sized>(ds: &D) -> Result<SchemaSnapshot, DatasourceError> {
-    introspect_only(ds, &|_| true).await
+/// A datasource's schema and statistics, read in its dialect's way, of the tables it shows
+/// (see [`crate::datasource::Metadata::introspect`]).
+pub async fn read<D: Datasource + ?Sized>(ds: &D) -> Result<SchemaSnapshot, DatasourceError> {
+    let (mut snapshot, hid) = match ds.dialect() {
+        Dialect::Sqlite => crate::sqlite::read(ds).await?,
+        _ => read_server(ds).await?,
+    };
+    if hid {
+        // The whole database's fingerprint, as the per-run check reads it.
+        let whole = structure_fingerprint(ds).await?;
+        snapshot.version = format!("v{}", whole.get(..8).unwrap_or(&whole));
+        snapshot.fingerprint = whole;
+    }
+    Ok(snapshot)
 }
 
-/// [`introspect`] for the tables `keep` admits alone: the others' statistics are never
-/// read (a caller may not be allowed to), and foreign keys to them are left out. The
-/// fingerprint is of the tables read.
-pub async fn introspect_only<D: Datasource + ?Sized>(
+/// The structural fingerprint of what `ds` holds now, in its dialect's way (see
+/// [`crate::datasource::Metadata::fingerprint`]).
+pub async fn structure_fingerprint<D: Datasource + ?Sized>(
     ds: &D,
-    keep: &dyn Fn(&str) -> bool,
-) -> Result<SchemaSnapshot, DatasourceError> {
+) -> Result<String, DatasourceError> {
+    match ds.dialect() {
+        Dialect::Sqlite => crate::sqlite::fingerprint(ds).await,
+        _ => fingerprint(ds).await,
+    }
+}
+
+/// A PostgreSQL, MySQL/MariaDB, DuckDB or Spark datasource's structure, then each shown
+/// table's row count and column statistics: the others' statistics are never read (a
+/// caller may not be allowed to), and foreign keys to them are left out. Says whether it
+/// left any out; the fingerprint is of the tables read.
+async fn read_server<D: Datasource + ?Sized>(
+    ds: &D,
+) -> Result<(SchemaSnapshot, bool), DatasourceError> {
     let dialect = ds.dialect();
     let mut tables = Vec::new();
+    let mut hid = false;
     for shape in structure(ds).await? {
-        if !keep(&shape.name) {
+        if !ds.shows(&shape.name) {
+            hid = true;
             continue;
         }
         // Statistics that run past the time limit (or a view's that cannot be read, such
@@ -71,7 +94,7 @@ pub async fn introspect_only<D: Datasource + ?Sized>(
         }
     }
     drop_keys_to_missing_tables(&mut tables);
-    Ok(SchemaSnapshot::new(ds.id(), dialect, tables))
+    Ok((SchemaSnapshot::new(ds.id(), dialect, tables), hid))
 }
 
 /// Leaves out the foreign keys whose referenced table is not among `tables`.
@@ -88,7 +111,7 @@ pub(crate) fn drop_keys_to_missing_tables(tables: &mut [Table]) {
 
 /// The structural fingerprint alone, from the catalogue reads and no statistics; always
 /// equal to [`introspect`]'s for the same structure.
-pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, DatasourceError> {
+async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, DatasourceError> {
     let tables = structure(ds)
         .await?
         .into_iter()

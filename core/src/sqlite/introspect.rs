@@ -3,8 +3,10 @@
 
 use super::{quote_ident, quote_literal};
 use crate::datasource::{
-    Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, ResultFrame,
+    Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
+    ResultFrame,
 };
+use crate::introspect::Structure;
 use crate::introspect::{catalogue_error, count_at, int_at, text_at, unread};
 use crate::schema::{Column, ColumnStats, ForeignKey, SchemaSnapshot, Table, TypeCategory};
 use crate::value::Value;
@@ -12,19 +14,13 @@ use crate::value::Value;
 /// Catalogue reads are small; the cap only guards against a pathological file.
 const CATALOGUE_LIMITS: ExecLimits = ExecLimits::reading(100_000);
 
-/// Reads every table and view (not SQLite's own tables) with its columns, keys, row count
-/// and column statistics.
-pub async fn introspect<D: Datasource + ?Sized>(ds: &D) -> Result<SchemaSnapshot, DatasourceError> {
-    introspect_only(ds, &|_| true).await
-}
-
-/// [`introspect`] for the tables `keep` admits alone: no other table is read (a caller may
-/// not be allowed to), and foreign keys to the others are left out. The fingerprint is of
-/// the tables read.
-pub async fn introspect_only<D: Datasource + ?Sized>(
+/// Reads every table and view the datasource shows (not SQLite's own tables) with its
+/// columns, keys, row count and column statistics: no other table is read (a caller may not
+/// be allowed to), and foreign keys to the others are left out. Says whether it left any
+/// out; the fingerprint is of the tables read.
+pub async fn read<D: Datasource + ?Sized>(
     ds: &D,
-    keep: &dyn Fn(&str) -> bool,
-) -> Result<SchemaSnapshot, DatasourceError> {
+) -> Result<(SchemaSnapshot, bool), DatasourceError> {
     let names = run(
         ds,
         "SELECT name, type = 'view' FROM sqlite_master WHERE type IN ('table', 'view') \
@@ -32,29 +28,57 @@ pub async fn introspect_only<D: Datasource + ?Sized>(
     )
     .await?;
     let mut tables = Vec::with_capacity(names.rows.len());
+    let mut hid = false;
     for row in &names.rows {
         let name = text_at(row, 0)?;
-        if keep(&name) {
+        if ds.shows(&name) {
             tables.push(read_table(ds, &name, int_at(row, 1)? != 0).await?);
+        } else {
+            hid = true;
         }
     }
     crate::introspect::drop_keys_to_missing_tables(&mut tables);
-    Ok(SchemaSnapshot::new(ds.id(), ds.dialect(), tables))
+    Ok((SchemaSnapshot::new(ds.id(), ds.dialect(), tables), hid))
 }
 
 /// The structural fingerprint alone (names, declared types, nullability, keys), in two
 /// catalogue reads and no statistics: cheap enough to compare with the indexed snapshot on
-/// every run. Always equal to [`introspect`]'s fingerprint for the same structure.
+/// every run. Always equal to [`read`]'s fingerprint for the same structure.
 pub async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, DatasourceError> {
     match cheap_fingerprint(ds).await {
         Ok(fingerprint) => Ok(fingerprint),
         // A view SQLite cannot read (its table dropped) fails the catalogue join; the full
         // read keeps it, empty, and gives the same fingerprint.
         Err(e) if e.kind == DatasourceErrorKind::InvalidQuery => {
-            introspect(ds).await.map(|s| s.fingerprint)
+            whole(ds).await.map(|s| s.fingerprint)
         }
         Err(e) => Err(e),
     }
+}
+
+/// Every table of `ds`, whatever it shows: what a fingerprint that reads no statistics
+/// falls back on.
+async fn whole<D: Datasource + ?Sized>(ds: &D) -> Result<SchemaSnapshot, DatasourceError> {
+    struct All<'a, D: ?Sized>(&'a D);
+    impl<D: Datasource + ?Sized> Datasource for All<'_, D> {
+        fn id(&self) -> &str {
+            self.0.id()
+        }
+        fn dialect(&self) -> Dialect {
+            self.0.dialect()
+        }
+        fn execute<'a>(
+            &'a self,
+            sql: &'a str,
+            limits: ExecLimits,
+        ) -> LocalBoxFuture<'a, Result<ResultFrame, DatasourceError>> {
+            self.0.execute(sql, limits)
+        }
+        fn catalogue(&self) -> LocalBoxFuture<'_, Result<Option<Structure>, DatasourceError>> {
+            self.0.catalogue()
+        }
+    }
+    read(&All(ds)).await.map(|(snapshot, _)| snapshot)
 }
 
 async fn cheap_fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, DatasourceError> {

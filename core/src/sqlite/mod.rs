@@ -6,7 +6,7 @@ mod errors;
 mod introspect;
 
 pub use errors::classify_error;
-pub use introspect::{fingerprint, introspect, introspect_only};
+pub use introspect::{fingerprint, read};
 
 /// Quotes an identifier for SQLite: wrapped in double quotes, inner quotes doubled.
 pub fn quote_ident(name: &str) -> String {

@@ -45,7 +45,7 @@ pub fn copy(
 ) -> Result<CopyReport, Error> {
     let reader = crate::SqliteFile::open("source", source)
         .map_err(|e| crate::errors::copy_failed(e.to_string()))?;
-    let mut schema = pollster::block_on(nl2sql_core::sqlite::introspect(&reader))
+    let mut schema = pollster::block_on(nl2sql_core::Metadata::introspect(&reader))
         .map_err(|e| crate::errors::copy_failed(e.to_string()))?;
     let rows =
         Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|e| {
