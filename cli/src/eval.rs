@@ -262,7 +262,7 @@ fn board_line(
         "cached_input_tokens": r.usage.cached_input_tokens, "output_tokens": r.usage.output_tokens,
         "cost": r.usage.cost_usd, "retries": r.sub_queries.iter().map(|q| q.retry_count).sum::<u32>(),
         "refused_by_check": codes.contains(&"QUESTION_NOT_ANSWERABLE"),
-        "planner_calls": r.trace.iter().filter(|n| n.node == Node::AstPlanner).map(|n| n.llm_calls.len()).sum::<usize>(),
+        "planner_calls": r.trace.iter().filter(|n| n.node() == Node::AstPlanner).map(|n| n.llm_calls.len()).sum::<usize>(),
         "nodes": nodes,
     })
 }

@@ -3,7 +3,9 @@
 //! words when one failed. Inside a run, failures are records instead
 //! ([`PipelineError`], [`RunWarning`]), since a run goes on and reports them all.
 
-pub use nl2sql_error::{ErrorCode, Node, PipelineError, RunWarning, Severity, REFUSAL_MESSAGE};
+pub use nl2sql_error::{
+    Boundary, Clean, ErrorCode, Node, PipelineError, RunWarning, Severity, REFUSAL_MESSAGE,
+};
 use std::fmt;
 
 /// Why a call into the engine failed.

@@ -2,6 +2,7 @@
 //! suites and (later) the pipeline's last steps all go through [`run_plan`].
 
 use crate::datasource::{Datasource, DatasourceErrorKind, ExecLimits, ResultFrame};
+use crate::error::{Boundary, Clean};
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::lower::{to_sql, LowerOptions};
 use crate::plan::Plan;
@@ -202,19 +203,9 @@ pub struct SqlRun {
 }
 
 impl SqlRun {
-    /// This report as a caller across a trust boundary may see it, by the rule of
-    /// [`crate::engine::QueryResult::cleaned`]: errors and warnings cleaned, and a failed
-    /// policy check worded as the refusal, naming no table, role or rule. The SQL and plan
-    /// are the caller's own and stay.
-    pub fn cleaned(mut self) -> SqlRun {
-        self.errors = self.errors.iter().map(PipelineError::cleaned).collect();
-        self.warnings = self.warnings.iter().map(RunWarning::cleaned).collect();
-        for c in &mut self.checks {
-            if c.name == crate::validate::CheckName::Policy && !c.passed {
-                c.message = crate::validate::REFUSAL_MESSAGE.to_string();
-            }
-        }
-        self
+    /// This report as a caller across a trust boundary may see it ([`Clean`]).
+    pub fn cleaned(self) -> SqlRun {
+        Clean::cleaned(self, &Boundary::default())
     }
 
     /// Nothing could be planned: `e` says why.
@@ -296,6 +287,40 @@ impl SqlRun {
             columns: Vec::new(),
             rows: Vec::new(),
             truncated: false,
+        }
+    }
+}
+
+/// The rule of a cleaned [`crate::engine::QueryResult`]: errors and warnings cleaned, and
+/// a failed policy check worded as the refusal, naming no table, role or rule. The SQL and
+/// the plan are the caller's own and stay.
+impl Clean for SqlRun {
+    fn cleaned(self, boundary: &Boundary) -> SqlRun {
+        let SqlRun {
+            status,
+            datasource,
+            input,
+            plan,
+            sql,
+            checks,
+            errors,
+            warnings,
+            columns,
+            rows,
+            truncated,
+        } = self;
+        SqlRun {
+            status,
+            datasource,
+            input,
+            plan,
+            sql,
+            checks: checks.cleaned(boundary),
+            errors: errors.cleaned(boundary),
+            warnings: warnings.cleaned(boundary),
+            columns,
+            rows,
+            truncated,
         }
     }
 }

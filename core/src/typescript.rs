@@ -8,11 +8,12 @@
 //! over as a `bigint`, exactly (never a rounded `number`), and the types that carry data —
 //! `Cell`, `ParamValue`, `JsonValue` — say `number | bigint`.
 
-use crate::engine::llm::LlmCall;
 use crate::engine::{
-    AnswerSource, Candidate, CombinedRows, CuratedMatch, Divergence, Event, FinalAnswer,
-    MatchReason, NodeRecord, NodeStatus, PlanSource, QueryResult, Status, SubQuery, UsageTotals,
-    Writer,
+    AggregatorOutputs, AnswerOutputs, AnswerSource, CacheHit, Candidate, CombinedRows,
+    CuratedMatch, Divergence, Event, ExecutorOutputs, FinalAnswer, GeneratorOutputs, LlmCall,
+    MatchReason, NodeOutput, NodeRecord, NodeStatus, PlanSource, PlannerOutputs, QueryResult,
+    RefinerOutputs, ResolverOutputs, RetrieverOutputs, Status, SubQuery, ThreadNote, UsageTotals,
+    ValidatorOutputs, VerdictNote, Writer,
 };
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::index::{Dropped, MatchKind, PoolEntry, Retrieval, Routing, SignalRecord, ValueHint};
@@ -40,6 +41,19 @@ pub fn declarations() -> String {
         AnswerSource,
         UsageTotals,
         NodeRecord,
+        NodeOutput,
+        ResolverOutputs,
+        ThreadNote,
+        CacheHit,
+        VerdictNote,
+        RetrieverOutputs,
+        PlannerOutputs,
+        RefinerOutputs,
+        ValidatorOutputs,
+        GeneratorOutputs,
+        ExecutorOutputs,
+        AggregatorOutputs,
+        AnswerOutputs,
         NodeStatus,
         LlmCall,
         Message,

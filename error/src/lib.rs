@@ -384,24 +384,6 @@ impl PipelineError {
         self.severity != Severity::Critical && !self.error_code.is_fatal()
     }
 
-    /// What a caller across a trust boundary may see: [`PipelineError::for_client`], and a
-    /// refusal that names no table, role or rule whatever the policy's
-    /// `refusal_names_tables`.
-    pub fn cleaned(&self) -> PipelineError {
-        // The read-only guard's refusal of a caller's own SQL names the statement's kind
-        // (a DELETE, two statements), never a table or a rule: it stays, so the caller
-        // learns why.
-        let guard = self.node == Node::SqlImport && self.error_code == ErrorCode::SecurityViolation;
-        PipelineError {
-            message: if guard {
-                self.message.clone()
-            } else {
-                boundary_message(self.error_code, &self.message)
-            },
-            ..self.for_client()
-        }
-    }
-
     /// What a caller outside the engine may see: the safe message for codes that have one,
     /// and no details.
     pub fn for_client(&self) -> PipelineError {
@@ -437,6 +419,98 @@ impl fmt::Display for PipelineError {
 
 impl std::error::Error for PipelineError {}
 
+/// What of a value a caller across a trust boundary may see (a server's or MCP's client,
+/// where the engine's owner is not the one asking): the value itself, with whatever that
+/// caller may not learn taken out. Derived with `nl2sql_derive::Clean`, a field is hidden
+/// unless its type marks it `keep` (or `nested`), so a field added later is hidden until
+/// someone decides; written by hand, an impl names every field.
+pub trait Clean {
+    /// The value as the caller across `boundary` may see it.
+    fn cleaned(self, boundary: &Boundary) -> Self;
+}
+
+/// Where a value being cleaned sits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Boundary {
+    /// The value belongs to a plan the policy refused, or to planning whose plan was never
+    /// checked (dropped): what the model wrote there may name what the caller may not read,
+    /// so it is withheld.
+    pub refused: bool,
+}
+
+impl<T: Clean> Clean for Vec<T> {
+    fn cleaned(self, boundary: &Boundary) -> Self {
+        self.into_iter().map(|v| v.cleaned(boundary)).collect()
+    }
+}
+
+impl<T: Clean> Clean for Option<T> {
+    fn cleaned(self, boundary: &Boundary) -> Self {
+        self.map(|v| v.cleaned(boundary))
+    }
+}
+
+impl<T: Clean> Clean for Box<T> {
+    fn cleaned(self, boundary: &Boundary) -> Self {
+        Box::new((*self).cleaned(boundary))
+    }
+}
+
+/// [`PipelineError::for_client`], and a refusal that names no table, role or rule whatever
+/// the policy's `refusal_names_tables`.
+impl Clean for PipelineError {
+    fn cleaned(self, _: &Boundary) -> PipelineError {
+        let PipelineError {
+            node,
+            message,
+            severity,
+            error_code,
+            provider,
+            provider_response,
+            details: _,
+        } = self;
+        // The read-only guard's refusal of a caller's own SQL names the statement's kind
+        // (a DELETE, two statements), never a table or a rule: it stays, so the caller
+        // learns why.
+        let guard = node == Node::SqlImport && error_code == ErrorCode::SecurityViolation;
+        PipelineError {
+            message: if guard {
+                message
+            } else {
+                boundary_message(error_code, &message)
+            },
+            node,
+            severity,
+            error_code,
+            provider,
+            provider_response,
+            details: None,
+        }
+    }
+}
+
+/// The safe message for codes that have one, and no detail.
+impl Clean for RunWarning {
+    fn cleaned(self, _: &Boundary) -> RunWarning {
+        let RunWarning {
+            code,
+            node,
+            message,
+            sub_query_id,
+            detail: _,
+            recovered,
+        } = self;
+        RunWarning {
+            message: boundary_message(code, &message),
+            code,
+            node,
+            sub_query_id,
+            detail: None,
+            recovered,
+        }
+    }
+}
+
 /// Something the answer should mention although the run went on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -470,16 +544,6 @@ impl RunWarning {
             sub_query_id: None,
             detail: None,
             recovered: false,
-        }
-    }
-
-    /// What a caller across a trust boundary may see: the safe message for codes that have
-    /// one, and no detail.
-    pub fn cleaned(&self) -> RunWarning {
-        RunWarning {
-            message: boundary_message(self.code, &self.message),
-            detail: None,
-            ..self.clone()
         }
     }
 

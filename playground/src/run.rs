@@ -220,7 +220,7 @@ pub fn steps_of(result: &QueryResult) -> Vec<Step> {
         .iter()
         .enumerate()
         .map(|(i, r)| Step {
-            node: r.node,
+            node: r.node(),
             sub_query: r.sub_query_id.clone(),
             attempt: r.attempt,
             status: StepStatus::from(r.status),

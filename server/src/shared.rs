@@ -11,7 +11,7 @@ use nl2sql_core::api::Streamed;
 use nl2sql_core::config::engine_settings;
 use nl2sql_core::curated::VerifiedQuery;
 use nl2sql_core::engine::QueryResult;
-use nl2sql_core::error::Error;
+use nl2sql_core::error::{Clean, Error};
 use nl2sql_core::feedback::{Answered, FeedbackBook, Given, Proposal, Recorded};
 use nl2sql_core::import::import_sql;
 use nl2sql_core::index::Routing;
@@ -204,7 +204,7 @@ impl Shared {
         let plan = import_sql(sql, schema, schema.dialect).map_err(|e| {
             invalid(&format!(
                 "the SQL cannot become a verified query: {}",
-                e.cleaned().message
+                Clean::cleaned(e, &Default::default()).message
             ))
         })?;
         let scope = self.policies.scope(roles);
@@ -216,7 +216,7 @@ impl Shared {
             ));
         }
         let rendered = render(&plan, schema, schema.dialect, &settings.lower)
-            .map_err(|e| invalid(&e.cleaned().message))?;
+            .map_err(|e| invalid(&Clean::cleaned(e, &Default::default()).message))?;
         Ok((plan, rendered))
     }
 

@@ -46,7 +46,7 @@ pub async fn run_reference_pipeline(engine: &Engine<'_>) -> Outcome {
             let planner_calls = r
                 .trace
                 .iter()
-                .filter(|n| n.node == Node::AstPlanner)
+                .filter(|n| n.node() == Node::AstPlanner)
                 .flat_map(|n| &n.llm_calls)
                 .count();
             let failure = match scored.why {

@@ -73,14 +73,14 @@ fn sum_of(r: &QueryResult, column: usize) -> i64 {
 fn record(r: &QueryResult, node: Node) -> &NodeRecord {
     r.trace
         .iter()
-        .find(|n| n.node == node)
+        .find(|n| n.node() == node)
         .unwrap_or_else(|| panic!("no {node} record"))
 }
 
 fn planner_message(r: &QueryResult) -> String {
     r.trace
         .iter()
-        .filter(|n| n.node == Node::AstPlanner)
+        .filter(|n| n.node() == Node::AstPlanner)
         .flat_map(|n| &n.llm_calls)
         .next()
         .map(|c| c.messages[0].content.clone())
@@ -151,15 +151,22 @@ fn follow_ups_edit_the_previous_plan_and_a_new_subject_starts_fresh() {
     assert!(message.ends_with(&format!("Question: {Q2}")));
     // The resolver's record says why it continued, and the planner's what changed.
     let resolver = record(&second, Node::DatasourceResolver);
-    assert_eq!(resolver.outputs["thread"]["continued"], true);
+    let resolved = resolver.output.resolver().and_then(|o| o.thread.as_ref());
+    assert!(resolved.is_some_and(|t| t.continued), "{resolved:?}");
     let planner = second
         .trace
         .iter()
-        .find(|n| n.node == Node::AstPlanner)
+        .find(|n| n.node() == Node::AstPlanner)
         .unwrap_or_else(|| panic!("a planner record"));
+    let edit = planner
+        .output
+        .planner()
+        .and_then(|o| o.edit_of_previous.as_ref());
     assert_eq!(
-        planner.outputs["edit_of_previous"]["changes"][0]["part"],
-        "filter"
+        edit.and_then(|d| d.changes.first())
+            .map(|c| c.part.as_str()),
+        Some("filter"),
+        "{edit:?}"
     );
     assert_eq!(
         second.sequential_llm_calls, 1,
@@ -187,7 +194,7 @@ fn follow_ups_edit_the_previous_plan_and_a_new_subject_starts_fresh() {
     let call = third
         .trace
         .iter()
-        .filter(|n| n.node == Node::AstPlanner)
+        .filter(|n| n.node() == Node::AstPlanner)
         .flat_map(|n| &n.llm_calls)
         .next()
         .unwrap_or_else(|| panic!("a planner call"));
@@ -214,10 +221,9 @@ fn follow_ups_edit_the_previous_plan_and_a_new_subject_starts_fresh() {
     assert_eq!(follow.diff, None);
     assert_eq!(fourth.thread.turns.len(), 1, "the thread started again");
     assert!(!planner_message(&fourth).contains("Conversation so far"));
-    assert_eq!(
-        record(&fourth, Node::DatasourceResolver).outputs["thread"]["continued"],
-        false
-    );
+    let resolver = record(&fourth, Node::DatasourceResolver);
+    let thread = resolver.output.resolver().and_then(|o| o.thread.as_ref());
+    assert!(thread.is_some_and(|t| !t.continued), "{thread:?}");
 }
 
 #[test]
@@ -280,10 +286,14 @@ fn an_ambiguous_question_is_asked_back_and_the_chosen_answer_continues_the_threa
         asked
             .trace
             .iter()
-            .all(|n| matches!(n.node, Node::CuratedMatcher | Node::DatasourceResolver)),
+            .all(|n| matches!(n.node(), Node::CuratedMatcher | Node::DatasourceResolver)),
         "nothing ran past the resolver"
     );
-    assert!(record(&asked, Node::DatasourceResolver).outputs["clarification"].is_object());
+    let resolver = record(&asked, Node::DatasourceResolver);
+    assert!(resolver
+        .output
+        .resolver()
+        .is_some_and(|o| o.clarification.is_some()));
     assert_eq!(asked.thread.turns.len(), 1);
     assert!(asked.thread.turns[0].clarification.is_some());
     // Choosing the genre continues the thread.
@@ -511,17 +521,22 @@ fn a_cached_plan_skips_the_planner_for_admin_and_is_refused_for_viewer() {
     assert_eq!(hit.sequential_llm_calls, 0);
     assert_eq!(hit.sub_queries[0].plan_source, PlanSource::Cache);
     assert_eq!(hit.sub_queries[0].rows, vec![vec![Value::Integer(8)]]);
-    assert_eq!(
-        record(&hit, Node::DatasourceResolver).outputs["plan_cache"]["hit"],
-        true
-    );
+    let resolver = record(&hit, Node::DatasourceResolver);
+    let cached = resolver
+        .output
+        .resolver()
+        .and_then(|o| o.plan_cache.as_ref());
+    assert!(cached.is_some_and(|c| c.hit), "{cached:?}");
     let planner = hit
         .trace
         .iter()
-        .find(|n| n.node == Node::AstPlanner)
+        .find(|n| n.node() == Node::AstPlanner)
         .unwrap_or_else(|| panic!("the planner's record"));
     assert!(planner.llm_calls.is_empty());
-    assert!(planner.outputs["plan_cache"].is_string());
+    assert!(planner
+        .output
+        .planner()
+        .is_some_and(|o| o.plan_cache.is_some()));
     println!(
         "plan cache hit: {} sequential model calls (a planned run: {})",
         hit.sequential_llm_calls, first.sequential_llm_calls

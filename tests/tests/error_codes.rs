@@ -748,11 +748,14 @@ fn safe_messages_hide_the_database_s_words() {
     // Across a trust boundary no database's words are left: not in the error, not in the
     // warning a retry left of it, not in a verified query's fallback.
     use nl2sql_core::engine::{CuratedMatch, MatchReason};
-    use nl2sql_core::error::RunWarning;
+    use nl2sql_core::error::{Boundary, Clean, RunWarning};
+    let boundary = Boundary::default();
     for message in [
-        rejected.cleaned().message,
-        RunWarning::recovered(rejected.clone()).cleaned().message,
-        e.cleaned().message,
+        rejected.clone().cleaned(&boundary).message,
+        RunWarning::recovered(rejected.clone())
+            .cleaned(&boundary)
+            .message,
+        e.cleaned(&boundary).message,
     ] {
         assert!(
             !message.contains("no such column") && !message.contains("/secret"),
@@ -774,7 +777,7 @@ fn safe_messages_hide_the_database_s_words() {
             params: Default::default(),
             detail: Some(detail.into()),
         };
-        let cleaned = fallback.cleaned().detail.unwrap_or_default();
+        let cleaned = fallback.cleaned(&boundary).detail.unwrap_or_default();
         assert!(
             !cleaned.contains("column") && !cleaned.contains("Employee"),
             "{cleaned}"

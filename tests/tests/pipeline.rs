@@ -117,7 +117,7 @@ fn a_run_reports_its_nodes_calls_usage_and_answer() {
             .map(String::as_str),
         Some("chinook")
     );
-    let nodes: Vec<Node> = r.trace.iter().map(|n| n.node).collect();
+    let nodes: Vec<Node> = r.trace.iter().map(|n| n.node()).collect();
     assert_eq!(
         nodes,
         [
@@ -185,7 +185,7 @@ fn rejected_plans_are_retried_with_the_validator_s_words_and_fatal_ones_never() 
     let feedback = r
         .trace
         .iter()
-        .filter(|n| n.node == Node::AstPlanner)
+        .filter(|n| n.node() == Node::AstPlanner)
         .flat_map(|n| &n.llm_calls)
         .last()
         .and_then(|c| c.messages.last())
@@ -275,7 +275,9 @@ fn provider_failures_unanswerable_questions_and_bad_output_end_runs_cleanly() {
         "routing's pick for this vague question"
     );
     assert!(
-        r.trace.iter().any(|n| n.outputs["dropped"].is_string()),
+        r.trace
+            .iter()
+            .any(|n| n.output.planner().is_some_and(|o| o.dropped.is_some())),
         "{:?}",
         r.trace
     );
@@ -350,9 +352,9 @@ fn pipeline_overhead_and_prompt_tokens() {
         sequential.push(r.sequential_llm_calls);
         for n in &r.trace {
             let llm: u64 = n.llm_calls.iter().map(|c| c.latency_ms).sum();
-            match by_node.iter_mut().find(|(x, _)| *x == n.node) {
+            match by_node.iter_mut().find(|(x, _)| *x == n.node()) {
                 Some((_, t)) => *t += n.duration_ms.saturating_sub(llm),
-                None => by_node.push((n.node, n.duration_ms.saturating_sub(llm))),
+                None => by_node.push((n.node(), n.duration_ms.saturating_sub(llm))),
             }
         }
         let mut per_node = [0usize; 2];
@@ -626,7 +628,7 @@ fn an_empty_result_for_a_missing_value_is_retried_with_the_closest_values() {
     let first_run = r
         .trace
         .iter()
-        .find(|n| n.node == Node::Executor)
+        .find(|n| n.node() == Node::Executor)
         .map(|n| n.errors.clone())
         .unwrap_or_default();
     assert_eq!(
@@ -848,14 +850,14 @@ fn a_question_across_two_databases_is_split_run_and_combined() {
     assert!(totals.windows(2).all(|p| p[0] >= p[1]), "ordered by spend");
     // check, decomposer, the two planners side by side: three calls one after another.
     assert_eq!(r.sequential_llm_calls, 3);
-    let nodes: Vec<Node> = r.trace.iter().map(|n| n.node).collect();
+    let nodes: Vec<Node> = r.trace.iter().map(|n| n.node()).collect();
     for node in [Node::Decomposer, Node::Aggregator, Node::AnswerSynthesizer] {
         assert!(nodes.contains(&node), "{node} missing from {nodes:?}");
     }
     let parts: Vec<Option<&str>> = r
         .trace
         .iter()
-        .filter(|n| n.node == Node::Executor)
+        .filter(|n| n.node() == Node::Executor)
         .map(|n| n.sub_query_id.as_deref())
         .collect();
     assert_eq!(parts.len(), 2);
@@ -969,7 +971,7 @@ fn a_join_key_of_a_kind_that_never_converts_is_caught_before_it_runs_and_retried
     let executed = r
         .trace
         .iter()
-        .filter(|n| n.node == Node::Executor && n.sub_query_id.as_deref() == Some("q2"))
+        .filter(|n| n.node() == Node::Executor && n.sub_query_id.as_deref() == Some("q2"))
         .count();
     assert_eq!(executed, 1);
     let q2 = r.sub_queries.iter().find(|s| s.id == "q2").expect("q2 ran");
@@ -1066,7 +1068,7 @@ fn a_similar_question_asks_the_model_once_and_only_the_routed_datasources_are_se
     let m = r.curated.as_ref().expect("the matcher ran");
     assert_eq!((m.matched, m.reason), (false, MatchReason::NoneOfThese));
     // The run went on to the resolver after the fallback.
-    assert!(r.trace.iter().any(|n| n.node == Node::DatasourceResolver));
+    assert!(r.trace.iter().any(|n| n.node() == Node::DatasourceResolver));
     assert_eq!(
         r.sequential_llm_calls, 2,
         "the matcher's call, then the check with the planning beside it"
@@ -1098,8 +1100,11 @@ fn the_refiner_option_turns_a_rejection_into_advice_before_the_retry() {
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert_eq!(r.sub_queries[0].retry_count, 1);
     assert_eq!(r.sub_queries[0].rows.len(), 2);
-    let refiner: Vec<&nl2sql_core::engine::NodeRecord> =
-        r.trace.iter().filter(|n| n.node == Node::Refiner).collect();
+    let refiner: Vec<&nl2sql_core::engine::NodeRecord> = r
+        .trace
+        .iter()
+        .filter(|n| n.node() == Node::Refiner)
+        .collect();
     assert_eq!(refiner.len(), 1);
     assert_eq!(refiner[0].llm_calls.len(), 1);
     // As seed 003 asks: the schema in the (cacheable) system message; the question, the
@@ -1271,10 +1276,13 @@ fn without_speculative_planning_the_plan_is_for_the_datasource_the_check_chose()
     let planners: Vec<_> = r
         .trace
         .iter()
-        .filter(|n| n.node == Node::AstPlanner)
+        .filter(|n| n.node() == Node::AstPlanner)
         .collect();
     assert_eq!(planners.len(), 1, "one planning, for the chosen datasource");
-    assert!(planners[0].outputs.get("dropped").is_none());
+    assert!(planners[0]
+        .output
+        .planner()
+        .is_some_and(|o| o.dropped.is_none()));
     assert_eq!(r.usage.calls, 2, "the check and one plan");
     assert_eq!(r.sequential_llm_calls, 2);
 }

@@ -274,7 +274,7 @@ fn with_twenty_datasources_the_check_sees_routing_s_few_and_forwards_at_most_thr
     let resolver = r
         .trace
         .iter()
-        .find(|n| n.node == nl2sql_core::error::Node::DatasourceResolver)
+        .find(|n| n.node() == nl2sql_core::error::Node::DatasourceResolver)
         .unwrap_or_else(|| panic!("a resolver record: {:?}", r.errors));
     let call = &resolver.llm_calls[0];
     let prompt: String = std::iter::once(call.system.as_str())
@@ -284,7 +284,11 @@ fn with_twenty_datasources_the_check_sees_routing_s_few_and_forwards_at_most_thr
     assert!((1..=3).contains(&listed), "{listed} datasources listed");
     // About 4 characters a token: well within the 4,000-token budget per call.
     assert!(prompt.len() < 8_000, "{} characters", prompt.len());
-    let accepted = resolver.outputs["accepted"].as_array().map_or(0, Vec::len);
+    let accepted = resolver
+        .output
+        .resolver()
+        .and_then(|o| o.accepted.as_ref())
+        .map_or(0, Vec::len);
     assert!((1..=3).contains(&accepted), "{accepted} forwarded");
 }
 
@@ -403,10 +407,13 @@ fn an_unknown_datasource_names_only_what_the_role_may_ask_and_a_skipped_routing_
     let resolver = r
         .trace
         .iter()
-        .find(|n| n.node == nl2sql_core::error::Node::DatasourceResolver)
+        .find(|n| n.node() == nl2sql_core::error::Node::DatasourceResolver)
         .unwrap_or_else(|| panic!("a resolver record"));
     assert_eq!(
-        resolver.outputs["routing_skipped"].as_str(),
+        resolver
+            .output
+            .resolver()
+            .and_then(|o| o.routing_skipped.as_deref()),
         Some("the caller chose chinook")
     );
 }
@@ -559,7 +566,7 @@ fn a_planned_query_that_would_run_for_hours_ends_the_run_at_its_time_limit() {
     let executor = r
         .trace
         .iter()
-        .find(|n| n.node == nl2sql_core::error::Node::Executor)
+        .find(|n| n.node() == nl2sql_core::error::Node::Executor)
         .unwrap_or_else(|| panic!("an executor record"));
     assert_eq!(executor.status, nl2sql_core::engine::NodeStatus::Error);
     // A query never outlives its run: the run's own limit cuts the query's, and the stop is

@@ -243,10 +243,6 @@ export type NodeRecord = {
  */
 seq: number, 
 /**
- * The node.
- */
-node: NodeName, 
-/**
  * The sub-query it worked on, when it worked on one.
  */
 sub_query_id: string | null, 
@@ -267,17 +263,221 @@ started_ms: number,
  */
 duration_ms: number, 
 /**
- * What it decided, as JSON.
- */
-outputs: JsonValue, 
-/**
  * Its errors.
  */
 errors: Array<PipelineError>, 
 /**
  * Its model calls.
  */
-llm_calls: Array<LlmCall>, };
+llm_calls: Array<LlmCall>, } & ({ "node": "datasource_resolver", "outputs": ResolverOutputs | null } | { "node": "curated_matcher", "outputs": CuratedMatch | null } | { "node": "schema_retriever", "outputs": RetrieverOutputs | null } | { "node": "ast_planner", "outputs": PlannerOutputs | null } | { "node": "refiner", "outputs": RefinerOutputs | null } | { "node": "logical_validator", "outputs": ValidatorOutputs | null } | { "node": "generator", "outputs": GeneratorOutputs | null } | { "node": "executor", "outputs": ExecutorOutputs | null } | { "node": "decomposer", "outputs": Decomposition | null } | { "node": "aggregator", "outputs": AggregatorOutputs | null } | { "node": "answer_synthesizer", "outputs": AnswerOutputs | null });
+
+/**
+ * What a node decided: the trace's `node` and its `outputs` (null when the node
+ * failed before deciding anything).
+ */
+export type NodeOutput = { "node": "datasource_resolver", "outputs": ResolverOutputs | null } | { "node": "curated_matcher", "outputs": CuratedMatch | null } | { "node": "schema_retriever", "outputs": RetrieverOutputs | null } | { "node": "ast_planner", "outputs": PlannerOutputs | null } | { "node": "refiner", "outputs": RefinerOutputs | null } | { "node": "logical_validator", "outputs": ValidatorOutputs | null } | { "node": "generator", "outputs": GeneratorOutputs | null } | { "node": "executor", "outputs": ExecutorOutputs | null } | { "node": "decomposer", "outputs": Decomposition | null } | { "node": "aggregator", "outputs": AggregatorOutputs | null } | { "node": "answer_synthesizer", "outputs": AnswerOutputs | null };
+
+/**
+ * The resolver's record. Routing saw only what the caller's role may read, and the
+ * answerability check's model only those datasources, so all of it may be shown.
+ */
+export type ResolverOutputs = { 
+/**
+ * The datasources routing ranked (or the caller chose), best first.
+ */
+candidates: Array<string>, 
+/**
+ * Why routing did not run, when it did not.
+ */
+routing_skipped?: string | null, 
+/**
+ * How the question relates to the thread it was asked in (none: no thread).
+ */
+thread?: ThreadNote | null, 
+/**
+ * What was asked back, when the question means two things.
+ */
+clarification?: Clarification | null, 
+/**
+ * A plan reused from the cache, and what that skipped.
+ */
+plan_cache?: CacheHit | null, 
+/**
+ * The answerability check's verdict (none when it failed or did not run).
+ */
+verdict?: VerdictNote | null, 
+/**
+ * The datasources the verdict accepted among the candidates.
+ */
+accepted?: Array<string> | null, };
+
+/**
+ * Whether a question continued its thread.
+ */
+export type ThreadNote = { 
+/**
+ * It continues the thread.
+ */
+continued: boolean, 
+/**
+ * Why it was judged so.
+ */
+reason: string, 
+/**
+ * The datasource of the turn it follows.
+ */
+previous_datasource: string | null, };
+
+/**
+ * A plan reused from the plan cache.
+ */
+export type CacheHit = { 
+/**
+ * Always true: the record exists only for a hit.
+ */
+hit: boolean, 
+/**
+ * What the hit skipped.
+ */
+skipped: string, };
+
+/**
+ * The answerability check's verdict.
+ */
+export type VerdictNote = { 
+/**
+ * The datasources it named.
+ */
+datasources: Array<string>, 
+/**
+ * Its reason, in the model's words.
+ */
+reason: string, };
+
+/**
+ * What the planner was shown (or, for planning begun beside the check and then not used,
+ * why it was dropped). Retrieval searched only what the caller's role may read.
+ */
+export type RetrieverOutputs = { 
+/**
+ * The datasource searched.
+ */
+datasource?: string, 
+/**
+ * The tables shown.
+ */
+tables?: Array<string>, 
+/**
+ * The columns shown, `Table.Column`.
+ */
+columns?: Array<string>, 
+/**
+ * The values the question names, `Table.Column = 'value'`.
+ */
+values?: Array<string>, 
+/**
+ * The whole schema was shown (it fitted).
+ */
+full_snapshot?: boolean, 
+/**
+ * Why this retrieval was not used.
+ */
+dropped?: string | null, };
+
+/**
+ * The planner's plan, in its one-line form.
+ */
+export type PlannerOutputs = { 
+/**
+ * The plan (empty when the planning was dropped).
+ */
+plan?: string, 
+/**
+ * A follow-up's plan as an edit of the previous one.
+ */
+edit_of_previous?: PlanDiff | null, 
+/**
+ * When the plan came from the cache: the planner was not asked.
+ */
+plan_cache?: string | null, 
+/**
+ * Why this planning was not used.
+ */
+dropped?: string | null, };
+
+/**
+ * The refiner's advice to the planner.
+ */
+export type RefinerOutputs = { 
+/**
+ * The advice, in the model's words.
+ */
+advice: string, };
+
+/**
+ * The validator's checks.
+ */
+export type ValidatorOutputs = { 
+/**
+ * The three named checks, in order.
+ */
+checks: Array<ValidationCheck>, };
+
+/**
+ * The SQL the generator wrote.
+ */
+export type GeneratorOutputs = { 
+/**
+ * The SQL (none when the plan could not be rendered).
+ */
+sql: string | null, 
+/**
+ * The dialect it is written in.
+ */
+dialect: Dialect, };
+
+/**
+ * What the executor ran and how many rows came back.
+ */
+export type ExecutorOutputs = { 
+/**
+ * The SQL run.
+ */
+sql: string, 
+/**
+ * Rows returned (none when it failed).
+ */
+rows: number | null, };
+
+/**
+ * The combination of several datasources' rows.
+ */
+export type AggregatorOutputs = { 
+/**
+ * The combining SQL, run on the scratch database.
+ */
+sql: string, 
+/**
+ * Rows in the combination.
+ */
+rows: number, 
+/**
+ * Whether the row cap cut it.
+ */
+truncated: boolean, };
+
+/**
+ * The written answer.
+ */
+export type AnswerOutputs = { 
+/**
+ * The answer.
+ */
+text: string, 
+/**
+ * Who wrote it.
+ */
+written_by: Writer, };
 
 /**
  * How a node's execution ended.
@@ -711,7 +911,7 @@ params: { [key in string]: ParamValue },
 detail: string | null, };
 
 /**
- * A candidate the similarity search found.
+ * A verified query the matcher considered.
  */
 export type Candidate = { 
 /**

@@ -14,17 +14,20 @@
 use crate::index::text::terms;
 use crate::index::{MatchKind, ValueHint, ValueIndex};
 use crate::policy::Scope;
+use nl2sql_derive::Clean;
 use serde::{Deserialize, Serialize};
 
 /// What the engine asks back, with the answers it offers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Clean)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Clarification {
     /// The question asked back, in a sentence.
+    #[clean(keep)]
     pub question: String,
     /// Two to four answers to choose from.
+    #[clean(keep)]
     pub options: Vec<ClarifyOption>,
 }
 

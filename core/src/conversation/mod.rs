@@ -17,6 +17,7 @@ pub use cues::{continuation, Continuation};
 pub use diff::{diff, ChangeKind, PlanChange, PlanDiff, PlanPart};
 
 use crate::plan::Plan;
+use nl2sql_derive::Clean;
 use serde::{Deserialize, Serialize};
 
 /// Turns a thread keeps when settings say nothing.
@@ -33,13 +34,14 @@ const PLAN_CHARS: usize = 600;
 pub const QUESTION_CHARS: usize = 300;
 
 /// A conversation as its caller holds it: the last turns, oldest first.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Clean)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Thread {
     /// The turns, oldest first.
     #[serde(default)]
+    #[clean(keep)]
     pub turns: Vec<Turn>,
 }
 
@@ -66,17 +68,21 @@ pub struct Turn {
 }
 
 /// How a question related to the thread it was asked in, as the result records it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Clean)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FollowUp {
     /// True when it continued the thread; false when it started fresh.
+    #[clean(keep)]
     pub continued: bool,
     /// Why, in words.
+    #[clean(keep)]
     pub reason: String,
     /// The datasource of the turn it followed, when it continued one.
+    #[clean(keep)]
     pub previous_datasource: Option<String>,
     /// What the new plan changed in the previous one (same datasource, both plans known).
+    #[clean(keep)]
     pub diff: Option<PlanDiff>,
 }
 

@@ -8,12 +8,12 @@ use super::join::join_all;
 use super::llm::{structured, Structured};
 use super::node::{At, Record, Run, ROWS_PREVIEW};
 use super::solve::{Solved, Task};
+use super::trace::AggregatorOutputs;
 use super::write::Rows;
 use super::{Asked, CombinedRows, Engine, Event, Found, Status};
 use crate::error::{ErrorCode, Node, PipelineError, Severity};
 use crate::index::{render, retrieve};
 use crate::provider::{Message, Role};
-use serde_json::json;
 
 impl Engine<'_> {
     /// Answers the question from the `accepted` datasources together: decomposed, the
@@ -103,7 +103,7 @@ impl Engine<'_> {
         parts: &[super::SubQuery],
         run: &Run<'_>,
     ) -> Result<Combined, PipelineError> {
-        let step = run.begin(At::run(Node::Aggregator)).await?;
+        let step = run.begin::<AggregatorOutputs>(At::run()).await?;
         let combined = match self.scratch {
             None => Err(PipelineError::new(
                 Node::Aggregator,
@@ -124,10 +124,11 @@ impl Engine<'_> {
                     .await
             }
         };
-        step.end(Record::of(
-            &combined,
-            |c| json!({"sql": c.sql, "rows": c.frame.row_count(), "truncated": c.frame.truncated}),
-        ));
+        step.end(Record::of(&combined, |c| AggregatorOutputs {
+            sql: c.sql.clone(),
+            rows: c.frame.row_count(),
+            truncated: c.frame.truncated,
+        }));
         let combined = combined?;
         // A cancel that came while combining wins: the caller no longer wants the rows.
         run.check(Node::Aggregator)?;
@@ -143,7 +144,7 @@ impl Engine<'_> {
         accepted: &[String],
         run: &Run<'_>,
     ) -> (Result<Decomposition, PipelineError>, u32) {
-        let step = match run.begin(At::run(Node::Decomposer)).await {
+        let step = match run.begin::<Decomposition>(At::run()).await {
             Ok(step) => step,
             Err(e) => return (Err(e), 0),
         };
@@ -152,10 +153,7 @@ impl Engine<'_> {
         let proposed = self
             .propose(q, accepted, run, &mut calls, &mut sequential)
             .await;
-        step.end(
-            Record::of(&proposed, |d| serde_json::to_value(d).unwrap_or_default())
-                .with_calls(calls),
-        );
+        step.end(Record::of(&proposed, Decomposition::clone).with_calls(calls));
         (proposed, sequential)
     }
 
@@ -165,7 +163,7 @@ impl Engine<'_> {
         q: &Asked<'_>,
         accepted: &[String],
         run: &Run<'_>,
-        calls: &mut Vec<super::llm::LlmCall>,
+        calls: &mut Vec<super::trace::LlmCall>,
         sequential: &mut u32,
     ) -> Result<Decomposition, PipelineError> {
         let mut schemas = Vec::new();

@@ -4,6 +4,7 @@
 //! the proposal is usable before any sub-query is planned.
 
 use crate::schema::TypeCategory;
+use nl2sql_derive::Clean;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -82,20 +83,24 @@ pub struct PostOrder {
 }
 
 /// The decomposer's answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Clean)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Decomposition {
     /// The parts, one or more per datasource.
+    #[clean(keep)]
     pub sub_queries: Vec<SubQuestion>,
     /// How their results combine.
+    #[clean(keep)]
     pub combine: CombineKind,
     /// Ordering of the combined rows.
     #[serde(default)]
+    #[clean(keep)]
     pub order_by: Vec<PostOrder>,
     /// At most this many combined rows.
     #[serde(default)]
+    #[clean(keep)]
     pub limit: Option<u64>,
 }
 

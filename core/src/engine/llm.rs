@@ -4,39 +4,11 @@
 
 use super::model::Model;
 use super::settings::Agent;
+use super::trace::LlmCall;
 use crate::error::{ErrorCode, Node, PipelineError, Severity};
 use crate::provider::chat::{ChatError, PriceTable};
 use crate::provider::{ChatRequest, Message, Output, Role, Usage};
-use serde::Serialize;
 use std::cell::Cell;
-
-/// One model call, as the trace keeps it (and replay reads it back).
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct LlmCall {
-    /// The node that made it.
-    pub node: Node,
-    /// The model.
-    pub model: String,
-    /// The system prompt's hash (FNV-1a, hex): equal hashes, equal stable prefix.
-    pub system_hash: String,
-    /// The system prompt.
-    pub system: String,
-    /// The conversation sent.
-    pub messages: Vec<Message>,
-    /// The model's answer as it came, when one came.
-    pub response: Option<String>,
-    /// Why the answer was not used, if it was not.
-    pub error: Option<String>,
-    /// The provider failure's code, when the call failed that way.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error_code: Option<ErrorCode>,
-    /// Tokens as reported.
-    pub usage: Usage,
-    /// Milliseconds from sending to the whole answer.
-    pub latency_ms: u64,
-}
 
 /// What a run may still spend: model calls (`max_llm_calls`) and dollars (`max_cost_usd`,
 /// priced with the engine's table; calls of unpriced models cost nothing here). Shared by

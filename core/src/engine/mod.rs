@@ -32,6 +32,7 @@ mod result;
 mod sanity;
 mod settings;
 mod solve;
+mod trace;
 mod verified;
 mod write;
 
@@ -39,11 +40,17 @@ pub use control::{backoff_ms, CancelToken, Event, Events, Sleep};
 pub use join::join_all;
 pub use replay::{Divergence, Replay};
 pub use result::{
-    AnswerSource, CombinedRows, FinalAnswer, NodeRecord, NodeStatus, PlanSource, QueryResult,
-    Status, SubQuery, TraceForm, UsageTotals, Writer, WITHHELD,
+    AnswerSource, CombinedRows, FinalAnswer, PlanSource, QueryResult, Status, SubQuery, TraceForm,
+    UsageTotals, Writer,
 };
 pub use settings::{Agent, AnswerMode, EngineSettings, Feedback};
-pub use verified::{Candidate, CuratedMatch, MatchReason, MATCH_FLOOR};
+pub use trace::{
+    AggregatorOutputs, AnswerOutputs, CacheHit, Candidate, CuratedMatch, ExecutorOutputs,
+    GeneratorOutputs, LlmCall, MatchReason, NodeOutput, NodeRecord, NodeStatus, PlannerOutputs,
+    RefinerOutputs, ResolverOutputs, RetrieverOutputs, ThreadNote, ValidatorOutputs, VerdictNote,
+    WITHHELD,
+};
+pub use verified::MATCH_FLOOR;
 
 use crate::catalog::Catalog;
 use crate::conversation::{
@@ -61,10 +68,9 @@ use crate::policy::Scope;
 use crate::provider::chat::PriceTable;
 use crate::provider::{Message, Role};
 use crate::scratch::Scratch;
-use llm::{structured, Budget, Caller, LlmCall, Structured};
+use llm::{structured, Budget, Caller, Structured};
 use model::{Live, Model};
 use node::{At, Record, Run, RunParts, Span, Step};
-use serde_json::json;
 use solve::Task;
 use std::cell::RefCell;
 use write::{Rows, Written};
@@ -456,7 +462,7 @@ impl<'a> Engine<'a> {
         run: &Run<'_>,
         found: &mut Found,
     ) -> Result<(), PipelineError> {
-        let resolver = run.begin(At::run(Node::DatasourceResolver)).await?;
+        let resolver = run.begin::<ResolverOutputs>(At::run()).await?;
         let (candidates, listed, skipped) = match self.candidates(q).await {
             Ok(routed) => {
                 run.emit(Event::Routed {
@@ -503,9 +509,10 @@ impl<'a> Engine<'a> {
         if let (Some(first), false) = (&first, q.talk.follows()) {
             let values = self.catalog.index().values();
             if let Some(asked) = ambiguity(q.question, first, values, &q.scope) {
-                let mut outputs = resolver_outputs(&candidates, &skipped, q);
-                outputs["clarification"] = json!(asked);
-                resolver.end(Record::ok(outputs));
+                resolver.end(Record::ok(ResolverOutputs {
+                    clarification: Some(asked.clone()),
+                    ..resolver_outputs(&candidates, &skipped, q)
+                }));
                 found.status = Status::NeedsClarification;
                 found.clarification = Some(asked);
                 found.clarified_on = Some(first.clone());
@@ -515,14 +522,15 @@ impl<'a> Engine<'a> {
         // A plan that ran for this very question before skips the check and the planner;
         // the solver validates it again for this caller's role.
         if let Some((datasource, plan)) = first.and_then(|d| self.cached(q, &d).map(|p| (d, p))) {
-            let mut outputs = resolver_outputs(&candidates, &skipped, q);
-            outputs["plan_cache"] = json!({
-                "hit": true,
-                "skipped": "the answerability check and the planner: the same question was planned on this datasource, schema and model before, and its plan ran",
-            });
-            resolver.end(Record::ok(outputs));
-            run.announce(At::run(Node::SchemaRetriever));
-            run.announce(At::run(Node::AstPlanner));
+            resolver.end(Record::ok(ResolverOutputs {
+                plan_cache: Some(CacheHit {
+                    hit: true,
+                    skipped: "the answerability check and the planner: the same question was planned on this datasource, schema and model before, and its plan ran".into(),
+                }),
+                ..resolver_outputs(&candidates, &skipped, q)
+            }));
+            run.announce::<RetrieverOutputs>(At::run());
+            run.announce::<PlannerOutputs>(At::run());
             let task = self.task(q, &datasource);
             let planned = self.cached_planned(&task, &q.scope, plan).await;
             return self
@@ -762,7 +770,7 @@ impl<'a> Engine<'a> {
         q: &Asked<'_>,
         (candidates, listed): (Vec<String>, Vec<String>),
         skipped: &Option<String>,
-        resolver: Step<'_, '_>,
+        resolver: Step<'_, '_, ResolverOutputs>,
         run: &Run<'_>,
     ) -> Resolved {
         let refused = |e: PipelineError| Resolved {
@@ -792,20 +800,19 @@ impl<'a> Engine<'a> {
             calls_check,
             calls_plan,
         } = checked;
-        let verdict_outputs = match &verdict {
-            Ok(v) => json!({"datasources": v.datasources, "reason": v.reason}),
-            Err(_) => json!(null),
-        };
+        let verdict_note = verdict.as_ref().ok().map(|v| VerdictNote {
+            datasources: v.datasources.clone(),
+            reason: v.reason.clone(),
+        });
         // The resolver's time runs from the start of the run (routing) to the verdict.
         resolver.end_at(
             check_span.ended,
             Record {
-                outputs: {
-                    let mut outputs = resolver_outputs(&candidates, skipped, q);
-                    outputs["verdict"] = verdict_outputs;
-                    outputs["accepted"] = json!(accepted);
-                    outputs
-                },
+                outputs: Some(ResolverOutputs {
+                    verdict: verdict_note,
+                    accepted: Some(accepted.clone()),
+                    ..resolver_outputs(&candidates, skipped, q)
+                }),
                 errors: verdict_error.iter().cloned().collect(),
                 calls: calls_check,
             },
@@ -824,14 +831,20 @@ impl<'a> Engine<'a> {
                 started,
                 ended: run.now(),
             };
-            let outputs = json!({ "dropped": why });
             run.record_span(
-                At::run(Node::SchemaRetriever),
+                At::run(),
                 span,
-                Record::ok(outputs.clone()),
+                Record::ok(RetrieverOutputs {
+                    dropped: Some(why.clone()),
+                    ..RetrieverOutputs::default()
+                }),
             );
-            let record = Record::ok(outputs).with_calls(calls);
-            run.record_span(At::run(Node::AstPlanner), span, record);
+            let record = Record::ok(PlannerOutputs {
+                dropped: Some(why),
+                ..PlannerOutputs::default()
+            })
+            .with_calls(calls);
+            run.record_span(At::run(), span, record);
         };
         let outcome = if let Some(e) = verdict_error {
             drop_planning("the question was refused".into(), calls_plan);
@@ -877,8 +890,8 @@ impl<'a> Engine<'a> {
     ) -> Checked {
         let speculative = self.settings.speculative_planning;
         let planning_started = || {
-            run.announce(At::run(Node::SchemaRetriever));
-            run.announce(At::run(Node::AstPlanner));
+            run.announce::<RetrieverOutputs>(At::run());
+            run.announce::<PlannerOutputs>(At::run());
         };
         let check = self.answerability(q, listed);
         let resolver_agent = run.bounded(&self.settings.resolver);
@@ -1266,19 +1279,17 @@ fn resolver_outputs(
     candidates: &[String],
     skipped: &Option<String>,
     q: &Asked<'_>,
-) -> serde_json::Value {
-    let mut outputs = json!({ "candidates": candidates });
-    if let Some(why) = skipped {
-        outputs["routing_skipped"] = json!(why);
+) -> ResolverOutputs {
+    ResolverOutputs {
+        candidates: candidates.to_vec(),
+        routing_skipped: skipped.clone(),
+        thread: q.talk.continuation.as_ref().map(|c| ThreadNote {
+            continued: c.follows,
+            reason: c.reason.clone(),
+            previous_datasource: q.talk.datasource().map(str::to_string),
+        }),
+        ..ResolverOutputs::default()
     }
-    if let Some(c) = &q.talk.continuation {
-        outputs["thread"] = json!({
-            "continued": c.follows,
-            "reason": c.reason,
-            "previous_datasource": q.talk.datasource(),
-        });
-    }
-    outputs
 }
 
 fn not_answerable(message: &str) -> PipelineError {

@@ -1,16 +1,19 @@
 //! A run's shared state and the one way a node executes in it: [`Run::begin`] checks the
 //! cancel flag and the deadline, announces the node and lets the host repaint;
 //! [`Step::end`] times it, announces its model calls and its end, and appends its record
-//! to the trace. Nodes never build a [`NodeRecord`] or an event themselves.
+//! to the trace. Nodes never build a [`NodeRecord`] or an event themselves, and a step is of
+//! the node whose output type it records ([`NodeKind`]), so the two cannot disagree.
 
 use super::control::{CancelToken, Event, Events, Sleep};
-use super::llm::{Budget, LlmCall};
-use super::result::{NodeRecord, NodeStatus, SubQuery};
+use super::llm::Budget;
+use super::result::SubQuery;
 use super::settings::Agent;
+use super::trace::{LlmCall, NodeKind, NodeRecord, NodeStatus};
 use crate::datasource::ExecLimits;
 use crate::error::{ErrorCode, Node, PipelineError, Severity};
 use crate::index::Clock;
 use std::cell::RefCell;
+use std::marker::PhantomData;
 
 /// How many rows a [`Event::Rows`] carries.
 pub(super) const ROWS_PREVIEW: usize = 50;
@@ -41,19 +44,17 @@ pub(super) struct RunParts<'c> {
     pub budget: Budget,
 }
 
-/// Where a node runs: which node, which try, and for which sub-query (none: the run).
+/// Where a node runs: which try, and for which sub-query (none: the run).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct At<'s> {
-    pub node: Node,
     pub attempt: u32,
     pub sub: Option<&'s str>,
 }
 
 impl At<'static> {
-    /// `node`'s first try, for the run as a whole.
-    pub fn run(node: Node) -> At<'static> {
+    /// The first try, for the run as a whole.
+    pub fn run() -> At<'static> {
         At {
-            node,
             attempt: 0,
             sub: None,
         }
@@ -61,24 +62,24 @@ impl At<'static> {
 }
 
 impl<'s> At<'s> {
-    /// `node`'s try `attempt` for sub-query `sub`.
-    pub fn sub(node: Node, attempt: u32, sub: &'s str) -> At<'s> {
+    /// Try `attempt` for sub-query `sub`.
+    pub fn sub(attempt: u32, sub: &'s str) -> At<'s> {
         At {
-            node,
             attempt,
             sub: Some(sub),
         }
     }
 }
 
-/// A node under way, from [`Run::begin`] (or [`Run::begun_at`]) to [`Step::end`].
+/// A node under way, from [`Run::begin`] (or [`Run::begun_at`]) to [`Step::end`]: the
+/// node whose output type is `O`.
 #[must_use = "a step must end, so the trace records it"]
-pub(super) struct Step<'r, 'c> {
+pub(super) struct Step<'r, 'c, O> {
     run: &'r Run<'c>,
-    node: Node,
     attempt: u32,
     sub: Option<String>,
     started: u64,
+    node: PhantomData<O>,
 }
 
 /// When a piece of work started and ended, on the run's clock.
@@ -88,36 +89,44 @@ pub(super) struct Span {
     pub ended: u64,
 }
 
-/// What a node's record holds besides its timing.
-#[derive(Debug, Default)]
-pub(super) struct Record {
-    pub outputs: serde_json::Value,
+/// What a node's record holds besides its timing: what it decided (none when it failed
+/// before deciding), its errors and its model calls.
+#[derive(Debug)]
+pub(super) struct Record<O> {
+    pub outputs: Option<O>,
     pub errors: Vec<PipelineError>,
     pub calls: Vec<LlmCall>,
 }
 
-impl Record {
+impl<O> Record<O> {
     /// A node that decided `outputs`.
-    pub fn ok(outputs: serde_json::Value) -> Record {
+    pub fn ok(outputs: O) -> Record<O> {
         Record {
-            outputs,
-            ..Record::default()
+            outputs: Some(outputs),
+            errors: Vec::new(),
+            calls: Vec::new(),
+        }
+    }
+
+    /// A node that ended without deciding anything (a cancelled or timed-out answer).
+    pub fn nothing() -> Record<O> {
+        Record {
+            outputs: None,
+            errors: Vec::new(),
+            calls: Vec::new(),
         }
     }
 
     /// A node that failed with `e`.
-    pub fn failed(e: &PipelineError) -> Record {
+    pub fn failed(e: &PipelineError) -> Record<O> {
         Record {
             errors: vec![e.clone()],
-            ..Record::default()
+            ..Record::nothing()
         }
     }
 
     /// A node whose work gave `outcome`: its outputs on success, its error otherwise.
-    pub fn of<T>(
-        outcome: &Result<T, PipelineError>,
-        outputs: impl FnOnce(&T) -> serde_json::Value,
-    ) -> Record {
+    pub fn of<T>(outcome: &Result<T, PipelineError>, outputs: impl FnOnce(&T) -> O) -> Record<O> {
         match outcome {
             Ok(v) => Record::ok(outputs(v)),
             Err(e) => Record::failed(e),
@@ -125,7 +134,7 @@ impl Record {
     }
 
     /// The same record with the node's model calls.
-    pub fn with_calls(mut self, calls: Vec<LlmCall>) -> Record {
+    pub fn with_calls(mut self, calls: Vec<LlmCall>) -> Record<O> {
         self.calls = calls;
         self
     }
@@ -181,40 +190,45 @@ impl<'c> Run<'c> {
         Ok(())
     }
 
-    /// A node begins: the run is checked, the node announced, and the host (a page) gets
+    /// Node `O` begins: the run is checked, the node announced, and the host (a page) gets
     /// to paint before the node's work, which may be synchronous, starts.
-    pub async fn begin<'r>(&'r self, at: At<'_>) -> Result<Step<'r, 'c>, PipelineError> {
-        self.check(at.node)?;
-        self.announce(at);
+    pub async fn begin<'r, O: NodeKind>(
+        &'r self,
+        at: At<'_>,
+    ) -> Result<Step<'r, 'c, O>, PipelineError> {
+        self.check(O::NODE)?;
+        self.announce::<O>(at);
         if let Some(sleep) = self.sleep {
             sleep.sleep(0).await;
         }
         Ok(self.begun_at(at, self.now()))
     }
 
-    /// Announces a node whose work starts now but whose record comes later through
+    /// Announces node `O`, whose work starts now but whose record comes later through
     /// [`Run::begun_at`] (planning started beside the answerability check).
-    pub fn announce(&self, at: At<'_>) {
+    pub fn announce<O: NodeKind>(&self, at: At<'_>) {
         self.emit(Event::NodeStarted {
-            node: at.node,
+            node: O::NODE,
             attempt: at.attempt,
         });
     }
 
-    /// A node that was announced (or never needed to be) and started at `started`.
-    pub fn begun_at<'r>(&'r self, at: At<'_>, started: u64) -> Step<'r, 'c> {
+    /// Node `O`, announced (or never needing to be) and started at `started`.
+    pub fn begun_at<'r, O: NodeKind>(&'r self, at: At<'_>, started: u64) -> Step<'r, 'c, O> {
         Step {
             run: self,
-            node: at.node,
             attempt: at.attempt,
             sub: at.sub.map(str::to_string),
             started,
+            node: PhantomData,
         }
     }
 
-    /// Records a node whose work was timed elsewhere (planning done beside another node).
-    pub fn record_span(&self, at: At<'_>, span: Span, record: Record) {
-        self.begun_at(at, span.started).end_at(span.ended, record);
+    /// Records node `O`, whose work was timed elsewhere (planning done beside another
+    /// node).
+    pub fn record_span<O: NodeKind>(&self, at: At<'_>, span: Span, record: Record<O>) {
+        self.begun_at::<O>(at, span.started)
+            .end_at(span.ended, record);
     }
 
     /// Announces a sub-query's rows, before any answer is written from them.
@@ -266,15 +280,15 @@ impl<'c> Run<'c> {
     }
 }
 
-impl Step<'_, '_> {
+impl<O: NodeKind> Step<'_, '_, O> {
     /// The node ends now with `record`.
-    pub fn end(self, record: Record) {
+    pub fn end(self, record: Record<O>) {
         let ended = self.run.now();
         self.end_at(ended, record);
     }
 
     /// The node ended at `ended` (its work was timed elsewhere) with `record`.
-    pub fn end_at(self, ended: u64, record: Record) {
+    pub fn end_at(self, ended: u64, record: Record<O>) {
         let run = self.run;
         let status = if record.errors.iter().any(|e| e.severity.is_blocking()) {
             NodeStatus::Error
@@ -283,14 +297,14 @@ impl Step<'_, '_> {
         };
         for call in &record.calls {
             run.emit(Event::LlmCall {
-                node: self.node,
+                node: O::NODE,
                 model: call.model.clone(),
                 latency_ms: call.latency_ms,
             });
         }
         let duration_ms = ended.saturating_sub(self.started);
         run.emit(Event::NodeFinished {
-            node: self.node,
+            node: O::NODE,
             attempt: self.attempt,
             status,
             duration_ms,
@@ -299,13 +313,12 @@ impl Step<'_, '_> {
         let seq = u32::try_from(trace.len() + 1).unwrap_or(u32::MAX);
         trace.push(NodeRecord {
             seq,
-            node: self.node,
+            output: O::wrap(record.outputs),
             sub_query_id: self.sub,
             attempt: self.attempt,
             status,
             started_ms: self.started.saturating_sub(run.started),
             duration_ms,
-            outputs: record.outputs,
             errors: record.errors,
             llm_calls: record.calls,
         });

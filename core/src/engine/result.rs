@@ -1,9 +1,10 @@
 //! What a run returns: the result a caller shows and the trace a person debugs with.
 
 use super::decompose::Decomposition;
-use super::llm::LlmCall;
+use super::trace::{NodeOutput, NodeRecord, PlannerOutputs};
 use crate::conversation::{Clarification, FollowUp, Thread};
 use crate::curated::ParamValue;
+use crate::error::{Boundary, Clean, ErrorCode};
 use crate::error::{Node, PipelineError, RunWarning};
 use crate::index::{Retrieval, Routing};
 use crate::plan::Plan;
@@ -11,6 +12,7 @@ use crate::provider::chat::PriceTable;
 use crate::provider::Usage;
 use crate::validate::{CheckName, ValidationCheck};
 use crate::value::Value;
+use nl2sql_derive::Clean;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -89,28 +91,34 @@ pub enum PlanSource {
 }
 
 /// The combined rows of a decomposed question and the query that combined them.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, Clean)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CombinedRows {
     /// The query run on the scratch database.
+    #[clean(keep)]
     pub sql: String,
     /// Result columns.
+    #[clean(keep)]
     pub columns: Vec<String>,
     /// Result rows.
+    #[clean(keep)]
     pub rows: Vec<Vec<Value>>,
     /// True when the row cap cut the result.
+    #[clean(keep)]
     pub truncated: bool,
 }
 
 /// The written answer.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, Clean)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FinalAnswer {
     /// The answer in a sentence or two.
+    #[clean(keep)]
     pub text: String,
     /// Who wrote it.
+    #[clean(keep)]
     pub written_by: Writer,
 }
 
@@ -124,18 +132,6 @@ pub enum Writer {
     Template,
     /// The model, from the question and the first rows.
     Llm,
-}
-
-/// How a node's execution ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum NodeStatus {
-    /// It did its work (perhaps with warnings).
-    Ok,
-    /// It found a blocking error.
-    Error,
 }
 
 /// Where an answer came from when the planner did not write its query.
@@ -156,19 +152,24 @@ pub enum AnswerSource {
 }
 
 /// Token and call totals for a node or a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, serde::Deserialize, Clean)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct UsageTotals {
     /// Model calls.
+    #[clean(keep)]
     pub calls: u32,
     /// Input tokens, `None` when some call did not report them.
+    #[clean(keep)]
     pub input_tokens: Option<u64>,
     /// Input tokens read from a prompt cache.
+    #[clean(keep)]
     pub cached_input_tokens: Option<u64>,
     /// Output tokens.
+    #[clean(keep)]
     pub output_tokens: Option<u64>,
     /// US dollars, `None` when a call's model has no price or did not report usage.
+    #[clean(keep)]
     pub cost_usd: Option<f64>,
 }
 
@@ -191,33 +192,6 @@ impl UsageTotals {
         };
         self.calls += 1;
     }
-}
-
-/// One node's execution, as the trace records it.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct NodeRecord {
-    /// Order in the run, from 1.
-    pub seq: u32,
-    /// The node.
-    pub node: Node,
-    /// The sub-query it worked on, when it worked on one.
-    pub sub_query_id: Option<String>,
-    /// Which try (planner retries count up from 0).
-    pub attempt: u32,
-    /// How it ended.
-    pub status: NodeStatus,
-    /// Milliseconds from the run's start.
-    pub started_ms: u64,
-    /// How long it took.
-    pub duration_ms: u64,
-    /// What it decided, as JSON.
-    pub outputs: serde_json::Value,
-    /// Its errors.
-    pub errors: Vec<PipelineError>,
-    /// Its model calls.
-    pub llm_calls: Vec<LlmCall>,
 }
 
 /// Everything a run produced.
@@ -258,7 +232,7 @@ pub struct QueryResult {
     /// The sub-results combined, when there were several.
     pub combined: Option<CombinedRows>,
     /// What the curated matcher decided, when verified queries are configured.
-    pub curated: Option<super::verified::CuratedMatch>,
+    pub curated: Option<super::trace::CuratedMatch>,
     /// Where the answer came from when the planner did not write its query.
     pub source: Option<AnswerSource>,
     /// Milliseconds the whole run took.
@@ -317,9 +291,6 @@ pub enum TraceForm {
     Cleaned,
 }
 
-/// What the cleaned form says instead of a plan the policy refused.
-pub const WITHHELD: &str = "Withheld: the plan reads a table the role may not read.";
-
 impl QueryResult {
     /// This result in `form`.
     pub fn in_form(self, form: TraceForm) -> QueryResult {
@@ -329,91 +300,161 @@ impl QueryResult {
         }
     }
 
-    /// This result as a caller across a trust boundary may see it (an HTTP or MCP client
-    /// whose role is not trusted with the full trace), by one rule: every error, in
-    /// `errors` and in the trace, cleaned ([`PipelineError::cleaned`]: no details, refusals
-    /// that name no table, role or rule, database rejections in fixed sentences); a failed
-    /// policy check worded the same way; every warning cleaned alike, with no detail; the
-    /// curated matcher's fallback detail likewise; and a plan the policy refused withheld,
-    /// with the model answer that carried it, since the model was never shown a hidden
-    /// table and such a plan is where its name could otherwise appear. The
-    /// page and the command line, where the caller owns the data and the configuration,
-    /// keep the full form.
-    pub fn cleaned(mut self) -> QueryResult {
-        let refusal = || crate::validate::REFUSAL_MESSAGE.to_string();
-        let refused = |checks: &[ValidationCheck]| {
-            checks
-                .iter()
-                .any(|c| c.name == CheckName::Policy && !c.passed)
-        };
-        let clean_checks = |checks: &mut Vec<ValidationCheck>| {
-            for c in checks.iter_mut() {
-                if c.name == CheckName::Policy && !c.passed {
-                    c.message = refusal();
-                }
-            }
-        };
+    /// This result as a caller across a trust boundary may see it ([`Clean`]).
+    pub fn cleaned(self) -> QueryResult {
+        Clean::cleaned(self, &Boundary::default())
+    }
+}
+
+/// A result as a caller across a trust boundary may see it (an HTTP or MCP client whose
+/// role is not trusted with the full trace): every error and warning cleaned (no details,
+/// refusals that name no table, role or rule, database rejections in fixed sentences), a
+/// failed policy check worded the same way, the curated matcher's fallback detail likewise,
+/// and a plan the policy refused — or planning dropped unchecked — withheld with the model
+/// answers that carried it, since such a plan is where a hidden table's name could appear.
+/// Every field is named here, so a new one is decided on before it compiles. The page and
+/// the command line, where the caller owns the data and the configuration, keep the full
+/// form.
+impl Clean for QueryResult {
+    fn cleaned(self, boundary: &Boundary) -> QueryResult {
+        let QueryResult {
+            status,
+            question,
+            roles,
+            datasource,
+            plan_only,
+            sub_queries,
+            final_answer,
+            errors,
+            warnings,
+            usage,
+            usage_by_node,
+            sequential_llm_calls,
+            routing,
+            retrieval,
+            decomposition,
+            combined,
+            curated,
+            source,
+            duration_ms,
+            trace,
+            replay_divergences,
+            thread,
+            follow_up,
+            clarification,
+        } = self;
         // Which attempts of which sub-queries the policy refused, from the validator's
         // records, before their errors are cleaned.
-        let denied: Vec<(Option<String>, u32)> = self
-            .trace
+        let denied: Vec<(Option<String>, u32)> = trace
             .iter()
             .filter(|r| {
-                r.node == Node::LogicalValidator
+                r.node() == Node::LogicalValidator
                     && r.errors
                         .iter()
-                        .any(|e| e.error_code == crate::error::ErrorCode::SecurityViolation)
+                        .any(|e| e.error_code == ErrorCode::SecurityViolation)
             })
             .map(|r| (r.sub_query_id.clone(), r.attempt))
             .collect();
+        let withheld = Boundary { refused: true };
+        let trace = trace
+            .into_iter()
+            .map(|record| {
+                let planning = matches!(record.output, NodeOutput::AstPlanner(_));
+                let dropped = matches!(
+                    &record.output,
+                    NodeOutput::AstPlanner(Some(PlannerOutputs {
+                        dropped: Some(_),
+                        ..
+                    }))
+                );
+                let refused = denied.contains(&(record.sub_query_id.clone(), record.attempt));
+                let at = if planning && (refused || dropped) {
+                    &withheld
+                } else {
+                    boundary
+                };
+                record.cleaned(at)
+            })
+            .collect();
+        let sub_queries = sub_queries
+            .into_iter()
+            .map(|sub| {
+                let refused = sub
+                    .validation
+                    .iter()
+                    .any(|c| c.name == CheckName::Policy && !c.passed);
+                sub.cleaned(if refused { &withheld } else { boundary })
+            })
+            .collect();
         // A follow-up's plan diff would name what a refused plan read.
-        if !denied.is_empty() {
-            if let Some(f) = &mut self.follow_up {
-                f.diff = None;
+        let follow_up = follow_up.map(|f| {
+            let f = f.cleaned(boundary);
+            FollowUp {
+                diff: if denied.is_empty() { f.diff } else { None },
+                ..f
             }
+        });
+        QueryResult {
+            status,
+            question,
+            roles,
+            datasource,
+            plan_only,
+            sub_queries,
+            final_answer: final_answer.cleaned(boundary),
+            errors: errors.cleaned(boundary),
+            warnings: warnings.cleaned(boundary),
+            usage: usage.cleaned(boundary),
+            usage_by_node,
+            sequential_llm_calls,
+            routing: routing.cleaned(boundary),
+            retrieval: retrieval.cleaned(boundary),
+            decomposition: decomposition.cleaned(boundary),
+            combined: combined.cleaned(boundary),
+            curated: curated.cleaned(boundary),
+            source,
+            duration_ms,
+            trace,
+            replay_divergences: replay_divergences.cleaned(boundary),
+            thread: thread.cleaned(boundary),
+            follow_up,
+            clarification: clarification.cleaned(boundary),
         }
-        self.errors = self.errors.iter().map(PipelineError::cleaned).collect();
-        self.warnings = self.warnings.iter().map(RunWarning::cleaned).collect();
-        self.curated = self.curated.map(super::verified::CuratedMatch::cleaned);
-        for sub in &mut self.sub_queries {
-            if refused(&sub.validation) {
-                sub.plan = None;
-                sub.sql = None;
-            }
-            clean_checks(&mut sub.validation);
+    }
+}
+
+/// A sub-query whose plan the policy refused shows neither plan nor SQL.
+impl Clean for SubQuery {
+    fn cleaned(self, boundary: &Boundary) -> SubQuery {
+        let SubQuery {
+            id,
+            datasource_id,
+            plan,
+            sql,
+            validation,
+            columns,
+            rows,
+            truncated,
+            retry_count,
+            plan_source,
+        } = self;
+        let (plan, sql) = if boundary.refused {
+            (None, None)
+        } else {
+            (plan, sql)
+        };
+        SubQuery {
+            id,
+            datasource_id,
+            plan,
+            sql,
+            validation: validation.cleaned(boundary),
+            columns,
+            rows,
+            truncated,
+            retry_count,
+            plan_source,
         }
-        for record in &mut self.trace {
-            record.errors = record.errors.iter().map(PipelineError::cleaned).collect();
-            // The validator's record holds its checks as they were reported. (Typed again
-            // from text, not from the value: each type keeps one deserializer.)
-            if let Some(checks) = record.outputs.get_mut("checks") {
-                if let Ok(mut typed) =
-                    serde_json::from_str::<Vec<ValidationCheck>>(&checks.to_string())
-                {
-                    clean_checks(&mut typed);
-                    if let Ok(value) = serde_json::to_value(typed) {
-                        *checks = value;
-                    }
-                }
-            }
-            // The matcher's record is its `CuratedMatch`.
-            if record.node == Node::CuratedMatcher {
-                if let Ok(found) = serde_json::from_str::<super::verified::CuratedMatch>(
-                    &record.outputs.to_string(),
-                ) {
-                    record.outputs = serde_json::to_value(found.cleaned()).unwrap_or_default();
-                }
-            }
-            let at = (record.sub_query_id.clone(), record.attempt);
-            if record.node == Node::AstPlanner && denied.contains(&at) {
-                record.outputs = serde_json::json!({ "plan": WITHHELD });
-                for call in &mut record.llm_calls {
-                    call.response = None;
-                    call.error = Some(WITHHELD.to_string());
-                }
-            }
-        }
-        self
     }
 }
 

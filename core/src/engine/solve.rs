@@ -2,9 +2,13 @@
 //! retryable rejection, back to the planner with the reasons, at most `retries_max` times.
 
 use super::decompose::SubQuestion;
-use super::llm::{self, LlmCall};
+use super::llm::{self};
 use super::node::Span;
 use super::node::{At, Record, Run};
+use super::trace::{
+    ExecutorOutputs, GeneratorOutputs, LlmCall, PlannerOutputs, RefinerOutputs, RetrieverOutputs,
+    ValidatorOutputs,
+};
 use super::{prompts, sanity, Engine, Feedback, PlanSource, Planned, SubQuery};
 use crate::conversation::diff;
 use crate::datasource::{Datasource, ResultFrame};
@@ -60,9 +64,9 @@ struct Attempt<'t> {
 }
 
 impl Attempt<'_> {
-    /// `node` at this try, for this sub-query.
-    fn node(&self, node: Node) -> At<'_> {
-        At::sub(node, self.attempt, &self.task.id)
+    /// This try, for this sub-query.
+    fn at(&self) -> At<'_> {
+        At::sub(self.attempt, &self.task.id)
     }
 }
 
@@ -134,8 +138,8 @@ impl Engine<'_> {
             Some(f) => f,
             None => {
                 run.check(Node::SchemaRetriever)?;
-                run.announce(At::sub(Node::SchemaRetriever, 0, id));
-                run.announce(At::sub(Node::AstPlanner, 0, id));
+                run.announce::<RetrieverOutputs>(At::sub(0, id));
+                run.announce::<PlannerOutputs>(At::sub(0, id));
                 let mut calls = Vec::new();
                 let agent = run.bounded(&self.settings.planner);
                 solved.sequential += 1;
@@ -148,11 +152,16 @@ impl Engine<'_> {
         let retrieval = first.retrieval.clone();
         solved.sub.plan_source = first.source;
         run.record_span(
-            At::sub(Node::SchemaRetriever, 0, id),
+            At::sub(0, id),
             first.retrieved,
-            Record::ok(json!({"datasource": task.datasource, "tables": retrieval.tables, "columns": retrieval.columns,
-                   "values": retrieval.values.iter().map(|v| v.render()).collect::<Vec<_>>(),
-                   "full_snapshot": retrieval.full_snapshot})),
+            Record::ok(RetrieverOutputs {
+                datasource: task.datasource.to_string(),
+                tables: retrieval.tables.clone(),
+                columns: retrieval.columns.clone(),
+                values: retrieval.values.iter().map(|v| v.render()).collect(),
+                full_snapshot: retrieval.full_snapshot,
+                dropped: None,
+            }),
         );
         solved.retrieval = Some(retrieval.clone());
         // Looked up after the first plan is recorded, so a missing datasource loses no call.
@@ -165,16 +174,13 @@ impl Engine<'_> {
         // The blocking errors of attempts a retry went past; warnings once one succeeds.
         let mut recovered: Vec<PipelineError> = Vec::new();
         loop {
-            let planner = At::sub(Node::AstPlanner, attempt, id);
-            let record = Record::of(&planned, |p| {
-                let mut outputs = json!({"plan": p.to_string()});
-                if let Some(before) = task.previous {
-                    outputs["edit_of_previous"] = json!(diff(before, p));
-                }
-                if solved.sub.plan_source == PlanSource::Cache && attempt == 0 {
-                    outputs["plan_cache"] = json!("hit: the planner was not asked");
-                }
-                outputs
+            let planner = At::sub(attempt, id);
+            let record = Record::of(&planned, |p| PlannerOutputs {
+                plan: p.to_string(),
+                edit_of_previous: task.previous.map(|before| diff(before, p)),
+                plan_cache: (solved.sub.plan_source == PlanSource::Cache && attempt == 0)
+                    .then(|| "hit: the planner was not asked".to_string()),
+                dropped: None,
             });
             run.record_span(
                 planner,
@@ -268,7 +274,7 @@ impl Engine<'_> {
             }
             solved.sequential += 1;
             run.check(Node::AstPlanner)?;
-            run.announce(At::sub(Node::AstPlanner, attempt, id));
+            run.announce::<PlannerOutputs>(At::sub(attempt, id));
             let asked = run.now();
             let agent = run.bounded(&self.settings.planner);
             planned = self
@@ -305,7 +311,7 @@ impl Engine<'_> {
         let Feedback::Refiner(agent) = &self.settings.feedback else {
             return Ok(prompts::planner_feedback(&reasons));
         };
-        let step = run.begin(at.node(Node::Refiner)).await?;
+        let step = run.begin::<RefinerOutputs>(at.at()).await?;
         let agent = run.bounded(agent);
         let mut calls = Vec::new();
         let now = || self.clock.now_ms();
@@ -336,7 +342,12 @@ impl Engine<'_> {
                         "The refiner's advice went to the planner before its retry.",
                     )
                 };
-                step.end(Record::ok(json!({ "advice": advice })).with_calls(calls));
+                step.end(
+                    Record::ok(RefinerOutputs {
+                        advice: advice.clone(),
+                    })
+                    .with_calls(calls),
+                );
                 solved.warnings.push(noted);
                 Ok(prompts::refined_feedback(&reasons, &advice))
             }
@@ -353,7 +364,7 @@ impl Engine<'_> {
                 )
                 .with_details(json!({ "why": e.message }));
                 step.end(Record {
-                    outputs: json!(null),
+                    outputs: None,
                     errors: vec![failed.clone()],
                     calls,
                 });
@@ -392,7 +403,7 @@ impl Engine<'_> {
         run: &Run<'_>,
         solved: &mut Solved,
     ) -> Result<Validation, PipelineError> {
-        let step = run.begin(at.node(Node::LogicalValidator)).await?;
+        let step = run.begin::<ValidatorOutputs>(at.at()).await?;
         let key = at.task.part.and_then(|p| {
             let name = p.key.as_deref()?;
             Some(DeclaredKey {
@@ -410,7 +421,9 @@ impl Engine<'_> {
         );
         solved.sub.validation = v.checks.clone();
         step.end(Record {
-            outputs: json!({"checks": v.checks}),
+            outputs: Some(ValidatorOutputs {
+                checks: v.checks.clone(),
+            }),
             errors: v.errors.clone(),
             calls: vec![],
         });
@@ -432,7 +445,7 @@ impl Engine<'_> {
         if !v.passed() {
             return Ok(v.errors);
         }
-        let step = run.begin(at.node(Node::Generator)).await?;
+        let step = run.begin::<GeneratorOutputs>(at.at()).await?;
         let rendered = render(
             at.plan,
             at.schema,
@@ -440,7 +453,10 @@ impl Engine<'_> {
             &self.settings.validator.lower,
         );
         step.end(Record {
-            outputs: json!({"sql": rendered.as_ref().ok(), "dialect": db.dialect()}),
+            outputs: Some(GeneratorOutputs {
+                sql: rendered.as_ref().ok().cloned(),
+                dialect: db.dialect(),
+            }),
             errors: rendered.as_ref().err().cloned().into_iter().collect(),
             calls: vec![],
         });
@@ -449,7 +465,7 @@ impl Engine<'_> {
             Err(e) => return Ok(vec![e]),
         };
         solved.sub.sql = Some(sql.clone());
-        let step = run.begin(at.node(Node::Executor)).await?;
+        let step = run.begin::<ExecutorOutputs>(at.at()).await?;
         let limits = run.bounded_limits(crate::datasource::ExecLimits::for_plan(
             &self.settings.validator,
         ));
@@ -479,7 +495,10 @@ impl Engine<'_> {
             Err(e) => found.errors.push(e.clone()),
         }
         step.end(Record {
-            outputs: json!({"sql": sql, "rows": executed.frame.as_ref().ok().map(ResultFrame::row_count)}),
+            outputs: Some(ExecutorOutputs {
+                sql: sql.clone(),
+                rows: executed.frame.as_ref().ok().map(ResultFrame::row_count),
+            }),
             errors: found.errors.clone(),
             calls: vec![],
         });

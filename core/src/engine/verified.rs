@@ -6,6 +6,7 @@
 
 use super::llm::{structured, Structured};
 use super::node::{At, Record, Run};
+use super::trace::{Candidate, CuratedMatch, MatchReason};
 use super::{AnswerSource, Asked, Engine, SubQuery};
 use crate::curated::{bind, extract, typed, Curated, ParamValue, VerifiedQuery};
 use crate::error::{Node, PipelineError, RunWarning};
@@ -13,7 +14,7 @@ use crate::index::EntryKind;
 use crate::policy::Scope;
 use crate::provider::{Message, Role};
 use crate::run::run_plan;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -23,81 +24,6 @@ use std::collections::BTreeMap;
 pub const MATCH_FLOOR: f32 = 0.7;
 /// Verified queries offered to the model at most.
 const TOP_K: usize = 5;
-
-/// A candidate the similarity search found.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Candidate {
-    /// Its datasource.
-    pub datasource_id: String,
-    /// Its id.
-    pub query_id: String,
-    /// The best similarity of its phrasings to the question.
-    pub similarity: f32,
-}
-
-/// What the matcher decided, as the result records it.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct CuratedMatch {
-    /// True when a verified query answered.
-    pub matched: bool,
-    /// How it matched, or why it fell back.
-    pub reason: MatchReason,
-    /// The candidates by similarity (empty when code decided).
-    pub candidates: Vec<Candidate>,
-    /// The chosen query, `datasource.query`.
-    pub choice: Option<String>,
-    /// Its parameters, typed.
-    pub params: BTreeMap<String, ParamValue>,
-    /// More on a fallback.
-    pub detail: Option<String>,
-}
-
-impl CuratedMatch {
-    /// What a caller across a trust boundary may see: a fallback's detail carries the
-    /// refusal's or the database's own words, so those two say only what happened.
-    pub fn cleaned(self) -> CuratedMatch {
-        let detail = match self.reason {
-            MatchReason::PolicyDenied => Some(crate::validate::REFUSAL_MESSAGE.to_string()),
-            MatchReason::ExecutionFailed => Some("The verified query could not be run.".into()),
-            _ => self.detail,
-        };
-        CuratedMatch { detail, ..self }
-    }
-}
-
-/// How the matcher decided: a match (`code`, `model`) or the reason it fell back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum MatchReason {
-    /// Exactly one phrasing matched the whole question; no model call.
-    Code,
-    /// The model picked it among the similar ones.
-    Model,
-    /// No verified query was similar to the question (or it could not be embedded).
-    NoCandidates,
-    /// The most similar was below [`MATCH_FLOOR`].
-    BelowFloor,
-    /// The model said none of the offered queries answers the question.
-    NoneOfThese,
-    /// The model's call failed (not fatally for the run).
-    ModelFailed,
-    /// The model named a query that was not offered.
-    UnknownQuery,
-    /// A value did not fit its parameter's type, bounds or choices.
-    ParamInvalid,
-    /// A required value was missing.
-    ParamMissing,
-    /// The caller's policy refused the query's tables.
-    PolicyDenied,
-    /// The query did not bind, validate or run.
-    ExecutionFailed,
-}
 
 /// The model's pick.
 #[derive(Deserialize)]
@@ -165,7 +91,7 @@ impl Engine<'_> {
             params: BTreeMap::new(),
             detail: None,
         };
-        let step = match run.begin(At::run(Node::CuratedMatcher)).await {
+        let step = match run.begin::<CuratedMatch>(At::run()).await {
             Ok(step) => step,
             Err(e) => {
                 return Matched {
@@ -182,7 +108,7 @@ impl Engine<'_> {
         let errors = outcome.as_ref().err().cloned().into_iter().collect();
         let sequential = u32::from(!calls.is_empty());
         step.end(Record {
-            outputs: serde_json::to_value(&record).unwrap_or_default(),
+            outputs: Some(record.clone()),
             errors,
             calls,
         });
@@ -202,7 +128,7 @@ impl Engine<'_> {
         routed: &[String],
         run: &Run<'_>,
         record: &mut CuratedMatch,
-        calls: &mut Vec<super::llm::LlmCall>,
+        calls: &mut Vec<super::trace::LlmCall>,
     ) -> Result<Option<Verified>, PipelineError> {
         let searchable: Vec<&String> = routed
             .iter()
@@ -274,7 +200,7 @@ impl Engine<'_> {
         offer: &Offer<'c>,
         run: &Run<'_>,
         record: &mut CuratedMatch,
-        calls: &mut Vec<super::llm::LlmCall>,
+        calls: &mut Vec<super::trace::LlmCall>,
     ) -> Result<Option<Pick<'c>>, PipelineError> {
         let best = self.similar(offer, record).await;
         match best.first() {
@@ -359,7 +285,7 @@ impl Engine<'_> {
         offer: &Offer<'_>,
         best: &[Candidate],
         run: &Run<'_>,
-        calls: &mut Vec<super::llm::LlmCall>,
+        calls: &mut Vec<super::trace::LlmCall>,
     ) -> Result<Choice, PipelineError> {
         let offered: Vec<serde_json::Value> = best
             .iter()

@@ -2,6 +2,7 @@
 //! streamed, checked against the rows it was given.
 
 use super::node::{At, Record, Run, Step};
+use super::trace::AnswerOutputs;
 use super::{answer, llm, AnswerMode, Engine, Event, FinalAnswer, Writer};
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::value::Value;
@@ -41,7 +42,7 @@ impl Engine<'_> {
             warnings: Vec::new(),
             sequential: 0,
         };
-        let step = match run.begin(At::run(Node::AnswerSynthesizer)).await {
+        let step = match run.begin::<AnswerOutputs>(At::run()).await {
             Ok(step) => step,
             Err(e) => {
                 written.answer = Err(e);
@@ -60,14 +61,14 @@ impl Engine<'_> {
         rows: &Rows<'_>,
         run: &Run<'_>,
         written: &mut Written,
-        step: Step<'_, '_>,
+        step: Step<'_, '_, AnswerOutputs>,
     ) -> Result<FinalAnswer, PipelineError> {
         let template = || answer::template(rows.columns, rows.rows, rows.truncated);
         let mut answer = FinalAnswer {
             text: String::new(),
             written_by: Writer::Template,
         };
-        let mut record = Record::default();
+        let mut record = Record::nothing();
         match &self.settings.answer {
             AnswerMode::Template => answer.text = template(),
             AnswerMode::Llm(agent) => {
@@ -146,7 +147,10 @@ impl Engine<'_> {
             step.end(record);
             return Err(e);
         }
-        record.outputs = json!({"text": answer.text, "written_by": answer.written_by});
+        record.outputs = Some(AnswerOutputs {
+            text: answer.text.clone(),
+            written_by: answer.written_by,
+        });
         step.end(record);
         Ok(answer)
     }

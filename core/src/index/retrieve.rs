@@ -8,6 +8,7 @@ use super::values::ValueHint;
 use crate::error::Error;
 use crate::policy::Scope;
 use crate::schema::{SchemaSnapshot, Table, TypeCategory};
+use nl2sql_derive::Clean;
 use serde::Serialize;
 
 /// Retrieval settings.
@@ -62,23 +63,29 @@ impl RetrieveSettings {
 }
 
 /// What the planner gets for one datasource.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, Clean)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Retrieval {
     /// The datasource.
+    #[clean(keep)]
     pub datasource: String,
     /// Tables, in schema order.
+    #[clean(keep)]
     pub tables: Vec<String>,
     /// Columns, as `Table.Column`.
+    #[clean(keep)]
     pub columns: Vec<String>,
     /// Values the question names, as hints.
+    #[clean(keep)]
     pub values: Vec<ValueHint>,
     /// True when the whole (readable) schema was sent without searching.
+    #[clean(keep)]
     pub full_snapshot: bool,
     /// What the datasource's notes say about the tables and columns shown, and the terms
     /// about them: the lines the planner reads under the schema.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[clean(keep)]
     pub notes: Vec<String>,
 }
 

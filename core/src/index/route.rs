@@ -7,6 +7,7 @@ use super::embed::Embedder;
 use super::store::{EntryKind, SchemaIndex};
 use crate::error::Error;
 use crate::policy::Scope;
+use nl2sql_derive::Clean;
 use serde::Serialize;
 
 /// Routing settings (the reference engine's defaults).
@@ -78,17 +79,21 @@ pub struct Dropped {
 }
 
 /// Routing's decision and how it was reached.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, Clean)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Routing {
     /// The datasources kept, best first.
+    #[clean(keep)]
     pub ranked: Vec<String>,
     /// Those left out, with why.
+    #[clean(keep)]
     pub dropped: Vec<Dropped>,
     /// Each signal that ranked something.
+    #[clean(keep)]
     pub signals: Vec<SignalRecord>,
     /// Every reachable datasource's fused score, best first.
+    #[clean(keep)]
     pub fused: Vec<(String, f32)>,
 }
 

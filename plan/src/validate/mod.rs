@@ -108,6 +108,28 @@ pub struct ValidationCheck {
     pub message: String,
 }
 
+/// A failed policy check says only that the data is not the caller's to see, whatever
+/// the policy's `refusal_names_tables`.
+impl nl2sql_error::Clean for ValidationCheck {
+    fn cleaned(self, _: &nl2sql_error::Boundary) -> ValidationCheck {
+        let ValidationCheck {
+            name,
+            passed,
+            message,
+        } = self;
+        let message = if name == CheckName::Policy && !passed {
+            REFUSAL_MESSAGE.to_string()
+        } else {
+            message
+        };
+        ValidationCheck {
+            name,
+            passed,
+            message,
+        }
+    }
+}
+
 /// What the validator found.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Validation {

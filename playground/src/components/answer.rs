@@ -184,10 +184,7 @@ fn why_these(res: &QueryResult) -> Option<String> {
     let resolver = res
         .trace
         .iter()
-        .find(|n| n.node == Node::DatasourceResolver)?;
-    // A node's outputs are its own record, kept as JSON; the verdict's reason is read from it.
-    resolver.outputs["verdict"]["reason"]
-        .as_str()
-        .filter(|r| !r.is_empty())
-        .map(str::to_string)
+        .find(|n| n.node() == Node::DatasourceResolver)?;
+    let reason = &resolver.output.resolver()?.verdict.as_ref()?.reason;
+    (!reason.is_empty()).then(|| reason.clone())
 }

@@ -5,7 +5,7 @@ use super::{RetrievalTables, RoutingTables};
 use crate::run::{Step, StepStatus};
 use crate::state::AppState;
 use leptos::prelude::*;
-use nl2sql_core::engine::llm::LlmCall;
+use nl2sql_core::engine::LlmCall;
 use nl2sql_core::engine::NodeRecord;
 use nl2sql_core::error::{Node, PipelineError};
 use nl2sql_core::provider::Role;
@@ -109,7 +109,7 @@ fn NodeDetails(index: usize, on_close: impl Fn() + 'static + Copy) -> impl IntoV
 fn Record(record: NodeRecord) -> impl IntoView {
     let status = StepStatus::from(record.status).as_str();
     view! {
-        <h3>{record.node.to_string().replace('_', " ")}</h3>
+        <h3>{record.node().to_string().replace('_', " ")}</h3>
         <p class="muted">
             {format!(
                 "attempt {} · {status} · started at {} ms · {} ms",
@@ -120,7 +120,7 @@ fn Record(record: NodeRecord) -> impl IntoView {
         </p>
         {record.errors.into_iter().map(|e| view! { <ErrorLine error=e /> }).collect_view()}
         <h4>"Outputs"</h4>
-        <pre class="json">{pretty(&record.outputs)}</pre>
+        <pre class="json">{serde_json::to_string_pretty(&record.output).unwrap_or_default()}</pre>
         {record.llm_calls.into_iter().enumerate().map(|(i, c)| view! { <ModelCall call=c number=i + 1 /> }).collect_view()}
     }
 }
