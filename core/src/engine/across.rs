@@ -10,7 +10,7 @@ use super::node::{At, Record, Run, ROWS_PREVIEW};
 use super::solve::{Solved, Task};
 use super::trace::AggregatorOutputs;
 use super::write::Rows;
-use super::{Asked, CombinedRows, Engine, Event, Found, Status};
+use super::{Asked, CombinedRows, Engine, Event, Found, Staged, Status};
 use crate::error::{ErrorCode, Node, PipelineError, Severity};
 use crate::index::{render, retrieve};
 use crate::provider::{Message, Role};
@@ -23,12 +23,16 @@ impl Engine<'_> {
         q: &Asked<'_>,
         accepted: &[String],
         run: &Run<'_>,
-        found: &mut Found,
-    ) -> Result<(), PipelineError> {
+    ) -> Staged {
         let (d, sequential) = self.decompose(q, accepted, run).await;
-        found.sequential += sequential;
-        let d = d?;
-        found.decomposition = Some(d.clone());
+        let found = Found {
+            sequential,
+            ..Found::default()
+        };
+        let d = match d {
+            Ok(d) => d,
+            Err(e) => return found.ending(Err(e)),
+        };
         let tasks: Vec<Task> = d
             .sub_queries
             .iter()
@@ -49,24 +53,39 @@ impl Engine<'_> {
                 .collect(),
         )
         .await;
-        found.sequential += solved.iter().map(|s| s.sequential).max().unwrap_or(0);
+        // The parts ran side by side: the longest chain of calls counts.
+        let parts = solved.iter().map(|s| s.sequential).max().unwrap_or(0);
         let mut failure = None;
+        let mut warnings = Vec::new();
+        let mut sub_queries = Vec::new();
         for s in solved {
-            found.warnings.extend(s.warnings);
-            found.sub_queries.push(s.sub);
+            warnings.extend(s.warnings);
+            sub_queries.push(s.sub);
             if let (Err(e), None) = (s.outcome, &failure) {
                 failure = Some(e);
             }
         }
+        let found = found.then(Found {
+            decomposition: Some(d.clone()),
+            sequential: parts,
+            warnings,
+            sub_queries,
+            ..Found::default()
+        });
         if let Some(e) = failure {
-            return Err(e);
+            return found.ending(Err(e));
         }
         if q.options.plan_only {
-            found.status = Status::PlanOnly;
-            return Ok(());
+            return Found {
+                status: Some(Status::PlanOnly),
+                ..found
+            }
+            .ending(Ok(()));
         }
-        let combined = self.aggregate(&d, &found.sub_queries, run).await?;
-        found.warnings.extend(combined.warnings);
+        let combined = match self.aggregate(&d, &found.sub_queries, run).await {
+            Ok(c) => c,
+            Err(e) => return found.ending(Err(e)),
+        };
         let frame = combined.frame;
         run.emit(Event::Rows {
             sub_query_id: "combined".to_string(),
@@ -92,8 +111,13 @@ impl Engine<'_> {
                 run,
             )
             .await;
-        found.combined = Some(rows);
-        found.answered(written)
+        found
+            .then(Found {
+                warnings: combined.warnings,
+                combined: Some(rows),
+                ..Found::default()
+            })
+            .then_staged(Found::answered(written))
     }
 
     /// The aggregator's node: the parts' rows combined in the scratch database.

@@ -182,9 +182,13 @@ impl Talk {
     }
 }
 
-/// What the steps of a run found, gathered into the [`QueryResult`] once the run is over.
+/// What a stage of a run found. Each stage returns its own as a value ([`Staged`]); a
+/// stage that runs others folds theirs into its own ([`Found::then`]), and the
+/// [`QueryResult`] is built from the whole once the run is over.
+#[derive(Default)]
 struct Found {
-    status: Status,
+    /// How the run ended, once a stage says (none: an error).
+    status: Option<Status>,
     routing: Option<Routing>,
     retrieval: Option<Retrieval>,
     decomposition: Option<decompose::Decomposition>,
@@ -201,34 +205,71 @@ struct Found {
     diff: Option<PlanDiff>,
 }
 
+/// A stage's findings and how it ended: what a failing stage found (its warnings, its
+/// calls, its sub-queries) is kept beside its error.
+struct Staged {
+    found: Found,
+    outcome: Result<(), PipelineError>,
+}
+
 impl Found {
-    fn new(notices: &[RunWarning]) -> Found {
+    /// These findings, then a later stage's: its parts added, its answers in force.
+    fn then(self, later: Found) -> Found {
+        let mut sub_queries = self.sub_queries;
+        sub_queries.extend(later.sub_queries);
+        let mut warnings = self.warnings;
+        warnings.extend(later.warnings);
         Found {
-            status: Status::Error,
-            routing: None,
-            retrieval: None,
-            decomposition: None,
-            combined: None,
-            curated: None,
-            source: None,
-            sub_queries: Vec::new(),
-            final_answer: None,
-            warnings: notices.to_vec(),
-            sequential: 0,
-            clarification: None,
-            clarified_on: None,
-            diff: None,
+            status: later.status.or(self.status),
+            routing: later.routing.or(self.routing),
+            retrieval: later.retrieval.or(self.retrieval),
+            decomposition: later.decomposition.or(self.decomposition),
+            combined: later.combined.or(self.combined),
+            curated: later.curated.or(self.curated),
+            source: later.source.or(self.source),
+            sub_queries,
+            final_answer: later.final_answer.or(self.final_answer),
+            warnings,
+            sequential: self.sequential + later.sequential,
+            clarification: later.clarification.or(self.clarification),
+            clarified_on: later.clarified_on.or(self.clarified_on),
+            diff: later.diff.or(self.diff),
         }
     }
 
-    /// The run ends with `written`: its warnings and calls are kept whether or not an
+    /// These findings, then a later stage's, ending as it ended.
+    fn then_staged(self, later: Staged) -> Staged {
+        Staged {
+            found: self.then(later.found),
+            outcome: later.outcome,
+        }
+    }
+
+    /// The stage ends here, as `outcome` says.
+    fn ending(self, outcome: Result<(), PipelineError>) -> Staged {
+        Staged {
+            found: self,
+            outcome,
+        }
+    }
+
+    /// The findings of an answer written: its warnings and calls, kept whether or not an
     /// answer came.
-    fn answered(&mut self, written: Written) -> Result<(), PipelineError> {
-        self.warnings.extend(written.warnings);
-        self.sequential += written.sequential;
-        self.final_answer = Some(written.answer?);
-        self.status = Status::Success;
-        Ok(())
+    fn answered(written: Written) -> Staged {
+        let found = Found {
+            warnings: written.warnings,
+            sequential: written.sequential,
+            ..Found::default()
+        };
+        match written.answer {
+            Ok(answer) => Found {
+                final_answer: Some(answer),
+                status: Some(Status::Success),
+                ..found
+            }
+            .ending(Ok(())),
+            Err(e) => found.ending(Err(e)),
+        }
     }
 }
 
@@ -397,12 +438,17 @@ impl<'a> Engine<'a> {
             scope: self.catalog.policies().scope(&options.roles),
             talk: Talk::of(question, thread),
         };
-        let mut found = Found::new(self.notices);
+        let Staged { found, outcome } = self.steps(&asked, &run).await;
+        let mut found = Found {
+            warnings: self.notices.to_vec(),
+            ..Found::default()
+        }
+        .then(found);
         let mut errors = Vec::new();
-        if let Err(e) = self.steps(&asked, &run, &mut found).await {
+        if let Err(e) = outcome {
             let e = run.explain(e);
             match e.error_code {
-                ErrorCode::RunLimitReached => found.status = Status::Stopped,
+                ErrorCode::RunLimitReached => found.status = Some(Status::Stopped),
                 ErrorCode::PipelineTimeout => {
                     found.final_answer = Some(FinalAnswer {
                         text: format!(
@@ -425,7 +471,7 @@ impl<'a> Engine<'a> {
         });
         let thread = self.next_thread(&asked, &found);
         let mut result = QueryResult {
-            status: found.status,
+            status: found.status.unwrap_or(Status::Error),
             question: question.to_string(),
             roles: options.roles.clone(),
             datasource: options.datasource.clone(),
@@ -456,50 +502,66 @@ impl<'a> Engine<'a> {
 
     /// The run: route, let a verified query answer, then check answerability (planning
     /// beside it) and answer from one datasource or from several together.
-    async fn steps(
-        &self,
-        q: &Asked<'_>,
-        run: &Run<'_>,
-        found: &mut Found,
-    ) -> Result<(), PipelineError> {
-        let resolver = run.begin::<ResolverOutputs>(At::run()).await?;
-        let (candidates, listed, skipped) = match self.candidates(q).await {
+    async fn steps(&self, q: &Asked<'_>, run: &Run<'_>) -> Staged {
+        let resolver = match run.begin::<ResolverOutputs>(At::run()).await {
+            Ok(step) => step,
+            Err(e) => return Found::default().ending(Err(e)),
+        };
+        let (candidates, listed, skipped, routing) = match self.candidates(q).await {
             Ok(routed) => {
                 run.emit(Event::Routed {
                     candidates: routed.candidates.clone(),
                     routing: routed.routing.clone(),
                 });
-                found.routing = routed.routing;
-                (routed.candidates, routed.listed, routed.skipped)
+                (
+                    routed.candidates,
+                    routed.listed,
+                    routed.skipped,
+                    routed.routing,
+                )
             }
             Err(e) => {
                 resolver.end(Record::failed(&e));
-                return Err(e);
+                return Found::default().ending(Err(e));
             }
         };
-        if let Err(e) = self.schemas_current(&candidates, found).await {
-            resolver.end(Record::failed(&e));
-            return Err(e);
-        }
+        let found = Found {
+            routing,
+            ..Found::default()
+        };
+        let found = match self.schemas_current(&candidates).await {
+            Ok(warnings) => Found { warnings, ..found },
+            Err(e) => {
+                resolver.end(Record::failed(&e));
+                return found.ending(Err(e));
+            }
+        };
         // A verified query answers before any model is asked to plan (plan-only runs want
         // a generated plan, so they skip it; a follow-up is an edit of the previous plan,
         // which no verified query knows).
+        let mut found = found;
         if let (Some(curated), false, false) = (self.curated, q.options.plan_only, q.talk.follows())
         {
             let matched = self.try_verified(curated, q, &candidates, run).await;
-            found.curated = matched.record;
-            found.sequential += matched.sequential;
+            found = found.then(Found {
+                curated: matched.record,
+                sequential: matched.sequential,
+                ..Found::default()
+            });
             match matched.outcome {
                 Ok(None) => {}
                 Ok(Some(v)) => {
                     resolver.end(Record::ok(resolver_outputs(&candidates, &skipped, q)));
-                    found.source = Some(v.source);
-                    found.warnings.extend(v.warnings);
-                    return self.answer_from(q, v.sub, run, found).await;
+                    let found = found.then(Found {
+                        source: Some(v.source),
+                        warnings: v.warnings,
+                        ..Found::default()
+                    });
+                    return found.then_staged(self.answer_from(q, v.sub, run).await);
                 }
                 Err(e) => {
                     resolver.end(Record::ok(resolver_outputs(&candidates, &skipped, q)));
-                    return Err(e);
+                    return found.ending(Err(e));
                 }
             }
         }
@@ -513,10 +575,14 @@ impl<'a> Engine<'a> {
                     clarification: Some(asked.clone()),
                     ..resolver_outputs(&candidates, &skipped, q)
                 }));
-                found.status = Status::NeedsClarification;
-                found.clarification = Some(asked);
-                found.clarified_on = Some(first.clone());
-                return Ok(());
+                return found
+                    .then(Found {
+                        status: Some(Status::NeedsClarification),
+                        clarification: Some(asked),
+                        clarified_on: Some(first.clone()),
+                        ..Found::default()
+                    })
+                    .ending(Ok(()));
             }
         }
         // A plan that ran for this very question before skips the check and the planner;
@@ -533,23 +599,27 @@ impl<'a> Engine<'a> {
             run.announce::<PlannerOutputs>(At::run());
             let task = self.task(q, &datasource);
             let planned = self.cached_planned(&task, &q.scope, plan).await;
-            return self
-                .one(q, &datasource, Some((planned, Vec::new())), run, found)
-                .await;
+            return found.then_staged(
+                self.one(q, &datasource, Some((planned, Vec::new())), run)
+                    .await,
+            );
         }
         let resolved = self
             .resolve(q, (candidates, listed), &skipped, resolver, run)
             .await;
-        found.sequential += resolved.sequential;
-        match resolved.outcome? {
-            Resolution::One {
+        let found = found.then(Found {
+            sequential: resolved.sequential,
+            ..Found::default()
+        });
+        match resolved.outcome {
+            Err(e) => found.ending(Err(e)),
+            Ok(Resolution::One {
                 datasource,
                 planned,
-            } => {
-                self.one(q, &datasource, planned.map(|p| *p), run, found)
-                    .await
+            }) => found.then_staged(self.one(q, &datasource, planned.map(|p| *p), run).await),
+            Ok(Resolution::Several(accepted)) => {
+                found.then_staged(self.several(q, &accepted, run).await)
             }
-            Resolution::Several(accepted) => self.several(q, &accepted, run, found).await,
         }
     }
 
@@ -560,40 +630,48 @@ impl<'a> Engine<'a> {
         datasource: &str,
         planned: Option<(Planned, Vec<LlmCall>)>,
         run: &Run<'_>,
-        found: &mut Found,
-    ) -> Result<(), PipelineError> {
+    ) -> Staged {
         let task = self.task(q, datasource);
         let solved = self
             .solve(&task, &q.scope, planned, q.options.plan_only, run)
             .await;
         // Only a plan that passed is shown as the edit: a refused one may read what the
         // caller may not see.
-        if let (Some(before), Some(after), Ok(())) =
-            (task.previous, solved.sub.plan.as_ref(), &solved.outcome)
-        {
-            found.diff = Some(conversation::diff(before, after));
-        }
+        let diff = match (task.previous, solved.sub.plan.as_ref(), &solved.outcome) {
+            (Some(before), Some(after), Ok(())) => Some(conversation::diff(before, after)),
+            _ => None,
+        };
         let fresh = (solved.sub.plan_source == PlanSource::Planner)
             .then(|| solved.sub.plan.clone())
             .flatten();
-        found.retrieval = solved.retrieval;
-        found.warnings.extend(solved.warnings);
-        found.sequential += solved.sequential;
+        let found = Found {
+            diff,
+            retrieval: solved.retrieval,
+            warnings: solved.warnings,
+            sequential: solved.sequential,
+            ..Found::default()
+        };
         if let Err(e) = solved.outcome {
-            found.sub_queries.push(solved.sub);
-            return Err(e);
+            return Found {
+                sub_queries: vec![solved.sub],
+                ..found
+            }
+            .ending(Err(e));
         }
         if q.options.plan_only {
-            found.sub_queries.push(solved.sub);
-            found.status = Status::PlanOnly;
-            return Ok(());
+            return Found {
+                sub_queries: vec![solved.sub],
+                status: Some(Status::PlanOnly),
+                ..found
+            }
+            .ending(Ok(()));
         }
-        self.answer_from(q, solved.sub, run, found).await?;
+        let answered = found.then_staged(self.answer_from(q, solved.sub, run).await);
         // Kept only once it validated and ran.
-        if let Some(plan) = fresh {
+        if let (Some(plan), Ok(())) = (fresh, &answered.outcome) {
             self.remember(q, datasource, plan);
         }
-        Ok(())
+        answered
     }
 
     /// Sub-query `q1` of the question on `datasource`: the previous turn's plan is the one
@@ -680,7 +758,7 @@ impl<'a> Engine<'a> {
             .as_ref()
             .map(|t| t.last_turns(self.settings.thread_turns))
             .unwrap_or_default();
-        let turn = match found.status {
+        let turn = match found.status.unwrap_or(Status::Error) {
             Status::NeedsClarification => Turn {
                 question: q.question.to_string(),
                 datasource: found.clarified_on.clone(),
@@ -717,11 +795,11 @@ impl<'a> Engine<'a> {
     async fn schemas_current(
         &self,
         candidates: &[String],
-        found: &mut Found,
-    ) -> Result<(), PipelineError> {
+    ) -> Result<Vec<RunWarning>, PipelineError> {
         let policy = self.settings.schema_mismatch;
+        let mut warnings = Vec::new();
         if policy == MismatchPolicy::Ignore {
-            return Ok(());
+            return Ok(warnings);
         }
         for id in candidates {
             let Some(entry) = self.catalog.entry(id) else {
@@ -729,10 +807,9 @@ impl<'a> Engine<'a> {
             };
             match entry.datasource.fingerprint().await {
                 Ok(live) => {
-                    let checked = self.catalog.index().check_fingerprint(id, &live, policy)?;
-                    found.warnings.extend(checked);
+                    warnings.extend(self.catalog.index().check_fingerprint(id, &live, policy)?);
                 }
-                Err(e) => found.warnings.push(RunWarning::new(
+                Err(e) => warnings.push(RunWarning::new(
                     Node::DatasourceResolver,
                     ErrorCode::DbExecutionError,
                     format!(
@@ -741,25 +818,22 @@ impl<'a> Engine<'a> {
                 )),
             }
         }
-        Ok(())
+        Ok(warnings)
     }
 
     /// Writes the answer from one sub-query's rows (already announced).
-    async fn answer_from(
-        &self,
-        q: &Asked<'_>,
-        sub: SubQuery,
-        run: &Run<'_>,
-        found: &mut Found,
-    ) -> Result<(), PipelineError> {
+    async fn answer_from(&self, q: &Asked<'_>, sub: SubQuery, run: &Run<'_>) -> Staged {
         let rows = Rows {
             columns: &sub.columns,
             rows: &sub.rows,
             truncated: sub.truncated,
         };
         let written = self.write_answer(q.question, rows, run).await;
-        found.sub_queries.push(sub);
-        found.answered(written)
+        Found {
+            sub_queries: vec![sub],
+            ..Found::default()
+        }
+        .then_staged(Found::answered(written))
     }
 
     /// The answerability check over routing's candidates (the chosen datasource, when the

@@ -70,6 +70,26 @@ impl Attempt<'_> {
     }
 }
 
+/// What one attempt's validator, generator and executor gave: rows (with their warnings)
+/// or the rejections a retry may answer.
+struct Ran {
+    validation: Vec<crate::validate::ValidationCheck>,
+    sql: Option<String>,
+    /// The rows, when the query ran and nothing blocked them.
+    frame: Option<ResultFrame>,
+    warnings: Vec<RunWarning>,
+    rejections: Vec<PipelineError>,
+}
+
+/// What the planner hears after a rejection, and what asking the refiner cost.
+struct Advice {
+    prompt: String,
+    /// PLAN_FEEDBACK with the advice, or REFINER_FAILED.
+    warning: Option<RunWarning>,
+    /// Model calls made one after another (the refiner's).
+    sequential: u32,
+}
+
 /// What a step found: blocking errors and warnings.
 #[derive(Default)]
 struct Findings {
@@ -96,6 +116,24 @@ impl Engine<'_> {
         plan_only: bool,
         run: &Run<'_>,
     ) -> Solved {
+        let mut solved = self.attempts(task, scope, first, plan_only, run).await;
+        // Every warning says which sub-query it concerns.
+        for w in &mut solved.warnings {
+            w.sub_query_id.get_or_insert_with(|| task.id.clone());
+        }
+        solved
+    }
+
+    /// The tries themselves: the sub-query as it stands after each, returned whole however
+    /// it ended.
+    async fn attempts(
+        &self,
+        task: &Task<'_>,
+        scope: &Scope<'_>,
+        first: Option<(Planned, Vec<LlmCall>)>,
+        plan_only: bool,
+        run: &Run<'_>,
+    ) -> Solved {
         let mut solved = Solved {
             sub: SubQuery {
                 id: task.id.clone(),
@@ -114,30 +152,23 @@ impl Engine<'_> {
             sequential: 0,
             outcome: Ok(()),
         };
-        solved.outcome = self
-            .attempts(task, scope, first, plan_only, run, &mut solved)
-            .await;
-        // Every warning says which sub-query it concerns.
-        for w in &mut solved.warnings {
-            w.sub_query_id.get_or_insert_with(|| task.id.clone());
+        // What the sub-query found so far is returned with the error that ended it.
+        macro_rules! or_end {
+            ($e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(e) => {
+                        solved.outcome = Err(e);
+                        return solved;
+                    }
+                }
+            };
         }
-        solved
-    }
-
-    async fn attempts(
-        &self,
-        task: &Task<'_>,
-        scope: &Scope<'_>,
-        first: Option<(Planned, Vec<LlmCall>)>,
-        plan_only: bool,
-        run: &Run<'_>,
-        solved: &mut Solved,
-    ) -> Result<(), PipelineError> {
         let id = task.id.as_str();
         let (first, mut calls) = match first {
             Some(f) => f,
             None => {
-                run.check(Node::SchemaRetriever)?;
+                or_end!(run.check(Node::SchemaRetriever));
                 run.announce::<RetrieverOutputs>(At::sub(0, id));
                 run.announce::<PlannerOutputs>(At::sub(0, id));
                 let mut calls = Vec::new();
@@ -189,7 +220,7 @@ impl Engine<'_> {
             );
             match planned {
                 Ok(plan) => {
-                    let (db, schema) = opened.clone()?;
+                    let (db, schema) = or_end!(opened.clone());
                     solved.sub.plan = Some(plan.clone());
                     let try_ = Attempt {
                         task,
@@ -199,7 +230,8 @@ impl Engine<'_> {
                         attempt,
                     };
                     let rejections = if plan_only {
-                        let v = self.checked(&try_, run, solved).await?;
+                        let v = or_end!(self.checked(&try_, run).await);
+                        solved.sub.validation = v.checks.clone();
                         solved.warnings.extend(v.warnings.iter().cloned());
                         if v.passed() {
                             solved.sub.sql = render(
@@ -212,20 +244,33 @@ impl Engine<'_> {
                             solved
                                 .warnings
                                 .extend(recovered.into_iter().map(RunWarning::recovered));
-                            return Ok(());
+                            return solved;
                         }
                         v.errors
                     } else {
-                        let rejections = self
-                            .check_render_run(&try_, db, run, solved, &mut retried)
-                            .await?;
-                        if rejections.is_empty() {
+                        let ran =
+                            or_end!(self.check_render_run(&try_, db, run, &mut retried).await);
+                        solved.sub.validation = ran.validation;
+                        if let Some(sql) = ran.sql {
+                            solved.sub.sql = Some(sql);
+                        }
+                        if let Some(frame) = ran.frame {
+                            // A part's columns take the names the combination declared
+                            // for them.
+                            solved.sub.columns = match task.part {
+                                Some(p) => p.columns.clone(),
+                                None => frame.columns,
+                            };
+                            solved.sub.rows = frame.rows;
+                            solved.sub.truncated = frame.truncated;
+                            solved.warnings.extend(ran.warnings);
+                            run.rows(&solved.sub);
                             solved
                                 .warnings
                                 .extend(recovered.into_iter().map(RunWarning::recovered));
-                            return Ok(());
+                            return solved;
                         }
-                        rejections
+                        ran.rejections
                     };
                     let blocking: Vec<&PipelineError> = rejections
                         .iter()
@@ -234,7 +279,7 @@ impl Engine<'_> {
                     let retryable =
                         !blocking.is_empty() && blocking.iter().all(|e| e.is_retryable());
                     if !retryable || attempt >= self.settings.retries_max {
-                        return Err(rejections
+                        solved.outcome = Err(rejections
                             .into_iter()
                             .find(|e| e.severity.is_blocking())
                             .unwrap_or_else(|| {
@@ -245,22 +290,23 @@ impl Engine<'_> {
                                     "The plan was rejected.",
                                 )
                             }));
+                        return solved;
                     }
                     attempt += 1;
                     solved.sub.retry_count = attempt;
                     let blocking: Vec<PipelineError> = blocking.into_iter().cloned().collect();
                     recovered.extend(blocking.iter().cloned());
                     let failed = Attempt { attempt, ..try_ };
-                    let feedback = self
-                        .feedback(&failed, &retrieval, &blocking, run, solved)
-                        .await?;
+                    let advice = or_end!(self.feedback(&failed, &retrieval, &blocking, run).await);
+                    solved.sequential += advice.sequential;
+                    solved.warnings.extend(advice.warning);
                     history.push(Message {
                         role: Role::Assistant,
                         content: serde_json::to_string(&plan).unwrap_or_default(),
                     });
                     history.push(Message {
                         role: Role::User,
-                        content: feedback,
+                        content: advice.prompt,
                     });
                 }
                 // The planner's answer never parsed, its own parse retries spent: like any
@@ -270,10 +316,13 @@ impl Engine<'_> {
                     solved.sub.retry_count = attempt;
                     recovered.push(e);
                 }
-                Err(e) => return Err(e),
+                Err(e) => {
+                    solved.outcome = Err(e);
+                    return solved;
+                }
             }
             solved.sequential += 1;
-            run.check(Node::AstPlanner)?;
+            or_end!(run.check(Node::AstPlanner));
             run.announce::<PlannerOutputs>(At::sub(attempt, id));
             let asked = run.now();
             let agent = run.bounded(&self.settings.planner);
@@ -305,17 +354,19 @@ impl Engine<'_> {
         retrieval: &Retrieval,
         blocking: &[PipelineError],
         run: &Run<'_>,
-        solved: &mut Solved,
-    ) -> Result<String, PipelineError> {
+    ) -> Result<Advice, PipelineError> {
         let reasons: Vec<String> = blocking.iter().map(|e| e.message.clone()).collect();
         let Feedback::Refiner(agent) = &self.settings.feedback else {
-            return Ok(prompts::planner_feedback(&reasons));
+            return Ok(Advice {
+                prompt: prompts::planner_feedback(&reasons),
+                warning: None,
+                sequential: 0,
+            });
         };
         let step = run.begin::<RefinerOutputs>(at.at()).await?;
         let agent = run.bounded(agent);
         let mut calls = Vec::new();
         let now = || self.clock.now_ms();
-        solved.sequential += 1;
         let system = prompts::refiner_system(at.schema, retrieval);
         let today = self.settings.validator.lower.today.as_deref();
         let advice = llm::text(
@@ -348,8 +399,11 @@ impl Engine<'_> {
                     })
                     .with_calls(calls),
                 );
-                solved.warnings.push(noted);
-                Ok(prompts::refined_feedback(&reasons, &advice))
+                Ok(Advice {
+                    prompt: prompts::refined_feedback(&reasons, &advice),
+                    warning: Some(noted),
+                    sequential: 1,
+                })
             }
             Err(e) if !e.is_retryable() => {
                 step.end(Record::failed(&e).with_calls(calls));
@@ -368,8 +422,11 @@ impl Engine<'_> {
                     errors: vec![failed.clone()],
                     calls,
                 });
-                solved.warnings.push(RunWarning::from(failed));
-                Ok(prompts::planner_feedback(&reasons))
+                Ok(Advice {
+                    prompt: prompts::planner_feedback(&reasons),
+                    warning: Some(RunWarning::from(failed)),
+                    sequential: 1,
+                })
             }
         }
     }
@@ -397,12 +454,7 @@ impl Engine<'_> {
 
     /// The validator's node: the plan checked for the caller, the checks kept on the
     /// sub-query, the record written.
-    async fn checked(
-        &self,
-        at: &Attempt<'_>,
-        run: &Run<'_>,
-        solved: &mut Solved,
-    ) -> Result<Validation, PipelineError> {
+    async fn checked(&self, at: &Attempt<'_>, run: &Run<'_>) -> Result<Validation, PipelineError> {
         let step = run.begin::<ValidatorOutputs>(at.at()).await?;
         let key = at.task.part.and_then(|p| {
             let name = p.key.as_deref()?;
@@ -419,7 +471,6 @@ impl Engine<'_> {
             &self.settings.validator,
             key,
         );
-        solved.sub.validation = v.checks.clone();
         step.end(Record {
             outputs: Some(ValidatorOutputs {
                 checks: v.checks.clone(),
@@ -431,19 +482,25 @@ impl Engine<'_> {
     }
 
     /// One attempt's deterministic steps, each its own node in the trace: the validator's
-    /// checks, the generator's SQL, the executor's rows and sanity checks. Returns the
-    /// rejections (empty when rows are in `solved`).
+    /// checks, the generator's SQL, the executor's rows and sanity checks.
     async fn check_render_run(
         &self,
         at: &Attempt<'_>,
         db: &dyn Datasource,
         run: &Run<'_>,
-        solved: &mut Solved,
         retried: &mut Retried,
-    ) -> Result<Vec<PipelineError>, PipelineError> {
-        let v = self.checked(at, run, solved).await?;
+    ) -> Result<Ran, PipelineError> {
+        let v = self.checked(at, run).await?;
+        let mut ran = Ran {
+            validation: v.checks.clone(),
+            sql: None,
+            frame: None,
+            warnings: Vec::new(),
+            rejections: Vec::new(),
+        };
         if !v.passed() {
-            return Ok(v.errors);
+            ran.rejections = v.errors;
+            return Ok(ran);
         }
         let step = run.begin::<GeneratorOutputs>(at.at()).await?;
         let rendered = render(
@@ -462,9 +519,12 @@ impl Engine<'_> {
         });
         let sql = match rendered {
             Ok(sql) => sql,
-            Err(e) => return Ok(vec![e]),
+            Err(e) => {
+                ran.rejections = vec![e];
+                return Ok(ran);
+            }
         };
-        solved.sub.sql = Some(sql.clone());
+        ran.sql = Some(sql.clone());
         let step = run.begin::<ExecutorOutputs>(at.at()).await?;
         let limits = run.bounded_limits(crate::datasource::ExecLimits::for_plan(
             &self.settings.validator,
@@ -505,19 +565,12 @@ impl Engine<'_> {
         let blocked = found.errors.iter().any(|e| e.severity.is_blocking());
         match executed.frame {
             Ok(frame) if !blocked => {
-                // A part's columns take the names the combination declared for them.
-                solved.sub.columns = match at.task.part {
-                    Some(p) => p.columns.clone(),
-                    None => frame.columns,
-                };
-                solved.sub.rows = frame.rows;
-                solved.sub.truncated = frame.truncated;
-                solved.warnings.extend(found.warnings);
-                run.rows(&solved.sub);
-                Ok(Vec::new())
+                ran.frame = Some(frame);
+                ran.warnings = found.warnings;
             }
-            _ => Ok(found.errors),
+            _ => ran.rejections = found.errors,
         }
+        Ok(ran)
     }
 
     /// The sanity checks on a result that ran: an empty result whose filter names a value

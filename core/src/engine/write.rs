@@ -34,35 +34,26 @@ impl Engine<'_> {
         rows: Rows<'_>,
         run: &Run<'_>,
     ) -> Written {
-        let mut written = Written {
-            answer: Ok(FinalAnswer {
-                text: String::new(),
-                written_by: Writer::Template,
-            }),
-            warnings: Vec::new(),
-            sequential: 0,
-        };
-        let step = match run.begin::<AnswerOutputs>(At::run()).await {
-            Ok(step) => step,
-            Err(e) => {
-                written.answer = Err(e);
-                return written;
-            }
-        };
-        written.answer = self.write(question, &rows, run, &mut written, step).await;
-        written
+        match run.begin::<AnswerOutputs>(At::run()).await {
+            Ok(step) => self.write(question, &rows, run, step).await,
+            Err(e) => Written {
+                answer: Err(e),
+                warnings: Vec::new(),
+                sequential: 0,
+            },
+        }
     }
 
-    /// The answer node's work, recorded by `step`; warnings and the call count go to
-    /// `written`.
+    /// The answer node's work, recorded by `step`.
     async fn write(
         &self,
         question: &str,
         rows: &Rows<'_>,
         run: &Run<'_>,
-        written: &mut Written,
         step: Step<'_, '_, AnswerOutputs>,
-    ) -> Result<FinalAnswer, PipelineError> {
+    ) -> Written {
+        let mut warnings = Vec::new();
+        let mut sequential = 0;
         let template = || answer::template(rows.columns, rows.rows, rows.truncated);
         let mut answer = FinalAnswer {
             text: String::new(),
@@ -79,7 +70,7 @@ impl Engine<'_> {
                         text: piece.to_string(),
                     });
                 };
-                written.sequential = 1;
+                sequential = 1;
                 let now = || self.clock.now_ms();
                 let text = llm::text(
                     &self.caller(&now),
@@ -98,7 +89,7 @@ impl Engine<'_> {
                     Ok(text) => {
                         let made_up = answer::ungrounded(&text, question, rows.columns, rows.rows);
                         if !made_up.is_empty() {
-                            written.warnings.push(RunWarning {
+                            warnings.push(RunWarning {
                                 detail: Some(json!({ "not_in_result": made_up })),
                                 ..RunWarning::new(
                                     Node::AnswerSynthesizer,
@@ -124,7 +115,11 @@ impl Engine<'_> {
                     {
                         record.errors.push(e.clone());
                         step.end(record);
-                        return Err(e);
+                        return Written {
+                            answer: Err(e),
+                            warnings,
+                            sequential,
+                        };
                     }
                     // The rows are there: a failed write-up falls back to the template,
                     // and says so.
@@ -133,7 +128,7 @@ impl Engine<'_> {
                             severity: Severity::Warning,
                             ..e
                         };
-                        written.warnings.push(RunWarning::from(warning.clone()));
+                        warnings.push(RunWarning::from(warning.clone()));
                         record.errors.push(warning);
                         answer.text = template();
                     }
@@ -145,13 +140,21 @@ impl Engine<'_> {
         if let Err(e) = run.check(Node::AnswerSynthesizer) {
             record.errors.push(e.clone());
             step.end(record);
-            return Err(e);
+            return Written {
+                answer: Err(e),
+                warnings,
+                sequential,
+            };
         }
         record.outputs = Some(AnswerOutputs {
             text: answer.text.clone(),
             written_by: answer.written_by,
         });
         step.end(record);
-        Ok(answer)
+        Written {
+            answer: Ok(answer),
+            warnings,
+            sequential,
+        }
     }
 }
