@@ -261,7 +261,7 @@ pub fn run(args: &AskArgs) -> Result<(), Failure> {
     };
     let ask = service
         .request(Question {
-            text: args.question.clone(),
+            question: args.question.clone(),
             roles: args.roles.clone(),
             datasource: args.datasource.clone(),
             plan_only: args.plan_only,

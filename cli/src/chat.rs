@@ -232,7 +232,7 @@ impl Chat<'_> {
         *self.current.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&flag));
         self.interrupt.watch(Arc::clone(&flag));
         let question = Question {
-            text: text.to_string(),
+            question: text.to_string(),
             roles: self.args.roles.clone(),
             datasource: self.args.datasource.clone(),
             plan_only: false,

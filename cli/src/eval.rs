@@ -12,7 +12,7 @@ use crate::{choice_name, Failure};
 use clap::ValueEnum;
 use nl2sql_core::catalog::Assembled;
 use nl2sql_core::config::{AnswerConfig, RunConfig};
-use nl2sql_core::engine::{AskOptions, Engine, Parts, QueryResult};
+use nl2sql_core::engine::{Engine, Hooks, Parts, QueryResult, Question};
 use nl2sql_core::error::Node;
 use nl2sql_core::eval::Gold;
 use nl2sql_core::index::{retrieve, route, BuiltinEmbedder, RetrieveSettings, RouteSettings};
@@ -197,13 +197,8 @@ fn answers(
                 stopped = true;
                 break 'cases;
             }
-            let r = pollster::block_on(engine.ask(
-                &case.question,
-                &AskOptions {
-                    roles: vec![role.clone()],
-                    ..AskOptions::default()
-                },
-            ));
+            let asked = Question::new(case.question.as_str()).as_roles([role.as_str()]);
+            let r = pollster::block_on(engine.ask(&asked, Hooks::default()));
             spent += r.usage.cost_usd.unwrap_or(0.0);
             board.push(board_line(case, &role, &expected, &want, &r));
             if !o.json {

@@ -789,7 +789,7 @@ fn the_openapi_document_describes_every_route_and_every_reference_resolves() {
         "SqlRun",
         "EngineEvent",
         "ApiError",
-        "AskRequest",
+        "Question",
         "Routing",
     ] {
         assert!(schemas.contains_key(name), "{name}");

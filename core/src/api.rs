@@ -1,32 +1,13 @@
 //! The HTTP API's own contract (`nl2sql serve`): its requests, its errors, and the stream an
 //! ask answers with — plain data both sides read as types, the server (native) and the page
 //! that uses a server (wasm). Results are the engine's own types (`QueryResult`, `SqlRun`,
-//! `Routing`, `DatasourceInfo`, `Event`).
+//! `Routing`, `DatasourceInfo`, `Event`), and a question is asked in the engine's one
+//! shape, [`Question`] (`POST /api/v1/ask`, `/api/v1/ask/stream`, the MCP tool `ask`).
 
+pub use crate::engine::Question;
 use crate::engine::{Event, QueryResult};
 use crate::error::ErrorCode;
 use serde::{Deserialize, Serialize};
-
-/// `POST /api/v1/ask` and `/api/v1/ask/stream`; the MCP tool `ask`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct AskRequest {
-    /// The question, in plain words.
-    pub question: String,
-    /// Ask this datasource, no routing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub datasource: Option<String>,
-    /// Ask as this role: the key's own, or one that reads nothing the key's role cannot.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
-    /// Validate and render the plan, but do not run it.
-    #[serde(default)]
-    pub plan_only: bool,
-    /// The conversation this question continues: the `thread` of the previous answer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thread: Option<crate::conversation::Thread>,
-}
 
 /// `POST /api/v1/feedback`; the MCP tool `feedback`: Right or Wrong on an answer. "Right"
 /// proposes a verified query from the answer's SQL, which the server checks for the caller's

@@ -8,10 +8,10 @@
 //! coded — is decided here once.
 
 use crate::config::{engine_settings, ProviderConfig, RunConfig};
-use crate::conversation::Thread;
 use crate::curated::{Curated, VerifiedQuery};
+pub use crate::engine::Question;
 use crate::engine::{
-    Agent, AnswerMode, AskOptions, CancelToken, EngineSettings, Events, QueryResult, Replay, Sleep,
+    Agent, AnswerMode, CancelToken, EngineSettings, Events, Hooks, QueryResult, Replay, Sleep,
     TraceForm, Writer,
 };
 use crate::error::{Error, ErrorCode};
@@ -42,24 +42,6 @@ pub trait Host {
     fn scratch(&self) -> Option<Box<dyn Scratch>>;
     /// Waits between retries of a rate-limited call; `None`: no retry waits.
     fn sleep(&self) -> Option<&dyn Sleep>;
-}
-
-/// A question and how to ask it.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Question {
-    /// The question, in plain words.
-    pub text: String,
-    /// The caller's roles (none: the policy's default).
-    pub roles: Vec<String>,
-    /// One datasource, no routing.
-    pub datasource: Option<String>,
-    /// Validate and render only.
-    pub plan_only: bool,
-    /// The result's form: full for a caller who owns the data, cleaned across a trust
-    /// boundary.
-    pub trace: TraceForm,
-    /// The conversation it continues: a previous result's `thread` (none: it stands alone).
-    pub thread: Option<Thread>,
 }
 
 /// One run, ready to go and cancellable from the moment [`Service::request`] made it: a
@@ -179,7 +161,7 @@ impl<H: Host> Service<H> {
             settings.answer = AnswerMode::Llm(agent);
         }
         let question = Question {
-            text: recorded.question.clone(),
+            question: recorded.question.clone(),
             roles: recorded.roles.clone(),
             datasource: recorded.datasource.clone(),
             plan_only: recorded.plan_only,
@@ -233,17 +215,13 @@ impl<H: Host> Service<H> {
         if let Some(replay) = &ask.replay {
             engine = engine.replaying(replay);
         }
-        let options = AskOptions {
-            roles: ask.question.roles.clone(),
-            datasource: ask.question.datasource.clone(),
-            plan_only: ask.question.plan_only,
+        let hooks = Hooks {
             cancel: Some(ask.cancel.clone()),
             events,
-            thread: ask.question.thread.clone(),
         };
-        let result = engine.ask(&ask.question.text, &options).await;
+        let result = engine.ask(&ask.question, hooks).await;
         self.running.borrow_mut().retain(|t| *t != ask.cancel);
-        result.in_form(ask.question.trace)
+        result
     }
 
     /// Records Right or Wrong on an answer in `book` ("Right" proposes a verified query

@@ -5,7 +5,7 @@
 use crate::auth::{Caller, Keys};
 use crate::shared::{Decision, Shared};
 use crate::types::{
-    ApiError, AskRequest, DatasourceSummary, ErrorCode, Failure, FeedbackRequest, Health,
+    ApiError, DatasourceSummary, ErrorCode, Failure, FeedbackRequest, Health, Question,
     RouteRequest, SqlRequest,
 };
 use axum::extract::rejection::JsonRejection;
@@ -204,7 +204,7 @@ async fn method_not_allowed() -> Failure {
 async fn ask(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Body(request): Body<AskRequest>,
+    Body(request): Body<Question>,
 ) -> Result<Json<QueryResult>, Failure> {
     Ok(Json(state.shared.ask(&caller, request).await?))
 }
@@ -212,7 +212,7 @@ async fn ask(
 async fn ask_stream(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Body(request): Body<AskRequest>,
+    Body(request): Body<Question>,
 ) -> Result<Response, Failure> {
     let (mut admitted, events) = state.shared.ask_streaming(&caller, request)?;
     // The stream owns the run's admission: a client that goes away drops the stream, and

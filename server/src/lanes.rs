@@ -6,7 +6,7 @@
 use nl2sql_core::api::Streamed;
 use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::curated::Curated;
-use nl2sql_core::engine::{Event, Events, QueryResult, TraceForm};
+use nl2sql_core::engine::{Event, Events, QueryResult};
 use nl2sql_core::error::Error;
 use nl2sql_core::error::{ErrorCode, Node, PipelineError, Severity};
 use nl2sql_core::index::Routing;
@@ -366,23 +366,5 @@ fn outcome(reply: &Reply) -> &'static str {
         Reply::Route(Ok(_)) => "ok",
         Reply::Route(Err(e)) | Reply::Refused(e) => e.code.as_str(),
         Reply::Failed => ErrorCode::Internal.as_str(),
-    }
-}
-
-/// Asks run in the cleaned form: a server's caller is across a trust boundary.
-pub fn question(
-    text: String,
-    role: String,
-    datasource: Option<String>,
-    plan_only: bool,
-    thread: Option<nl2sql_core::conversation::Thread>,
-) -> Question {
-    Question {
-        text,
-        roles: vec![role],
-        datasource,
-        plan_only,
-        trace: TraceForm::Cleaned,
-        thread,
     }
 }

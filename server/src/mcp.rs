@@ -7,7 +7,7 @@
 use crate::auth::Caller;
 use crate::shared::Shared;
 use crate::types::{
-    ApiError, AskRequest, DescribeRequest, ErrorCode, FeedbackRequest, RouteRequest, SqlRequest,
+    ApiError, DescribeRequest, ErrorCode, FeedbackRequest, Question, RouteRequest, SqlRequest,
 };
 use nl2sql_core::engine::{QueryResult, Status};
 use nl2sql_core::run::{SqlRun, SqlStatus};
@@ -91,7 +91,7 @@ impl Tools {
     )]
     async fn ask(
         &self,
-        Parameters(request): Parameters<AskRequest>,
+        Parameters(request): Parameters<Question>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let caller = self.caller(&context)?;

@@ -3,7 +3,7 @@
 //! paths from one table of routes.
 
 use crate::types::{
-    ApiError, AskRequest, DatasourceSummary, FeedbackRequest, Health, RouteRequest, SqlRequest,
+    ApiError, DatasourceSummary, FeedbackRequest, Health, Question, RouteRequest, SqlRequest,
 };
 use nl2sql_core::curated::VerifiedQuery;
 use nl2sql_core::engine::{Event, QueryResult};
@@ -166,7 +166,7 @@ fn routes(g: &mut SchemaGenerator) -> Vec<Route> {
             method: "post",
             path: "/api/v1/ask",
             summary: "Ask a question: the whole pipeline, its result with a cleaned trace",
-            body: Some(of::<AskRequest>(g)),
+            body: Some(of::<Question>(g)),
             answer: Answer::Json(of::<QueryResult>(g)),
             authenticated: true,
             errors: &[400, 403, 413, 415, 429, 503],
@@ -175,7 +175,7 @@ fn routes(g: &mut SchemaGenerator) -> Vec<Route> {
             method: "post",
             path: "/api/v1/ask/stream",
             summary: "Ask a question, the engine's events streamed, then the result",
-            body: Some(of::<AskRequest>(g)),
+            body: Some(of::<Question>(g)),
             answer: Answer::Events(streamed),
             authenticated: true,
             errors: &[400, 403, 413, 415, 429, 503],

@@ -2,15 +2,15 @@
 //! datasources as read, and the limits — each front end only translates.
 
 use crate::auth::Caller;
-use crate::lanes::{self, Lanes, Reply, Work};
+use crate::lanes::{Lanes, Reply, Work};
 use crate::types::{
-    ApiError, AskRequest, DatasourceSummary, ErrorCode, FeedbackRequest, RouteRequest, SqlRequest,
+    ApiError, DatasourceSummary, ErrorCode, FeedbackRequest, Question, RouteRequest, SqlRequest,
 };
 use crate::{Options, StartError};
 use nl2sql_core::api::Streamed;
 use nl2sql_core::config::engine_settings;
 use nl2sql_core::curated::VerifiedQuery;
-use nl2sql_core::engine::QueryResult;
+use nl2sql_core::engine::{QueryResult, TraceForm};
 use nl2sql_core::error::{Clean, Error};
 use nl2sql_core::feedback::{Answered, FeedbackBook, Given, Proposal, Recorded};
 use nl2sql_core::import::import_sql;
@@ -375,7 +375,7 @@ impl Shared {
 
     /// Asks as `caller` (or the narrower role the request names), under the key's limit;
     /// the run is cancelled if this future is dropped before it ends (the client went away).
-    pub async fn ask(&self, caller: &Caller, request: AskRequest) -> Result<QueryResult, ApiError> {
+    pub async fn ask(&self, caller: &Caller, request: Question) -> Result<QueryResult, ApiError> {
         let (mut admitted, question) = self.admit_ask(caller, request)?;
         let work = Work::Ask {
             question,
@@ -396,7 +396,7 @@ impl Shared {
     pub fn ask_streaming(
         &self,
         caller: &Caller,
-        request: AskRequest,
+        request: Question,
     ) -> Result<(Admitted, mpsc::UnboundedReceiver<Streamed>), ApiError> {
         let (mut admitted, question) = self.admit_ask(caller, request)?;
         let (tx, rx) = mpsc::unbounded_channel();
@@ -411,29 +411,34 @@ impl Shared {
         Ok((admitted, rx))
     }
 
-    /// The role, the admission and the question of an ask.
+    /// The roles, the admission and the question of an ask: each role named must narrow
+    /// the key's (none named: the key's own), and the result is cleaned, a server's caller
+    /// being across a trust boundary.
     fn admit_ask(
         &self,
         caller: &Caller,
-        request: AskRequest,
-    ) -> Result<(Admitted, nl2sql_core::service::Question), ApiError> {
+        mut asked: Question,
+    ) -> Result<(Admitted, Question), ApiError> {
         if let Some(problem) = &self.model_problem {
             return Err(model_unavailable(problem));
         }
-        let role = self.role_for(caller, request.role.as_deref())?;
-        // As in SQL mode: a datasource the role cannot reach is not confirmed to exist.
-        if let Some(id) = &request.datasource {
-            self.schema(id, &role)?;
+        asked.roles = if asked.roles.is_empty() {
+            vec![caller.role.clone()]
+        } else {
+            asked
+                .roles
+                .iter()
+                .map(|role| self.role_for(caller, Some(role)))
+                .collect::<Result<_, _>>()?
+        };
+        // As in SQL mode: a datasource none of the roles can reach is not confirmed to exist.
+        if let Some(id) = &asked.datasource {
+            if !asked.roles.iter().any(|role| self.schema(id, role).is_ok()) {
+                self.schema(id, &caller.role)?;
+            }
         }
-        let admitted = self.admit(caller)?;
-        let question = lanes::question(
-            request.question,
-            role,
-            request.datasource,
-            request.plan_only,
-            request.thread,
-        );
-        Ok((admitted, question))
+        asked.trace = TraceForm::Cleaned;
+        Ok((self.admit(caller)?, asked))
     }
 
     /// SQL mode as `caller` (or the narrower role named): on the datasource named, which

@@ -4,7 +4,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 pub use nl2sql_core::api::{
-    ApiError, AskRequest, DatasourceSummary, DescribeRequest, ErrorBody, FeedbackRequest, Health,
+    ApiError, DatasourceSummary, DescribeRequest, ErrorBody, FeedbackRequest, Health, Question,
     RouteRequest, SqlRequest,
 };
 pub use nl2sql_core::error::ErrorCode;

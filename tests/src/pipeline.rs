@@ -5,7 +5,7 @@
 //! the answer — on any datasource (rusqlite natively, sql.js in the browser).
 
 use crate::gold::{suite, Outcome, REFERENCE_SUITE};
-use nl2sql_core::engine::{AskOptions, Engine};
+use nl2sql_core::engine::{Engine, Hooks, Question};
 use nl2sql_core::error::Node;
 
 /// One canned model answer: the structured output's name, the question, the answer.
@@ -29,12 +29,10 @@ pub async fn run_reference_pipeline(engine: &Engine<'_>) -> Outcome {
         let want = case.gold_rows();
         for (role, expected) in &case.outcome {
             out.runs += 1;
-            let options = AskOptions {
-                roles: vec![role.clone()],
-                datasource: Some("chinook".into()),
-                ..AskOptions::default()
-            };
-            let r = engine.ask(&case.question, &options).await;
+            let asked = Question::new(case.question.as_str())
+                .on("chinook")
+                .as_roles([role.as_str()]);
+            let r = engine.ask(&asked, Hooks::default()).await;
             let scored = nl2sql_suite::score(&case, expected, &want, &r);
             let sql = r
                 .sub_queries

@@ -4,7 +4,9 @@
 #![cfg(target_arch = "wasm32")]
 
 use nl2sql_core::catalog::Assembled;
-use nl2sql_core::engine::{Agent, AskOptions, CancelToken, Engine, EngineSettings, Parts, Status};
+use nl2sql_core::engine::{
+    Agent, CancelToken, Engine, EngineSettings, Hooks, Parts, Question, Status,
+};
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::index::BuiltinEmbedder;
 use nl2sql_core::policy::Policies;
@@ -101,9 +103,9 @@ async fn a_cancel_aborts_the_model_calls_in_flight_at_once() {
         },
         EngineSettings::new(Agent::new(provider, "fault-hang")),
     );
-    let options = AskOptions {
+    let hooks = Hooks {
         cancel: Some(token.clone()),
-        ..AskOptions::default()
+        ..Hooks::default()
     };
     let cancel_at = std::cell::Cell::new(0.0);
     let cancel = async {
@@ -111,7 +113,11 @@ async fn a_cancel_aborts_the_model_calls_in_flight_at_once() {
         cancel_at.set(js_sys::Date::now());
         token.cancel();
     };
-    let (r, ()) = both(engine.ask("How many albums are there?", &options), cancel).await;
+    let (r, ()) = both(
+        engine.ask(&Question::new("How many albums are there?"), hooks),
+        cancel,
+    )
+    .await;
     let after = js_sys::Date::now() - cancel_at.get();
     let codes: Vec<ErrorCode> = r.errors.iter().map(|e| e.error_code).collect();
     assert_eq!(codes, [ErrorCode::Cancelled]);
@@ -155,7 +161,7 @@ async fn a_rate_limited_call_waits_with_set_timeout_and_tries_again() {
         EngineSettings::new(Agent::new(provider, "fault-flaky")),
     )
     .waiting_with(&TimeoutSleep);
-    let r = engine.ask(q, &AskOptions::default()).await;
+    let r = engine.ask(&Question::new(q), Hooks::default()).await;
     assert_eq!(
         r.status,
         nl2sql_core::engine::Status::Success,
@@ -198,7 +204,9 @@ async fn a_question_across_two_databases_is_combined_in_a_scratch_sql_js() {
         EngineSettings::new(Agent::new(provider, "claude-haiku-4-5")),
     )
     .combining_with(&scratch);
-    let r = engine.ask(CROSS_QUESTION, &AskOptions::default()).await;
+    let r = engine
+        .ask(&Question::new(CROSS_QUESTION), Hooks::default())
+        .await;
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     let combined = r.combined.expect("combined");
     assert_eq!(combined.rows.len(), 30);

@@ -41,7 +41,7 @@ fn template() -> RunConfig {
 
 fn ask(s: &Service<NativeHost>, text: &str, role: &str, thread: Option<Thread>) -> QueryResult {
     let question = Question {
-        text: text.into(),
+        question: text.into(),
         roles: vec![role.into()],
         thread,
         ..Question::default()
@@ -499,7 +499,7 @@ fn a_cached_plan_skips_the_planner_for_admin_and_is_refused_for_viewer() {
     let s = service(&mock, template());
     let on_chinook = |role: &str, text: &str| {
         let question = Question {
-            text: text.into(),
+            question: text.into(),
             roles: vec![role.into()],
             datasource: Some("chinook".into()),
             ..Question::default()
@@ -561,7 +561,7 @@ fn a_cached_plan_skips_the_planner_for_admin_and_is_refused_for_viewer() {
     );
     let ask_off = || {
         let question = Question {
-            text: q.into(),
+            question: q.into(),
             roles: vec!["admin".into()],
             datasource: Some("chinook".into()),
             ..Question::default()

@@ -489,7 +489,7 @@ fn provider_failure(code: ErrorCode) -> Vec<ErrorCode> {
 
 /// Pipeline codes come from `Engine::ask` with the mock provider over HTTP.
 fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
-    use nl2sql_core::engine::{Agent, AskOptions, Engine, EngineSettings, Parts};
+    use nl2sql_core::engine::{Agent, Engine, EngineSettings, Hooks, Parts, Question};
     use nl2sql_core::index::{BuiltinEmbedder, Clock, SchemaIndex, ValueIndex};
     use nl2sql_core::provider::{ApiKey, Provider, Wire};
     use nl2sql_native::BlockingTransport;
@@ -612,7 +612,7 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         },
         settings,
     );
-    let r = pollster::block_on(engine.ask(q, &AskOptions::default()));
+    let r = pollster::block_on(engine.ask(&Question::new(q), Hooks::default()));
     r.errors
         .iter()
         .map(|e| e.error_code)
@@ -623,7 +623,7 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
 /// Codes of questions across datasources come from `Engine::ask` over Chinook and the
 /// support database, combining in a scratch SQLite.
 fn cross_failure(code: ErrorCode) -> Vec<ErrorCode> {
-    use nl2sql_core::engine::{Agent, AskOptions, Engine, EngineSettings, Parts};
+    use nl2sql_core::engine::{Agent, Engine, EngineSettings, Hooks, Parts, Question};
     use nl2sql_core::index::{BuiltinEmbedder, Clock};
     use nl2sql_core::provider::{ApiKey, Provider, Wire};
     use nl2sql_native::{BlockingTransport, MemoryScratch};
@@ -706,7 +706,7 @@ fn cross_failure(code: ErrorCode) -> Vec<ErrorCode> {
         EngineSettings::new(Agent::new(provider, "m")),
     )
     .combining_with(&MemoryScratch);
-    let r = pollster::block_on(engine.ask(q, &AskOptions::default()));
+    let r = pollster::block_on(engine.ask(&Question::new(q), Hooks::default()));
     // JOIN_KEY_UNCONVERTED is a warning: the run goes on.
     r.errors
         .iter()

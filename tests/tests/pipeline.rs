@@ -4,7 +4,8 @@
 
 use nl2sql_core::catalog::Assembled;
 use nl2sql_core::engine::{
-    Agent, AnswerSource, AskOptions, Engine, EngineSettings, MatchReason, Parts, Status, Writer,
+    Agent, AnswerSource, Engine, EngineSettings, Hooks, MatchReason, Parts, Question, Status,
+    Writer,
 };
 use nl2sql_core::error::{ErrorCode, Node};
 use nl2sql_core::index::{BuiltinEmbedder, SchemaIndex};
@@ -107,7 +108,7 @@ fn a_run_reports_its_nodes_calls_usage_and_answer() {
     let w = world();
     let e = engine(&w, "mock");
     let q = "How many customers do we have, by country?";
-    let r = pollster::block_on(e.ask(q, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(q), Hooks::default()));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     // Routing ran (no explicit datasource), and chose Chinook.
     assert_eq!(
@@ -153,8 +154,10 @@ fn a_run_reports_its_nodes_calls_usage_and_answer() {
         "the key leaked into the result"
     );
     // The stable system prompts are byte-identical across questions.
-    let again =
-        pollster::block_on(e.ask("Which genre sells the most tracks?", &AskOptions::default()));
+    let again = pollster::block_on(e.ask(
+        &Question::new("Which genre sells the most tracks?"),
+        Hooks::default(),
+    ));
     assert_eq!(again.trace[2].llm_calls[0].system_hash, planner.system_hash);
     assert_eq!(
         again.trace[0].llm_calls[0].system_hash,
@@ -178,7 +181,7 @@ fn rejected_plans_are_retried_with_the_validator_s_words_and_fatal_ones_never() 
         // The retry's last message is the feedback, which names the bad column.
         Fixture::new("plan", "Title", good),
     ]);
-    let r = pollster::block_on(engine(&w, "mock").ask(q, &AskOptions::default()));
+    let r = pollster::block_on(engine(&w, "mock").ask(&Question::new(q), Hooks::default()));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert_eq!(r.sub_queries[0].retry_count, 1);
     assert_eq!(r.sub_queries[0].rows.len(), 3);
@@ -207,11 +210,8 @@ fn rejected_plans_are_retried_with_the_validator_s_words_and_fatal_ones_never() 
         Fixture::new("answerability", secret, r#"{"datasources": ["chinook"], "reason": "staff"}"#),
         Fixture::new("plan", secret, r#"{"tables": [{"name": "Employee", "alias": "e"}], "select_items": [{"expr": {"kind": "column", "alias": "e", "column_name": "LastName"}}]}"#),
     ]);
-    let options = AskOptions {
-        roles: vec!["analyst".into()],
-        ..AskOptions::default()
-    };
-    let r = pollster::block_on(engine(&w, "mock").ask(secret, &options));
+    let asked = Question::new(secret).as_roles(["analyst"]);
+    let r = pollster::block_on(engine(&w, "mock").ask(&asked, Hooks::default()));
     assert_eq!(
         r.errors.iter().map(|e| e.error_code).collect::<Vec<_>>(),
         [ErrorCode::SecurityViolation]
@@ -222,9 +222,10 @@ fn rejected_plans_are_retried_with_the_validator_s_words_and_fatal_ones_never() 
 #[test]
 fn provider_failures_unanswerable_questions_and_bad_output_end_runs_cleanly() {
     let w = world();
-    let r = pollster::block_on(
-        engine(&w, "fault-401").ask("How many albums are there?", &AskOptions::default()),
-    );
+    let r = pollster::block_on(engine(&w, "fault-401").ask(
+        &Question::new("How many albums are there?"),
+        Hooks::default(),
+    ));
     assert_eq!(r.status, Status::Error);
     assert_eq!(r.errors[0].error_code, ErrorCode::ProviderAuthFailed);
     assert!(!serde_json::to_string(&r)
@@ -232,7 +233,7 @@ fn provider_failures_unanswerable_questions_and_bad_output_end_runs_cleanly() {
         .contains("0123456789"));
 
     let weather = "What will the weather be in Paris tomorrow?";
-    let r = pollster::block_on(engine(&w, "mock").ask(weather, &AskOptions::default()));
+    let r = pollster::block_on(engine(&w, "mock").ask(&Question::new(weather), Hooks::default()));
     assert_eq!(r.errors[0].error_code, ErrorCode::QuestionNotAnswerable);
     assert_eq!(r.usage.calls, 1, "no planner call after a refusal");
 
@@ -246,11 +247,9 @@ fn provider_failures_unanswerable_questions_and_bad_output_end_runs_cleanly() {
         Fixture::new("plan", q, r#"{"tables": "Track"}"#),
         Fixture::new("plan", "not a valid plan", r#"{"select": "*"}"#),
     ]);
-    let chinook = AskOptions {
-        datasource: Some("chinook".into()),
-        ..AskOptions::default()
-    };
-    let r = pollster::block_on(engine(&w, "mock").ask(q, &chinook));
+    let r = pollster::block_on(
+        engine(&w, "mock").ask(&Question::new(q).on("chinook"), Hooks::default()),
+    );
     assert_eq!(
         r.errors[0].error_code,
         ErrorCode::ModelOutputInvalid,
@@ -267,7 +266,7 @@ fn provider_failures_unanswerable_questions_and_bad_output_end_runs_cleanly() {
     assert_eq!(r.sub_queries[0].retry_count, 3);
     // Routed, the question is first planned for the top-ranked datasource; the verdict
     // names Chinook instead, and the dropped planning stays in the trace and the usage.
-    let r = pollster::block_on(engine(&w, "mock").ask(q, &AskOptions::default()));
+    let r = pollster::block_on(engine(&w, "mock").ask(&Question::new(q), Hooks::default()));
     let top = r.routing.as_ref().and_then(|x| x.ranked.first().cloned());
     assert_eq!(
         top.as_deref(),
@@ -344,7 +343,7 @@ fn pipeline_overhead_and_prompt_tokens() {
     for case in suite.cases.iter().filter(|c| c.parsed_plan().is_some()) {
         timed.waited.set(std::time::Duration::ZERO);
         let started = Instant::now();
-        let r = pollster::block_on(e.ask(&case.question, &AskOptions::default()));
+        let r = pollster::block_on(e.ask(&Question::new(&case.question), Hooks::default()));
         let total = started.elapsed();
         assert_eq!(r.status, Status::Success, "{}: {:?}", case.id, r.errors);
         wall.push(total);
@@ -457,12 +456,11 @@ fn a_cancel_at_any_node_ends_the_run_as_cancelled_and_a_timeout_answers_politely
             &transport,
             EngineSettings::new(Agent::new(provider, "mock")),
         );
-        let options = AskOptions {
+        let hooks = Hooks {
             cancel: Some(token),
             events: Some(events),
-            ..AskOptions::default()
         };
-        let r = pollster::block_on(e.ask(q, &options));
+        let r = pollster::block_on(e.ask(&Question::new(q), hooks));
         assert_eq!(
             r.errors.iter().map(|e| e.error_code).collect::<Vec<_>>(),
             [ErrorCode::Cancelled],
@@ -488,7 +486,7 @@ fn a_cancel_at_any_node_ends_the_run_as_cancelled_and_a_timeout_answers_politely
     settings.timeout_ms = 400;
     let e = engine_with(&w, &w.transport, settings);
     let started = Instant::now();
-    let r = pollster::block_on(e.ask(q, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(q), Hooks::default()));
     assert_eq!(
         r.errors.iter().map(|e| e.error_code).collect::<Vec<_>>(),
         [ErrorCode::PipelineTimeout]
@@ -525,13 +523,13 @@ fn a_written_answer_streams_after_the_rows_and_is_checked_against_them() {
     let e = engine_with(&w, &w.transport, settings.clone());
     let seen: Rc<RefCell<Vec<Event>>> = Rc::default();
     let log = Rc::clone(&seen);
-    let options = AskOptions {
+    let hooks = Hooks {
         events: Some(Events(Rc::new(move |e: &Event| {
             log.borrow_mut().push(e.clone())
         }))),
-        ..AskOptions::default()
+        ..Hooks::default()
     };
-    let r = pollster::block_on(e.ask(q, &options));
+    let r = pollster::block_on(e.ask(&Question::new(q), hooks));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     let answer = r
         .final_answer
@@ -565,7 +563,7 @@ fn a_written_answer_streams_after_the_rows_and_is_checked_against_them() {
     );
     drop(events);
 
-    let r = pollster::block_on(e.ask(other, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(other), Hooks::default()));
     let codes: Vec<ErrorCode> = r.warnings.iter().map(|w| w.code).collect();
     assert_eq!(codes, [ErrorCode::AnswerNotGrounded]);
     assert!(
@@ -578,7 +576,7 @@ fn a_written_answer_streams_after_the_rows_and_is_checked_against_them() {
     let broken = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
     settings.answer = AnswerMode::Llm(Agent::new(broken, "fault-500"));
     let e = engine_with(&w, &w.transport, settings);
-    let r = pollster::block_on(e.ask(q, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(q), Hooks::default()));
     assert_eq!(r.status, Status::Success);
     assert_eq!(r.final_answer.map(|a| a.written_by), Some(Writer::Template));
     assert_eq!(
@@ -618,7 +616,7 @@ fn an_empty_result_for_a_missing_value_is_retried_with_the_closest_values() {
         Fixture::new("plan", nothing, &plan("Zzyzx")),
     ]);
     let e = engine(&w, "mock");
-    let r = pollster::block_on(e.ask(q, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(q), Hooks::default()));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert_eq!(r.sub_queries[0].retry_count, 1);
     assert_eq!(
@@ -649,8 +647,9 @@ fn an_empty_result_for_a_missing_value_is_retried_with_the_closest_values() {
     let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
     let mut settings = EngineSettings::new(Agent::new(provider, "mock"));
     settings.retries_max = 0;
-    let r =
-        pollster::block_on(engine_with(&w, &w.transport, settings).ask(q, &AskOptions::default()));
+    let r = pollster::block_on(
+        engine_with(&w, &w.transport, settings).ask(&Question::new(q), Hooks::default()),
+    );
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert_eq!(r.sub_queries[0].retry_count, 0);
     assert!(r.sub_queries[0].rows.is_empty());
@@ -658,7 +657,7 @@ fn an_empty_result_for_a_missing_value_is_retried_with_the_closest_values() {
     assert_eq!(warned, [(ErrorCode::ValueNotFound, false)]);
 
     // Nothing close: the empty result stands, with a warning the answer can report.
-    let r = pollster::block_on(e.ask(nothing, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(nothing), Hooks::default()));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert_eq!(r.sub_queries[0].retry_count, 0);
     assert_eq!(
@@ -681,7 +680,7 @@ fn an_empty_result_for_a_missing_value_is_retried_with_the_closest_values() {
             r#"{"tables": [{"name": "Customer", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "LastName"}}, {"expr": {"kind": "column", "alias": "c", "column_name": "Company"}}], "where": {"kind": "binary", "op": "AND", "left": {"kind": "binary", "op": "=", "left": {"kind": "column", "alias": "c", "column_name": "Country"}, "right": {"kind": "literal", "value": "Brazil"}}, "right": {"kind": "binary", "op": "IS", "left": {"kind": "column", "alias": "c", "column_name": "Company"}, "right": {"kind": "literal", "is_null": true}}}}"#,
         ),
     ]);
-    let r = pollster::block_on(e.ask(companies, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(companies), Hooks::default()));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert!(!r.sub_queries[0].rows.is_empty());
     assert_eq!(
@@ -704,7 +703,7 @@ fn a_recorded_run_replays_without_a_provider_and_reports_changed_prompts() {
     let mut settings = EngineSettings::new(agent.clone());
     settings.answer = AnswerMode::Llm(agent);
     let recorded = pollster::block_on(
-        engine_with(&w, &w.transport, settings.clone()).ask(q, &AskOptions::default()),
+        engine_with(&w, &w.transport, settings.clone()).ask(&Question::new(q), Hooks::default()),
     );
     assert_eq!(recorded.status, Status::Success);
     let json = serde_json::to_string(&recorded).unwrap_or_default();
@@ -716,7 +715,7 @@ fn a_recorded_run_replays_without_a_provider_and_reports_changed_prompts() {
     let again = pollster::block_on(
         engine_with(&w, &offline, settings.clone())
             .replaying(&replay)
-            .ask(q, &AskOptions::default()),
+            .ask(&Question::new(q), Hooks::default()),
     );
     assert_eq!(again.status, Status::Success, "{:?}", again.errors);
     assert_eq!(again.sub_queries, recorded.sub_queries);
@@ -730,14 +729,11 @@ fn a_recorded_run_replays_without_a_provider_and_reports_changed_prompts() {
     // Asked as the analyst, the planner sees another schema: the replay still answers,
     // and says where the prompt changed.
     let replay = Replay::from_result_json(&json).unwrap_or_else(|e| panic!("{e}"));
-    let analyst = AskOptions {
-        roles: vec!["analyst".into()],
-        ..AskOptions::default()
-    };
+    let analyst = Question::new(q).as_roles(["analyst"]);
     let changed = pollster::block_on(
         engine_with(&w, &offline, settings)
             .replaying(&replay)
-            .ask(q, &analyst),
+            .ask(&analyst, Hooks::default()),
     );
     assert_eq!(changed.status, Status::Success, "{:?}", changed.errors);
     let planner: Vec<_> = changed
@@ -756,7 +752,7 @@ fn a_rate_limited_call_waits_and_tries_again_only_when_the_engine_may_wait() {
     // The mock refuses every other call to this model: the check's first try, then the
     // planner's first try.
     let e = engine(&w, "fault-flaky").waiting_with(&nl2sql_native::ThreadSleep);
-    let r = pollster::block_on(e.ask(q, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(q), Hooks::default()));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert_eq!(
         w.mock.received().len(),
@@ -767,7 +763,7 @@ fn a_rate_limited_call_waits_and_tries_again_only_when_the_engine_may_wait() {
         r.usage.calls, 2,
         "a retried request is still one model call"
     );
-    let r = pollster::block_on(engine(&w, "fault-flaky").ask(q, &AskOptions::default()));
+    let r = pollster::block_on(engine(&w, "fault-flaky").ask(&Question::new(q), Hooks::default()));
     assert_eq!(
         r.errors.iter().map(|e| e.error_code).collect::<Vec<_>>(),
         [ErrorCode::ProviderRateLimited],
@@ -785,8 +781,8 @@ fn a_run_stops_at_its_spending_limit() {
     settings.max_cost_usd = Some(0.000_001);
     let e = engine_with(&w, &w.transport, settings.clone());
     let r = pollster::block_on(e.ask(
-        "How many customers do we have, by country?",
-        &AskOptions::default(),
+        &Question::new("How many customers do we have, by country?"),
+        Hooks::default(),
     ));
     assert_eq!(r.status, Status::Stopped);
     assert_eq!(
@@ -803,8 +799,8 @@ fn a_run_stops_at_its_spending_limit() {
     // With room to spend, the same run succeeds.
     settings.max_cost_usd = Some(1.0);
     let r = pollster::block_on(engine_with(&w, &w.transport, settings).ask(
-        "How many customers do we have, by country?",
-        &AskOptions::default(),
+        &Question::new("How many customers do we have, by country?"),
+        Hooks::default(),
     ));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
 }
@@ -813,7 +809,7 @@ fn a_run_stops_at_its_spending_limit() {
 fn a_question_across_two_databases_is_split_run_and_combined() {
     let w = world();
     let e = engine(&w, "mock");
-    let r = pollster::block_on(e.ask(CROSS_QUESTION, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(CROSS_QUESTION), Hooks::default()));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     let d = r.decomposition.as_ref().expect("decomposed");
     assert_eq!(d.sub_queries.len(), 2);
@@ -909,12 +905,12 @@ fn a_decomposition_that_cannot_be_combined_stops_with_its_code() {
             r#"{"tables": [{"name": "Customer", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "Email"}}, {"expr": {"kind": "column", "alias": "c", "column_name": "FirstName"}}]}"#,
         ),
     ]);
-    let r = pollster::block_on(e.ask(broad, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(broad), Hooks::default()));
     assert_eq!(r.status, Status::Error);
     let codes: Vec<ErrorCode> = r.errors.iter().map(|e| e.error_code).collect();
     assert_eq!(codes, [ErrorCode::QuestionTooBroad]);
     // Keys that never convert join nothing: a warning the answer reports, the rows kept.
-    let r = pollster::block_on(e.ask(unconverted, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(unconverted), Hooks::default()));
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     let warned: Vec<_> = r
         .warnings
@@ -960,7 +956,7 @@ fn a_join_key_of_a_kind_that_never_converts_is_caught_before_it_runs_and_retried
         ),
         Fixture::new("plan", "The join key id is declared a number", employees),
     ]);
-    let r = pollster::block_on(e.ask(question, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(question), Hooks::default()));
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     let recovered: Vec<_> = r.warnings.iter().filter(|w| w.recovered).collect();
     assert_eq!(recovered.len(), 1, "{:?}", r.warnings);
@@ -990,8 +986,8 @@ fn a_verified_query_answers_with_no_model_call_when_code_can_decide() {
     let curated = demo_curated(&w);
     let e = engine(&w, "mock").with_verified(&curated);
     let r = pollster::block_on(e.ask(
-        "Who are the top 3 customers by total spend?",
-        &AskOptions::default(),
+        &Question::new("Who are the top 3 customers by total spend?"),
+        Hooks::default(),
     ));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert_eq!(r.usage.calls, 0);
@@ -1012,16 +1008,16 @@ fn a_verified_query_answers_with_no_model_call_when_code_can_decide() {
     assert!(r.final_answer.is_some());
     // A value outside the declared choices is never run: the matcher falls back, saying why.
     let r = pollster::block_on(e.ask(
-        "Which tracks are in the Polka'); DROP TABLE Track; -- genre?",
-        &AskOptions::default(),
+        &Question::new("Which tracks are in the Polka'); DROP TABLE Track; -- genre?"),
+        Hooks::default(),
     ));
     let m = r.curated.as_ref().expect("the matcher ran");
     assert!(!m.matched);
     assert_eq!(m.reason, MatchReason::ParamInvalid, "{m:?}");
     // Text binds as a literal: the genre reaches SQL escaped, as a value.
     let r = pollster::block_on(e.ask(
-        "Which tracks are in the rock and roll genre?",
-        &AskOptions::default(),
+        &Question::new("Which tracks are in the rock and roll genre?"),
+        Hooks::default(),
     ));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert_eq!(r.sub_queries[0].rows.len(), 12);
@@ -1050,7 +1046,7 @@ fn a_similar_question_asks_the_model_once_and_only_the_routed_datasources_are_se
             r#"{"query_id": "none_of_these", "params": [], "reason": "a count per genre, not a list"}"#,
         ),
     ]);
-    let r = pollster::block_on(e.ask(similar, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(similar), Hooks::default()));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     let m = r.curated.as_ref().expect("the matcher ran");
     assert_eq!((m.matched, m.reason), (true, MatchReason::Model), "{m:?}");
@@ -1064,7 +1060,7 @@ fn a_similar_question_asks_the_model_once_and_only_the_routed_datasources_are_se
     );
     assert_eq!(r.sub_queries[0].rows.len(), 4);
     assert_eq!(r.sequential_llm_calls, 1);
-    let r = pollster::block_on(e.ask(unlike, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(unlike), Hooks::default()));
     let m = r.curated.as_ref().expect("the matcher ran");
     assert_eq!((m.matched, m.reason), (false, MatchReason::NoneOfThese));
     // The run went on to the resolver after the fallback.
@@ -1095,8 +1091,9 @@ fn the_refiner_option_turns_a_rejection_into_advice_before_the_retry() {
     let agent = Agent::new(provider, "mock");
     let mut settings = EngineSettings::new(agent.clone());
     settings.feedback = nl2sql_core::engine::Feedback::Refiner(agent);
-    let r =
-        pollster::block_on(engine_with(&w, &w.transport, settings).ask(q, &AskOptions::default()));
+    let r = pollster::block_on(
+        engine_with(&w, &w.transport, settings).ask(&Question::new(q), Hooks::default()),
+    );
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert_eq!(r.sub_queries[0].retry_count, 1);
     assert_eq!(r.sub_queries[0].rows.len(), 2);
@@ -1140,8 +1137,9 @@ fn the_refiner_option_turns_a_rejection_into_advice_before_the_retry() {
     let mut settings = EngineSettings::new(Agent::new(provider.clone(), "mock"));
     settings.feedback =
         nl2sql_core::engine::Feedback::Refiner(Agent::new(provider, "fault-malformed"));
-    let r =
-        pollster::block_on(engine_with(&w, &w.transport, settings).ask(q2, &AskOptions::default()));
+    let r = pollster::block_on(
+        engine_with(&w, &w.transport, settings).ask(&Question::new(q2), Hooks::default()),
+    );
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert!(
         r.warnings
@@ -1177,12 +1175,11 @@ fn a_cancel_at_the_matcher_decomposer_or_aggregator_ends_the_run_as_cancelled() 
             }
         }));
         let e = engine(&w, "mock").with_verified(&curated);
-        let options = AskOptions {
+        let hooks = Hooks {
             cancel: Some(token),
             events: Some(events),
-            ..AskOptions::default()
         };
-        let r = pollster::block_on(e.ask(q, &options));
+        let r = pollster::block_on(e.ask(&Question::new(q), hooks));
         let after = cancelled_at.get().map(|t| t.elapsed());
         assert_eq!(
             r.errors.iter().map(|e| e.error_code).collect::<Vec<_>>(),
@@ -1212,17 +1209,18 @@ fn without_speculative_planning_a_refused_question_never_starts_planning() {
     settings.speculative_planning = false;
     let seen: Rc<RefCell<Vec<Node>>> = Rc::default();
     let sink = Rc::clone(&seen);
-    let options = AskOptions {
+    let hooks = Hooks {
         events: Some(Events(Rc::new(move |e: &Event| {
             if let Event::NodeStarted { node, .. } = e {
                 sink.borrow_mut().push(*node);
             }
         }))),
-        ..AskOptions::default()
+        ..Hooks::default()
     };
     let weather = "What will the weather be in Paris tomorrow?";
-    let r =
-        pollster::block_on(engine_with(&w, &w.transport, settings.clone()).ask(weather, &options));
+    let r = pollster::block_on(
+        engine_with(&w, &w.transport, settings.clone()).ask(&Question::new(weather), hooks.clone()),
+    );
     assert_eq!(r.errors[0].error_code, ErrorCode::QuestionNotAnswerable);
     assert_eq!(r.usage.calls, 1);
     assert!(
@@ -1234,7 +1232,8 @@ fn without_speculative_planning_a_refused_question_never_starts_planning() {
     // An accepted question still plans, after the check.
     seen.borrow_mut().clear();
     let q = "How many customers do we have, by country?";
-    let r = pollster::block_on(engine_with(&w, &w.transport, settings).ask(q, &options));
+    let r =
+        pollster::block_on(engine_with(&w, &w.transport, settings).ask(&Question::new(q), hooks));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     let started = seen.borrow();
     let at = |n: Node| started.iter().position(|s| *s == n);
@@ -1259,8 +1258,9 @@ fn without_speculative_planning_the_plan_is_for_the_datasource_the_check_chose()
     let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
     let mut settings = EngineSettings::new(Agent::new(provider, "mock"));
     settings.speculative_planning = false;
-    let r =
-        pollster::block_on(engine_with(&w, &w.transport, settings).ask(q, &AskOptions::default()));
+    let r = pollster::block_on(
+        engine_with(&w, &w.transport, settings).ask(&Question::new(q), Hooks::default()),
+    );
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     let ranked = r
         .routing
@@ -1306,20 +1306,20 @@ fn a_capped_result_is_warned_about_exactly_once_on_every_path() {
     let truncated = ErrorCode::ResultTruncated;
 
     let planned = "How many customers do we have, by country?";
-    let r = pollster::block_on(e.ask(planned, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(planned), Hooks::default()));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert_eq!(r.sub_queries[0].rows.len(), 3);
     assert_eq!(code_count(&r, truncated), (1, 0), "{:?}", r.warnings);
 
     let verified = "Which tracks are in the rock and roll genre?";
-    let r = pollster::block_on(e.ask(verified, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(verified), Hooks::default()));
     assert_eq!(r.status, Status::Success, "{:?}", r.errors);
     assert!(r.source.is_some(), "a verified query answered");
     assert_eq!(code_count(&r, truncated), (1, 0), "{:?}", r.warnings);
 
     // Across databases each capped part is warned about once, by its executor, and a join
     // over a cut part is refused once.
-    let r = pollster::block_on(e.ask(CROSS_QUESTION, &AskOptions::default()));
+    let r = pollster::block_on(e.ask(&Question::new(CROSS_QUESTION), Hooks::default()));
     let capped = r.sub_queries.iter().filter(|q| q.truncated).count();
     assert!(capped > 0, "{:?}", r.sub_queries);
     assert_eq!(code_count(&r, truncated), (capped, 1), "{:?}", r.warnings);

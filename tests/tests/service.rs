@@ -32,7 +32,7 @@ fn mock_provider(mock: &MockProvider) -> ProviderConfig {
 
 fn question(text: &str) -> Question {
     Question {
-        text: text.into(),
+        question: text.into(),
         roles: vec!["admin".into()],
         ..Question::default()
     }
@@ -266,7 +266,7 @@ fn with_twenty_datasources_the_check_sees_routing_s_few_and_forwards_at_most_thr
     let s = Service::new(NativeHost::default(), workspace, mock_provider(&mock), run);
     let ask = s
         .request(Question {
-            text: COUNT_ALBUMS.into(),
+            question: COUNT_ALBUMS.into(),
             ..Question::default()
         })
         .unwrap_or_else(|e| panic!("{e}"));
@@ -330,7 +330,7 @@ fn a_cleaned_result_tells_a_refused_caller_no_table_role_or_rule() {
     let s = service(mock_provider(&mock), RunConfig::default());
     let ask = s
         .request(Question {
-            text: q.into(),
+            question: q.into(),
             roles: vec!["analyst".into()],
             ..Question::default()
         })
@@ -351,7 +351,7 @@ fn a_cleaned_result_tells_a_refused_caller_no_table_role_or_rule() {
     // The front end chooses the cleaned form for a caller across a trust boundary.
     let ask = s
         .request(Question {
-            text: q.into(),
+            question: q.into(),
             roles: vec!["analyst".into()],
             trace: TraceForm::Cleaned,
             ..Question::default()
@@ -388,7 +388,7 @@ fn an_unknown_datasource_names_only_what_the_role_may_ask_and_a_skipped_routing_
     let ask = |datasource: &str| {
         let ask = s
             .request(Question {
-                text: COUNT_ALBUMS.into(),
+                question: COUNT_ALBUMS.into(),
                 roles: vec!["viewer".into()],
                 datasource: Some(datasource.into()),
                 ..Question::default()
@@ -463,7 +463,7 @@ fn shop(
 fn ask_albums(s: &Service<NativeHost>) -> QueryResult {
     let ask = s
         .request(Question {
-            text: COUNT_ALBUMS.into(),
+            question: COUNT_ALBUMS.into(),
             ..Question::default()
         })
         .unwrap_or_else(|e| panic!("{e}"));

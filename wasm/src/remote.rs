@@ -4,8 +4,8 @@
 
 use crate::fetch::FetchTransport;
 use nl2sql_core::api::{
-    ApiError, AskRequest, DatasourceSummary, FeedbackRequest, RouteRequest, SqlRequest,
-    StreamParser, Streamed,
+    ApiError, DatasourceSummary, FeedbackRequest, Question, RouteRequest, SqlRequest, StreamParser,
+    Streamed,
 };
 use nl2sql_core::engine::{Event, QueryResult};
 use nl2sql_core::error::{Error, ErrorCode};
@@ -70,7 +70,7 @@ impl Remote {
     pub async fn ask(
         &self,
         transport: &FetchTransport,
-        ask: &AskRequest,
+        ask: &Question,
         on_event: &dyn Fn(&Event),
     ) -> Result<QueryResult, Error> {
         let request = self.request("/api/v1/ask/stream", to_json(ask)?);

@@ -75,21 +75,95 @@ use solve::Task;
 use std::cell::RefCell;
 use write::{Rows, Written};
 
-/// How to ask.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct AskOptions {
-    /// The caller's roles (none: the policy's default role).
-    pub roles: Vec<String>,
-    /// Use this datasource, no routing.
+/// A question and how to ask it: the one shape every front end asks with — the command
+/// line, the page and the npm package, and the HTTP API's and MCP's `ask` body.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Question {
+    /// The question, in plain words.
+    pub question: String,
+    /// Ask this datasource, no routing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub datasource: Option<String>,
-    /// Validate and render, but do not run.
+    /// The roles to ask as, one (`"analyst"`) or several (none: the policy's default).
+    /// Over the API the key decides, and a role named here may only narrow the key's.
+    #[serde(
+        default,
+        rename = "role",
+        deserialize_with = "one_or_many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<RoleNames>"))]
+    pub roles: Vec<String>,
+    /// Validate and render the plan, but do not run it.
+    #[serde(default)]
     pub plan_only: bool,
+    /// The conversation it continues: the `thread` of the previous answer (none: it
+    /// stands alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<Thread>,
+    /// The result's form: full for a caller who owns the data, cleaned across a trust
+    /// boundary. Never read from a request: a server cleans whatever it is sent.
+    #[serde(skip)]
+    pub trace: TraceForm,
+}
+
+/// One role's name or several, as a request may give them.
+#[cfg(feature = "schema")]
+#[derive(schemars::JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum RoleNames {
+    One(String),
+    Several(Vec<String>),
+}
+
+impl Question {
+    /// `question`, asked alone, as the policy's default role, with routing.
+    pub fn new(question: impl Into<String>) -> Self {
+        Question {
+            question: question.into(),
+            ..Question::default()
+        }
+    }
+
+    /// Asks `datasource`, no routing.
+    pub fn on(mut self, datasource: impl Into<String>) -> Self {
+        self.datasource = Some(datasource.into());
+        self
+    }
+
+    /// Asks as `roles`.
+    pub fn as_roles<S: Into<String>>(mut self, roles: impl IntoIterator<Item = S>) -> Self {
+        self.roles = roles.into_iter().map(Into::into).collect();
+        self
+    }
+}
+
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Names {
+        One(String),
+        Several(Vec<String>),
+    }
+    Ok(
+        match <Option<Names> as serde::Deserialize>::deserialize(d)? {
+            None => Vec::new(),
+            Some(Names::One(name)) => vec![name],
+            Some(Names::Several(names)) => names,
+        },
+    )
+}
+
+/// What a caller hooks into a run: a token that cancels it, and a listener for its events.
+#[derive(Clone, Default)]
+pub struct Hooks {
     /// Cancels the run.
     pub cancel: Option<CancelToken>,
     /// Receives the live events.
     pub events: Option<Events>,
-    /// The conversation this question continues (none or empty: it stands alone).
-    pub thread: Option<Thread>,
 }
 
 /// The engine: datasources, their index, the policy, and the outside world's traits.
@@ -125,7 +199,7 @@ pub struct Parts<'a> {
 /// The question and who asks it, as every step sees them.
 struct Asked<'q> {
     question: &'q str,
-    options: &'q AskOptions,
+    options: &'q Question,
     scope: Scope<'q>,
     talk: Talk,
 }
@@ -413,14 +487,16 @@ impl<'a> Engine<'a> {
         self
     }
 
-    /// Answers `question`. Never fails: what went wrong is in the result.
-    pub async fn ask(&self, question: &str, options: &AskOptions) -> QueryResult {
+    /// Answers `asked`. Never fails: what went wrong is in the result, in the form the
+    /// question asks for.
+    pub async fn ask(&self, asked: &Question, hooks: Hooks) -> QueryResult {
+        let (question, options) = (asked.question.as_str(), asked);
         let run = Run::new(RunParts {
             clock: self.clock,
             sleep: self.sleep,
             timeout_ms: self.settings.timeout_ms,
-            cancel: options.cancel.clone(),
-            events: options.events.clone(),
+            cancel: hooks.cancel,
+            events: hooks.events,
             budget: Budget::new(
                 self.settings.max_llm_calls,
                 self.settings.max_cost_usd,
@@ -497,7 +573,7 @@ impl<'a> Engine<'a> {
             clarification: found.clarification,
         };
         result.total_usage(&self.prices);
-        result
+        result.in_form(options.trace)
     }
 
     /// The run: route, let a verified query answer, then check answerability (planning

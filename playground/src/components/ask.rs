@@ -10,7 +10,6 @@ use crate::run::RunView;
 use crate::state::{AppState, Page};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use nl2sql_core::api::AskRequest;
 use nl2sql_core::engine::{Event, Events, TraceForm};
 use nl2sql_core::service::Question;
 use nl2sql_wasm::{FetchTransport, Remote};
@@ -54,13 +53,13 @@ pub fn AskPage() -> impl IntoView {
             (false, _) => turns.clear(),
         });
         if let Some(remote) = state.server.get_untracked() {
-            let request = AskRequest {
+            let request = Question {
                 question: q.clone(),
                 datasource: Some(datasource.get_untracked()).filter(|d| !d.is_empty()),
-                // The server's key decides the role.
-                role: None,
                 plan_only: plan_only.get_untracked(),
                 thread,
+                // The server's key decides the role, and the server cleans the trace.
+                ..Question::default()
             };
             ask_server(state, remote, request, current, server_error);
             return;
@@ -70,7 +69,7 @@ pub fn AskPage() -> impl IntoView {
         };
         // The request is registered before the run starts, so Cancel always reaches it.
         let request = session.request(Question {
-            text: q.clone(),
+            question: q.clone(),
             roles: vec![state.role.get_untracked()],
             datasource: Some(datasource.get_untracked()).filter(|d| !d.is_empty()),
             plan_only: plan_only.get_untracked(),
@@ -188,7 +187,7 @@ pub fn AskPage() -> impl IntoView {
 fn ask_server(
     state: AppState,
     remote: Remote,
-    request: AskRequest,
+    request: Question,
     current: StoredValue<Option<Rc<dyn Fn()>>, LocalStorage>,
     server_error: RwSignal<Option<(String, String)>>,
 ) {
