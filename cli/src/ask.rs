@@ -3,11 +3,11 @@
 
 use crate::Failure;
 use clap::ValueEnum;
-use nl2sql_core::config::{engine_settings, AnswerConfig, ProviderConfig, ProviderKind, RunConfig};
-use nl2sql_core::conversation::Thread;
-use nl2sql_core::engine::{EngineSettings, Event, Events, QueryResult, TraceForm, Writer};
+use nl2sql_core::config::QUERY_TIMEOUT_MS;
+use nl2sql_core::config::{AnswerConfig, ProviderConfig, ProviderKind, RunConfig};
+use nl2sql_core::result::Thread;
+use nl2sql_core::result::{Event, Events, QueryResult, TraceForm, Writer};
 use nl2sql_core::service::{Ask, Question, Service};
-use nl2sql_core::validate::QUERY_TIMEOUT_MS;
 use nl2sql_native::project::ProviderEntry;
 use nl2sql_native::NativeHost;
 use std::path::PathBuf;
@@ -212,18 +212,12 @@ impl ModelArgs {
         };
         (config, missing)
     }
-
-    /// The engine's settings for these options and `run`, by the one function every
-    /// front end uses.
-    pub(crate) fn settings(&self, run: &RunConfig) -> Result<EngineSettings, Failure> {
-        engine_settings(&self.provider_config()?, run).map_err(crate::source_failure)
-    }
 }
 
 pub(crate) fn print_rows(
     sql: Option<&str>,
     columns: &[String],
-    rows: &[Vec<nl2sql_core::Value>],
+    rows: &[Vec<nl2sql_core::result::Value>],
     row_count: usize,
 ) {
     if let Some(sql) = sql {

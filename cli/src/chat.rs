@@ -6,11 +6,11 @@
 use crate::ask::{AnswerWriter, ModelArgs};
 use crate::Failure;
 use nl2sql_core::config::RunConfig;
-use nl2sql_core::conversation::{ChangeKind, Thread};
-use nl2sql_core::engine::{Event, Events, QueryResult, Status, TraceForm};
+use nl2sql_core::config::QUERY_TIMEOUT_MS;
 use nl2sql_core::feedback::{Answered, Given, Verdict};
+use nl2sql_core::result::{ChangeKind, Thread};
+use nl2sql_core::result::{Event, Events, QueryResult, Status, TraceForm};
 use nl2sql_core::service::{Question, Service};
-use nl2sql_core::validate::QUERY_TIMEOUT_MS;
 use nl2sql_native::{feedback_file, Interrupt, NativeHost, Sources};
 use rustyline::error::ReadlineError;
 use std::path::PathBuf;
@@ -37,7 +37,7 @@ pub struct ChatArgs {
           default_value_t = QUERY_TIMEOUT_MS)]
     timeout_ms: u64,
     /// Turns a thread keeps for its follow-ups
-    #[arg(long, value_name = "N", default_value_t = nl2sql_core::conversation::DEFAULT_TURNS)]
+    #[arg(long, value_name = "N", default_value_t = nl2sql_core::result::DEFAULT_TURNS)]
     turns: usize,
     #[command(flatten)]
     dbs: crate::DbArgs,

@@ -7,24 +7,25 @@
 //! - `full`: the real provider, with a spending cap.
 
 use crate::ask::{ModelArgs, ProviderName};
-use crate::routing::{embed_failure_text, read_and_index};
 use crate::{choice_name, Failure};
 use clap::ValueEnum;
-use nl2sql_core::catalog::Assembled;
-use nl2sql_core::config::{AnswerConfig, RunConfig};
-use nl2sql_core::engine::{Engine, Hooks, Parts, QueryResult, Question};
+use nl2sql_core::adapter::BuiltinEmbedder;
+use nl2sql_core::config::Policies;
+use nl2sql_core::config::{AnswerConfig, ProviderConfig, RunConfig};
 use nl2sql_core::error::Node;
-use nl2sql_core::eval::Gold;
-use nl2sql_core::index::{retrieve, route, BuiltinEmbedder, RetrieveSettings, RouteSettings};
-use nl2sql_core::policy::Policies;
-use nl2sql_core::Datasource;
-use nl2sql_native::WallClock;
-use nl2sql_native::{BlockingTransport, MemoryScratch};
-use nl2sql_suite::{gold_plan_fixtures, score, Case, Scored, Suite};
+use nl2sql_core::feedback::Curated;
+use nl2sql_core::result::QueryResult;
+use nl2sql_core::service::Workspace;
+use nl2sql_core::service::{Question, Service};
+use nl2sql_native::{NativeHost, Reading};
+#[cfg(feature = "gold-plans")]
+use nl2sql_suite::gold_plan_fixtures;
+use nl2sql_suite::{score, Case, Gold, Scored, Suite};
 use serde_json::{json, Value as Json};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::time::Instant;
 
 /// `nl2sql eval`'s command line.
@@ -85,27 +86,33 @@ pub fn run(o: &Args) -> Result<(), Failure> {
         .iter()
         .filter(|c| c.status == "approved")
         .collect();
-    let embedder = BuiltinEmbedder::default();
     let sources = o.dbs.sources()?;
-    let crate::routing::Indexed {
-        datasources, index, ..
-    } = read_and_index(&sources, &embedder, false)
-        .map_err(|e| Failure::Runtime(embed_failure_text(e)))?;
-    // Refusals name nothing, as in the reference's evaluations.
-    let policies = Policies {
-        refusal_names_tables: false,
-        ..sources.policies()
-    };
+    // Refusals name nothing, as in the reference's evaluations; no verified query answers
+    // in place of the planner, which is what is measured.
+    let (workspace, _) = sources
+        .workspace_with(Reading {
+            policies: Policies {
+                refusal_names_tables: false,
+                ..sources.policies()
+            },
+            verified: Curated::default(),
+            embedder: Rc::new(BuiltinEmbedder::default()),
+            fresh: false,
+        })
+        .map_err(|e| Failure::Runtime(e.to_string()))?;
     let started = Instant::now();
     let (metrics, board, stopped, models) = match o.mode {
         Mode::Retrieval => {
-            let (m, b) = retrieval(&cases, &index, &embedder, &policies, &o.roles)?;
+            let service = Service::new(
+                NativeHost::default(),
+                workspace,
+                ProviderConfig::default(),
+                RunConfig::default(),
+            );
+            let (m, b) = retrieval(&cases, &service, &o.roles)?;
             (m, b, false, json!({}))
         }
-        Mode::Plans | Mode::Full => {
-            let dbs: Vec<&dyn Datasource> = datasources.iter().map(|d| &**d).collect();
-            answers(o, &cases, dbs, &index, &embedder, &policies)?
-        }
+        Mode::Plans | Mode::Full => answers(o, &cases, workspace)?,
     };
     let record = json!({
         "schema": 2,
@@ -139,17 +146,14 @@ pub fn run(o: &Args) -> Result<(), Failure> {
 
 type Board = Vec<Json>;
 
-/// Modes `plans` and `full`: every case and role through `Engine::ask`.
+/// Modes `plans` and `full`: every case and role asked through the engine's facade.
 fn answers(
     o: &Args,
     cases: &[&Case],
-    datasources: Vec<&dyn Datasource>,
-    index: &nl2sql_core::index::SchemaIndex,
-    embedder: &BuiltinEmbedder,
-    policies: &Policies,
+    workspace: Workspace,
 ) -> Result<(Json, Board, bool, Json), Failure> {
     let mock = match o.mode {
-        Mode::Plans => Some(gold_plan_provider(cases)?),
+        Mode::Plans => Some(gold_plans::provider(cases)?),
         _ => None,
     };
     // Scored answers are the rows: the template writes the sentence, no model call.
@@ -159,34 +163,17 @@ fn answers(
         plan_cache: false,
         ..RunConfig::default()
     };
-    let settings = match &mock {
+    let provider = match &mock {
         Some(m) => ModelArgs {
             provider: Some(ProviderName::Compatible),
             model: Some("gold-plans".into()),
             base_url: Some(m.base_url()),
         }
-        .settings(&run)?,
-        None => o.model.settings(&run)?,
+        .provider_config()?,
+        None => o.model.provider_config()?,
     };
-    let planner = &settings.planner;
-    let models = json!({"planner": planner.model, "provider": planner.provider.label()});
-    let transport = BlockingTransport::default();
-    let clock = WallClock::start();
-    let engine = Engine::new(
-        Parts {
-            catalog: Box::new(Assembled {
-                datasources,
-                index,
-                embedder,
-                policies,
-            }),
-            transport: &transport,
-            clock: &clock,
-        },
-        settings,
-    )
-    .combining_with(&MemoryScratch)
-    .waiting_with(&nl2sql_native::ThreadSleep);
+    let models = json!({"planner": provider.model, "provider": provider.provider().label()});
+    let service = Service::new(NativeHost::default(), workspace, provider, run);
     let mut board = Vec::new();
     let mut spent = 0.0;
     let mut stopped = false;
@@ -198,7 +185,8 @@ fn answers(
                 break 'cases;
             }
             let asked = Question::new(case.question.as_str()).as_roles([role.as_str()]);
-            let r = pollster::block_on(engine.ask(&asked, Hooks::default()));
+            let ask = service.request(asked).map_err(crate::source_failure)?;
+            let r = pollster::block_on(service.ask(ask, None));
             spent += r.usage.cost_usd.unwrap_or(0.0);
             board.push(board_line(case, &role, &expected, &want, &r));
             if !o.json {
@@ -214,18 +202,48 @@ fn answers(
     Ok((answer_metrics(&board), board, stopped, models))
 }
 
-/// The in-process mock provider, answering as the reference's gold-plan model does: each
-/// case's datasources as the verdict (none for an unanswerable case), its gold plan as the
-/// plan.
-fn gold_plan_provider(cases: &[&Case]) -> Result<nl2sql_mock::MockProvider, Failure> {
-    let mock = nl2sql_mock::MockProvider::start()
-        .map_err(|e| Failure::Runtime(format!("the gold-plan provider could not start: {e}")))?;
-    let fixtures = gold_plan_fixtures(cases.iter().copied()).map_err(Failure::Runtime)?;
-    let fixtures = fixtures
-        .iter()
-        .map(|(name, question, answer)| nl2sql_mock::Fixture::new(name, question, answer));
-    mock.add(fixtures);
-    Ok(mock)
+/// The gold plans served over HTTP, when this build has the mock provider.
+#[cfg(feature = "gold-plans")]
+mod gold_plans {
+    use super::{gold_plan_fixtures, Case, Failure};
+
+    /// The in-process mock provider, answering as the reference's gold-plan model does:
+    /// each case's datasources as the verdict (none for an unanswerable case), its gold plan
+    /// as the plan.
+    pub(super) fn provider(cases: &[&Case]) -> Result<nl2sql_mock::MockProvider, Failure> {
+        let mock = nl2sql_mock::MockProvider::start().map_err(|e| {
+            Failure::Runtime(format!("the gold-plan provider could not start: {e}"))
+        })?;
+        let fixtures = gold_plan_fixtures(cases.iter().copied()).map_err(Failure::Runtime)?;
+        let fixtures = fixtures
+            .iter()
+            .map(|(name, question, answer)| nl2sql_mock::Fixture::new(name, question, answer));
+        mock.add(fixtures);
+        Ok(mock)
+    }
+}
+
+/// This build has no mock provider: `--mode plans` says how to get one.
+#[cfg(not(feature = "gold-plans"))]
+mod gold_plans {
+    use super::{Case, Failure};
+
+    /// No provider can exist in this build.
+    pub(super) enum MockProvider {}
+
+    impl MockProvider {
+        pub(super) fn base_url(&self) -> String {
+            match *self {}
+        }
+    }
+
+    pub(super) fn provider(_: &[&Case]) -> Result<MockProvider, Failure> {
+        Err(Failure::Usage(
+            "--mode plans replays the gold plans through the in-process mock provider, which \
+             this build leaves out; build with --features gold-plans"
+                .into(),
+        ))
+    }
 }
 
 /// One run's line on the board: how it scored (scored once, by the suite crate) and what
@@ -299,23 +317,15 @@ fn answer_metrics(board: &[Json]) -> Json {
 /// Mode `retrieval`: routing and retrieval (search forced, as admin), no model.
 fn retrieval(
     cases: &[&Case],
-    index: &nl2sql_core::index::SchemaIndex,
-    embedder: &BuiltinEmbedder,
-    policies: &Policies,
+    service: &Service<NativeHost>,
     roles: &[String],
 ) -> Result<(Json, Board), Failure> {
     let mut board = Vec::new();
     for case in cases {
         let role = roles.first().cloned().unwrap_or_else(|| "admin".into());
-        let scope = policies.scope(std::slice::from_ref(&role));
-        let routing = pollster::block_on(route(
-            index,
-            embedder,
-            &case.question,
-            &scope,
-            &RouteSettings::default(),
-        ))
-        .map_err(|e| Failure::Runtime(e.to_string()))?;
+        let asked_as = std::slice::from_ref(&role);
+        let routing = pollster::block_on(service.route(&case.question, asked_as))
+            .map_err(|e| Failure::Runtime(e.to_string()))?;
         let top1 = routing
             .ranked
             .first()
@@ -325,16 +335,9 @@ fn retrieval(
             "routing_top1": top1, "routing_shortlist": shortlist, "ranked": routing.ranked});
         if case.kind == "answer" && !case.tables.is_empty() {
             let datasource = case.datasources.first().map_or("chinook", String::as_str);
-            let r = pollster::block_on(retrieve(
-                index,
-                embedder,
-                datasource,
-                &case.question,
-                &scope,
-                &RetrieveSettings::default(),
-                true,
-            ))
-            .map_err(|e| Failure::Runtime(e.to_string()))?;
+            let r =
+                pollster::block_on(service.retrieval(&case.question, datasource, asked_as, true))
+                    .map_err(|e| Failure::Runtime(e.to_string()))?;
             let found =
                 |need: &[String], got: &[String]| need.iter().filter(|x| got.contains(x)).count();
             let (t, c) = (

@@ -5,9 +5,9 @@
 
 use crate::Failure;
 use nl2sql_core::config::{ProviderConfig, RunConfig};
-use nl2sql_core::curated::VerifiedQuery;
-use nl2sql_core::engine::QueryResult;
+use nl2sql_core::feedback::VerifiedQuery;
 use nl2sql_core::feedback::{Answered, FeedbackBook, Given, ProposalStatus, Recorded, Verdict};
+use nl2sql_core::result::QueryResult;
 use nl2sql_core::service::Service;
 use nl2sql_native::{feedback_file, NativeHost};
 use std::path::{Path, PathBuf};

@@ -240,6 +240,16 @@ pub(crate) fn say_cache_problems(report: &nl2sql_native::CacheReport) {
     }
 }
 
+/// Says on stderr what the engine dropped from the configuration, each by code, naming
+/// what and why.
+pub(crate) fn say_notices<H: nl2sql_core::service::Host>(
+    service: &nl2sql_core::service::Service<H>,
+) {
+    for notice in service.notices() {
+        eprintln!("nl2sql: {}: {}", notice.code, notice.message);
+    }
+}
+
 /// The engine's error as the command's: what was named wrongly (a configuration, a
 /// datasource that is not there) is a usage failure, anything else a runtime one; the
 /// message starts with the stable code, for scripts.

@@ -3,13 +3,11 @@
 
 use crate::{source_failure, DbArgs, Failure};
 use clap::ValueEnum;
-use nl2sql_core::error::{ErrorCode, Node, PipelineError, Severity};
-use nl2sql_core::import::import_sql;
-use nl2sql_core::lower::{to_sql, LowerOptions};
-use nl2sql_core::plan::Plan;
-use nl2sql_core::run::{run_plan, SqlRun, SqlStatus};
-use nl2sql_core::validate::{JoinRule, ValidatorSettings, QUERY_TIMEOUT_MS};
-use nl2sql_core::{Dialect, SchemaSnapshot, Value};
+use nl2sql_core::adapter::Dialect;
+use nl2sql_core::config::LowerOptions;
+use nl2sql_core::config::{JoinRule, ValidatorSettings, QUERY_TIMEOUT_MS};
+use nl2sql_core::result::Value;
+use nl2sql_core::service::{sql_mode, SqlQuery, SqlRun, SqlStatus, Statement};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -157,23 +155,12 @@ impl Args {
 /// Runs `nl2sql plan`.
 pub fn plan_command(args: &PlanArgs) -> Result<(), Failure> {
     let text = read_plan(&args.file)?;
-    run(&args.options, &text, |_| {
-        Plan::from_json(&text).map_err(|e| {
-            PipelineError::new(
-                Node::LogicalValidator,
-                ErrorCode::InvalidPlanStructure,
-                Severity::Error,
-                format!("The plan is not valid plan JSON: {e}"),
-            )
-        })
-    })
+    run(&args.options, Statement::Plan(text))
 }
 
 /// Runs `nl2sql sql`.
 pub fn sql_command(args: &SqlArgs) -> Result<(), Failure> {
-    run(&args.options, &args.sql, |schema| {
-        import_sql(&args.sql, schema, schema.dialect)
-    })
+    run(&args.options, Statement::Sql(args.sql.clone()))
 }
 
 /// The plan file's text; `-` is standard input. Unreadable is a usage error: the command
@@ -190,50 +177,29 @@ fn read_plan(file: &Path) -> Result<String, Failure> {
         .map_err(|e| Failure::Usage(format!("reading {}: {e}", file.display())))
 }
 
-/// Checks the plan `make_plan` gives for the datasource's schema, then runs it (or renders
-/// it for another dialect), and prints the report: SQL mode's one contract, [`SqlRun`].
-fn run(
-    o: &Args,
-    input: &str,
-    make_plan: impl FnOnce(&SchemaSnapshot) -> Result<Plan, PipelineError>,
-) -> Result<(), Failure> {
+/// SQL mode through the engine's facade on the one datasource named (or the only one):
+/// checked for the role, then run (or rendered for another dialect), and the report
+/// printed: SQL mode's one contract, [`SqlRun`].
+fn run(o: &Args, statement: Statement) -> Result<(), Failure> {
     let sources = o.dbs.sources()?;
     let (db, schema, cache) = sources
         .schema(o.datasource.as_deref())
         .map_err(source_failure)?;
     crate::say_cache_problems(&cache);
-    let id = db.id().to_string();
-    let policies = sources.policies();
-    let scope = policies.scope(o.role.as_slice());
     let settings = o.settings();
-    let dialect = o.dialect.map(Dialect::from);
-
-    let report = match make_plan(&schema) {
-        Err(e) => SqlRun::failed(&id, input, e),
-        Ok(plan) => match dialect.filter(|d| *d != schema.dialect) {
-            // Another dialect: validate against this schema, render, do not execute.
-            Some(dialect) => {
-                let validation =
-                    nl2sql_core::validate::validate(Some(&plan), &schema, &scope, &settings);
-                // Valid for the datasource, but perhaps not expressible in that dialect.
-                let rendered = validation.passed().then(|| {
-                    to_sql(&plan, &schema, dialect, &settings.lower).map_err(|e| {
-                        PipelineError::new(
-                            Node::Generator,
-                            ErrorCode::InvalidPlanStructure,
-                            Severity::Error,
-                            format!("Cannot render for {dialect}: {e}"),
-                        )
-                    })
-                });
-                SqlRun::rendered(&id, input, plan, validation, rendered)
-            }
-            None => {
-                let run = pollster::block_on(run_plan(&plan, &*db, &schema, &scope, &settings));
-                SqlRun::ran(&id, input, plan, run)
-            }
-        },
+    let query = SqlQuery {
+        statement,
+        datasource: Some(db.id().to_string()),
+        roles: o.role.iter().cloned().collect(),
+        dialect: o.dialect.map(Dialect::from),
     };
+    let report = pollster::block_on(sql_mode(
+        &*db,
+        &schema,
+        &sources.policies(),
+        &query,
+        &settings,
+    ));
     if o.json {
         let text =
             serde_json::to_string_pretty(&report).map_err(|e| Failure::Runtime(e.to_string()))?;

@@ -1,17 +1,16 @@
-//! `nl2sql route`, `nl2sql retrieve` and `nl2sql index`: the schema index over the demo
-//! databases, built in memory on every run (it takes milliseconds).
+//! `nl2sql route`, `nl2sql retrieve` and `nl2sql index`: the schema index over the
+//! databases, built in memory on every run (it takes milliseconds), asked through the
+//! engine's facade.
 
 use crate::{source_failure, Failure};
 use clap::ValueEnum;
-use nl2sql_core::error::Error;
-use nl2sql_core::error::Node;
-use nl2sql_core::index::{
-    render, retrieve, route, BuiltinEmbedder, CircuitBreaker, Embedder, EntryKind, GuardedEmbedder,
-    RetrieveSettings, RouteSettings, SchemaIndex, ValueIndex,
-};
-use nl2sql_core::provider::{ApiKey, Provider, ProviderEmbedder, Wire};
-use nl2sql_core::Datasource;
-use nl2sql_native::{BlockingTransport, CacheReport, Sources, WallClock};
+use nl2sql_core::adapter::HttpTransport;
+use nl2sql_core::adapter::{ApiKey, Provider, ProviderEmbedder, Wire};
+use nl2sql_core::adapter::{BuiltinEmbedder, CircuitBreaker, Embedder, GuardedEmbedder};
+use nl2sql_core::config::{ProviderConfig, RunConfig};
+use nl2sql_core::error::{Error, Node};
+use nl2sql_core::service::Service;
+use nl2sql_native::{BlockingTransport, CacheReport, NativeHost, Reading, WallClock};
 use serde::Serialize;
 use serde_json::json;
 use std::rc::Rc;
@@ -135,51 +134,63 @@ impl Embeddings {
     }
 }
 
-/// The index as a command uses it.
-struct Built<'a> {
-    index: SchemaIndex,
-    embedder: &'a dyn Embedder,
+/// The index as a command uses it: the engine over the databases, read and indexed.
+struct Built {
+    service: Service<NativeHost>,
     /// The provider embedder, when one built the index (for its request counts).
-    provider: Option<&'a ProviderEmbedder<'a>>,
+    provider: Option<Rc<ProviderEmbedder>>,
     build_ms: f64,
     /// What reading the databases did with a project's schema cache.
     cache: CacheReport,
 }
 
 impl IndexArgs {
-    /// Builds the index with the embedder the options name and hands it to `then` (the
-    /// embedder borrows the transport, so both live in this frame).
-    /// `fresh` reads every database again, ignoring the schema cache (and rewrites it).
+    /// Reads and indexes the databases with the embedder the options name and hands the
+    /// engine to `then`. `fresh` reads every database again, ignoring the schema cache (and
+    /// rewrites it).
     fn with_index(
         &self,
         fresh: bool,
         then: impl FnOnce(&Built) -> Result<(), Failure>,
     ) -> Result<(), Failure> {
-        let builtin = BuiltinEmbedder::default();
-        let transport = BlockingTransport::default();
+        let transport: Rc<dyn HttpTransport> = Rc::new(BlockingTransport::default());
         let provider = self
             .embeddings
             .provider()?
-            .map(|(p, model)| ProviderEmbedder::new(&transport, p, &model));
+            .map(|(p, model)| Rc::new(ProviderEmbedder::new(transport, p, &model)));
         // A provider's embeddings go through the vector breaker, as the design asks of
         // every provider embedder: after repeated failures it stops calling for a while.
-        let breaker = CircuitBreaker::vector();
-        let clock = WallClock::start();
-        let guarded = provider
-            .as_ref()
-            .map(|p| GuardedEmbedder::new(p, &breaker, &clock));
-        let embedder: &dyn Embedder = match &guarded {
-            Some(g) => g,
-            None => &builtin,
+        let embedder: Rc<dyn Embedder> = match &provider {
+            Some(p) => Rc::new(GuardedEmbedder::new(
+                Rc::clone(p) as Rc<dyn Embedder>,
+                CircuitBreaker::vector(),
+                Rc::new(WallClock::start()),
+            )),
+            None => Rc::new(BuiltinEmbedder::default()),
         };
+        let sources = self.dbs.sources()?;
         let started = Instant::now();
-        let Indexed { index, cache, .. } = read_and_index(&self.dbs.sources()?, embedder, fresh)?;
+        let (workspace, cache) = sources
+            .workspace_with(Reading {
+                policies: sources.policies(),
+                verified: sources.verified().map_err(source_failure)?,
+                embedder,
+                fresh,
+            })
+            .map_err(embed_failure)?;
+        let build_ms = started.elapsed().as_secs_f64() * 1e3;
         crate::say_cache_problems(&cache);
+        let service = Service::new(
+            NativeHost::default(),
+            workspace,
+            ProviderConfig::default(),
+            RunConfig::default(),
+        );
+        crate::say_notices(&service);
         then(&Built {
-            index,
-            embedder,
-            provider: provider.as_ref(),
-            build_ms: started.elapsed().as_secs_f64() * 1e3,
+            service,
+            provider,
+            build_ms,
             cache,
         })
     }
@@ -196,73 +207,11 @@ fn embed_failure(e: Error) -> Failure {
     Failure::Runtime(text)
 }
 
-/// A build failure's text for the terminal.
-pub(crate) fn embed_failure_text(e: Failure) -> String {
-    match e {
-        Failure::Usage(t) | Failure::Runtime(t) => t,
-    }
-}
-
-/// The databases a command reads, opened, the index over them, and what reading them did
-/// with a project's schema cache.
-pub(crate) struct Indexed {
-    pub(crate) datasources: Vec<Rc<dyn Datasource>>,
-    pub(crate) index: SchemaIndex,
-    cache: CacheReport,
-}
-
-/// The databases `sources` names, opened and read (a project's through its schema cache;
-/// `fresh`: every database read again), and the index over them.
-pub(crate) fn read_and_index(
-    sources: &Sources,
-    embedder: &dyn Embedder,
-    fresh: bool,
-) -> Result<Indexed, Failure> {
-    let (reads, report) = sources
-        .read_all(fresh)
-        .map_err(|e| Failure::Runtime(e.to_string()))?;
-    let mut values = ValueIndex::default();
-    let mut profiles = Vec::with_capacity(reads.len());
-    let mut datasources = Vec::with_capacity(reads.len());
-    for read in reads {
-        values.add(&read.profile.id, read.read.values);
-        profiles.push((read.profile, read.read.schema));
-        datasources.push(read.datasource);
-    }
-    let index = pollster::block_on(SchemaIndex::build(&profiles, values, embedder))
-        .map_err(embed_failure)?;
-    for why in index.dropped_notes() {
-        eprintln!("nl2sql: CONFIG_INVALID: a note was dropped: {why}");
-    }
-    for schema in index.schemas() {
-        for t in schema.tables.iter().filter(|t| t.unread.is_some()) {
-            let why = t.unread.as_deref().unwrap_or_default();
-            eprintln!(
-                "nl2sql: STATISTICS_INCOMPLETE: table {} of {}: {why}",
-                t.name, schema.datasource_id
-            );
-        }
-    }
-    Ok(Indexed {
-        datasources,
-        index,
-        cache: report,
-    })
-}
-
 /// Runs `nl2sql route`.
 pub fn route_command(args: &RouteArgs) -> Result<(), Failure> {
     args.index.with_index(false, |built| {
-        let policies = args.index.dbs.sources()?.policies();
-        let scope = policies.scope(args.role.as_slice());
-        let r = pollster::block_on(route(
-            &built.index,
-            built.embedder,
-            &args.question,
-            &scope,
-            &RouteSettings::default(),
-        ))
-        .map_err(embed_failure)?;
+        let r = pollster::block_on(built.service.route(&args.question, args.role.as_slice()))
+            .map_err(embed_failure)?;
         if args.index.json {
             #[derive(Serialize)]
             struct Signal<'a> {
@@ -294,20 +243,17 @@ pub fn route_command(args: &RouteArgs) -> Result<(), Failure> {
 
 /// Runs `nl2sql retrieve`.
 pub fn retrieve_command(args: &RetrieveArgs) -> Result<(), Failure> {
+    let id = args
+        .index
+        .dbs
+        .sources()?
+        .id(args.datasource.as_deref())
+        .map_err(source_failure)?;
     args.index.with_index(false, |built| {
-        let sources = args.index.dbs.sources()?;
-        let id = sources
-            .id(args.datasource.as_deref())
-            .map_err(source_failure)?;
-        let policies = sources.policies();
-        let scope = policies.scope(args.role.as_slice());
-        let r = pollster::block_on(retrieve(
-            &built.index,
-            built.embedder,
-            &id,
+        let r = pollster::block_on(built.service.retrieval(
             &args.question,
-            &scope,
-            &RetrieveSettings::default(),
+            &id,
+            args.role.as_slice(),
             args.force_search,
         ))
         .map_err(embed_failure)?;
@@ -317,8 +263,8 @@ pub fn retrieve_command(args: &RetrieveArgs) -> Result<(), Failure> {
                 &json!({"tables": r.tables, "columns": r.columns, "values": values}),
             );
         }
-        if let Some(schema) = built.index.schema(&id) {
-            print!("{}", render(schema, &r));
+        if let Some(text) = built.service.retrieval_text(&id, &r) {
+            print!("{text}");
         }
         Ok(())
     })
@@ -327,25 +273,17 @@ pub fn retrieve_command(args: &RetrieveArgs) -> Result<(), Failure> {
 /// Runs `nl2sql index`.
 pub fn index_command(args: &IndexArgs) -> Result<(), Failure> {
     args.with_index(true, |built| {
-        let index = &built.index;
-        let count = |k: EntryKind| index.entries().iter().filter(|e| e.kind == k).count();
-        let entries = json!({
-            "datasource": count(EntryKind::Datasource),
-            "example": count(EntryKind::Example),
-            "verified": count(EntryKind::Verified),
-            "table": count(EntryKind::Table),
-            "column": count(EntryKind::Column),
-            "value": index.values().len(),
-        });
+        let summary = built.service.index_summary();
+        let entries = json!(summary.entries);
         let cache = &built.cache;
         let cache_file = cache.path.as_ref().map(|p| p.display().to_string());
         if args.json {
             return print_json(&json!({
                 "entries": entries,
                 "build_ms": (built.build_ms * 10.0).round() / 10.0,
-                "embedder": index.embedder(),
-                "embedding_requests": built.provider.map(|p| p.requests()),
-                "embedding_tokens": built.provider.map(|p| p.tokens()),
+                "embedder": summary.embedder,
+                "embedding_requests": built.provider.as_ref().map(|p| p.requests()),
+                "embedding_tokens": built.provider.as_ref().map(|p| p.tokens()),
                 "schema_cache": cache_file.as_ref().map(|file| json!({
                     "file": file,
                     "written": cache.written,
@@ -353,8 +291,8 @@ pub fn index_command(args: &IndexArgs) -> Result<(), Failure> {
                 })),
             }));
         }
-        println!("embedder: {}", index.embedder());
-        if let Some(p) = built.provider {
+        println!("embedder: {}", summary.embedder);
+        if let Some(p) = &built.provider {
             println!(
                 "embedding requests: {}, tokens: {}",
                 p.requests(),

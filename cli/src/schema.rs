@@ -1,7 +1,7 @@
 //! `nl2sql schema`: a datasource's tables, columns, keys and statistics, as text or JSON.
 
 use crate::{source_failure, Failure};
-use nl2sql_core::SchemaSnapshot;
+use nl2sql_core::result::SchemaSnapshot;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]

@@ -5,7 +5,7 @@
 use crate::ask::{AnswerWriter, ModelArgs};
 use crate::Failure;
 use nl2sql_core::config::RunConfig;
-use nl2sql_core::validate::QUERY_TIMEOUT_MS;
+use nl2sql_core::config::QUERY_TIMEOUT_MS;
 use nl2sql_server::{Access, Keys, Limits, Options, SourcesSpec};
 use std::net::SocketAddr;
 

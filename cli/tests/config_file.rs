@@ -348,7 +348,7 @@ fn notes_name_tables_columns_and_values_in_the_words_people_use() {
     );
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(
-        said.contains("a note was dropped") && said.contains("desk.ghost"),
+        said.contains("A note was dropped") && said.contains("desk.ghost"),
         "{said}"
     );
 }

@@ -38,6 +38,7 @@ fn records(dir: &Path) -> usize {
 }
 
 #[test]
+#[cfg_attr(not(feature = "gold-plans"), ignore = "needs --features gold-plans")]
 fn plans_mode_scores_the_reference_suite_on_chinook_in_a_duckdb_file() {
     let out = std::env::temp_dir().join(format!("nl2sql-eval-duckdb-{}", std::process::id()));
     let db = nl2sql_tests::servers::duckdb_copy("chinook");
@@ -54,6 +55,7 @@ fn plans_mode_scores_the_reference_suite_on_chinook_in_a_duckdb_file() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "gold-plans"), ignore = "needs --features gold-plans")]
 fn plans_mode_scores_every_role_run_of_the_reference_suite_and_keeps_each_record() {
     let out = std::env::temp_dir().join(format!("nl2sql-eval-plans-{}", std::process::id()));
     let record = eval("chinook.yaml", "plans", &out);

@@ -3,12 +3,12 @@
 //! the OpenAPI document, and no secret anywhere in what it says.
 
 use nl2sql_core::api::{event_name, StreamParser, Streamed};
-use nl2sql_core::engine::{Event, QueryResult, Status};
 use nl2sql_core::error::ErrorCode;
-use nl2sql_core::index::Routing;
-use nl2sql_core::run::{SqlRun, SqlStatus};
+use nl2sql_core::result::Routing;
+use nl2sql_core::result::Value;
+use nl2sql_core::result::{Event, QueryResult, Status};
+use nl2sql_core::result::{SqlRun, SqlStatus};
 use nl2sql_core::service::DatasourceInfo;
-use nl2sql_core::Value;
 use nl2sql_server::types::{ApiError, DatasourceSummary, Health};
 use nl2sql_tests::hostile::{OUTSIDE_SQL, REFUSED_SQL};
 use nl2sql_tests::mock::{Fixture, MockProvider};

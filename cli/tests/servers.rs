@@ -125,7 +125,7 @@ fn gold_plans(server: Server) {
         args.extend(["--role", "admin", "--json", "-"]);
         let out = nl2sql_with_input(&args, &plan);
         let report = json(&out);
-        let rows: Vec<Vec<nl2sql_core::Value>> =
+        let rows: Vec<Vec<nl2sql_core::result::Value>> =
             serde_json::from_value(report["rows"].clone()).unwrap_or_default();
         if let Err(why) =
             nl2sql_tests::compare::compare(&rows, &case.gold_rows(), case.order_matters)

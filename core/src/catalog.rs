@@ -73,7 +73,9 @@ impl<C: Catalog + ?Sized> Catalog for &C {
 
 /// A catalogue put together from its parts: open datasources, the index built over them
 /// (which holds their schemas and descriptions), its embedder and the policy. Front ends
-/// with a [`crate::workspace::Workspace`] use that instead.
+/// with a [`crate::workspace::Workspace`] use that instead; the tests and benchmarks build
+/// engines over pieces this way.
+#[cfg(feature = "internals")]
 pub struct Assembled<'a> {
     /// The open datasources, each indexed in `index`.
     pub datasources: Vec<&'a dyn Datasource>,
@@ -85,6 +87,7 @@ pub struct Assembled<'a> {
     pub policies: &'a Policies,
 }
 
+#[cfg(feature = "internals")]
 impl Catalog for Assembled<'_> {
     fn ids(&self) -> Vec<&str> {
         self.datasources.iter().map(|d| d.id()).collect()

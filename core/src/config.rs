@@ -5,12 +5,17 @@
 //! [`ProviderConfig`] holds the key, so it can be read but never written out: it has no
 //! `Serialize`, and its `Debug` hides the key.
 
-use crate::engine::{Agent, AnswerMode, EngineSettings, Feedback};
+pub use crate::engine::EngineSettings;
+use crate::engine::{Agent, AnswerMode, Feedback};
 use crate::error::Error;
 use crate::index::MismatchPolicy;
-use crate::provider::chat::PriceTable;
+pub use crate::provider::chat::{Price, PriceTable};
+pub use crate::provider::Role;
 use crate::provider::{ApiKey, Provider, Wire};
-use crate::validate::QUERY_TIMEOUT_MS;
+pub use nl2sql_plan::lower::LowerOptions;
+pub use nl2sql_plan::policy::{Pattern, Policies};
+pub use nl2sql_plan::validate::QUERY_TIMEOUT_MS;
+pub use nl2sql_plan::validate::{JoinRule, ValidatorSettings};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

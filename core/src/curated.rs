@@ -581,17 +581,6 @@ mod tests {
     }
 
     #[test]
-    fn the_demo_declarations_parse_and_name_the_tables_they_read() {
-        let curated: Curated = serde_json::from_str(crate::demo::DEMO_VERIFIED).unwrap();
-        let phrases = curated.phrases("chinook");
-        let top = phrases
-            .iter()
-            .find(|p| p.text.contains("top 5 customers"))
-            .unwrap();
-        assert_eq!(top.reads, ["Customer", "Invoice"]);
-    }
-
-    #[test]
     fn a_query_that_no_longer_fits_is_dropped_alone_and_named() {
         let schema = nl2sql_plan::test_fixtures::schema();
         let mut declared: Curated = serde_json::from_str(

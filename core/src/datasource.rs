@@ -1,6 +1,6 @@
 //! The datasource contract: how the engine reaches a database without doing I/O itself.
 
-use nl2sql_plan::schema::{SchemaSnapshot, Structure};
+use nl2sql_plan::schema::Structure;
 use nl2sql_plan::validate::ValidatorSettings;
 use nl2sql_plan::Value;
 
@@ -190,30 +190,5 @@ pub trait Datasource {
     /// table.
     fn shows(&self, _name: &str) -> bool {
         true
-    }
-}
-
-/// What is read about a datasource, the same way for every adapter of a dialect (SQLite's
-/// catalogue for sql.js and rusqlite alike, `pg_catalog` for PostgreSQL, …): implemented
-/// for every [`Datasource`], never by one.
-pub trait Metadata {
-    /// The schema and its statistics, of the tables the datasource shows. When it hides
-    /// some, the fingerprint is still the whole database's, as [`Metadata::fingerprint`]
-    /// reads it, so the per-run check compares like with like.
-    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>>;
-
-    /// The structural fingerprint of what the database holds now (see
-    /// [`SchemaSnapshot::fingerprint`]), compared with the indexed snapshot's on every run:
-    /// the structure alone, no statistics (two catalogue reads on SQLite).
-    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>>;
-}
-
-impl<D: Datasource + ?Sized> Metadata for D {
-    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
-        Box::pin(crate::introspect::read(self))
-    }
-
-    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
-        Box::pin(crate::introspect::structure_fingerprint(self))
     }
 }

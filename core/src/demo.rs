@@ -99,6 +99,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_demo_declarations_parse_and_name_the_tables_they_read() {
+        let curated: crate::curated::Curated =
+            serde_json::from_str(DEMO_VERIFIED).expect("the demo's verified queries parse");
+        let phrases = curated.phrases("chinook");
+        let top = phrases.iter().find(|p| p.text.contains("top 5 customers"));
+        assert_eq!(
+            top.map(|p| p.reads.clone()),
+            Some(vec!["Customer".to_string(), "Invoice".to_string()])
+        );
+    }
+
+    #[test]
     fn every_demo_database_has_notes_that_parse() {
         let all: std::collections::BTreeMap<String, crate::index::Notes> =
             serde_json::from_str(DEMO_NOTES).expect("the demo notes parse");

@@ -1,7 +1,7 @@
 //! What every DuckDB adapter shares (the native one, DuckDB-WASM in the page): how DuckDB's
 //! error messages sort into the datasource error kinds.
 
-use crate::DatasourceErrorKind;
+use crate::datasource::DatasourceErrorKind;
 
 /// The kind of a DuckDB failure, by the class its message names first (`Catalog Error: …`,
 /// `Permission Error: …`).

@@ -9,7 +9,7 @@
 //! line and the server in a file beside the project file) and never sends anywhere.
 //! Times are given by the caller (core has no clock).
 
-use crate::curated::{Curated, ParamSpec, ParamType, VerifiedQuery};
+pub use crate::curated::{Curated, ParamSpec, ParamType, VerifiedQuery};
 use crate::engine::{QueryResult, Status};
 use crate::error::{Error, ErrorCode};
 use crate::index::text::terms;

@@ -1,12 +1,14 @@
-//! A plan's whole deterministic path: validate, render, execute. The command line, the gold
-//! suites and (later) the pipeline's last steps all go through [`run_plan`].
+//! A plan's whole deterministic path: validate, render, execute ([`run_plan`]), and SQL
+//! mode over it ([`sql_mode`]), the one implementation every front end's SQL mode reaches
+//! through the facade.
 
-use crate::datasource::{Datasource, DatasourceErrorKind, ExecLimits, ResultFrame};
+use crate::datasource::{Datasource, DatasourceErrorKind, Dialect, ExecLimits, ResultFrame};
 use crate::error::{Boundary, Clean};
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::lower::{to_sql, LowerOptions};
 use crate::plan::Plan;
-use crate::policy::Scope;
+use crate::import::import_sql;
+use crate::policy::{Policies, Scope};
 use crate::schema::SchemaSnapshot;
 use crate::validate::{validate, Validation, ValidationCheck, ValidatorSettings};
 use crate::value::Value;
@@ -158,6 +160,129 @@ pub async fn execute(sql: &str, datasource: &dyn Datasource, limits: ExecLimits)
         Err(e) => Err(execution_error(&e)),
     };
     Executed { frame, warnings }
+}
+
+/// What SQL mode is given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Statement {
+    /// SQL, imported as a plan (only what the plan language holds is accepted).
+    Sql(String),
+    /// A plan in its JSON form.
+    Plan(String),
+}
+
+impl Statement {
+    /// The statement as given.
+    pub fn text(&self) -> &str {
+        match self {
+            Statement::Sql(text) | Statement::Plan(text) => text,
+        }
+    }
+}
+
+/// SQL mode's request: a statement, where and as whom to run it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SqlQuery {
+    /// The SQL or plan.
+    pub statement: Statement,
+    /// The datasource (none: the first the roles may reach).
+    pub datasource: Option<String>,
+    /// The roles to check it for (none: the policy's default).
+    pub roles: Vec<String>,
+    /// Render for this dialect instead of running, when it is not the datasource's (the
+    /// plan is still checked against the datasource's schema).
+    pub dialect: Option<Dialect>,
+}
+
+impl SqlQuery {
+    /// `sql`, to run on the first datasource the policy's default role reaches.
+    pub fn sql(sql: impl Into<String>) -> SqlQuery {
+        SqlQuery {
+            statement: Statement::Sql(sql.into()),
+            datasource: None,
+            roles: Vec::new(),
+            dialect: None,
+        }
+    }
+}
+
+/// SQL mode on one datasource: the statement as a plan (imported or read), checked for the
+/// roles exactly as a planned query is, then run — or, for another dialect, rendered.
+pub async fn sql_mode(
+    datasource: &dyn Datasource,
+    schema: &SchemaSnapshot,
+    policies: &Policies,
+    query: &SqlQuery,
+    settings: &ValidatorSettings,
+) -> SqlRun {
+    let (id, input) = (datasource.id(), query.statement.text());
+    let plan = match &query.statement {
+        Statement::Sql(sql) => import_sql(sql, schema, schema.dialect),
+        Statement::Plan(json) => Plan::from_json(json).map_err(|e| {
+            PipelineError::new(
+                Node::LogicalValidator,
+                ErrorCode::InvalidPlanStructure,
+                Severity::Error,
+                format!("The plan is not valid plan JSON: {e}"),
+            )
+        }),
+    };
+    let plan = match plan {
+        Ok(plan) => plan,
+        Err(e) => return SqlRun::failed(id, input, e),
+    };
+    let scope = policies.scope(&query.roles);
+    match query.dialect.filter(|d| *d != schema.dialect) {
+        Some(dialect) => {
+            let validation = validate(Some(&plan), schema, &scope, settings);
+            // Valid for the datasource, but perhaps not expressible in that dialect.
+            let rendered = validation.passed().then(|| {
+                to_sql(&plan, schema, dialect, &settings.lower).map_err(|e| {
+                    PipelineError::new(
+                        Node::Generator,
+                        ErrorCode::InvalidPlanStructure,
+                        Severity::Error,
+                        format!("Cannot render for {dialect}: {e}"),
+                    )
+                })
+            });
+            SqlRun::rendered(id, input, plan, validation, rendered)
+        }
+        None => {
+            let run = run_plan(&plan, datasource, schema, &scope, settings).await;
+            SqlRun::ran(id, input, plan, run)
+        }
+    }
+}
+
+/// `sql` as a verified query may hold it: the plan it imports as, checked for `roles`, and
+/// the SQL the engine renders from that plan (VERIFIED_QUERY_INVALID otherwise; the words
+/// name nothing the roles may not see).
+pub fn verified_sql(
+    sql: &str,
+    schema: &SchemaSnapshot,
+    policies: &Policies,
+    roles: &[String],
+) -> Result<(Plan, String), crate::error::Error> {
+    let invalid = |why: String| crate::error::Error::new(ErrorCode::VerifiedQueryInvalid, why);
+    let plan = import_sql(sql, schema, schema.dialect).map_err(|e| {
+        invalid(format!(
+            "the SQL cannot become a verified query: {}",
+            e.cleaned(&Boundary::default()).message
+        ))
+    })?;
+    let settings = ValidatorSettings::default();
+    let validation = validate(Some(&plan), schema, &policies.scope(roles), &settings);
+    if !validation.passed() {
+        return Err(invalid(
+            "the SQL does not pass the engine's checks for your role, so it cannot become a \
+             verified query"
+                .into(),
+        ));
+    }
+    let rendered = render(&plan, schema, schema.dialect, &settings.lower)
+        .map_err(|e| invalid(e.cleaned(&Boundary::default()).message))?;
+    Ok((plan, rendered))
 }
 
 /// How SQL mode ended.

@@ -9,24 +9,30 @@
 
 use crate::config::{engine_settings, ProviderConfig, RunConfig};
 use crate::curated::{Curated, VerifiedQuery};
-pub use crate::engine::Question;
 use crate::engine::{
-    Agent, AnswerMode, CancelToken, EngineSettings, Events, Hooks, QueryResult, Replay, Sleep,
-    TraceForm, Writer,
+    Agent, AnswerMode, CancelToken, EngineSettings, Events, QueryResult, Replay, Sleep, TraceForm,
+    Writer,
 };
+pub use crate::engine::{Hooks, Question};
+use crate::error::RunWarning;
 use crate::error::{Error, ErrorCode};
 use crate::feedback::{FeedbackBook, Given, Proposal, Recorded};
 use crate::http::{HttpTransport, Offline};
-use crate::index::{Clock, Retrieval, Routing};
+use crate::index::{render, Clock, EntryKind, Retrieval, Routing};
 use crate::plan_cache::PlanCache;
+use crate::policy::Policies;
 use crate::provider::chat::{ChatError, PriceTable};
 use crate::provider::probe::{probe, Probe};
 use crate::provider::{ApiKey, Provider, Wire};
-use crate::run::SqlRun;
+pub use crate::run::{sql_mode, verified_sql, SqlQuery, SqlRun, SqlStatus, Statement};
 use crate::schema::SchemaSnapshot;
 use crate::scratch::Scratch;
 use crate::validate::ValidatorSettings;
-use crate::workspace::{Opening, Workspace, World};
+use crate::workspace::World;
+pub use crate::workspace::{
+    read_source, valid_id, Catalogue, CatalogueEntry, Opening, ReadSource, Source, Workspace,
+    CATALOGUE_FORMAT,
+};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -86,6 +92,56 @@ pub struct DatasourceInfo {
     pub description: String,
     /// Its schema as read.
     pub schema: SchemaSnapshot,
+}
+
+impl DatasourceInfo {
+    /// This datasource as `roles` may see it: only the tables they may read, and no key
+    /// that points at another (none when they may reach none of it).
+    pub fn seen_by(&self, policies: &Policies, roles: &[String]) -> Option<DatasourceInfo> {
+        let scope = policies.scope(roles);
+        if !scope.can_reach(&self.id) {
+            return None;
+        }
+        let mut seen = self.clone();
+        seen.schema
+            .tables
+            .retain(|t| scope.can_read(&self.id, &t.name));
+        let kept: Vec<String> = seen.schema.tables.iter().map(|t| t.name.clone()).collect();
+        for t in &mut seen.schema.tables {
+            t.foreign_keys.retain(|k| {
+                kept.iter()
+                    .any(|n| n.eq_ignore_ascii_case(&k.referenced_table))
+            });
+        }
+        Some(seen)
+    }
+}
+
+/// What the schema index holds: how many entries of each kind, and the embedder that built
+/// it (`nl2sql index`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IndexSummary {
+    /// The embedder and its settings, e.g. `builtin-v1-512`.
+    pub embedder: String,
+    /// Entries by kind.
+    pub entries: IndexEntries,
+}
+
+/// The schema index's entries by kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct IndexEntries {
+    /// Datasource descriptions.
+    pub datasource: usize,
+    /// Example questions.
+    pub example: usize,
+    /// Verified queries' phrasings.
+    pub verified: usize,
+    /// Tables.
+    pub table: usize,
+    /// Columns.
+    pub column: usize,
+    /// Distinct text values.
+    pub value: usize,
 }
 
 /// The engine as a front end holds it.
@@ -324,18 +380,23 @@ impl<H: Host> Service<H> {
         }
     }
 
-    /// SQL mode: `sql` imported as a plan, validated for `roles`, rendered and run on
-    /// `datasource` (none: the first one) under the run configuration's row cap.
-    pub async fn sql(&self, sql: &str, datasource: Option<&str>, roles: &[String]) -> SqlRun {
-        let workspace = self.workspace();
-        let datasource = datasource
-            .or_else(|| workspace.ids().first().copied())
-            .unwrap_or_default()
-            .to_string();
+    /// SQL mode ([`crate::run::sql_mode`]) under the run configuration's row cap and time
+    /// limit, on the datasource named, else the first the roles may reach.
+    pub async fn query(&self, query: &SqlQuery) -> SqlRun {
         let mut settings = ValidatorSettings::default();
         settings.lower.row_cap = self.run.borrow().row_cap;
         settings.query_timeout_ms = Some(self.run.borrow().query_timeout_ms);
-        workspace.sql(&datasource, sql, roles, &settings).await
+        self.workspace().sql(query, &settings).await
+    }
+
+    /// [`Service::query`] for SQL to run on `datasource` (none: the first `roles` reach).
+    pub async fn sql(&self, sql: &str, datasource: Option<&str>, roles: &[String]) -> SqlRun {
+        self.query(&SqlQuery {
+            datasource: datasource.map(str::to_string),
+            roles: roles.to_vec(),
+            ..SqlQuery::sql(sql)
+        })
+        .await
     }
 
     /// Ranks the datasources `roles` may reach for `question`, with no model call.
@@ -350,7 +411,67 @@ impl<H: Host> Service<H> {
         datasource: &str,
         roles: &[String],
     ) -> Result<Retrieval, Error> {
-        self.workspace().retrieve(question, datasource, roles).await
+        self.retrieval(question, datasource, roles, true).await
+    }
+
+    /// What the planner would be sent from `datasource` for `question`; `force_search`
+    /// runs the search even where the whole schema would fit.
+    pub async fn retrieval(
+        &self,
+        question: &str,
+        datasource: &str,
+        roles: &[String],
+        force_search: bool,
+    ) -> Result<Retrieval, Error> {
+        self.workspace()
+            .retrieve(question, datasource, roles, force_search)
+            .await
+    }
+
+    /// The datasources `roles` may reach, as they may see them ([`DatasourceInfo::seen_by`]).
+    pub fn datasources_for(&self, roles: &[String]) -> Vec<DatasourceInfo> {
+        let workspace = self.workspace();
+        self.datasources()
+            .iter()
+            .filter_map(|d| d.seen_by(workspace.policies(), roles))
+            .collect()
+    }
+
+    /// Who may read what.
+    pub fn policies(&self) -> Policies {
+        self.workspace().policies().clone()
+    }
+
+    /// What was dropped from the configuration, each naming what and why (every run's
+    /// result carries them too).
+    pub fn notices(&self) -> Vec<RunWarning> {
+        self.workspace().notices().to_vec()
+    }
+
+    /// What the schema index holds.
+    pub fn index_summary(&self) -> IndexSummary {
+        let workspace = self.workspace();
+        let index = workspace.index();
+        let count = |k: EntryKind| index.entries().iter().filter(|e| e.kind == k).count();
+        IndexSummary {
+            embedder: index.embedder().to_string(),
+            entries: IndexEntries {
+                datasource: count(EntryKind::Datasource),
+                example: count(EntryKind::Example),
+                verified: count(EntryKind::Verified),
+                table: count(EntryKind::Table),
+                column: count(EntryKind::Column),
+                value: index.values().len(),
+            },
+        }
+    }
+
+    /// `retrieval` of `datasource` as the planner's prompt shows it (none: no such
+    /// datasource).
+    pub fn retrieval_text(&self, datasource: &str, retrieval: &Retrieval) -> Option<String> {
+        let workspace = self.workspace();
+        let schema = workspace.index().schema(datasource)?;
+        Some(render(schema, retrieval))
     }
 
     /// The datasources with their schemas, in the order they were added.

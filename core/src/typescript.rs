@@ -84,7 +84,7 @@ pub fn declarations() -> String {
         crate::curated::ParamValue,
         Divergence,
         Event,
-        crate::Value,
+        nl2sql_plan::Value,
         crate::plan::Plan,
         SqlRun,
         SqlStatus,

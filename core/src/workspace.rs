@@ -8,17 +8,16 @@
 use crate::catalog::{Catalog, Entry};
 use crate::curated::Curated;
 use crate::datasource::Datasource;
-use crate::datasource::Metadata;
+use crate::introspect::Metadata;
 use crate::engine::{Engine, EngineSettings, Parts, Sleep};
 use crate::error::{Error, ErrorCode, Node, RunWarning};
 use crate::http::HttpTransport;
-use crate::import::import_sql;
 use crate::index::{
     retrieve, route, Clock, DatasourceProfile, Embedder, Retrieval, RetrieveSettings,
     RouteSettings, Routing, SchemaIndex, ValueIndex,
 };
 use crate::policy::Policies;
-use crate::run::{run_plan, SqlRun};
+use crate::run::{sql_mode, SqlQuery, SqlRun};
 use crate::schema::SchemaSnapshot;
 use crate::scratch::Scratch;
 use crate::validate::ValidatorSettings;
@@ -364,13 +363,15 @@ impl Workspace {
         .await
     }
 
-    /// What the planner would be sent from `datasource` for `question` as `roles`: the
-    /// schema search run even where the whole schema would fit, so it can be inspected.
+    /// What the planner would be sent from `datasource` for `question` as `roles`;
+    /// `force_search` runs the schema search even where the whole schema would fit, so it
+    /// can be inspected.
     pub async fn retrieve(
         &self,
         question: &str,
         datasource: &str,
         roles: &[String],
+        force_search: bool,
     ) -> Result<Retrieval, Error> {
         let scope = self.policies.scope(roles);
         retrieve(
@@ -380,31 +381,29 @@ impl Workspace {
             question,
             &scope,
             &RetrieveSettings::default(),
-            true,
+            force_search,
         )
         .await
     }
 
-    /// SQL mode: `sql` imported as a plan, validated for `roles`, rendered and run on
-    /// `datasource` with exactly the checks a planned query gets.
-    pub async fn sql(
-        &self,
-        datasource: &str,
-        sql: &str,
-        roles: &[String],
-        settings: &ValidatorSettings,
-    ) -> SqlRun {
-        let source = match self.require(datasource, Node::SqlImport) {
-            Ok(source) => source,
-            Err(e) => return SqlRun::failed(datasource, sql, e),
+    /// SQL mode ([`sql_mode`]) on the datasource `query` names, else the first its roles
+    /// may reach.
+    pub async fn sql(&self, query: &SqlQuery, settings: &ValidatorSettings) -> SqlRun {
+        let scope = self.policies.scope(&query.roles);
+        let id = match &query.datasource {
+            Some(id) => id.as_str(),
+            None => self
+                .ids()
+                .into_iter()
+                .find(|id| scope.can_reach(id))
+                .unwrap_or_default(),
         };
-        let plan = match import_sql(sql, source.schema, source.schema.dialect) {
-            Ok(plan) => plan,
-            Err(e) => return SqlRun::failed(datasource, sql, e),
-        };
-        let scope = self.policies.scope(roles);
-        let run = run_plan(&plan, source.datasource, source.schema, &scope, settings).await;
-        SqlRun::ran(datasource, sql, plan, run)
+        match self.require(id, Node::SqlImport) {
+            Ok(source) => {
+                sql_mode(source.datasource, source.schema, &self.policies, query, settings).await
+            }
+            Err(e) => SqlRun::failed(id, query.statement.text(), e),
+        }
     }
 
     /// The datasource ids, in order.

@@ -3,7 +3,7 @@
 //! provider may send it.
 
 use super::openai_error;
-use nl2sql_core::index::BuiltinEmbedder;
+use nl2sql_core::adapter::BuiltinEmbedder;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The status and body for one embeddings request.

@@ -11,7 +11,7 @@
 //! The file holds sample and distinct values of the tables the project shows (never of
 //! hidden ones), so it is written readable by its owner only.
 
-use nl2sql_core::workspace::ReadSource;
+use nl2sql_core::service::ReadSource;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -131,7 +131,7 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nl2sql_core::{Dialect, SchemaSnapshot};
+    use nl2sql_core::adapter::{Dialect, SchemaSnapshot};
 
     fn read(fingerprint_of: &str) -> ReadSource {
         let mut schema = SchemaSnapshot::new(fingerprint_of, Dialect::Sqlite, vec![]);

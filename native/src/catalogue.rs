@@ -4,7 +4,7 @@
 use crate::demo::demo_path;
 use crate::sqlite_file::SqliteFile;
 use nl2sql_core::demo::DEMO_DATABASES;
-use nl2sql_core::workspace::{read_source, Catalogue, CatalogueEntry, CATALOGUE_FORMAT};
+use nl2sql_core::service::{read_source, Catalogue, CatalogueEntry, CATALOGUE_FORMAT};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::Path;

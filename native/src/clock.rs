@@ -1,6 +1,6 @@
 //! The engine's clock on a native machine.
 
-use nl2sql_core::index::Clock;
+use nl2sql_core::adapter::Clock;
 use std::time::Instant;
 
 /// Milliseconds since the clock was made, from the monotonic clock.

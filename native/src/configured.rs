@@ -9,9 +9,11 @@
 //! datasource that hides a table), so the per-run schema check compares like with like.
 
 use crate::project::{table_pattern, DatasourceEntry, Limits};
-use nl2sql_core::introspect::Structure;
-use nl2sql_core::policy::Pattern;
-use nl2sql_core::{Datasource, DatasourceError, Dialect, ExecLimits, LocalBoxFuture, ResultFrame};
+use nl2sql_core::adapter::Structure;
+use nl2sql_core::adapter::{
+    Datasource, DatasourceError, Dialect, ExecLimits, LocalBoxFuture, ResultFrame,
+};
+use nl2sql_core::config::Pattern;
 use std::rc::Rc;
 
 /// A datasource behind its configuration.

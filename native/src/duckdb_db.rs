@@ -18,8 +18,8 @@ use duckdb::arrow::datatypes::{
 };
 use duckdb::arrow::util::display::{ArrayFormatter, FormatOptions};
 use duckdb::{AccessMode, Config, Connection, InterruptHandle};
-use nl2sql_core::guard::check_read_only_in;
-use nl2sql_core::{
+use nl2sql_core::adapter::check_read_only_in;
+use nl2sql_core::adapter::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
     ResultFrame, Value,
 };
@@ -151,7 +151,7 @@ fn unavailable(message: String) -> DatasourceError {
 /// A DuckDB failure, sorted as every DuckDB adapter sorts them.
 fn to_error(e: duckdb::Error) -> DatasourceError {
     let message = e.to_string();
-    DatasourceError::new(nl2sql_core::duckdb::error_kind(&message), message)
+    DatasourceError::new(nl2sql_core::adapter::duckdb::error_kind(&message), message)
 }
 
 /// The first `take` values of a result column, as SQLite would store them: whole numbers and

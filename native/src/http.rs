@@ -2,8 +2,8 @@
 //! own thread (the command line's, or a server's engine thread), so blocking inside the
 //! future costs nothing.
 
-use nl2sql_core::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport, Utf8Chunks};
-use nl2sql_core::LocalBoxFuture;
+use nl2sql_core::adapter::LocalBoxFuture;
+use nl2sql_core::adapter::{HttpFailure, HttpRequest, HttpResponse, HttpTransport, Utf8Chunks};
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -207,7 +207,7 @@ impl HttpTransport for BlockingTransport {
 /// Waits by sleeping the thread: the command line runs one question at a time.
 pub struct ThreadSleep;
 
-impl nl2sql_core::engine::Sleep for ThreadSleep {
+impl nl2sql_core::adapter::Sleep for ThreadSleep {
     fn sleep(&self, ms: u64) -> LocalBoxFuture<'_, ()> {
         Box::pin(async move { std::thread::sleep(Duration::from_millis(ms)) })
     }

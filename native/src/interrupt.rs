@@ -2,7 +2,7 @@
 //! another thread (a server's client went away). SQLite checks both in its progress handler;
 //! DuckDB and PostgreSQL are stopped from a watching thread ([`Watch`]).
 
-use nl2sql_core::datasource::{DatasourceError, DatasourceErrorKind};
+use nl2sql_core::adapter::{DatasourceError, DatasourceErrorKind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};

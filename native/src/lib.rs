@@ -41,7 +41,7 @@ pub use interrupt::Interrupt;
 pub use mysql_db::MySqlDb;
 pub use postgres_db::PostgresDb;
 pub use scratch::MemoryScratch;
-pub use sources::{CacheReport, Read, Sources};
+pub use sources::{CacheReport, Read, Reading, Sources};
 #[cfg(feature = "spark")]
 pub use spark_db::SparkDb;
 pub use sqlite_file::SqliteFile;

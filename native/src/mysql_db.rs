@@ -13,8 +13,8 @@ use crate::tls::TlsMode;
 use mysql::consts::ColumnType;
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, OptsBuilder, SslOpts};
-use nl2sql_core::guard::check_read_only_in;
-use nl2sql_core::{
+use nl2sql_core::adapter::check_read_only_in;
+use nl2sql_core::adapter::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
     ResultFrame, Value,
 };

@@ -10,8 +10,8 @@
 use crate::address::{redact, Address};
 use crate::interrupt::{Interrupt, Watch};
 use crate::tls::TlsMode;
-use nl2sql_core::guard::check_read_only_in;
-use nl2sql_core::{
+use nl2sql_core::adapter::check_read_only_in;
+use nl2sql_core::adapter::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
     ResultFrame, Value,
 };

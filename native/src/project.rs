@@ -6,12 +6,12 @@
 //! `api_key_env`). The format is documented in `docs/config.md`.
 
 use crate::address::Address;
+use nl2sql_core::adapter::{Notes, TableNotes, Term};
 use nl2sql_core::config::{NodeModels, ProviderKind};
-use nl2sql_core::curated::Curated;
+use nl2sql_core::config::{Pattern, Policies};
 use nl2sql_core::error::Error;
-use nl2sql_core::index::{Notes, TableNotes, Term};
-use nl2sql_core::policy::{Pattern, Policies};
-use nl2sql_core::workspace::valid_id;
+use nl2sql_core::feedback::Curated;
+use nl2sql_core::service::valid_id;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;

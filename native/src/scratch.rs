@@ -2,8 +2,8 @@
 //! filled with bound parameters, then locked like every datasource before the query runs.
 
 use crate::sqlite_file::SqliteFile;
-use nl2sql_core::scratch::{create_statement, insert_statement, Scratch, ScratchTable};
-use nl2sql_core::{
+use nl2sql_core::adapter::{create_statement, insert_statement, Scratch, ScratchTable};
+use nl2sql_core::adapter::{
     DatasourceError, DatasourceErrorKind, ExecLimits, LocalBoxFuture, ResultFrame, Value,
 };
 use rusqlite::types::{ToSqlOutput, ValueRef};

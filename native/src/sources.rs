@@ -11,19 +11,31 @@ use crate::demo::demo_path;
 use crate::errors::{unreadable, usage};
 use crate::project::{Project, DEFAULT_FILE};
 use crate::{Interrupt, MySqlDb, PostgresDb, SqliteFile};
-use nl2sql_core::curated::Curated;
+use nl2sql_core::adapter::Metadata;
+use nl2sql_core::adapter::{BuiltinEmbedder, DatasourceProfile, Embedder};
+use nl2sql_core::adapter::{Datasource, DatasourceError, SchemaSnapshot};
+use nl2sql_core::config::Policies;
 use nl2sql_core::demo::{demo_database, demo_profile, DEMO_DATABASES, DEMO_VERIFIED};
 use nl2sql_core::error::Error;
-use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
-use nl2sql_core::policy::Policies;
-use nl2sql_core::workspace::{read_source, valid_id, Opening, ReadSource, Workspace};
-use nl2sql_core::Metadata;
-use nl2sql_core::{Datasource, DatasourceError, SchemaSnapshot};
+use nl2sql_core::feedback::Curated;
+use nl2sql_core::service::{read_source, valid_id, Opening, ReadSource, Workspace};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 /// A database opened, with how routing describes it.
 pub type Opened = (DatasourceProfile, Rc<dyn Datasource>);
+
+/// How [`Sources::workspace_with`] reads and indexes the databases.
+pub struct Reading {
+    /// Who may read what.
+    pub policies: Policies,
+    /// The verified queries in force.
+    pub verified: Curated,
+    /// What embeds the index's entries.
+    pub embedder: Rc<dyn Embedder>,
+    /// Reads every database again, past the schema cache (and rewrites it).
+    pub fresh: bool,
+}
 
 /// A database opened and read.
 pub struct Read {
@@ -386,8 +398,18 @@ impl Sources {
         &self,
         policies: Policies,
     ) -> Result<(Workspace, CacheReport), Error> {
-        let curated = self.verified()?;
-        let (reads, report) = self.read_all(false)?;
+        self.workspace_with(Reading {
+            policies,
+            verified: self.verified()?,
+            embedder: Rc::new(BuiltinEmbedder::default()),
+            fresh: false,
+        })
+    }
+
+    /// Every database read (`fresh`: past the schema cache, rewriting it) and indexed by
+    /// `embedder`, with `policies` and `verified` in force; what was done with the cache.
+    pub fn workspace_with(&self, reading: Reading) -> Result<(Workspace, CacheReport), Error> {
+        let (reads, report) = self.read_all(reading.fresh)?;
         let openings = reads
             .into_iter()
             .map(|r| Opening {
@@ -398,9 +420,9 @@ impl Sources {
             .collect();
         let workspace = pollster::block_on(Workspace::open(
             openings,
-            policies,
-            curated,
-            Rc::new(BuiltinEmbedder::default()),
+            reading.policies,
+            reading.verified,
+            reading.embedder,
         ))?;
         Ok((workspace, report))
     }
@@ -437,7 +459,7 @@ impl Sources {
     }
 
     /// The verified queries in force: the project file's, else the demo's.
-    fn verified(&self) -> Result<Curated, Error> {
+    pub fn verified(&self) -> Result<Curated, Error> {
         match self {
             Sources::Project(p) => Ok(p.file.verified.clone()),
             _ => serde_json::from_str(DEMO_VERIFIED)

@@ -20,10 +20,10 @@ use crate::address::{redact, Address};
 use crate::interrupt::{Interrupt, Watch};
 use arrow::array::{Array, AsArray};
 use arrow::datatypes::{self as types, DataType, TimeUnit};
-use nl2sql_core::guard::check_read_only_in;
-use nl2sql_core::introspect::{ColumnShape, Structure, TableShape};
-use nl2sql_core::lower::{quote_name, quote_text};
-use nl2sql_core::{
+use nl2sql_core::adapter::check_read_only_in;
+use nl2sql_core::adapter::{quote_name, quote_text};
+use nl2sql_core::adapter::{ColumnShape, Structure, TableShape};
+use nl2sql_core::adapter::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, ForeignKey,
     LocalBoxFuture, ResultFrame, Value,
 };

@@ -1,9 +1,9 @@
 //! A SQLite file as a read-only datasource, through rusqlite's bundled SQLite.
 
 use crate::interrupt::{Interrupt, Stop};
-use nl2sql_core::guard::check_read_only;
-use nl2sql_core::sqlite::classify_error;
-use nl2sql_core::{
+use nl2sql_core::adapter::check_read_only;
+use nl2sql_core::adapter::sqlite::classify_error;
+use nl2sql_core::adapter::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
     ResultFrame, Value,
 };

@@ -4,7 +4,7 @@
 //! such key is left out with a note; everything else lands.
 #![cfg(feature = "duckdb")]
 
-use nl2sql_core::Metadata;
+use nl2sql_core::adapter::Metadata;
 use nl2sql_native::address::Address;
 use nl2sql_native::DuckDbFile;
 

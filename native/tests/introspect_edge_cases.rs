@@ -1,8 +1,8 @@
 //! Introspection of shapes the demo databases lack: multi-column foreign keys, keys that
 //! name only the referenced table, very wide tables, empty tables, odd names.
 
-use nl2sql_core::Metadata;
-use nl2sql_core::{TypeCategory, Value};
+use nl2sql_core::adapter::Metadata;
+use nl2sql_core::adapter::{TypeCategory, Value};
 use nl2sql_native::SqliteFile;
 use std::path::PathBuf;
 
@@ -112,7 +112,7 @@ fn views_are_read_like_tables_and_marked() {
     for t in &mut as_table.tables {
         t.view = false;
     }
-    let as_table = nl2sql_core::SchemaSnapshot::new("views", s.dialect, as_table.tables);
+    let as_table = nl2sql_core::adapter::SchemaSnapshot::new("views", s.dialect, as_table.tables);
     assert_ne!(as_table.fingerprint, s.fingerprint);
     let _ = std::fs::remove_file(path);
 }

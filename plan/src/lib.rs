@@ -19,6 +19,7 @@ pub mod json;
 mod json_schema;
 pub mod lower;
 pub mod policy;
+mod read;
 pub mod schema;
 #[cfg(not(target_arch = "wasm32"))]
 mod spark_sql;

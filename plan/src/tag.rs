@@ -94,7 +94,7 @@ fn late_kind<'de, T: Tagged, A: MapAccess<'de>>(first: String, mut map: A) -> Re
     }
     let mut text = String::new();
     write_kind_first(&Value::Object(object), &mut text);
-    crate::json::from_str(&text).map_err(de::Error::custom)
+    crate::read::from_str(&text).map_err(de::Error::custom)
 }
 
 /// `value` as JSON text, every object's `kind` first.

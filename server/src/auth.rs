@@ -2,7 +2,7 @@
 //! hashes; and the one rule for a request that names another role — it may narrow its
 //! key's role (ask as a role that reads nothing the key's cannot), never widen it.
 
-use nl2sql_core::policy::Policies;
+use nl2sql_core::config::Policies;
 use nl2sql_core::service::DatasourceInfo;
 use nl2sql_native::project::ApiKeyEntry;
 use sha2::{Digest, Sha256};

@@ -5,14 +5,14 @@
 
 use nl2sql_core::api::Streamed;
 use nl2sql_core::config::{ProviderConfig, RunConfig};
-use nl2sql_core::curated::Curated;
-use nl2sql_core::engine::{Event, Events, QueryResult};
 use nl2sql_core::error::Error;
 use nl2sql_core::error::{ErrorCode, Node, PipelineError, Severity};
-use nl2sql_core::index::Routing;
-use nl2sql_core::run::SqlRun;
+use nl2sql_core::feedback::Curated;
+use nl2sql_core::result::Routing;
+use nl2sql_core::result::SqlRun;
+use nl2sql_core::result::{Event, Events, QueryResult};
+use nl2sql_core::service::ReadSource;
 use nl2sql_core::service::{DatasourceInfo, Question, Service};
-use nl2sql_core::workspace::ReadSource;
 use nl2sql_native::{Interrupt, NativeHost, Sources};
 use std::path::PathBuf;
 use std::rc::Rc;

@@ -9,9 +9,9 @@ use crate::shared::Shared;
 use crate::types::{
     ApiError, DescribeRequest, ErrorCode, FeedbackRequest, Question, RouteRequest, SqlRequest,
 };
-use nl2sql_core::engine::{QueryResult, Status};
-use nl2sql_core::run::{SqlRun, SqlStatus};
-use nl2sql_core::Value;
+use nl2sql_core::result::Value;
+use nl2sql_core::result::{QueryResult, Status};
+use nl2sql_core::result::{SqlRun, SqlStatus};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
@@ -54,9 +54,9 @@ struct Asked {
     warnings: Vec<String>,
     /// What the engine asks back instead of answering, with the questions to choose from.
     #[serde(skip_serializing_if = "Option::is_none")]
-    clarification: Option<nl2sql_core::conversation::Clarification>,
+    clarification: Option<nl2sql_core::result::Clarification>,
     /// The conversation: pass it as `thread` with the next question to follow up.
-    thread: nl2sql_core::conversation::Thread,
+    thread: nl2sql_core::result::Thread,
 }
 
 /// What `run_sql` answers with (as JSON text).

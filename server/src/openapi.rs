@@ -5,11 +5,11 @@
 use crate::types::{
     ApiError, DatasourceSummary, FeedbackRequest, Health, Question, RouteRequest, SqlRequest,
 };
-use nl2sql_core::curated::VerifiedQuery;
-use nl2sql_core::engine::{Event, QueryResult};
+use nl2sql_core::feedback::VerifiedQuery;
 use nl2sql_core::feedback::{Proposal, Recorded};
-use nl2sql_core::index::Routing;
-use nl2sql_core::run::SqlRun;
+use nl2sql_core::result::Routing;
+use nl2sql_core::result::SqlRun;
+use nl2sql_core::result::{Event, QueryResult};
 use nl2sql_core::service::DatasourceInfo;
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};

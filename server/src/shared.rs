@@ -9,17 +9,14 @@ use crate::types::{
 use crate::{Options, StartError};
 use nl2sql_core::api::Streamed;
 use nl2sql_core::config::engine_settings;
-use nl2sql_core::curated::VerifiedQuery;
-use nl2sql_core::engine::{QueryResult, TraceForm};
-use nl2sql_core::error::{Clean, Error};
+use nl2sql_core::config::Policies;
+use nl2sql_core::error::Error;
+use nl2sql_core::feedback::VerifiedQuery;
 use nl2sql_core::feedback::{Answered, FeedbackBook, Given, Proposal, Recorded};
-use nl2sql_core::import::import_sql;
-use nl2sql_core::index::Routing;
-use nl2sql_core::policy::Policies;
-use nl2sql_core::run::render;
-use nl2sql_core::run::SqlRun;
-use nl2sql_core::service::DatasourceInfo;
-use nl2sql_core::validate::{validate, ValidatorSettings};
+use nl2sql_core::result::Routing;
+use nl2sql_core::result::SqlRun;
+use nl2sql_core::result::{QueryResult, TraceForm};
+use nl2sql_core::service::{verified_sql, DatasourceInfo};
 use nl2sql_native::feedback_file;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -163,7 +160,10 @@ impl Shared {
             .ok_or_else(|| ApiError::new(ErrorCode::DatasourceNotFound, "no such datasource"))?;
         let roles = [role.clone()];
         let checked = match &request.sql {
-            Some(sql) => Some(self.checked_sql(sql, full, &roles)?),
+            Some(sql) => Some(
+                verified_sql(sql, full, &self.policies, &roles)
+                    .map_err(|e| ApiError::new(e.code, e.message))?,
+            ),
             None => None,
         };
         let answered = Answered {
@@ -191,33 +191,6 @@ impl Shared {
         self.keep(&book)?;
         *held = book;
         Ok(recorded)
-    }
-
-    /// `sql` as the plan the role may run and the SQL the engine renders from it.
-    fn checked_sql(
-        &self,
-        sql: &str,
-        schema: &nl2sql_core::SchemaSnapshot,
-        roles: &[String],
-    ) -> Result<(nl2sql_core::plan::Plan, String), ApiError> {
-        let invalid = |why: &str| ApiError::new(ErrorCode::VerifiedQueryInvalid, why);
-        let plan = import_sql(sql, schema, schema.dialect).map_err(|e| {
-            invalid(&format!(
-                "the SQL cannot become a verified query: {}",
-                Clean::cleaned(e, &Default::default()).message
-            ))
-        })?;
-        let scope = self.policies.scope(roles);
-        let settings = ValidatorSettings::default();
-        let validation = validate(Some(&plan), schema, &scope, &settings);
-        if !validation.passed() {
-            return Err(invalid(
-                "the SQL does not pass the engine's checks for your role, so it cannot become a verified query",
-            ));
-        }
-        let rendered = render(&plan, schema, schema.dialect, &settings.lower)
-            .map_err(|e| invalid(&Clean::cleaned(e, &Default::default()).message))?;
-        Ok((plan, rendered))
     }
 
     /// The proposals, for a caller whose role approves.
@@ -268,7 +241,7 @@ impl Shared {
 
     /// Datasource `id`'s whole schema as read (no role's view: for checking SQL a caller
     /// sent, never for showing).
-    fn full_schema(&self, id: &str) -> Option<&nl2sql_core::SchemaSnapshot> {
+    fn full_schema(&self, id: &str) -> Option<&nl2sql_core::result::SchemaSnapshot> {
         self.lanes
             .datasources()
             .iter()
@@ -543,21 +516,7 @@ impl Shared {
     }
 
     fn visible(&self, d: &DatasourceInfo, role: &str) -> Option<DatasourceInfo> {
-        let roles = [role.to_string()];
-        let scope = self.policies.scope(&roles);
-        if !scope.can_reach(&d.id) {
-            return None;
-        }
-        let mut d = d.clone();
-        d.schema.tables.retain(|t| scope.can_read(&d.id, &t.name));
-        let kept: Vec<String> = d.schema.tables.iter().map(|t| t.name.clone()).collect();
-        for t in &mut d.schema.tables {
-            t.foreign_keys.retain(|k| {
-                kept.iter()
-                    .any(|n| n.eq_ignore_ascii_case(&k.referenced_table))
-            });
-        }
-        Some(d)
+        d.seen_by(&self.policies, &[role.to_string()])
     }
 }
 

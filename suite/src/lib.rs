@@ -3,14 +3,15 @@
 //! `nl2sql eval`, the tests and the benchmarks, with how a run is scored against a case
 //! ([`score`]); it compiles for wasm too, because the browser tests read the suites.
 
+pub mod compare;
 mod export;
 mod score;
 
+pub use compare::{compare, compare_lenient, Gold};
 pub use export::good_cases;
 pub use score::{score, Scored};
 
-use nl2sql_core::eval::Gold;
-use nl2sql_core::plan::Plan;
+use nl2sql_core::result::Plan;
 use serde::Deserialize;
 use serde_norway::Value as Yaml;
 use std::collections::BTreeMap;

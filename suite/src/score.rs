@@ -2,11 +2,11 @@
 //! for `nl2sql eval` and the pipeline tests alike.
 
 use crate::Case;
-use nl2sql_core::engine::{QueryResult, Status};
+use crate::{compare, compare_lenient, Gold};
 use nl2sql_core::error::ErrorCode;
-use nl2sql_core::eval::{compare, compare_lenient, Gold};
-use nl2sql_core::validate::REFUSAL_MESSAGE;
-use nl2sql_core::Value;
+use nl2sql_core::error::REFUSAL_MESSAGE;
+use nl2sql_core::result::Value;
+use nl2sql_core::result::{QueryResult, Status};
 
 /// How one run went against what the case expects for one role.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 //! skip a check.
 
 pub mod bench;
-pub use nl2sql_core::eval as compare;
+pub use nl2sql_suite::compare;
 pub mod contract;
 pub mod gold;
 #[cfg(not(target_arch = "wasm32"))]

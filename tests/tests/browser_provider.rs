@@ -24,7 +24,7 @@ fn provider() -> Provider {
     Provider::new(Wire::OpenAi, mock_url(), ApiKey::new(KEY))
 }
 
-async fn failure(embedder: &ProviderEmbedder<'_>) -> PipelineError {
+async fn failure(embedder: &ProviderEmbedder) -> PipelineError {
     match embedder.embed(&["tracks".to_string()]).await {
         Ok(_) => panic!("the call succeeded"),
         Err(e) => e.at(Node::SchemaRetriever),
@@ -34,8 +34,9 @@ async fn failure(embedder: &ProviderEmbedder<'_>) -> PipelineError {
 #[wasm_bindgen_test]
 async fn provider_embeddings_over_fetch_route_like_the_builtin_embedder() {
     let sql = sqljs().await;
-    let transport = FetchTransport::default();
-    let embedder = ProviderEmbedder::new(&transport, provider(), "mock-embed").with_batch_size(64);
+    let transport = std::rc::Rc::new(FetchTransport::default());
+    let embedder =
+        ProviderEmbedder::new(transport.clone(), provider(), "mock-embed").with_batch_size(64);
     let index = demo_index(&opener(&sql), &embedder).await;
     assert!(embedder.requests() >= 2, "{} requests", embedder.requests());
     let over_fetch = routing_score(&index, &embedder, ROUTING_SUITE).await;
@@ -48,7 +49,7 @@ async fn provider_embeddings_over_fetch_route_like_the_builtin_embedder() {
 
 #[wasm_bindgen_test]
 async fn faults_map_to_codes_without_the_key() {
-    let transport = FetchTransport::default();
+    let transport = std::rc::Rc::new(FetchTransport::default());
     for (model, code) in [
         ("fault-401", ErrorCode::ProviderAuthFailed),
         ("fault-404", ErrorCode::ProviderModelUnavailable),
@@ -56,7 +57,7 @@ async fn faults_map_to_codes_without_the_key() {
         ("fault-429-rate", ErrorCode::ProviderRateLimited),
         ("fault-503", ErrorCode::ProviderUnavailable),
     ] {
-        let e = failure(&ProviderEmbedder::new(&transport, provider(), model)).await;
+        let e = failure(&ProviderEmbedder::new(transport.clone(), provider(), model)).await;
         assert_eq!(e.error_code, code, "{model}");
         let json = serde_json::to_string(&e).unwrap_or_default();
         assert!(
@@ -68,13 +69,14 @@ async fn faults_map_to_codes_without_the_key() {
 
 #[wasm_bindgen_test]
 async fn a_slow_provider_times_out_and_a_cancel_aborts_at_once() {
-    let transport = FetchTransport::default();
-    let slow = ProviderEmbedder::new(&transport, provider(), "fault-hang").with_timeout_ms(300);
+    let transport = std::rc::Rc::new(FetchTransport::default());
+    let slow =
+        ProviderEmbedder::new(transport.clone(), provider(), "fault-hang").with_timeout_ms(300);
     assert_eq!(failure(&slow).await.error_code, ErrorCode::ProviderTimeout);
 
-    let transport = FetchTransport::default();
+    let transport = std::rc::Rc::new(FetchTransport::default());
     let hanging =
-        ProviderEmbedder::new(&transport, provider(), "fault-hang").with_timeout_ms(9_000);
+        ProviderEmbedder::new(transport.clone(), provider(), "fault-hang").with_timeout_ms(9_000);
     let started = js_sys::Date::now();
     let cancel = async {
         sleep(50).await;

@@ -249,7 +249,11 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         ErrorCode::StatisticsIncomplete => statistics_incomplete(),
         ErrorCode::DatasourceNotFound => {
             let ws = workspace(Default::default());
-            let run = pollster::block_on(ws.sql("nowhere", "SELECT 1", &[], &default));
+            let query = nl2sql_core::run::SqlQuery {
+                datasource: Some("nowhere".into()),
+                ..nl2sql_core::run::SqlQuery::sql("SELECT 1")
+            };
+            let run = pollster::block_on(ws.sql(&query, &default));
             run.errors.iter().map(|e| e.error_code).collect()
         }
         ErrorCode::ResultTruncated => {
@@ -480,7 +484,8 @@ fn provider_failure(code: ErrorCode) -> Vec<ErrorCode> {
         &mock.base_url(),
         ApiKey::new("sk-test-key-0000"),
     );
-    let embedder = ProviderEmbedder::new(&transport, provider, model).with_timeout_ms(timeout);
+    let embedder = ProviderEmbedder::new(std::rc::Rc::new(transport), provider, model)
+        .with_timeout_ms(timeout);
     match pollster::block_on(embedder.embed(&["tracks".to_string()])) {
         Ok(_) => vec![],
         Err(e) => vec![e.at(Node::SchemaRetriever).error_code],

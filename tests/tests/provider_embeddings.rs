@@ -10,6 +10,7 @@ use nl2sql_native::BlockingTransport;
 use nl2sql_tests::mock::MockProvider;
 use nl2sql_tests::native::open;
 use nl2sql_tests::routing::{demo_index, routing_score, ROUTING_SUITE};
+use std::rc::Rc;
 
 const KEY: &str = "sk-mock-0123456789abcdefghijKLMN";
 
@@ -28,9 +29,9 @@ fn texts(n: usize) -> Vec<String> {
 #[test]
 fn provider_vectors_route_like_the_builtin_embedder_in_batches() {
     let mock = mock();
-    let transport = BlockingTransport::default();
+    let transport = Rc::new(BlockingTransport::default());
     let embedder =
-        ProviderEmbedder::new(&transport, provider(&mock), "mock-embed").with_batch_size(50);
+        ProviderEmbedder::new(transport.clone(), provider(&mock), "mock-embed").with_batch_size(50);
     let index = pollster::block_on(demo_index(&open, &embedder));
     let builds = mock.received();
     let entries = index.entries().len();
@@ -75,8 +76,9 @@ fn provider_vectors_route_like_the_builtin_embedder_in_batches() {
 #[test]
 fn empty_texts_are_not_sent_and_order_is_kept() {
     let mock = mock();
-    let transport = BlockingTransport::default();
-    let embedder = ProviderEmbedder::new(&transport, provider(&mock), "m").with_batch_size(2);
+    let transport = Rc::new(BlockingTransport::default());
+    let embedder =
+        ProviderEmbedder::new(transport.clone(), provider(&mock), "m").with_batch_size(2);
     let input = vec![
         "albums".to_string(),
         String::new(),
@@ -102,7 +104,7 @@ fn empty_texts_are_not_sent_and_order_is_kept() {
 #[test]
 fn every_fault_has_its_code_and_no_key_leaks() {
     let mock = mock();
-    let transport = BlockingTransport::default();
+    let transport = Rc::new(BlockingTransport::default());
     let cases = [
         ("fault-401", Some(ErrorCode::ProviderAuthFailed)),
         ("fault-403", Some(ErrorCode::ProviderAuthFailed)),
@@ -115,7 +117,7 @@ fn every_fault_has_its_code_and_no_key_leaks() {
         ("fault-malformed", None),
     ];
     for (model, code) in cases {
-        let embedder = ProviderEmbedder::new(&transport, provider(&mock), model);
+        let embedder = ProviderEmbedder::new(transport.clone(), provider(&mock), model);
         let err = match pollster::block_on(embedder.embed(&texts(3))) {
             Ok(_) => panic!("{model} succeeded"),
             Err(e) => e,
@@ -154,7 +156,7 @@ fn every_fault_has_its_code_and_no_key_leaks() {
             );
         }
     }
-    let embedder = ProviderEmbedder::new(&transport, provider(&mock), "fault-401");
+    let embedder = ProviderEmbedder::new(transport.clone(), provider(&mock), "fault-401");
     let error = pollster::block_on(embedder.embed(&texts(1)))
         .err()
         .map(|e| e.at(Node::SchemaRetriever));
@@ -169,9 +171,9 @@ fn every_fault_has_its_code_and_no_key_leaks() {
 #[test]
 fn timeouts_unreachable_servers_and_mixed_dimensions() {
     let mock = mock();
-    let transport = BlockingTransport::default();
-    let slow =
-        ProviderEmbedder::new(&transport, provider(&mock), "fault-hang").with_timeout_ms(300);
+    let transport = Rc::new(BlockingTransport::default());
+    let slow = ProviderEmbedder::new(transport.clone(), provider(&mock), "fault-hang")
+        .with_timeout_ms(300);
     let err = pollster::block_on(slow.embed(&texts(1)))
         .err()
         .map(|e| e.at(Node::SchemaRetriever));
@@ -187,16 +189,18 @@ fn timeouts_unreachable_servers_and_mixed_dimensions() {
         &format!("http://127.0.0.1:{port}/v1"),
         ApiKey::new(KEY),
     );
-    let err = pollster::block_on(ProviderEmbedder::new(&transport, gone, "m").embed(&texts(1)))
-        .err()
-        .map(|e| e.at(Node::SchemaRetriever));
+    let err =
+        pollster::block_on(ProviderEmbedder::new(transport.clone(), gone, "m").embed(&texts(1)))
+            .err()
+            .map(|e| e.at(Node::SchemaRetriever));
     assert_eq!(
         err.as_ref().map(|e| e.error_code),
         Some(ErrorCode::ProviderUnavailable)
     );
     assert!(err.is_some_and(|e| e.message.contains("could not be reached")));
 
-    let dims = ProviderEmbedder::new(&transport, provider(&mock), "fault-dims").with_batch_size(1);
+    let dims =
+        ProviderEmbedder::new(transport.clone(), provider(&mock), "fault-dims").with_batch_size(1);
     let err = pollster::block_on(dims.embed(&texts(2))).err();
     assert!(err.is_some_and(|e| e.message.contains("dimensions")));
 }
@@ -212,10 +216,13 @@ impl Clock for FixedClock {
 #[test]
 fn the_breaker_stops_calling_a_failing_provider() {
     let mock = mock();
-    let transport = BlockingTransport::default();
-    let failing = ProviderEmbedder::new(&transport, provider(&mock), "fault-500");
-    let breaker = CircuitBreaker::vector();
-    let guarded = GuardedEmbedder::new(&failing, &breaker, &FixedClock);
+    let transport = Rc::new(BlockingTransport::default());
+    let failing = ProviderEmbedder::new(transport.clone(), provider(&mock), "fault-500");
+    let guarded = GuardedEmbedder::new(
+        Rc::new(failing),
+        CircuitBreaker::vector(),
+        Rc::new(FixedClock),
+    );
     for _ in 0..8 {
         assert!(pollster::block_on(guarded.embed(&texts(1))).is_err());
     }

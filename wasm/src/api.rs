@@ -9,14 +9,14 @@
 use crate::session::{add_file, open_session, DatabaseFile, DatabaseHost, NamedBytes, Session};
 use crate::{DuckDbUrls, SqlJs, Workers};
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array, JSON};
+use nl2sql_core::config::Policies;
 use nl2sql_core::config::{ProviderConfig, RunConfig};
-use nl2sql_core::conversation::Thread;
-use nl2sql_core::curated::{Curated, VerifiedQuery};
-use nl2sql_core::engine::{Event, Events, QueryResult, TraceForm};
 use nl2sql_core::error::Error;
 use nl2sql_core::error::ErrorCode;
 use nl2sql_core::feedback::{Answered, FeedbackBook, Given, Verdict};
-use nl2sql_core::policy::Policies;
+use nl2sql_core::feedback::{Curated, VerifiedQuery};
+use nl2sql_core::result::Thread;
+use nl2sql_core::result::{Event, Events, QueryResult, TraceForm};
 use nl2sql_core::service::Question;
 use serde::de::DeserializeOwned;
 use serde::Serialize;

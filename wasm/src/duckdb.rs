@@ -7,12 +7,12 @@
 use crate::sqljs::{frame, js_message};
 use crate::worker::{Kept, Stoppable, Workers};
 use js_sys::{Array, Object, Promise, Reflect, Uint8Array};
-use nl2sql_core::files::PlannedFile;
-use nl2sql_core::guard::check_read_only_in;
-use nl2sql_core::{
+use nl2sql_core::adapter::check_read_only_in;
+use nl2sql_core::adapter::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
     ResultFrame,
 };
+use nl2sql_core::files::PlannedFile;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -127,7 +127,7 @@ fn query_error(e: &JsValue) -> DatasourceError {
         "timed_out" => DatasourceErrorKind::TimedOut,
         "cancelled" => DatasourceErrorKind::Cancelled,
         "stopped" | "file" => DatasourceErrorKind::Unavailable,
-        _ => nl2sql_core::duckdb::error_kind(&message),
+        _ => nl2sql_core::adapter::duckdb::error_kind(&message),
     };
     DatasourceError::new(kind, message)
 }

@@ -2,8 +2,8 @@
 //! can be cancelled at once, and `AbortSignal.timeout` for each request's time limit.
 
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array};
-use nl2sql_core::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport, Utf8Chunks};
-use nl2sql_core::LocalBoxFuture;
+use nl2sql_core::adapter::LocalBoxFuture;
+use nl2sql_core::adapter::{HttpFailure, HttpRequest, HttpResponse, HttpTransport, Utf8Chunks};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, AbortSignal, DomException, Headers, RequestInit, Response};

@@ -3,16 +3,16 @@
 //! The answers are the engine's own types, read back as types.
 
 use crate::fetch::FetchTransport;
+use nl2sql_core::adapter::{HttpFailure, HttpRequest, HttpResponse, HttpTransport};
 use nl2sql_core::api::{
     ApiError, DatasourceSummary, FeedbackRequest, Question, RouteRequest, SqlRequest, StreamParser,
     Streamed,
 };
-use nl2sql_core::engine::{Event, QueryResult};
 use nl2sql_core::error::{Error, ErrorCode};
 use nl2sql_core::feedback::{Proposal, Recorded};
-use nl2sql_core::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport};
-use nl2sql_core::index::Routing;
-use nl2sql_core::run::SqlRun;
+use nl2sql_core::result::Routing;
+use nl2sql_core::result::SqlRun;
+use nl2sql_core::result::{Event, QueryResult};
 use nl2sql_core::service::DatasourceInfo;
 use serde::de::DeserializeOwned;
 use serde::Serialize;

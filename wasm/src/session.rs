@@ -7,19 +7,20 @@
 use crate::duckdb;
 use crate::worker::Workers;
 use crate::{FetchTransport, SqlJs, TimeoutSleep};
+use nl2sql_core::adapter::HttpTransport;
+use nl2sql_core::adapter::Scratch;
+use nl2sql_core::adapter::{join_all, Sleep};
+use nl2sql_core::adapter::{BuiltinEmbedder, Clock, DatasourceProfile};
+use nl2sql_core::adapter::{Datasource, DatasourceError};
+use nl2sql_core::config::Policies;
 use nl2sql_core::config::{ProviderConfig, RunConfig};
-use nl2sql_core::curated::Curated;
 use nl2sql_core::demo::{DemoDatabase, DEMO_VERIFIED};
-use nl2sql_core::engine::{join_all, CancelToken, Sleep};
 use nl2sql_core::error::{Error, ErrorCode};
+use nl2sql_core::feedback::Curated;
 use nl2sql_core::files::{self, FileKind};
-use nl2sql_core::http::HttpTransport;
-use nl2sql_core::index::{BuiltinEmbedder, Clock, DatasourceProfile};
-use nl2sql_core::policy::Policies;
-use nl2sql_core::scratch::Scratch;
+use nl2sql_core::result::CancelToken;
 use nl2sql_core::service::{Host, Service};
-use nl2sql_core::workspace::{Opening, ReadSource, Workspace};
-use nl2sql_core::{Datasource, DatasourceError};
+use nl2sql_core::service::{Opening, ReadSource, Workspace};
 use std::rc::Rc;
 
 /// Milliseconds from the page's clock.
@@ -157,10 +158,10 @@ pub struct DatabaseFile {
     /// One SQLite or DuckDB file, or CSV and Parquet files (a table each).
     pub files: Vec<NamedBytes>,
     /// Its schema and values read ahead of time, when the caller checked they belong to
-    /// these bytes (a [`nl2sql_core::workspace::Catalogue`] entry); `None`: read here.
+    /// these bytes (a [`nl2sql_core::service::Catalogue`] entry); `None`: read here.
     pub read_ahead: Option<ReadSource>,
     /// What its tables, columns and values are called and mean.
-    pub notes: nl2sql_core::index::Notes,
+    pub notes: nl2sql_core::adapter::Notes,
     /// Its queries' own time limit, when shorter than the run's (`query_timeout_ms`).
     pub query_timeout_ms: Option<u64>,
 }

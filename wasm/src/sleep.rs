@@ -1,7 +1,7 @@
 //! Waiting in the page: `setTimeout`, for the engine's backoff after a rate limit.
 
-use nl2sql_core::engine::Sleep;
-use nl2sql_core::LocalBoxFuture;
+use nl2sql_core::adapter::LocalBoxFuture;
+use nl2sql_core::adapter::Sleep;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 

@@ -1,10 +1,10 @@
 //! sql.js as a read-only datasource.
 
 use js_sys::{Array, BigInt, Reflect, Uint8Array};
-use nl2sql_core::guard::check_read_only;
-use nl2sql_core::scratch::{create_statement, insert_statement, Scratch, ScratchTable};
-use nl2sql_core::sqlite::classify_error;
-use nl2sql_core::{
+use nl2sql_core::adapter::check_read_only;
+use nl2sql_core::adapter::sqlite::classify_error;
+use nl2sql_core::adapter::{create_statement, insert_statement, Scratch, ScratchTable};
+use nl2sql_core::adapter::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
     ResultFrame, Value,
 };

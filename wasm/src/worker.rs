@@ -7,12 +7,12 @@
 
 use crate::sqljs::{classify_sqljs_error, frame, js_message, scratch_tables};
 use js_sys::{Promise, Reflect, Uint8Array};
-use nl2sql_core::guard::check_read_only;
-use nl2sql_core::scratch::{Scratch, ScratchTable};
-use nl2sql_core::{
+use nl2sql_core::adapter::check_read_only;
+use nl2sql_core::adapter::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
     ResultFrame,
 };
+use nl2sql_core::adapter::{Scratch, ScratchTable};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;

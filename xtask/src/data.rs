@@ -52,7 +52,7 @@ pub fn ensure_catalogue(project: &Project) -> Result<(), Failure> {
     let path = project.root.join("data").join(CATALOGUE);
     let current = fs::read(&path)
         .ok()
-        .and_then(|bytes| serde_json::from_slice::<nl2sql_core::workspace::Catalogue>(&bytes).ok())
+        .and_then(|bytes| serde_json::from_slice::<nl2sql_core::service::Catalogue>(&bytes).ok())
         .is_some_and(|c| {
             FILES
                 .iter()
@@ -61,7 +61,7 @@ pub fn ensure_catalogue(project: &Project) -> Result<(), Failure> {
                     let id = name.trim_end_matches(".sqlite");
                     c.sources.get(id).is_some_and(|e| e.sha256 == *sha)
                 })
-                && c.format == nl2sql_core::workspace::CATALOGUE_FORMAT
+                && c.format == nl2sql_core::service::CATALOGUE_FORMAT
         });
     if current {
         println!("    ok  demo catalogue (read ahead, matches the databases)");

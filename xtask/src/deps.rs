@@ -28,6 +28,33 @@ const CRATES: &[&str] = &[
     "tests",
 ];
 
+/// The crates that reach the engine only through its facade.
+const FRONT_ENDS: &[&str] = &[
+    "cli",
+    "server",
+    "wasm",
+    "native",
+    "playground",
+    "mock",
+    "suite",
+    "xtask",
+];
+
+/// The engine's public surface: the facade and the types it speaks (core/src/lib.rs).
+const SURFACE: &[&str] = &[
+    "adapter",
+    "api",
+    "chart",
+    "config",
+    "demo",
+    "error",
+    "feedback",
+    "files",
+    "result",
+    "service",
+    "typescript",
+];
+
 pub fn check(project: &Project) -> Result<(), Failure> {
     print_crates(project)?;
     let mut cycles = Vec::new();
@@ -45,15 +72,56 @@ pub fn check(project: &Project) -> Result<(), Failure> {
             cycles.push(format!("{name}: {}", cycle.join(" -> ")));
         }
     }
+    let around = around_the_facade(project)?;
+    let mut problems = Vec::new();
     if cycles.is_empty() {
         println!("\nno module cycles");
+    } else {
+        problems.push(format!("module cycles:\n  {}", cycles.join("\n  ")));
+    }
+    if around.is_empty() {
+        println!(
+            "front ends name only the facade's surface ({})",
+            SURFACE.join(", ")
+        );
+    } else {
+        problems.push(format!(
+            "front ends reaching past the engine's facade:\n  {}",
+            around.join("\n  ")
+        ));
+    }
+    if problems.is_empty() {
         Ok(())
     } else {
-        Err(Failure(format!(
-            "module cycles:\n  {}",
-            cycles.join("\n  ")
-        )))
+        Err(Failure(problems.join("\n")))
     }
+}
+
+/// Every place a front end names an engine module outside the surface, or enables the
+/// `internals` feature that opens them.
+fn around_the_facade(project: &Project) -> Result<Vec<String>, Failure> {
+    let mut found = Vec::new();
+    for name in FRONT_ENDS {
+        let dir = project.root.join(name);
+        let manifest = fs::read_to_string(dir.join("Cargo.toml"))
+            .map_err(|e| Failure(format!("reading {name}/Cargo.toml: {e}")))?;
+        if manifest.contains("\"internals\"") {
+            found.push(format!("{name}/Cargo.toml enables nl2sql-core's internals"));
+        }
+        for file in rust_files(&dir.join("src"))? {
+            let text = fs::read_to_string(&file)
+                .map_err(|e| Failure(format!("reading {}: {e}", file.display())))?;
+            for path in paths_from(&strip_comments(&text), &["nl2sql_core"]) {
+                if !SURFACE.contains(&path[1].as_str()) {
+                    let at = file.strip_prefix(&project.root).unwrap_or(&file);
+                    found.push(format!("{}: {}", at.display(), path.join("::")));
+                }
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    Ok(found)
 }
 
 /// Each workspace crate and the workspace crates it depends on (not dev-dependencies).
@@ -396,10 +464,16 @@ fn is_ident(c: char) -> bool {
 
 /// Every path starting at `crate`, `super` or `self` in the code, `use` trees expanded.
 fn paths_in(text: &str) -> Vec<Vec<String>> {
+    paths_from(text, &["crate", "super", "self"])
+}
+
+/// Every path in the code whose first segment is one of `roots`, `use` trees expanded.
+fn paths_from(text: &str, roots: &[&str]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     for statement in use_statements(text) {
         expand(&statement, &mut Vec::new(), &mut out);
     }
+    out.retain(|p| p.len() > 1 && roots.contains(&p[0].as_str()));
     let bytes: Vec<char> = text.chars().collect();
     let mut i = 0;
     while i < bytes.len() {
@@ -422,7 +496,7 @@ fn paths_in(text: &str) -> Vec<Vec<String>> {
                     break;
                 }
             }
-            if segments.len() > 1 && matches!(segments[0].as_str(), "crate" | "super" | "self") {
+            if segments.len() > 1 && roots.contains(&segments[0].as_str()) {
                 out.push(segments);
             }
             i = j.max(start + 1);

@@ -174,6 +174,10 @@ fn dist(project: &Project) -> Result<(), Failure> {
     sizes::report(&project.root.join("dist"), "dist/")
 }
 
+/// The command line's gold-plan mode (the mock provider), which only the tests and the
+/// benchmarks build; every step that builds the command line names it, so it is built once.
+const GOLD_PLANS: &str = "nl2sql-cli/gold-plans";
+
 /// One step of `cargo xtask test`.
 struct Step {
     name: &'static str,
@@ -189,12 +193,18 @@ const TEST_STEPS: &[Step] = &[
         },
     },
     Step {
+        name: "architecture (cargo xtask deps: no module cycle, front ends only through the facade)",
+        run: deps::check,
+    },
+    Step {
         name: "lint, native (cargo clippy)",
         run: |p| {
             p.cargo(&[
                 "clippy",
                 "--workspace",
                 "--all-targets",
+                "--features",
+                GOLD_PLANS,
                 "--",
                 "-D",
                 "warnings",
@@ -230,8 +240,15 @@ const TEST_STEPS: &[Step] = &[
     Step {
         name: "native tests (cargo test)",
         run: |p| {
-            p.cargo(&["test", "--workspace", "--exclude", "playground"])
-                .run("native tests")
+            p.cargo(&[
+                "test",
+                "--workspace",
+                "--exclude",
+                "playground",
+                "--features",
+                GOLD_PLANS,
+            ])
+            .run("native tests")
         },
     },
     Step {
@@ -248,6 +265,8 @@ const TEST_STEPS: &[Step] = &[
                 "nl2sql-cli",
                 "--test",
                 "servers",
+                "--features",
+                GOLD_PLANS,
                 "--",
                 "--ignored",
             ]);

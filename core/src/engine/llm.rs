@@ -2,7 +2,7 @@
 //! type, the parse retry that sends the answer back with its errors, and the record the
 //! trace and the usage totals read.
 
-use super::model::Model;
+use super::model::{hash, Model};
 use super::settings::Agent;
 use super::trace::LlmCall;
 use crate::error::{ErrorCode, Node, PipelineError, Severity};
@@ -209,16 +209,6 @@ pub async fn structured<T>(
         ),
     )
     .with_details(serde_json::json!({ "last_error": last_error })))
-}
-
-/// FNV-1a of a text, as 16 hex digits.
-pub fn hash(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
 }
 
 /// What a text call needs besides the agent.

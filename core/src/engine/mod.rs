@@ -36,20 +36,23 @@ mod trace;
 mod verified;
 mod write;
 
-pub use control::{backoff_ms, CancelToken, Event, Events, Sleep};
+#[cfg(feature = "internals")]
+pub use control::backoff_ms;
+pub use control::{CancelToken, Event, Events, Sleep};
 pub use join::join_all;
-pub use replay::{Divergence, Replay};
+pub use replay::Replay;
 pub use result::{
-    AnswerSource, CombinedRows, FinalAnswer, PlanSource, QueryResult, Status, SubQuery, TraceForm,
-    UsageTotals, Writer,
+    AnswerSource, CombinedRows, Divergence, FinalAnswer, PlanSource, QueryResult, Status, SubQuery,
+    TraceForm, UsageTotals,
 };
 pub use settings::{Agent, AnswerMode, EngineSettings, Feedback};
 pub use trace::{
     AggregatorOutputs, AnswerOutputs, CacheHit, Candidate, CuratedMatch, ExecutorOutputs,
     GeneratorOutputs, LlmCall, MatchReason, NodeOutput, NodeRecord, NodeStatus, PlannerOutputs,
     RefinerOutputs, ResolverOutputs, RetrieverOutputs, ThreadNote, ValidatorOutputs, VerdictNote,
-    WITHHELD,
+    Writer, WITHHELD,
 };
+#[cfg(feature = "internals")]
 pub use verified::MATCH_FLOOR;
 
 use crate::catalog::Catalog;
@@ -57,7 +60,7 @@ use crate::conversation::{
     self, ambiguity, continuation, Clarification, Continuation, FollowUp, PlanDiff, Thread, Turn,
 };
 use crate::curated::Curated;
-use crate::datasource::Metadata;
+use crate::introspect::Metadata;
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::http::HttpTransport;
 use crate::index::{retrieve, route_in_thread, Clock, Retrieval};

@@ -4,7 +4,6 @@
 //! either.
 
 use super::control::{backoff_ms, Sleep};
-use super::llm::hash;
 use super::settings::Agent;
 use crate::datasource::LocalBoxFuture;
 use crate::error::{ErrorCode, Node};
@@ -70,4 +69,14 @@ impl Model for Live<'_> {
             }
         })
     }
+}
+
+/// FNV-1a of a text, as 16 hex digits.
+pub fn hash(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
 }

@@ -3,35 +3,17 @@
 //! prompt and messages match; when none matches, by the first unused one of that node, and
 //! the difference is reported, so a changed prompt shows where it changed.
 
-use super::llm::hash;
-use super::model::Model;
+
+use super::model::{hash, Model};
 use super::settings::Agent;
 use super::trace::LlmCall;
-use super::QueryResult;
+use super::result::{Divergence, QueryResult};
 use crate::datasource::LocalBoxFuture;
 use crate::error::{ErrorCode, Node};
 use crate::provider::chat::{ChatAnswer, ChatError};
 use crate::provider::ChatRequest;
 use crate::provider::{Message, ProviderFailure};
-use nl2sql_derive::Clean;
-use serde::Serialize;
 use std::cell::RefCell;
-
-/// Where a replayed run's prompt differed from the recorded one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, Clean)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Divergence {
-    /// The node making the call.
-    #[clean(keep)]
-    pub node: Node,
-    /// Which of that node's calls (from 0).
-    #[clean(keep)]
-    pub call: usize,
-    /// What differed: `system prompt`, `message N`, `message count`, or `no recorded call`.
-    #[clean(keep)]
-    pub what: String,
-}
 
 /// The recorded answers of one run.
 #[derive(Debug, Default)]

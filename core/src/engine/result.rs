@@ -1,7 +1,7 @@
 //! What a run returns: the result a caller shows and the trace a person debugs with.
 
 use super::decompose::Decomposition;
-use super::trace::{NodeOutput, NodeRecord, PlannerOutputs};
+use super::trace::{NodeOutput, NodeRecord, PlannerOutputs, Writer};
 use crate::conversation::{Clarification, FollowUp, Thread};
 use crate::curated::ParamValue;
 use crate::error::{Boundary, Clean, ErrorCode};
@@ -122,18 +122,6 @@ pub struct FinalAnswer {
     pub written_by: Writer,
 }
 
-/// Who wrote an answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Writer {
-    /// A sentence made by code from the rows, no model call.
-    Template,
-    /// The model, from the question and the first rows.
-    Llm,
-}
-
 /// Where an answer came from when the planner did not write its query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -242,7 +230,7 @@ pub struct QueryResult {
     /// When replayed: where the prompts differed from the recording (empty: nowhere).
     /// Absent from traces written before replay existed.
     #[serde(default)]
-    pub replay_divergences: Vec<super::replay::Divergence>,
+    pub replay_divergences: Vec<Divergence>,
     /// The conversation to continue with the next question: the thread given (or a fresh
     /// one) with this turn, when it answered or asked back.
     #[serde(default)]
@@ -475,4 +463,20 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", status.as_str()));
         }
     }
+}
+
+/// Where a replayed run's prompt differed from the recorded one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, Clean)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Divergence {
+    /// The node making the call.
+    #[clean(keep)]
+    pub node: Node,
+    /// Which of that node's calls (from 0).
+    #[clean(keep)]
+    pub call: usize,
+    /// What differed: `system prompt`, `message N`, `message count`, or `no recorded call`.
+    #[clean(keep)]
+    pub what: String,
 }

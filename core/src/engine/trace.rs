@@ -8,7 +8,7 @@ use crate::conversation::{Clarification, PlanDiff};
 use crate::curated::ParamValue;
 use crate::error::{Boundary, Clean, ErrorCode, Node, PipelineError};
 use crate::provider::{Message, Usage};
-use crate::Dialect;
+use nl2sql_plan::Dialect;
 use nl2sql_derive::Clean;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -436,7 +436,7 @@ pub struct AnswerOutputs {
     pub text: String,
     /// Who wrote it.
     #[clean(keep)]
-    pub written_by: super::result::Writer,
+    pub written_by: Writer,
 }
 
 /// A verified query the matcher considered.
@@ -530,4 +530,16 @@ pub enum MatchReason {
     PolicyDenied,
     /// The query did not bind, validate or run.
     ExecutionFailed,
+}
+
+/// Who wrote an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Writer {
+    /// A sentence made by code from the rows, no model call.
+    Template,
+    /// The model, from the question and the first rows.
+    Llm,
 }

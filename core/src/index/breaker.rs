@@ -6,6 +6,7 @@ use super::embed::{Embedder, Vector};
 use crate::datasource::LocalBoxFuture;
 use crate::error::Error;
 use std::cell::Cell;
+use std::rc::Rc;
 
 /// Milliseconds from some fixed start: the page's clock, the system's, or a test's.
 pub trait Clock {
@@ -80,15 +81,15 @@ impl CircuitBreaker {
 }
 
 /// An embedder behind a circuit breaker.
-pub struct GuardedEmbedder<'a> {
-    inner: &'a dyn Embedder,
-    breaker: &'a CircuitBreaker,
-    clock: &'a dyn Clock,
+pub struct GuardedEmbedder {
+    inner: Rc<dyn Embedder>,
+    breaker: CircuitBreaker,
+    clock: Rc<dyn Clock>,
 }
 
-impl<'a> GuardedEmbedder<'a> {
+impl GuardedEmbedder {
     /// Guards `inner` with `breaker`, timed by `clock`.
-    pub fn new(inner: &'a dyn Embedder, breaker: &'a CircuitBreaker, clock: &'a dyn Clock) -> Self {
+    pub fn new(inner: Rc<dyn Embedder>, breaker: CircuitBreaker, clock: Rc<dyn Clock>) -> Self {
         GuardedEmbedder {
             inner,
             breaker,
@@ -97,7 +98,7 @@ impl<'a> GuardedEmbedder<'a> {
     }
 }
 
-impl Embedder for GuardedEmbedder<'_> {
+impl Embedder for GuardedEmbedder {
     fn id(&self) -> String {
         self.inner.id()
     }

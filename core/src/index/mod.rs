@@ -18,13 +18,17 @@ pub mod text;
 mod values;
 
 pub use breaker::{CircuitBreaker, Clock, GuardedEmbedder};
-pub use embed::{similarity, unsearchable, BuiltinEmbedder, Embedder, Vector};
+#[cfg(feature = "internals")]
+pub use embed::similarity;
+pub use embed::{unsearchable, BuiltinEmbedder, Embedder, Vector};
 pub use notes::{ColumnNotes, Notes, TableNotes, Term};
 pub use retrieve::{render, retrieve, Retrieval, RetrieveSettings};
-pub use route::{route, route_in_thread, Dropped, PoolEntry, RouteSettings, Routing, SignalRecord};
-pub use store::{
-    DatasourceProfile, Entry, EntryKind, Hit, MismatchPolicy, SchemaIndex, VerifiedPhrase,
-};
+#[cfg(feature = "internals")]
+pub use route::PoolEntry;
+pub use route::{route, route_in_thread, Dropped, RouteSettings, Routing, SignalRecord};
+#[cfg(feature = "internals")]
+pub use store::{Entry, Hit};
+pub use store::{DatasourceProfile, EntryKind, MismatchPolicy, SchemaIndex, VerifiedPhrase};
 pub use values::{MatchKind, ValueHint, ValueIndex};
 
 #[cfg(test)]

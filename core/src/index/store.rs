@@ -8,7 +8,7 @@
 
 use super::embed::{similarity, Embedder, Vector};
 use super::values::ValueIndex;
-use crate::datasource::Metadata;
+use crate::introspect::Metadata;
 use crate::error::{Error, ErrorCode};
 use crate::policy::Scope;
 use crate::schema::{SchemaSnapshot, Table, TypeCategory};

@@ -1,6 +1,7 @@
-//! Reading a server database's structure and statistics (PostgreSQL, MySQL/MariaDB, DuckDB)
-//! through plain read-only queries, as [`crate::sqlite`] does for SQLite, so the snapshot
-//! any adapter gives is the same kind of snapshot and passes the same guard as any query.
+//! Reading a database's structure and statistics (SQLite, PostgreSQL, MySQL/MariaDB,
+//! DuckDB) through plain read-only queries, once per dialect for every adapter
+//! ([`Metadata`]), so the snapshot any adapter gives is the same kind of snapshot and passes
+//! the same guard as any query.
 //!
 //! Each engine's module reads its own catalogue into a [`Structure`]; the statistics pass
 //! here is shared, every name and text in it written for the engine's dialect by the
@@ -9,9 +10,11 @@
 mod duckdb;
 mod mysql;
 mod postgres;
+mod sqlite;
 
 use crate::datasource::{
-    Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, ResultFrame,
+    Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
+    ResultFrame,
 };
 use crate::lower::quote_name;
 use crate::schema::{
@@ -22,14 +25,39 @@ use crate::value::Value;
 
 pub use nl2sql_plan::schema::{category_of, ColumnShape, Structure, TableShape};
 
+/// What is read about a datasource, the same way for every adapter of a dialect (SQLite's
+/// catalogue for sql.js and rusqlite alike, `pg_catalog` for PostgreSQL, …): implemented
+/// for every [`Datasource`], never by one.
+pub trait Metadata {
+    /// The schema and its statistics, of the tables the datasource shows. When it hides
+    /// some, the fingerprint is still the whole database's, as [`Metadata::fingerprint`]
+    /// reads it, so the per-run check compares like with like.
+    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>>;
+
+    /// The structural fingerprint of what the database holds now (see
+    /// [`SchemaSnapshot::fingerprint`]), compared with the indexed snapshot's on every run:
+    /// the structure alone, no statistics (two catalogue reads on SQLite).
+    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>>;
+}
+
+impl<D: Datasource + ?Sized> Metadata for D {
+    fn introspect(&self) -> LocalBoxFuture<'_, Result<SchemaSnapshot, DatasourceError>> {
+        Box::pin(read(self))
+    }
+
+    fn fingerprint(&self) -> LocalBoxFuture<'_, Result<String, DatasourceError>> {
+        Box::pin(structure_fingerprint(self))
+    }
+}
+
 /// Catalogue reads are small; the cap only guards against a pathological catalogue.
 const CATALOGUE_LIMITS: ExecLimits = ExecLimits::reading(1_000_000);
 
 /// A datasource's schema and statistics, read in its dialect's way, of the tables it shows
-/// (see [`crate::datasource::Metadata::introspect`]).
+/// (see [`Metadata::introspect`]).
 pub async fn read<D: Datasource + ?Sized>(ds: &D) -> Result<SchemaSnapshot, DatasourceError> {
     let (mut snapshot, hid) = match ds.dialect() {
-        Dialect::Sqlite => crate::sqlite::read(ds).await?,
+        Dialect::Sqlite => sqlite::read(ds).await?,
         _ => read_server(ds).await?,
     };
     if hid {
@@ -42,12 +70,12 @@ pub async fn read<D: Datasource + ?Sized>(ds: &D) -> Result<SchemaSnapshot, Data
 }
 
 /// The structural fingerprint of what `ds` holds now, in its dialect's way (see
-/// [`crate::datasource::Metadata::fingerprint`]).
+/// [`Metadata::fingerprint`]).
 pub async fn structure_fingerprint<D: Datasource + ?Sized>(
     ds: &D,
 ) -> Result<String, DatasourceError> {
     match ds.dialect() {
-        Dialect::Sqlite => crate::sqlite::fingerprint(ds).await,
+        Dialect::Sqlite => sqlite::fingerprint(ds).await,
         _ => fingerprint(ds).await,
     }
 }

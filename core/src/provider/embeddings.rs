@@ -9,11 +9,12 @@ use crate::http::{HttpRequest, HttpTransport};
 use crate::index::{Embedder, Vector};
 use crate::provider::redact_keys;
 use std::cell::Cell;
+use std::rc::Rc;
 
 /// Embeds texts with a provider's model, `batch_size` texts per request, one request at a
 /// time (a provider's rate limit is per key, so parallel batches would only trip it sooner).
-pub struct ProviderEmbedder<'a> {
-    transport: &'a dyn HttpTransport,
+pub struct ProviderEmbedder {
+    transport: Rc<dyn HttpTransport>,
     provider: Provider,
     model: String,
     dimensions: Option<u32>,
@@ -51,10 +52,10 @@ struct Usage {
     prompt_tokens: u64,
 }
 
-impl<'a> ProviderEmbedder<'a> {
+impl ProviderEmbedder {
     /// Embeds with `model` at `provider`, through `transport`. Defaults: 128 texts per
     /// request, 30 s per request, the model's own dimensions.
-    pub fn new(transport: &'a dyn HttpTransport, provider: Provider, model: &str) -> Self {
+    pub fn new(transport: Rc<dyn HttpTransport>, provider: Provider, model: &str) -> Self {
         ProviderEmbedder {
             transport,
             provider,
@@ -173,7 +174,7 @@ fn normalize(v: &mut [f32]) {
     }
 }
 
-impl Embedder for ProviderEmbedder<'_> {
+impl Embedder for ProviderEmbedder {
     fn id(&self) -> String {
         let wire = match self.provider.wire {
             Wire::OpenAi => "openai",

@@ -9,11 +9,13 @@ mod failure;
 pub mod probe;
 
 pub use crate::error::ProviderFailure;
-pub use chat::{
-    ChatAnswer, ChatError, ChatRequest, Message, Output, Role, StructuredMethod, Usage,
-};
+#[cfg(feature = "internals")]
+pub use chat::{ChatAnswer, ChatError};
+pub use chat::{ChatRequest, Message, Output, Role, StructuredMethod, Usage};
 pub use embeddings::ProviderEmbedder;
-pub use failure::{classify, from_transport, redact_keys};
+#[cfg(feature = "internals")]
+pub use failure::{classify, from_transport};
+pub use failure::redact_keys;
 
 use std::fmt;
 

@@ -1,12 +1,10 @@
-//! SQLite specifics shared by every SQLite adapter (sql.js and rusqlite): reading the
-//! catalogue and statistics through plain read-only queries, quoting, and sorting SQLite's
-//! error messages into the datasource error kinds.
+//! SQLite specifics shared by every SQLite adapter (sql.js and rusqlite): quoting, and
+//! sorting SQLite's error messages into the datasource error kinds (its catalogue is read
+//! in [`crate::introspect`]).
 
 mod errors;
-mod introspect;
 
 pub use errors::classify_error;
-pub use introspect::{fingerprint, read};
 
 /// Quotes an identifier for SQLite: wrapped in double quotes, inner quotes doubled.
 pub fn quote_ident(name: &str) -> String {

@@ -14,9 +14,9 @@ use super::{
 use crate::address::Address;
 use duckdb::types::Value as Cell;
 use duckdb::{appender_params_from_iter, Connection};
+use nl2sql_core::adapter::quote_name;
+use nl2sql_core::adapter::{Column, Dialect, ForeignKey, SchemaSnapshot, Table};
 use nl2sql_core::error::Error;
-use nl2sql_core::lower::quote_name;
-use nl2sql_core::{Column, Dialect, ForeignKey, SchemaSnapshot, Table};
 use rusqlite::types::ValueRef;
 use std::collections::BTreeSet;
 
@@ -298,7 +298,7 @@ fn orphans(
     table: &Table,
     fk: &ForeignKey,
 ) -> Result<i64, rusqlite::Error> {
-    let q = nl2sql_core::sqlite::quote_ident;
+    let q = nl2sql_core::adapter::sqlite::quote_ident;
     let on: Vec<String> = fk
         .columns
         .iter()

@@ -14,9 +14,9 @@ mod postgres;
 mod spark;
 
 use crate::address::{Address, Engine};
+use nl2sql_core::adapter::quote_name;
+use nl2sql_core::adapter::{Column, Dialect, ForeignKey, SchemaSnapshot, Table, TypeCategory};
 use nl2sql_core::error::Error;
-use nl2sql_core::lower::quote_name;
-use nl2sql_core::{Column, Dialect, ForeignKey, SchemaSnapshot, Table, TypeCategory};
 use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
 
@@ -45,7 +45,7 @@ pub fn copy(
 ) -> Result<CopyReport, Error> {
     let reader = crate::SqliteFile::open("source", source)
         .map_err(|e| crate::errors::copy_failed(e.to_string()))?;
-    let mut schema = pollster::block_on(nl2sql_core::Metadata::introspect(&reader))
+    let mut schema = pollster::block_on(nl2sql_core::adapter::Metadata::introspect(&reader))
         .map_err(|e| crate::errors::copy_failed(e.to_string()))?;
     let rows =
         Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|e| {
@@ -102,11 +102,11 @@ fn settle_dates(schema: &mut SchemaSnapshot, rows: &Connection) -> Result<(), ru
             {
                 continue;
             }
-            let q = nl2sql_core::sqlite::quote_ident(&column.name);
+            let q = nl2sql_core::adapter::sqlite::quote_ident(&column.name);
             let longer: i64 = rows.query_row(
                 &format!(
                     "SELECT COUNT(*) FROM {} WHERE {q} IS NOT NULL AND length({q}) <> 10",
-                    nl2sql_core::sqlite::quote_ident(&table.name)
+                    nl2sql_core::adapter::sqlite::quote_ident(&table.name)
                 ),
                 [],
                 |r| r.get(0),
@@ -122,12 +122,12 @@ fn select_all(table: &Table) -> String {
     let columns: Vec<String> = table
         .columns
         .iter()
-        .map(|c| nl2sql_core::sqlite::quote_ident(&c.name))
+        .map(|c| nl2sql_core::adapter::sqlite::quote_ident(&c.name))
         .collect();
     format!(
         "SELECT {} FROM {}",
         columns.join(", "),
-        nl2sql_core::sqlite::quote_ident(&table.name)
+        nl2sql_core::adapter::sqlite::quote_ident(&table.name)
     )
 }
 
@@ -267,7 +267,7 @@ fn key_about(table: &Table, fk: &ForeignKey) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nl2sql_core::Value;
+    use nl2sql_core::adapter::Value;
 
     pub(super) fn column(declared: &str, category: TypeCategory, min: &str, max: &str) -> Column {
         Column {
@@ -276,7 +276,7 @@ mod tests {
             category,
             nullable: true,
             primary_key_position: None,
-            stats: nl2sql_core::ColumnStats {
+            stats: nl2sql_core::adapter::ColumnStats {
                 min: Some(Value::Text(min.into())),
                 max: Some(Value::Text(max.into())),
                 ..Default::default()

@@ -11,9 +11,9 @@ use crate::address::{redact, Address};
 use crate::mysql_db::connect_opts;
 use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder};
+use nl2sql_core::adapter::{quote_name, quote_text};
+use nl2sql_core::adapter::{Column, Dialect, SchemaSnapshot, Table};
 use nl2sql_core::error::Error;
-use nl2sql_core::lower::{quote_name, quote_text};
-use nl2sql_core::{Column, Dialect, SchemaSnapshot, Table};
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
@@ -233,7 +233,7 @@ fn literal(out: &mut String, value: ValueRef<'_>) {
 mod tests {
     use super::super::tests::column;
     use super::*;
-    use nl2sql_core::TypeCategory;
+    use nl2sql_core::adapter::TypeCategory;
 
     #[test]
     fn literals_are_escaped_as_the_generator_escapes_for_mysql() {

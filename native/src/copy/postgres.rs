@@ -6,9 +6,9 @@ use super::{
 };
 use crate::address::{redact, Address};
 use crate::postgres_db::{connect_config, connect_with, connector, described};
+use nl2sql_core::adapter::quote_name;
+use nl2sql_core::adapter::{Column, Dialect, SchemaSnapshot, Table};
 use nl2sql_core::error::Error;
-use nl2sql_core::lower::quote_name;
-use nl2sql_core::{Column, Dialect, SchemaSnapshot, Table};
 use postgres::error::SqlState;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
@@ -221,7 +221,7 @@ fn escape(out: &mut String, text: &str) {
 mod tests {
     use super::super::tests::column;
     use super::*;
-    use nl2sql_core::TypeCategory;
+    use nl2sql_core::adapter::TypeCategory;
 
     #[test]
     fn sqlite_types_map_to_their_nearest_postgres_type() {

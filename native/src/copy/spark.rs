@@ -13,9 +13,9 @@
 use super::{kind_of, precision, select_all, CopyReport, Kind, PROGRESS_EVERY};
 use crate::address::{redact, Address};
 use crate::spark_db::{open_session, Constraints, CONSTRAINTS_PROPERTY};
+use nl2sql_core::adapter::{quote_name, quote_text};
+use nl2sql_core::adapter::{Column, Dialect, SchemaSnapshot, Table};
 use nl2sql_core::error::Error;
-use nl2sql_core::lower::{quote_name, quote_text};
-use nl2sql_core::{Column, Dialect, SchemaSnapshot, Table};
 use rusqlite::types::ValueRef;
 use spark_connect::row::{Row, Value as Cell};
 use spark_connect::{DataType, SparkSession, StructField};
@@ -294,7 +294,7 @@ fn staged(kind: Kind, cell: ValueRef<'_>) -> Result<Cell, String> {
 mod tests {
     use super::super::tests::column;
     use super::*;
-    use nl2sql_core::TypeCategory;
+    use nl2sql_core::adapter::TypeCategory;
 
     #[test]
     fn columns_map_to_spark_types_and_values_travel_as_they_are_cast() {

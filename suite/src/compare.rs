@@ -3,7 +3,7 @@
 //! order compared only when the case says it matters. Lenient: extra or reordered result
 //! columns allowed, as long as each gold column is matched by its own result column.
 
-use crate::value::Value;
+use nl2sql_core::result::Value;
 
 /// The tolerance for numbers.
 pub const TOLERANCE: f64 = 0.005 + 1e-9;

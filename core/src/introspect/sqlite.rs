@@ -1,13 +1,13 @@
 //! Reads a SQLite database's structure and statistics through read-only queries only, so it
 //! runs unchanged on every adapter and passes the same guard as any other query.
 
-use super::{quote_ident, quote_literal};
+use crate::sqlite::{quote_ident, quote_literal};
 use crate::datasource::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
     ResultFrame,
 };
-use crate::introspect::Structure;
-use crate::introspect::{catalogue_error, count_at, int_at, text_at, unread};
+use super::Structure;
+use super::{catalogue_error, count_at, int_at, text_at, unread};
 use crate::schema::{Column, ColumnStats, ForeignKey, SchemaSnapshot, Table, TypeCategory};
 use crate::value::Value;
 
@@ -37,7 +37,7 @@ pub async fn read<D: Datasource + ?Sized>(
             hid = true;
         }
     }
-    crate::introspect::drop_keys_to_missing_tables(&mut tables);
+    super::drop_keys_to_missing_tables(&mut tables);
     Ok((SchemaSnapshot::new(ds.id(), ds.dialect(), tables), hid))
 }
 
@@ -403,7 +403,7 @@ async fn read_stats<D: Datasource + ?Sized>(
         let ranged = matches!(category, TypeCategory::Number | TypeCategory::Temporal);
         let bound = |v: Value| (ranged && v != Value::Null).then_some(v);
         let sample_values = if category == TypeCategory::Text && agg.distinct > 0 {
-            crate::introspect::sample_values(
+            super::sample_values(
                 ds,
                 Dialect::Sqlite,
                 &quote_ident(table),
