@@ -327,13 +327,8 @@ fn show(r: &QueryResult, streamed: bool) {
         println!("Type a number to choose.");
         return;
     }
-    let rows = match (&r.combined, r.sub_queries.first()) {
-        (Some(c), _) => Some((&c.columns, &c.rows)),
-        (None, Some(sub)) => Some((&sub.columns, &sub.rows)),
-        (None, None) => None,
-    };
-    if let Some((columns, rows)) = rows.filter(|(columns, _)| !columns.is_empty()) {
-        crate::ask::print_rows(None, columns, rows, rows.len());
+    if let Some(answer) = r.answer_rows().filter(|a| !a.columns.is_empty()) {
+        crate::ask::print_rows(None, answer.columns, answer.rows, answer.rows.len());
     }
     match (&r.final_answer, streamed) {
         (Some(_), true) => println!(),

@@ -204,14 +204,7 @@ pub struct Answered<'a> {
 impl<'a> Answered<'a> {
     /// What `result` answered.
     pub fn of(result: &'a QueryResult) -> Answered<'a> {
-        let single = match (
-            result.status,
-            result.sub_queries.as_slice(),
-            &result.combined,
-        ) {
-            (Status::Success, [one], None) => Some(one),
-            _ => None,
-        };
+        let single = result.single().filter(|_| result.status == Status::Success);
         Answered {
             question: &result.question,
             datasource: single.map(|s| s.datasource_id.as_str()),

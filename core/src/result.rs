@@ -8,11 +8,11 @@ pub use crate::conversation::{
     Turn, DEFAULT_TURNS,
 };
 pub use crate::engine::{
-    AggregatorOutputs, AnswerOutputs, AnswerSource, CacheHit, CancelToken, Candidate, CombinedRows,
-    CuratedMatch, Divergence, Event, Events, ExecutorOutputs, FinalAnswer, GeneratorOutputs,
-    LlmCall, MatchReason, NodeOutput, NodeRecord, NodeStatus, PlanSource, PlannerOutputs,
-    QueryResult, RefinerOutputs, ResolverOutputs, RetrieverOutputs, Status, SubQuery, ThreadNote,
-    TraceForm, UsageTotals, ValidatorOutputs, VerdictNote, Writer, WITHHELD,
+    AggregatorOutputs, AnswerOutputs, AnswerRows, AnswerSource, CacheHit, CancelToken, Candidate,
+    CombinedRows, CuratedMatch, Divergence, Event, Events, ExecutorOutputs, FinalAnswer,
+    GeneratorOutputs, LlmCall, MatchReason, NodeOutput, NodeRecord, NodeStatus, PlanSource,
+    PlannerOutputs, QueryResult, RefinerOutputs, ResolverOutputs, RetrieverOutputs, Status,
+    SubQuery, ThreadNote, TraceForm, UsageTotals, ValidatorOutputs, VerdictNote, Writer, WITHHELD,
 };
 pub use crate::index::{Dropped, Retrieval, Routing, SignalRecord};
 pub use crate::run::{SqlRun, SqlStatus};

@@ -320,12 +320,11 @@ fn refused(e: &ApiError) -> CallToolResult {
 }
 
 fn asked(result: &QueryResult) -> CallToolResult {
-    let (columns, rows, row_count) = match (&result.combined, result.sub_queries.first()) {
-        (Some(c), _) => (c.columns.clone(), c.rows.clone(), c.rows.len()),
-        (None, Some(q)) => (q.columns.clone(), q.rows.clone(), q.rows.len()),
-        (None, None) => (vec![], vec![], 0),
-    };
-    let shown: Vec<Vec<Value>> = rows.into_iter().take(ROWS_SHOWN).collect();
+    let (columns, rows) = result
+        .answer_rows()
+        .map_or((&[][..], &[][..]), |a| (a.columns, a.rows));
+    let (columns, row_count) = (columns.to_vec(), rows.len());
+    let shown: Vec<Vec<Value>> = rows.iter().take(ROWS_SHOWN).cloned().collect();
     let answer = Asked {
         status: result.status,
         answer: result.final_answer.as_ref().map(|a| a.text.clone()),

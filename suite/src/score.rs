@@ -64,9 +64,5 @@ pub fn score(case: &Case, expected: &str, want: &[Vec<Gold>], r: &QueryResult) -
 
 /// The rows a run answered with: the combined rows, or its one sub-query's.
 fn rows_of(r: &QueryResult) -> Option<&[Vec<Value>]> {
-    match (&r.combined, r.sub_queries.as_slice()) {
-        (Some(c), _) => Some(&c.rows),
-        (None, [one]) => Some(&one.rows),
-        _ => None,
-    }
+    r.answer_rows().map(|a| a.rows)
 }

@@ -42,7 +42,7 @@ pub use control::{CancelToken, Event, Events, Sleep};
 pub use join::join_all;
 pub use replay::Replay;
 pub use result::{
-    AnswerSource, CombinedRows, Divergence, FinalAnswer, PlanSource, QueryResult, Status, SubQuery,
+    AnswerRows, AnswerSource, CombinedRows, Divergence, FinalAnswer, PlanSource, QueryResult, Status, SubQuery,
     TraceForm, UsageTotals,
 };
 pub use settings::{Agent, AnswerMode, EngineSettings, Feedback};

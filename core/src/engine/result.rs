@@ -279,7 +279,40 @@ pub enum TraceForm {
     Cleaned,
 }
 
+/// The rows a run answered with, wherever they came from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AnswerRows<'a> {
+    /// Result columns.
+    pub columns: &'a [String],
+    /// Result rows, up to the row cap.
+    pub rows: &'a [Vec<Value>],
+}
+
 impl QueryResult {
+    /// The one sub-query that answered alone, when the question was not split.
+    pub fn single(&self) -> Option<&SubQuery> {
+        match (&self.combined, self.sub_queries.as_slice()) {
+            (None, [one]) => Some(one),
+            _ => None,
+        }
+    }
+
+    /// The rows the run answered with: a split question's combined rows, else its one
+    /// sub-query's (none when there are neither).
+    pub fn answer_rows(&self) -> Option<AnswerRows<'_>> {
+        match (&self.combined, self.single()) {
+            (Some(c), _) => Some(AnswerRows {
+                columns: &c.columns,
+                rows: &c.rows,
+            }),
+            (None, Some(one)) => Some(AnswerRows {
+                columns: &one.columns,
+                rows: &one.rows,
+            }),
+            (None, None) => None,
+        }
+    }
+
     /// This result in `form`.
     pub fn in_form(self, form: TraceForm) -> QueryResult {
         match form {
