@@ -19,6 +19,7 @@ pub use nl2sql_mock as mock;
 pub mod native;
 pub mod pipeline;
 pub mod routing;
+pub mod schema_check;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod servers;
 #[cfg(target_arch = "wasm32")]

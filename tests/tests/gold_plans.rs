@@ -55,3 +55,46 @@ fn every_own_gold_query_imports_and_returns_the_rows_of_its_sql() {
     outcome.assert_passed();
     assert!(outcome.runs >= 45, "{} cases", outcome.runs);
 }
+
+/// The model's schema admits every gold plan and every plan the importer makes of our own
+/// gold SQL, each in its full form (the keys the compact form leaves out put back).
+#[test]
+fn the_models_schema_admits_every_gold_plan_and_every_imported_plan() {
+    use nl2sql_core::adapter::Metadata;
+    use nl2sql_core::import::import_sql;
+    use nl2sql_tests::gold::OWN_SUITE;
+    use nl2sql_tests::schema_check::{admits, completed};
+
+    let schema = nl2sql_plan::plan_json_schema();
+    let mut plans: Vec<(String, Plan)> = suite(REFERENCE_SUITE)
+        .cases
+        .iter()
+        .filter_map(|c| c.parsed_plan().map(|p| (c.id.clone(), p)))
+        .collect();
+    let db = chinook();
+    let snapshot = pollster::block_on(db.introspect()).expect("Chinook introspects");
+    for case in suite(OWN_SUITE).cases {
+        let sql = case.sql.as_deref().expect("every own case has SQL");
+        let plan = import_sql(sql, &snapshot, snapshot.dialect)
+            .unwrap_or_else(|e| panic!("{}: {e:?}", case.id));
+        plans.push((case.id.clone(), plan));
+    }
+    assert!(plans.len() >= 43 + 45, "{} plans", plans.len());
+    // The check can fail: a key the schema does not have is refused.
+    let mut stray = completed(
+        &schema,
+        &serde_json::to_value(&plans[0].1).expect("serializes"),
+    );
+    stray["stray"] = serde_json::json!(1);
+    assert!(admits(&schema, &schema, &stray).is_err());
+    for (id, plan) in plans {
+        let json = serde_json::to_value(&plan).expect("a plan serializes");
+        let full = completed(&schema, &json);
+        if let Err(why) = admits(&schema, &schema, &full) {
+            panic!("{id}: the schema refuses the plan: {why}\n{full}");
+        }
+        // And the full form reads back as the same plan.
+        let back = Plan::from_json(&full.to_string()).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert_eq!(back, plan, "{id}");
+    }
+}
