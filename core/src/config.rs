@@ -1,4 +1,4 @@
-//! What a front end configures, as JSON (camelCase, for JavaScript): the model provider,
+//! What a front end configures, as JSON (snake_case, as every contract type): the model provider,
 //! the model of each node, and the run's limits. Both the npm package and the playground
 //! turn it into [`EngineSettings`] here, so they mean the same thing by every field.
 //!

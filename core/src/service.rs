@@ -1,6 +1,7 @@
-//! The one facade every front end uses — the command line, the page, the npm package and the
-//! coming server: a workspace, the provider and run configuration, runs in flight (so cancel
-//! reaches them), ask, SQL mode, routing, the datasources and a connection test.
+//! The one facade every front end uses — the command line, the page, the npm package, the
+//! HTTP server and MCP: a workspace, the provider and run configuration, runs in flight (so
+//! cancel reaches them), ask, SQL mode, routing and retrieval, the datasources as a role sees
+//! them, feedback and verified queries, and a connection test.
 //!
 //! A front end brings a [`Host`] (HTTP, the clock, a scratch database, a way to wait) and
 //! says how to open its databases; everything else — which settings a run gets, the row cap

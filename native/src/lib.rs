@@ -1,5 +1,5 @@
-//! The native side of nl2sql, shared by every native front end (the command line, the
-//! tests, and the servers to come): SQLite files through rusqlite, PostgreSQL through the
+//! The native side of nl2sql, shared by every native front end (the command line, the HTTP
+//! server and MCP, the tests): SQLite files through rusqlite, PostgreSQL through the
 //! `postgres` client, MySQL and MariaDB through the `mysql` client, DuckDB files through
 //! the `duckdb` crate (the `duckdb` feature), Spark over Spark Connect (the `spark`
 //! feature), database addresses that never print their password, the scratch database

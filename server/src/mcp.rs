@@ -1,6 +1,6 @@
 //! The MCP server (rmcp, the official Rust SDK): tools `ask`, `run_sql`,
-//! `list_datasources`, `describe_datasource` and `route`, and each datasource's schema as a
-//! resource. Over stdio the role is the configuration's; over streamable HTTP (`/mcp` under
+//! `list_datasources`, `describe_datasource`, `route` and `feedback`, and each datasource's
+//! schema as a resource. Over stdio the role is the configuration's; over streamable HTTP (`/mcp` under
 //! `nl2sql serve`) it is the API key's, found by the same authentication as the API's.
 //! A refusal or an unknown datasource is a tool error (`isError`), never a protocol fault.
 
