@@ -1,55 +1,28 @@
-//! The root component: loads the databases, provides the shared state, and shows the
-//! page the person chose.
+//! The root component: provides the state, loads the databases, and shows the page the
+//! person chose.
 
 use crate::browser::mark;
 use crate::catalog::{load_demo_databases, now_ms};
 use crate::components::{
-    AskPage, DatasourcesPage, InspectPage, LoadStatus, SettingsPage, SqlPage, TracesPage,
-    VerifiedPage,
+    AskPage, DatasourcesPage, InspectPage, LoadStatus, RolePicker, SettingsPage, SqlPage,
+    TracesPage, VerifiedPage,
 };
-use crate::state::{AppState, Load, Page};
+use crate::engine::InPage;
+use crate::state::{Engines, Load, Nav, Page, RunState, Settings};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use std::rc::Rc;
 
 #[component]
 pub fn App() -> impl IntoView {
-    let state = AppState::new();
-    provide_context(state);
-
-    spawn_local(async move {
-        let loaded = load_demo_databases(
-            state.provider.get_untracked(),
-            state.run_config.get_untracked(),
-        )
-        .await;
-        match loaded.session {
-            Ok(session) => {
-                mark("session-ms", now_ms());
-                state.session.set_value(Some(Rc::new(session)));
-                // The settings may have changed while the databases loaded.
-                state.configure_session();
-                state.apply_limits();
-                state.refresh_sources();
-                state.load.set(Load::Ready {
-                    failures: loaded.failures,
-                });
-                mark("ready-ms", now_ms());
-                // Feedback kept in this browser: its approved queries answer from now on.
-                match crate::store::load().await {
-                    Ok(book) => {
-                        if let Err(e) = state.keep_feedback(book).await {
-                            leptos::logging::warn!("feedback: {e}");
-                        }
-                    }
-                    Err(e) => leptos::logging::warn!("feedback: {e}"),
-                }
-            }
-            Err(e) => state.load.set(Load::Failed(e)),
-        }
-    });
-
-    let ready = move || matches!(state.load.get(), Load::Ready { .. });
+    let settings = Settings::load();
+    let engines = Engines::new();
+    let nav = Nav(RwSignal::new(Page::Ask));
+    provide_context(settings);
+    provide_context(engines);
+    provide_context(RunState::new());
+    provide_context(nav);
+    engines.follow(settings);
+    spawn_local(boot(engines, settings));
     view! {
         <header class="top">
             <div class="brand">
@@ -57,25 +30,19 @@ pub fn App() -> impl IntoView {
                 <p class="tagline">"Questions in plain language, answered from your databases — in this page, with nothing installed."</p>
             </div>
             <nav class="tabs" aria-label="Pages">
-                {Page::ALL
-                    .into_iter()
-                    .map(|p| view! {
-                        <button
-                            class="tab"
-                            data-page=p.slug()
-                            aria-current=move || (state.page.get() == p).then_some("page")
-                            on:click=move |_| state.page.set(p)
-                        >
-                            {p.label()}
-                        </button>
-                    })
-                    .collect_view()}
+                {Page::ALL.into_iter().map(|p| view! {
+                    <button class="tab" data-page=p.slug()
+                        aria-current=move || (nav.0.get() == p).then_some("page")
+                        on:click=move |_| nav.0.set(p)>
+                        {p.label()}
+                    </button>
+                }).collect_view()}
             </nav>
             <RolePicker />
         </header>
-        <main class="layout" data-ready=move || ready().to_string()>
+        <main class="layout" data-ready=move || engines.ready.get().to_string()>
             <LoadStatus />
-            {move || match state.page.get() {
+            {move || match nav.0.get() {
                 Page::Ask => view! { <AskPage /> }.into_any(),
                 Page::Sql => view! { <SqlPage /> }.into_any(),
                 Page::Inspect => view! { <InspectPage /> }.into_any(),
@@ -88,38 +55,29 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The caller's role, for every page: what they may read decides what they are shown.
-#[component]
-fn RolePicker() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let roles = move || {
-        state
-            .session()
-            .map(|s| s.workspace().policies().roles.clone())
-            .unwrap_or_default()
+/// Loads the demo databases into the page's own engine, then the feedback this browser
+/// kept (its approved queries answer from then on).
+async fn boot(engines: Engines, settings: Settings) {
+    let loaded = load_demo_databases(
+        settings.provider.get_untracked(),
+        settings.run.get_untracked(),
+    )
+    .await;
+    let session = match loaded.session {
+        Ok(session) => session,
+        Err(e) => return engines.load.set(Load::Failed(e)),
     };
-    view! {
-        <label class="role">
-            "Role "
-            <select
-                id="role"
-                disabled=move || state.server.with(Option::is_some)
-                title=move || state.server.with(|s| s.as_ref().map(|_| "The server's API key decides the role").unwrap_or_default())
-                on:change=move |ev| state.role.set(event_target_value(&ev))
-                prop:value=move || state.role.get()
-            >
-                {move || {
-                    // Re-read when the databases finish loading.
-                    state.load.track();
-                    roles()
-                        .into_iter()
-                        .map(|(name, role)| {
-                            let selected = name == state.role.get_untracked();
-                            view! { <option value=name.clone() title=role.description selected=selected>{name.clone()}</option> }
-                        })
-                        .collect_view()
-                }}
-            </select>
-        </label>
+    mark("session-ms", now_ms());
+    let page = InPage::new(session, engines.changed);
+    page.apply_limits(&settings.limits.get_untracked());
+    engines.loaded(page.clone(), loaded.failures);
+    mark("ready-ms", now_ms());
+    match crate::store::load().await {
+        Ok(book) => {
+            if let Err(e) = page.keep(book).await {
+                leptos::logging::warn!("feedback: {e}");
+            }
+        }
+        Err(e) => leptos::logging::warn!("feedback: {e}"),
     }
 }

@@ -6,7 +6,7 @@ use crate::browser::mark;
 use js_sys::{Promise, Uint8Array};
 use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::demo::{DemoDatabase, DEMO_DATABASES};
-use nl2sql_core::workspace::Catalogue;
+use nl2sql_core::service::Catalogue;
 use nl2sql_wasm::{demo_session, js_message, DatabaseHost, DuckDbUrls, Session, Workers};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;

@@ -4,6 +4,7 @@ mod app;
 mod browser;
 mod catalog;
 mod components;
+mod engine;
 mod guided;
 mod run;
 mod state;

@@ -2,9 +2,8 @@
 //! ends (or a trace file is opened) it is rebuilt from the typed result, so a live run and
 //! an opened trace render through the same code.
 
-use nl2sql_core::engine::{Event, NodeStatus, QueryResult};
 use nl2sql_core::error::Node;
-use nl2sql_core::Value;
+use nl2sql_core::result::{Event, NodeStatus, QueryResult, Value};
 use std::sync::Arc;
 
 /// The nodes a single-datasource question passes through, in order: shown as pending when

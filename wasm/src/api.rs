@@ -110,7 +110,7 @@ impl JsEngine {
             .and_then(|(trace, thread)| {
                 session
                     .request(Question {
-                        question: question,
+                        question,
                         roles: roles(&options),
                         datasource: field(&options, "datasource").as_string(),
                         plan_only: field(&options, "plan_only").is_truthy(),

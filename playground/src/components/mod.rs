@@ -1,13 +1,14 @@
-//! The playground's components, one concern each.
+//! The playground's components, one concern each, grouped by page.
 
 mod answer;
 mod ask;
 mod chart;
 mod conversation;
 mod datasources;
-mod grid;
 mod inspect;
 mod result;
+mod role;
+mod rows;
 mod schema;
 mod settings;
 mod sql;
@@ -20,9 +21,10 @@ pub use answer::AnswerCard;
 pub use ask::AskPage;
 pub use conversation::{Clarify, EarlierTurns, FollowUp, FollowedAs, Judge};
 pub use datasources::DatasourcesPage;
-pub use grid::RowsView;
 pub use inspect::{InspectPage, RetrievalTables, RoutingTables};
-pub use result::{Checks, Problems, ResultPanels, SqlBlock};
+pub use result::{Checks, PlanText, Problems, ResultPanels, SqlBlock};
+pub use role::RolePicker;
+pub use rows::RowsView;
 pub use schema::SchemaPanel;
 pub use settings::SettingsPage;
 pub use sql::SqlPage;

@@ -1,11 +1,12 @@
-use crate::state::{AppState, Load};
+//! Says that the databases are loading, then lists any that failed, in plain words.
+
+use crate::state::{Engines, Load};
 use leptos::prelude::*;
 
-/// Says that the databases are loading, then lists any that failed, in plain words.
 #[component]
 pub fn LoadStatus() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    move || match state.load.get() {
+    let engines = expect_context::<Engines>();
+    move || match engines.load.get() {
         Load::Loading => view! {
             <p class="status" role="status">"Loading the demo databases…"</p>
         }

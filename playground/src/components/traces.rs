@@ -4,16 +4,17 @@
 use super::{AnswerCard, ResultPanels, Timeline};
 use crate::catalog::read_file;
 use crate::run::RunView;
-use crate::state::{AppState, Page};
+use crate::state::{Nav, Page, RunState};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use nl2sql_core::engine::QueryResult;
+use nl2sql_core::result::QueryResult;
 use wasm_bindgen::JsCast;
 
 #[component]
 pub fn TracesPage() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let failure = RwSignal::new(None::<String>);
+    let run = expect_context::<RunState>();
+    let nav = expect_context::<Nav>();
+    let (failure, set_failure) = signal(None::<String>);
     let open = move |file: web_sys::File| {
         spawn_local(async move {
             let parsed = read_file(&file).await.and_then(|bytes| {
@@ -26,10 +27,10 @@ pub fn TracesPage() -> impl IntoView {
             });
             match parsed {
                 Ok(v) => {
-                    failure.set(None);
-                    state.run.set(RunView::from_trace(v));
+                    set_failure.set(None);
+                    run.view.set(RunView::from_trace(v));
                 }
-                Err(e) => failure.set(Some(e)),
+                Err(e) => set_failure.set(Some(e)),
             }
         });
     };
@@ -37,7 +38,7 @@ pub fn TracesPage() -> impl IntoView {
         <div class="ask-page">
             <section class="ask-main">
                 <h2>"Traces"</h2>
-                <p>"Every run can be downloaded as JSON from the Ask page (" <a href="#" on:click=move |ev| { ev.prevent_default(); state.page.set(Page::Ask); }>"Download trace"</a>
+                <p>"Every run can be downloaded as JSON from the Ask page (" <a href="#" on:click=nav.go(Page::Ask)>"Download trace"</a>
                    "). Open one here to see it again — no key and no database needed."</p>
                 <label class="drop-zone">
                     <span>"Open a trace file (.json)"</span>
