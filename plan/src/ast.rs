@@ -29,7 +29,8 @@ pub struct Plan {
     /// `SELECT DISTINCT`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub distinct: bool,
-    /// The tables read, each under an alias; the first is the `FROM` table.
+    /// The tables read, each under an alias; the first is the `FROM` table. None: one row of
+    /// computed values (a ratio of two sub-queries).
     #[serde(default)]
     pub tables: Vec<TableRef>,
     /// How the other tables join the first.
@@ -45,6 +46,13 @@ pub struct Plan {
     #[serde(default, skip_serializing_if = "Vec::is_empty", with = "group_items")]
     #[cfg_attr(feature = "schema", schemars(with = "Vec<GroupItem>"))]
     pub group_by: Vec<Expr>,
+    /// Grouping sets over `group_by` (`ROLLUP`, `CUBE`, `GROUPING SETS`): each a list of
+    /// positions in `group_by`; the result has each set's groups, the columns outside a set
+    /// NULL in its rows. Empty: one grouping by all of `group_by`. Read from SQL and JSON;
+    /// left out of the model's schema to keep its prompt within budget.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub grouping_sets: Vec<Vec<usize>>,
     /// The group filter (`HAVING`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub having: Option<Expr>,
@@ -139,11 +147,12 @@ pub struct Join {
     pub left_alias: String,
     /// The alias this join brings in.
     pub right_alias: String,
-    /// Inner or outer.
+    /// Inner, outer or cross.
     #[serde(default)]
     pub join_type: JoinType,
-    /// The `ON` condition.
-    pub condition: Expr,
+    /// The `ON` condition; absent exactly for a cross join.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<Expr>,
 }
 
 /// The kind of join.
@@ -160,6 +169,8 @@ pub enum JoinType {
     Right,
     /// Every row of both sides.
     Full,
+    /// Every pairing of the two sides' rows (no condition).
+    Cross,
 }
 
 /// One result column.
@@ -184,6 +195,21 @@ pub struct OrderItem {
     /// Ascending or descending.
     #[serde(default)]
     pub direction: Direction,
+    /// Where NULLs go; absent: where the database puts them (first ascending on SQLite,
+    /// MySQL, SQL Server and Spark; last ascending on PostgreSQL; last both ways on DuckDB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nulls: Option<Nulls>,
+}
+
+/// Where an ordering puts NULLs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Nulls {
+    /// Before every value.
+    First,
+    /// After every value.
+    Last,
 }
 
 /// Sort direction.
@@ -470,6 +496,17 @@ pub struct FuncCall {
     /// `FUNC(DISTINCT …)`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub distinct: bool,
+    /// An aggregate's row filter (`COUNT(*) FILTER (WHERE …)`): only rows where it holds
+    /// are aggregated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<Box<Expr>>,
+    /// The order the values are read in, for `PERCENTILE_CONT`/`PERCENTILE_DISC` (`WITHIN
+    /// GROUP (ORDER BY x)`: the value measured) and `STRING_AGG` (the order joined). Read
+    /// from SQL and JSON; left out of the model's schema to keep its prompt within budget
+    /// (a model asks for `MEDIAN(x)`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub order_by: Vec<OrderItem>,
     /// The window, for window functions and aggregates used as such.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub over: Option<Window>,
@@ -746,8 +783,12 @@ pub enum CastType {
     Real,
     /// Text.
     Text,
+    /// An exact decimal number (a real on SQLite, which has no exact decimals).
+    Numeric,
     /// A date (`YYYY-MM-DD`).
     Date,
+    /// A date and time of day (`YYYY-MM-DD HH:MM:SS` on SQLite).
+    Timestamp,
 }
 
 /// The serde traits of the types derived under `remote = "Self"`: the derived code

@@ -36,6 +36,30 @@ impl Dialect {
         Dialect::SqlServer,
         Dialect::Spark,
     ];
+
+    /// Whether an ordering in `direction` puts NULLs first when it does not say.
+    pub fn nulls_first(self, direction: crate::Direction) -> bool {
+        match self {
+            // NULL is larger than every value.
+            Dialect::Postgres => direction == crate::Direction::Desc,
+            // NULLs last both ways (DuckDB's `default_null_order`, since 0.8).
+            Dialect::DuckDb => false,
+            // NULL is smaller than every value.
+            Dialect::Sqlite | Dialect::MySql | Dialect::SqlServer | Dialect::Spark => {
+                direction == crate::Direction::Asc
+            }
+        }
+    }
+
+    /// Whether aggregates take `FILTER (WHERE …)` (SQLite since 3.30, Spark since 3.0).
+    pub fn has_aggregate_filter(self) -> bool {
+        !matches!(self, Dialect::MySql | Dialect::SqlServer)
+    }
+
+    /// Whether ORDER BY takes `NULLS FIRST/LAST` (SQLite since 3.30).
+    pub fn has_nulls_ordering(self) -> bool {
+        !matches!(self, Dialect::MySql | Dialect::SqlServer)
+    }
 }
 
 impl fmt::Display for Dialect {

@@ -55,8 +55,12 @@ impl Display for Plan {
                 JoinType::Left => "LEFT JOIN",
                 JoinType::Right => "RIGHT JOIN",
                 JoinType::Full => "FULL JOIN",
+                JoinType::Cross => "CROSS JOIN",
             };
-            write!(f, " {kind} {table} ON {}", j.condition)?;
+            write!(f, " {kind} {table}")?;
+            if let Some(on) = &j.condition {
+                write!(f, " ON {on}")?;
+            }
         }
         // Tables no join brings in are still part of the plan; show them, the validator
         // will say what is wrong with them.
@@ -70,9 +74,26 @@ impl Display for Plan {
         if let Some(w) = &self.filter {
             write!(f, " WHERE {w}")?;
         }
-        if !self.group_by.is_empty() {
+        if !self.group_by.is_empty() && self.grouping_sets.is_empty() {
             f.write_str(" GROUP BY ")?;
             list(f, &self.group_by)?;
+        }
+        if !self.grouping_sets.is_empty() {
+            f.write_str(" GROUP BY GROUPING SETS (")?;
+            for (i, set) in self.grouping_sets.iter().enumerate() {
+                f.write_str(if i == 0 { "(" } else { ", (" })?;
+                for (j, at) in set.iter().enumerate() {
+                    if j > 0 {
+                        f.write_str(", ")?;
+                    }
+                    match self.group_by.get(*at) {
+                        Some(e) => write!(f, "{e}")?,
+                        None => write!(f, "#{at}")?,
+                    }
+                }
+                f.write_char(')')?;
+            }
+            f.write_char(')')?;
         }
         if let Some(h) = &self.having {
             write!(f, " HAVING {h}")?;
@@ -135,8 +156,13 @@ impl Display for SelectItem {
 impl Display for OrderItem {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self.direction {
-            Direction::Asc => write!(f, "{}", self.expr),
-            Direction::Desc => write!(f, "{} DESC", self.expr),
+            Direction::Asc => write!(f, "{}", self.expr)?,
+            Direction::Desc => write!(f, "{} DESC", self.expr)?,
+        }
+        match self.nulls {
+            None => Ok(()),
+            Some(Nulls::First) => f.write_str(" NULLS FIRST"),
+            Some(Nulls::Last) => f.write_str(" NULLS LAST"),
         }
     }
 }
@@ -203,6 +229,8 @@ impl Display for Expr {
                     CastType::Real => "REAL",
                     CastType::Text => "TEXT",
                     CastType::Date => "DATE",
+                    CastType::Numeric => "NUMERIC",
+                    CastType::Timestamp => "TIMESTAMP",
                 };
                 write!(f, "CAST({expr} AS {to})")
             }
@@ -235,7 +263,22 @@ impl Display for FuncCall {
             f.write_str("DISTINCT ")?;
         }
         list(f, &self.args)?;
+        // A percentile's measured value reads as SQL writes it; any other order is the
+        // order values are taken in (STRING_AGG's).
+        let within = self.name.to_ascii_uppercase().starts_with("PERCENTILE_");
+        if !self.order_by.is_empty() && !within {
+            f.write_str(" ORDER BY ")?;
+            list(f, &self.order_by)?;
+        }
         f.write_char(')')?;
+        if !self.order_by.is_empty() && within {
+            f.write_str(" WITHIN GROUP (ORDER BY ")?;
+            list(f, &self.order_by)?;
+            f.write_char(')')?;
+        }
+        if let Some(c) = &self.filter {
+            write!(f, " FILTER (WHERE {c})")?;
+        }
         if let Some(w) = &self.over {
             write!(f, " OVER ({w})")?;
         }

@@ -59,7 +59,18 @@ pub const FUNCTIONS: &[FuncSpec] = &[
     spec("AVG", Aggregate, 1, 1),
     spec("MIN", Aggregate, 1, 1),
     spec("MAX", Aggregate, 1, 1),
+    spec("MEDIAN", Aggregate, 1, 1),
+    spec("PERCENTILE_CONT", Aggregate, 1, 1),
+    spec("PERCENTILE_DISC", Aggregate, 1, 1),
+    spec("STDDEV_SAMP", Aggregate, 1, 1),
+    spec("STDDEV_POP", Aggregate, 1, 1),
+    spec("VAR_SAMP", Aggregate, 1, 1),
+    spec("VAR_POP", Aggregate, 1, 1),
+    spec("STRING_AGG", Aggregate, 2, 2),
+    spec("BOOL_OR", Aggregate, 1, 1),
+    spec("BOOL_AND", Aggregate, 1, 1),
     spec("COALESCE", Scalar, 1, ANY),
+    spec("GROUPING", Scalar, 1, ANY),
     spec("NULLIF", Scalar, 2, 2),
     spec("IFNULL", Scalar, 2, 2),
     spec("ABS", Scalar, 1, 1),
@@ -93,6 +104,8 @@ pub const FUNCTIONS: &[FuncSpec] = &[
     spec("DATE_ADD", Date, 3, 3),
     spec("DATE_DIFF", Date, 3, 3),
     spec("CURRENT_DATE", Date, 0, 0),
+    spec("CURRENT_TIMESTAMP", Date, 0, 0),
+    spec("MAKE_DATE", Date, 3, 3),
     spec("ROW_NUMBER", Window, 0, 0),
     spec("RANK", Window, 0, 0),
     spec("DENSE_RANK", Window, 0, 0),
@@ -146,17 +159,35 @@ pub enum DateUnit {
     Day,
     /// Hour (0–23).
     Hour,
+    /// Minute (0–59).
+    Minute,
+    /// Second (0–59), whole.
+    Second,
+    /// Day of the week, 0 for Sunday to 6 for Saturday (a part only).
+    DayOfWeek,
+    /// ISO day of the week, 1 for Monday to 7 for Sunday (a part only).
+    IsoDayOfWeek,
+    /// Day of the year, 1–366 (a part only).
+    DayOfYear,
+    /// Whole seconds since 1970-01-01 00:00:00, the value read as UTC (a part only).
+    Epoch,
 }
 
 impl DateUnit {
     /// Every unit, in the order messages list them.
-    pub const ALL: [DateUnit; 6] = [
+    pub const ALL: [DateUnit; 12] = [
         DateUnit::Year,
         DateUnit::Quarter,
         DateUnit::Month,
         DateUnit::Week,
         DateUnit::Day,
         DateUnit::Hour,
+        DateUnit::Minute,
+        DateUnit::Second,
+        DateUnit::DayOfWeek,
+        DateUnit::IsoDayOfWeek,
+        DateUnit::DayOfYear,
+        DateUnit::Epoch,
     ];
 
     /// The unit's name as plans write it.
@@ -168,7 +199,28 @@ impl DateUnit {
             DateUnit::Week => "week",
             DateUnit::Day => "day",
             DateUnit::Hour => "hour",
+            DateUnit::Minute => "minute",
+            DateUnit::Second => "second",
+            DateUnit::DayOfWeek => "dow",
+            DateUnit::IsoDayOfWeek => "isodow",
+            DateUnit::DayOfYear => "doy",
+            DateUnit::Epoch => "epoch",
         }
+    }
+
+    /// Whether the unit is a period a value can be truncated to, moved by or counted in
+    /// (the others are parts only).
+    pub fn is_period(self) -> bool {
+        !matches!(
+            self,
+            DateUnit::DayOfWeek | DateUnit::IsoDayOfWeek | DateUnit::DayOfYear | DateUnit::Epoch
+        )
+    }
+
+    /// Whether the unit is shorter than a day, so a value moved by or truncated to it
+    /// keeps a time of day.
+    pub fn is_time_of_day(self) -> bool {
+        matches!(self, DateUnit::Hour | DateUnit::Minute | DateUnit::Second)
     }
 
     fn parse(text: &str) -> Option<DateUnit> {
@@ -189,24 +241,30 @@ impl fmt::Display for DateUnit {
 pub enum DateCall<'a> {
     /// `DATE_PART(unit, x)` (also `YEAR(x)` …, `EXTRACT(unit, x)`): an integer.
     Part(DateUnit, &'a Expr),
-    /// `DATE_TRUNC(unit, x)`: the period's first day as `'YYYY-MM-DD'` text (hours:
-    /// `'YYYY-MM-DD HH:00:00'`).
+    /// `DATE_TRUNC(unit, x)`: the start of `x`'s period, of `x`'s type: a date stays a
+    /// date, a timestamp a timestamp (and any value truncated to an hour, minute or second).
     Trunc(DateUnit, &'a Expr),
-    /// `DATE_ADD(unit, n, x)`: `x` moved by `n` units, as `'YYYY-MM-DD'` text (hours: with
-    /// the time).
+    /// `DATE_ADD(unit, n, x)`: `x` moved by `n` units, of `x`'s type as `Trunc`'s is (a
+    /// month's end clamps: Jan 31 + 1 month is Feb 28/29).
     Add(DateUnit, &'a Expr, &'a Expr),
-    /// `DATE_DIFF(unit, a, b)`: unit boundaries crossed from `a` to `b` (whole weeks and
-    /// hours for those units).
+    /// `DATE_DIFF(unit, a, b)`: unit boundaries crossed from `a` to `b` (whole weeks for
+    /// weeks).
     Diff(DateUnit, &'a Expr, &'a Expr),
     /// `CURRENT_DATE`: today, pinned by the `today` setting when set.
     CurrentDate,
+    /// `CURRENT_TIMESTAMP`: now, a timestamp; the start of the pinned day when `today` is
+    /// set.
+    CurrentTimestamp,
+    /// `MAKE_DATE(year, month, day)`: the date of three whole numbers.
+    Make(&'a Expr, &'a Expr, &'a Expr),
 }
 
 /// The portable forms, for messages.
 pub const DATE_FORMS: &str = "DATE_PART('unit', date), DATE_TRUNC('unit', date), \
-DATE_ADD('unit', n, date), DATE_DIFF('unit', start, end) and CURRENT_DATE(), where unit is \
-one of year, quarter, month, week, day or hour (YEAR(date), QUARTER(date), MONTH(date) and \
-DAY(date) also work)";
+DATE_ADD('unit', n, date), DATE_DIFF('unit', start, end), CURRENT_DATE(), \
+CURRENT_TIMESTAMP() and MAKE_DATE(year, month, day), where unit is one of year, quarter, month, week, day, hour, minute or \
+second (DATE_PART also takes dow, isodow, doy and epoch; YEAR(date), QUARTER(date), \
+MONTH(date) and DAY(date) also work)";
 
 fn unit_of(e: &Expr) -> Option<DateUnit> {
     match e {
@@ -239,7 +297,9 @@ pub fn date_call(f: &FuncCall) -> Option<Result<DateCall<'_>, String>> {
     }
     match (spec.name, args) {
         ("CURRENT_DATE", []) => Some(Ok(DateCall::CurrentDate)),
-        ("CURRENT_DATE", _) => bad("takes no arguments"),
+        ("CURRENT_TIMESTAMP", []) => Some(Ok(DateCall::CurrentTimestamp)),
+        ("CURRENT_DATE" | "CURRENT_TIMESTAMP", _) => bad("takes no arguments"),
+        ("MAKE_DATE", [y, m, d]) => Some(Ok(DateCall::Make(y, m, d))),
         ("EXTRACT" | "DATE_PART" | "DATE_TRUNC", [a, b]) => {
             // The unit may come first or second, as the reference engine accepts.
             let (unit, x) = match (unit_of(a), unit_of(b)) {
@@ -247,18 +307,24 @@ pub fn date_call(f: &FuncCall) -> Option<Result<DateCall<'_>, String>> {
                 (None, Some(u)) => (u, a),
                 (None, None) => return bad("the unit must be a text literal naming a unit"),
             };
-            Some(Ok(if spec.name == "DATE_TRUNC" {
-                DateCall::Trunc(unit, x)
+            if spec.name == "DATE_TRUNC" {
+                if !unit.is_period() {
+                    return bad(&format!("{unit} is a part, not a period to truncate to"));
+                }
+                Some(Ok(DateCall::Trunc(unit, x)))
             } else {
-                DateCall::Part(unit, x)
-            }))
+                Some(Ok(DateCall::Part(unit, x)))
+            }
         }
-        ("DATE_ADD", [u, n, x]) => match unit_of(u) {
-            Some(unit) => Some(Ok(DateCall::Add(unit, n, x))),
-            None => bad("the first argument must be a text literal naming a unit"),
-        },
-        ("DATE_DIFF", [u, a, b]) => match unit_of(u) {
-            Some(unit) => Some(Ok(DateCall::Diff(unit, a, b))),
+        ("DATE_ADD" | "DATE_DIFF", [u, ..]) => match unit_of(u) {
+            Some(unit) if !unit.is_period() => {
+                bad(&format!("{unit} is a part, not a period to count in"))
+            }
+            Some(unit) => match (spec.name, args) {
+                ("DATE_ADD", [_, n, x]) => Some(Ok(DateCall::Add(unit, n, x))),
+                ("DATE_DIFF", [_, a, b]) => Some(Ok(DateCall::Diff(unit, a, b))),
+                _ => bad("wrong number of arguments"),
+            },
             None => bad("the first argument must be a text literal naming a unit"),
         },
         _ => bad("wrong number of arguments"),

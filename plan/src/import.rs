@@ -10,8 +10,8 @@ use crate::schema::SchemaSnapshot;
 use crate::ErrorKind;
 use crate::{
     BinaryOp, CastType, Cte, Direction, Expr, Frame, FrameBound, FrameUnit, FuncCall, Join,
-    JoinType, Literal, OrderItem, Plan, SelectItem, SetOperation, SetOperator, TableRef, UnaryOp,
-    When, Window,
+    JoinType, Literal, Nulls, OrderItem, Plan, SelectItem, SetOperation, SetOperator, TableRef,
+    UnaryOp, When, Window,
 };
 use nl2sql_error::{ErrorCode, Node, PipelineError, Severity};
 use sqlparser::ast::{
@@ -45,8 +45,24 @@ pub fn import_sql(
         dialect,
         text: sql.to_lowercase(),
         generated: std::cell::Cell::new(0),
+        visible: std::cell::RefCell::new(Vec::new()),
+        merged: std::cell::RefCell::new(Vec::new()),
+        keep: std::cell::RefCell::new(None),
+        windows: std::cell::RefCell::new(Vec::new()),
     }
     .query(&query)
+}
+
+mod dates;
+mod joins;
+mod qualify;
+
+/// What a SELECT asks of the query around it, applied once its ORDER BY and LIMIT are read.
+enum Keep {
+    /// `QUALIFY condition`.
+    Qualify(Expr),
+    /// `DISTINCT ON (keys)`.
+    DistinctOn(Vec<Expr>),
 }
 
 fn failed(message: impl Into<String>) -> PipelineError {
@@ -71,6 +87,16 @@ struct Importer<'a> {
     text: String,
     /// How many names this statement has generated.
     generated: std::cell::Cell<u32>,
+    /// The columns a join `USING` (or `NATURAL`) merged, per SELECT being read (innermost
+    /// last): an unqualified name of one reads the merged value.
+    merged: std::cell::RefCell<Vec<Vec<(String, Expr)>>>,
+    /// The QUALIFY or DISTINCT ON of the SELECT just read, for its query to apply.
+    keep: std::cell::RefCell<Option<Keep>>,
+    /// The named windows (`WINDOW w AS (…)`) of each SELECT being read, innermost last.
+    windows: std::cell::RefCell<Vec<Vec<(String, Window)>>>,
+    /// The WITH tables in scope, innermost last, with their result columns' names: a comma
+    /// join's unqualified columns are placed by them.
+    visible: std::cell::RefCell<Vec<(String, Vec<String>)>>,
 }
 
 type R<T> = Result<T, PipelineError>;
@@ -80,29 +106,90 @@ fn ident_text(id: &ast::Ident) -> String {
 }
 
 impl Importer<'_> {
+    /// Whether `/` divides whole numbers into fractions in the source dialect (MySQL,
+    /// DuckDB and Spark do; SQLite, PostgreSQL and SQL Server keep them whole, as plans do).
+    fn divides_into_fractions(&self) -> bool {
+        matches!(
+            self.dialect,
+            Dialect::MySql | Dialect::DuckDb | Dialect::Spark
+        )
+    }
+
+    /// The plan's type for a cast's target, and the scale an exact decimal is rounded to.
+    /// Only types whose meaning the plan keeps are read; others (a VARCHAR(n)'s truncation,
+    /// say) are refused rather than changed in meaning.
+    fn cast_type(&self, t: &ast::DataType) -> R<(CastType, Option<i64>)> {
+        use ast::{DataType as T, ExactNumberInfo as E};
+        let decimal = |info: &E| match info {
+            // A bare DECIMAL is DECIMAL(10,0) on MySQL and DECIMAL(18,3) on DuckDB; exact
+            // on PostgreSQL.
+            E::None => Ok(match self.dialect {
+                Dialect::MySql | Dialect::SqlServer | Dialect::Spark => Some(0),
+                Dialect::DuckDb => Some(3),
+                _ => None,
+            }),
+            E::Precision(_) => Ok(Some(0)),
+            E::PrecisionAndScale(_, s) => Ok(Some(*s)),
+        };
+        match t {
+            T::Numeric(info) | T::Decimal(info) | T::Dec(info) => {
+                return Ok((CastType::Numeric, decimal(info)?));
+            }
+            // A time zone's meaning the plan does not hold.
+            T::Timestamp(None, tz)
+                if !matches!(tz, ast::TimezoneInfo::WithTimeZone | ast::TimezoneInfo::Tz) =>
+            {
+                return Ok((CastType::Timestamp, None));
+            }
+            T::Datetime(None) => return Ok((CastType::Timestamp, None)),
+            _ => {}
+        }
+        let text = t.to_string().to_ascii_uppercase();
+        Ok((
+            match text.trim() {
+                "INT" | "INTEGER" | "BIGINT" | "SMALLINT" | "TINYINT" | "SIGNED" | "INT64"
+                | "INT4" | "INT8" | "INT2" => CastType::Integer,
+                "REAL" | "FLOAT" | "DOUBLE" | "DOUBLE PRECISION" | "FLOAT64" | "FLOAT8" => {
+                    CastType::Real
+                }
+                "TEXT" | "VARCHAR" | "CHAR" | "NVARCHAR" | "STRING" | "CHARACTER VARYING" => {
+                    CastType::Text
+                }
+                "DATE" => CastType::Date,
+                _ => {
+                    return unsupported(format!(
+                        "CAST to {text} (use INTEGER, REAL, NUMERIC, TEXT, DATE or TIMESTAMP)"
+                    ))
+                }
+            },
+            None,
+        ))
+    }
+
     fn query(&self, q: &Query) -> R<Plan> {
         if q.fetch.is_some() || !q.locks.is_empty() || q.for_clause.is_some() {
             return unsupported("FETCH, FOR or a locking clause");
         }
         let mut ctes = Vec::new();
+        let visible_before = self.visible.borrow().len();
         if let Some(with) = &q.with {
             if with.recursive {
                 return unsupported("WITH RECURSIVE");
             }
             for c in &with.cte_tables {
-                if !c.alias.columns.is_empty() {
-                    return unsupported(format!(
-                        "A column list on CTE {} (name the columns in its SELECT instead)",
-                        c.alias.name.value
-                    ));
-                }
-                ctes.push(Cte {
-                    name: ident_text(&c.alias.name),
-                    plan: self.query(&c.query)?,
-                });
+                let mut cte = self.query(&c.query)?;
+                name_columns(&mut cte, &c.alias.columns)?;
+                let name = ident_text(&c.alias.name);
+                self.visible
+                    .borrow_mut()
+                    .push((name.clone(), output_names(&cte)));
+                ctes.push(Cte { name, plan: cte });
             }
         }
-        let mut plan = self.body(&q.body)?;
+        let plan = self.body(&q.body);
+        self.visible.borrow_mut().truncate(visible_before);
+        let mut plan = plan?;
+        let keep = self.keep.borrow_mut().take();
         // The WITH list comes first: a derived table hoisted from FROM may read it, never
         // the other way round.
         let hoisted = std::mem::take(&mut plan.ctes);
@@ -115,9 +202,6 @@ impl Importer<'_> {
             };
             let mut out = Vec::with_capacity(items.len());
             for o in items {
-                if o.options.nulls_first.is_some() {
-                    return unsupported("NULLS FIRST/LAST");
-                }
                 let direction = match &o.options.sort {
                     None | Some(ast::OrderBySort::Asc) => Direction::Asc,
                     Some(ast::OrderBySort::Desc) => Direction::Desc,
@@ -125,23 +209,22 @@ impl Importer<'_> {
                 };
                 let expr = match ordinal(&o.expr) {
                     Some(k) => {
-                        let Some(item) = plan.select_items.get(k.wrapping_sub(1)) else {
+                        let columns = self.result_columns(&plan);
+                        let Some(column) = columns.get(k.wrapping_sub(1)) else {
                             return Err(failed(format!(
                                 "ORDER BY {k} names no selected column (there are {}).",
-                                plan.select_items.len()
+                                columns.len()
                             )));
                         };
-                        match &item.alias {
-                            Some(a) => Expr::Column {
-                                alias: None,
-                                column: a.clone(),
-                            },
-                            None => item.expr.clone(),
-                        }
+                        column.clone()
                     }
                     None => self.expr(&o.expr)?,
                 };
-                out.push(OrderItem { expr, direction });
+                out.push(OrderItem {
+                    expr,
+                    direction,
+                    nulls: nulls(o.options.nulls_first),
+                });
             }
             plan.order_by = out;
         }
@@ -163,7 +246,14 @@ impl Importer<'_> {
                 plan.offset = Some(count(offset)?);
             }
         }
-        Ok(plan)
+        match keep {
+            None => Ok(plan),
+            Some(_) if !plan.set_operations.is_empty() => {
+                unsupported("QUALIFY or DISTINCT ON inside a set operation")
+            }
+            Some(Keep::Qualify(condition)) => self.qualified(plan, condition),
+            Some(Keep::DistinctOn(keys)) => self.distinct_on(plan, keys),
+        }
     }
 
     fn body(&self, body: &SetExpr) -> R<Plan> {
@@ -184,7 +274,18 @@ impl Importer<'_> {
                 set_quantifier,
                 right,
             } => {
-                let mut plan = self.body(left)?;
+                let mut plan = match &**left {
+                    SetExpr::Query(q) if ordered_or_limited(q) => {
+                        let inner = self.query(q)?;
+                        let mut host = Plan::default();
+                        let part = self.set_part(inner, &mut host);
+                        Plan {
+                            ctes: host.ctes,
+                            ..part
+                        }
+                    }
+                    other => self.body(other)?,
+                };
                 let op = match (op, set_quantifier) {
                     (ast::SetOperator::Union, SetQuantifier::All) => SetOperator::UnionAll,
                     (ast::SetOperator::Union, SetQuantifier::None | SetQuantifier::Distinct) => {
@@ -199,9 +300,36 @@ impl Importer<'_> {
                     }
                     (op, q) => return unsupported(format!("{op} {q}")),
                 };
-                let member = self.body(right)?;
-                if !member.set_operations.is_empty() {
-                    return unsupported("A set operation nested on the right");
+                // A member is one SELECT; anything more (its own ORDER BY or LIMIT, a set
+                // operation nested on the right) is read from a CTE, and a member's derived
+                // tables become the whole query's CTEs.
+                let member = match &**right {
+                    SetExpr::Query(q) if ordered_or_limited(q) => {
+                        let inner = self.query(q)?;
+                        self.set_part(inner, &mut plan)
+                    }
+                    other => {
+                        let member = self.body(other)?;
+                        if member.set_operations.is_empty() {
+                            member
+                        } else {
+                            self.set_part(member, &mut plan)
+                        }
+                    }
+                };
+                let mut member = member;
+                for cte in std::mem::take(&mut member.ctes) {
+                    if plan
+                        .ctes
+                        .iter()
+                        .any(|c| c.name.eq_ignore_ascii_case(&cte.name))
+                    {
+                        return unsupported(format!(
+                            "Two derived tables named {} in one set operation",
+                            cte.name
+                        ));
+                    }
+                    plan.ctes.push(cte);
                 }
                 plan.set_operations.push(SetOperation { op, plan: member });
                 Ok(plan)
@@ -210,28 +338,110 @@ impl Importer<'_> {
         }
     }
 
+    /// `SELECT * FROM set_part_k`, with `part` added to `host`'s CTEs as `set_part_k`: a
+    /// part of a set operation that a member plan cannot hold itself.
+    fn set_part(&self, part: Plan, host: &mut Plan) -> Plan {
+        let taken = |n: &str| {
+            host.ctes.iter().any(|c| c.name.eq_ignore_ascii_case(n))
+                || self
+                    .visible
+                    .borrow()
+                    .iter()
+                    .any(|(v, _)| v.eq_ignore_ascii_case(n))
+        };
+        let mut k = host.ctes.len() + 1;
+        while taken(&format!("set_part_{k}")) {
+            k += 1;
+        }
+        let name = format!("set_part_{k}");
+        host.ctes.push(Cte {
+            name: name.clone(),
+            plan: part,
+        });
+        Plan {
+            tables: vec![TableRef {
+                name: name.clone(),
+                schema_name: None,
+                database: None,
+                alias: name,
+            }],
+            select_items: vec![SelectItem {
+                expr: Expr::Column {
+                    alias: None,
+                    column: "*".to_string(),
+                },
+                alias: None,
+            }],
+            ..Plan::default()
+        }
+    }
+
     fn select(&self, s: &ast::Select) -> R<Plan> {
+        self.merged.borrow_mut().push(Vec::new());
+        self.windows.borrow_mut().push(Vec::new());
+        let plan = self.named_windows(s).and_then(|()| self.select_merged(s));
+        self.windows.borrow_mut().pop();
+        self.merged.borrow_mut().pop();
+        plan
+    }
+
+    /// `WINDOW w AS (…), …`, read into the SELECT's scope in order (one may build on an
+    /// earlier one).
+    fn named_windows(&self, s: &ast::Select) -> R<()> {
+        for ast::NamedWindowDefinition(name, definition) in &s.named_window {
+            let window = match definition {
+                ast::NamedWindowExpr::WindowSpec(spec) => self.window(spec)?,
+                ast::NamedWindowExpr::NamedWindow(other) => self.named_window(&other.value)?,
+            };
+            if let Some(scope) = self.windows.borrow_mut().last_mut() {
+                scope.push((name.value.clone(), window));
+            }
+        }
+        Ok(())
+    }
+
+    /// The named window `name` of the SELECT being read.
+    fn named_window(&self, name: &str) -> R<Window> {
+        self.windows
+            .borrow()
+            .last()
+            .and_then(|w| w.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)))
+            .map(|(_, window)| window.clone())
+            .ok_or_else(|| {
+                failed(format!(
+                    "The window {name} is defined nowhere in its SELECT."
+                ))
+            })
+    }
+
+    fn select_merged(&self, s: &ast::Select) -> R<Plan> {
         if s.top.is_some() {
             return unsupported("TOP");
         }
         if s.into.is_some() {
             return unsupported("SELECT INTO");
         }
-        if s.qualify.is_some() || !s.named_window.is_empty() {
-            return unsupported("QUALIFY or WINDOW");
-        }
         let mut plan = Plan {
-            distinct: match &s.distinct {
-                None | Some(ast::Distinct::All) => false,
-                Some(ast::Distinct::Distinct) => true,
-                Some(ast::Distinct::On(_)) => return unsupported("DISTINCT ON"),
-            },
+            distinct: matches!(&s.distinct, Some(ast::Distinct::Distinct)),
             ..Plan::default()
         };
         match s.from.as_slice() {
-            [] => return unsupported("A SELECT without FROM"),
-            [from] => self.from(from, &mut plan)?,
-            _ => return unsupported("A comma join (FROM a, b); write JOIN … ON with the equality"),
+            [] => {}
+            [first, rest @ ..] => {
+                self.from(first, &mut plan)?;
+                // `FROM a, b` is a cross join; `connect` turns the WHERE equalities that
+                // relate them into their ON.
+                for from in rest {
+                    let right_alias = self.table(&from.relation, &mut plan)?;
+                    plan.joins.push(Join {
+                        left_alias: plan.tables[0].alias.clone(),
+                        right_alias,
+                        join_type: JoinType::Cross,
+                        condition: None,
+                    });
+                    self.joins(from, &mut plan)?;
+                }
+            }
         }
         for item in &s.projection {
             plan.select_items.push(match item {
@@ -248,6 +458,12 @@ impl Importer<'_> {
                     if !plain_wildcard(options) =>
                 {
                     return unsupported("EXCLUDE, EXCEPT, REPLACE, RENAME or ILIKE after `*`")
+                }
+                ast::SelectItem::Wildcard(_) if self.merges() => {
+                    return unsupported(
+                        "SELECT * over a join USING or NATURAL (which shows each merged column \
+                         once); name the columns",
+                    )
                 }
                 ast::SelectItem::Wildcard(_) => SelectItem {
                     expr: Expr::Column {
@@ -270,16 +486,118 @@ impl Importer<'_> {
             });
         }
         plan.filter = s.selection.as_ref().map(|e| self.expr(e)).transpose()?;
+        self.connect(&mut plan);
         match &s.group_by {
-            GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => {
-                for e in exprs {
-                    plan.group_by.push(self.group_term(e, &plan)?);
-                }
+            GroupByExpr::Expressions(exprs, modifiers) => {
+                self.group_by(exprs, modifiers, &mut plan)?
             }
-            _ => return unsupported("GROUP BY ALL or a grouping modifier"),
+            GroupByExpr::All(modifiers) if modifiers.is_empty() => group_by_all(&mut plan)?,
+            GroupByExpr::All(_) => return unsupported("GROUP BY ALL with a modifier"),
         }
         plan.having = s.having.as_ref().map(|e| self.expr(e)).transpose()?;
+        // Read last, so a sub-query above has taken its own already.
+        let keep = match (&s.distinct, &s.qualify) {
+            (Some(ast::Distinct::On(_)), Some(_)) => {
+                return unsupported("DISTINCT ON together with QUALIFY")
+            }
+            (Some(ast::Distinct::On(keys)), None) => Some(Keep::DistinctOn(
+                keys.iter().map(|k| self.expr(k)).collect::<R<_>>()?,
+            )),
+            (_, Some(q)) => Some(Keep::Qualify(self.expr(q)?)),
+            _ => None,
+        };
+        *self.keep.borrow_mut() = keep;
         Ok(plan)
+    }
+
+    /// `GROUP BY`: plain terms, and at most one `ROLLUP`, `CUBE` or `GROUPING SETS` (or
+    /// MySQL's `WITH ROLLUP`), as grouping sets over the plan's `group_by`.
+    fn group_by(
+        &self,
+        exprs: &[SqlExpr],
+        modifiers: &[ast::GroupByWithModifier],
+        plan: &mut Plan,
+    ) -> R<()> {
+        let mut sets: Option<Vec<Vec<usize>>> = None;
+        let mut plain = Vec::new();
+        // Each element's terms appended to group_by once, as positions.
+        let position = |plan: &mut Plan, terms: &[SqlExpr]| -> R<Vec<usize>> {
+            let mut out = Vec::with_capacity(terms.len());
+            for t in terms {
+                let e = self.group_term(t, plan)?;
+                let at = match plan.group_by.iter().position(|g| *g == e) {
+                    Some(at) => at,
+                    None => {
+                        plan.group_by.push(e);
+                        plan.group_by.len() - 1
+                    }
+                };
+                out.push(at);
+            }
+            Ok(out)
+        };
+        for e in exprs {
+            let elements = match e {
+                SqlExpr::Rollup(l) | SqlExpr::Cube(l) | SqlExpr::GroupingSets(l) => l,
+                _ => {
+                    plain.extend(position(plan, std::slice::from_ref(e))?);
+                    continue;
+                }
+            };
+            if sets.is_some() {
+                return unsupported("More than one ROLLUP, CUBE or GROUPING SETS in a GROUP BY");
+            }
+            let mut parts = Vec::with_capacity(elements.len());
+            for element in elements {
+                parts.push(position(plan, element)?);
+            }
+            sets = Some(match e {
+                // (a, b, c), (a, b), (a), ()
+                SqlExpr::Rollup(_) => (0..=parts.len())
+                    .rev()
+                    .map(|k| parts[..k].concat())
+                    .collect(),
+                // Every subset, the largest first.
+                SqlExpr::Cube(_) => {
+                    if parts.len() > 6 {
+                        return unsupported("CUBE of more than six terms");
+                    }
+                    let n = parts.len();
+                    let mut subsets: Vec<Vec<usize>> = (0..1u32 << n)
+                        .rev()
+                        .map(|mask| {
+                            (0..n)
+                                .filter(|i| mask & (1 << (n - 1 - i)) != 0)
+                                .flat_map(|i| parts[i].clone())
+                                .collect()
+                        })
+                        .collect();
+                    subsets.dedup();
+                    subsets
+                }
+                _ => parts,
+            });
+        }
+        let mut sets = match (sets, modifiers) {
+            (sets, []) => sets,
+            (None, [ast::GroupByWithModifier::Rollup]) => {
+                let n = plain.len();
+                let rollup = (0..=n).rev().map(|k| plain[..k].to_vec()).collect();
+                plain.clear();
+                Some(rollup)
+            }
+            _ => return unsupported("This GROUP BY modifier (WITH CUBE, WITH TOTALS, …)"),
+        };
+        // The plain terms are in every set.
+        if let Some(sets) = &mut sets {
+            for set in sets.iter_mut() {
+                let mut full = plain.clone();
+                full.extend(set.iter().copied().filter(|i| !plain.contains(i)));
+                *set = full;
+            }
+        }
+        plan.grouping_sets = sets.unwrap_or_default();
+        Ok(())
     }
 
     /// A GROUP BY term; a bare name that is a result column's alias (and no column of the
@@ -374,26 +692,30 @@ impl Importer<'_> {
                 if *lateral {
                     return unsupported("LATERAL");
                 }
-                if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
-                    return unsupported("A column list on a derived table");
-                }
                 // A derived table becomes a CTE of the same name, read under that name; one
-                // without a name (SQLite allows it) gets a name no table or CTE has.
-                let name = match alias {
-                    Some(alias) => ident_text(&alias.name),
-                    None => self.unused_name(),
+                // without a name (SQLite allows it), or named like a table (a CTE may not
+                // hide one), gets a name no table or CTE has and keeps its own as the alias.
+                let own = alias.as_ref().map(|a| ident_text(&a.name));
+                let name = match &own {
+                    Some(own) if !self.is_table(own) => own.clone(),
+                    _ => self.unused_name(),
                 };
+                let mut derived = self.query(subquery)?;
+                if let Some(alias) = alias {
+                    name_columns(&mut derived, &alias.columns)?;
+                }
                 plan.ctes.push(Cte {
                     name: name.clone(),
-                    plan: self.query(subquery)?,
+                    plan: derived,
                 });
+                let alias = own.unwrap_or_else(|| name.clone());
                 plan.tables.push(TableRef {
-                    name: name.clone(),
+                    name,
                     schema_name: None,
                     database: None,
-                    alias: name.clone(),
+                    alias: alias.clone(),
                 });
-                Ok(name)
+                Ok(alias)
             }
             TableFactor::NestedJoin { .. } => unsupported("A parenthesised join"),
             other => unsupported(first_words(&other.to_string())),
@@ -408,40 +730,66 @@ impl Importer<'_> {
             let n = self.generated.get() + 1;
             self.generated.set(n);
             let name = format!("subquery_{n}");
-            let taken = self.text.contains(&name)
-                || self
-                    .schema
-                    .tables
-                    .iter()
-                    .any(|t| t.name.eq_ignore_ascii_case(&name));
-            if !taken {
+            if !self.text.contains(&name) && !self.is_table(&name) {
                 return name;
             }
         }
     }
 
+    /// Whether the schema has a table named `name`.
+    fn is_table(&self, name: &str) -> bool {
+        self.schema
+            .tables
+            .iter()
+            .any(|t| t.name.eq_ignore_ascii_case(name))
+    }
+
     fn from(&self, from: &ast::TableWithJoins, plan: &mut Plan) -> R<()> {
-        let first = self.table(&from.relation, plan)?;
+        self.table(&from.relation, plan)?;
+        self.joins(from, plan)
+    }
+
+    /// The joins of one FROM item, its relation already read.
+    fn joins(&self, from: &ast::TableWithJoins, plan: &mut Plan) -> R<()> {
+        let first = plan.tables[0].alias.clone();
         for j in &from.joins {
             let (join_type, constraint) = match &j.join_operator {
                 JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinType::Inner, c),
                 JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinType::Left, c),
                 JoinOperator::Right(c) | JoinOperator::RightOuter(c) => (JoinType::Right, c),
                 JoinOperator::FullOuter(c) => (JoinType::Full, c),
-                JoinOperator::CrossJoin(_) => {
-                    return unsupported("CROSS JOIN (joins are equalities between columns)")
-                }
+                JoinOperator::CrossJoin(c) => (JoinType::Cross, c),
                 _ => {
                     return unsupported(
-                        "This kind of join (use JOIN, LEFT, RIGHT or FULL JOIN … ON)",
+                        "This kind of join (use JOIN, LEFT, RIGHT, FULL or CROSS JOIN)",
                     )
                 }
             };
-            let JoinConstraint::On(on) = constraint else {
-                return unsupported("A join without ON (USING, NATURAL); write ON a.x = b.y");
-            };
             let right_alias = self.table(&j.relation, plan)?;
-            let condition = self.expr(on)?;
+            let condition = match (constraint, join_type) {
+                (JoinConstraint::None, JoinType::Cross) => {
+                    plan.joins.push(Join {
+                        left_alias: first.clone(),
+                        right_alias,
+                        join_type,
+                        condition: None,
+                    });
+                    continue;
+                }
+                (JoinConstraint::On(on), _) => {
+                    let on = self.expr(on)?;
+                    self.qualify(plan, on)
+                }
+                (JoinConstraint::Using(names), _) => {
+                    let names: Vec<String> = names
+                        .iter()
+                        .map(|n| last_part(n).unwrap_or_default())
+                        .collect();
+                    self.using(plan, &right_alias, &names, join_type)?
+                }
+                (JoinConstraint::Natural, _) => self.natural(plan, &right_alias, join_type)?,
+                _ => return unsupported("A join without a condition; write ON a.x = b.y"),
+            };
             // The join hangs off whichever table already placed its condition names first.
             let placed: Vec<&str> = plan.tables[..plan.tables.len() - 1]
                 .iter()
@@ -461,8 +809,13 @@ impl Importer<'_> {
             plan.joins.push(Join {
                 left_alias: left_alias.unwrap_or_else(|| first.clone()),
                 right_alias,
-                join_type,
-                condition,
+                join_type: if join_type == JoinType::Cross {
+                    // `CROSS JOIN … ON` is MySQL's spelling of an inner join.
+                    JoinType::Inner
+                } else {
+                    join_type
+                },
+                condition: Some(condition),
             });
         }
         Ok(())
@@ -478,9 +831,12 @@ impl Importer<'_> {
         };
         let null = || Box::new(Expr::Literal(Literal::Null));
         Ok(match e {
-            SqlExpr::Identifier(id) => Expr::Column {
-                alias: None,
-                column: ident_text(id),
+            SqlExpr::Identifier(id) => match self.merged_column(&id.value) {
+                Some(merged) => merged,
+                None => Expr::Column {
+                    alias: None,
+                    column: ident_text(id),
+                },
             },
             SqlExpr::CompoundIdentifier(parts) => match parts.as_slice() {
                 [.., table, column] => Expr::Column {
@@ -501,6 +857,14 @@ impl Importer<'_> {
                 right,
             } => self.chain(op, left, right)?,
             SqlExpr::BinaryOp { left, op, right } => {
+                if let Some(moved) = self.interval_arithmetic(left, op, right)? {
+                    return Ok(moved);
+                }
+                if *op == Op::Minus {
+                    if let Some(days) = self.julian_difference(left, right)? {
+                        return Ok(days);
+                    }
+                }
                 let op = match op {
                     Op::Eq => BinaryOp::Eq,
                     Op::NotEq => BinaryOp::NotEq,
@@ -518,7 +882,24 @@ impl Importer<'_> {
                     Op::Or => BinaryOp::Or,
                     other => return unsupported(format!("The operator {other}")),
                 };
-                bin(op, left, right)?
+                let divided = bin(op, left, right)?;
+                let numeric_extract = self.dialect == Dialect::Postgres
+                    && (dates::is_extract(left) || dates::is_extract(right));
+                if op == BinaryOp::Divide && numeric_extract {
+                    fractional(divided, CastType::Numeric)
+                } else if op == BinaryOp::Divide && self.divides_into_fractions() {
+                    // MySQL divides into an exact decimal, DuckDB and Spark into a double.
+                    fractional(
+                        divided,
+                        if self.dialect == Dialect::MySql {
+                            CastType::Numeric
+                        } else {
+                            CastType::Real
+                        },
+                    )
+                } else {
+                    divided
+                }
             }
             SqlExpr::UnaryOp { op, expr } => match (op, &**expr) {
                 (UnaryOperator::Minus, SqlExpr::Value(v)) => match literal(&v.value)? {
@@ -575,6 +956,8 @@ impl Importer<'_> {
                             name: "TUPLE".to_string(),
                             args,
                             distinct: false,
+                            filter: None,
+                            order_by: vec![],
                             over: None,
                         })
                     }
@@ -671,28 +1054,41 @@ impl Importer<'_> {
                 {
                     return unsupported("TRY_CAST, SAFE_CAST or CAST … FORMAT");
                 }
-                let to = cast_type(data_type)?;
-                if to == CastType::Date && self.dialect == Dialect::Sqlite {
-                    return unsupported(
-                        "SQLite's CAST(… AS DATE), which keeps only the leading number \
-                         (use DATE_TRUNC('day', x) for the day)",
-                    );
+                let (to, scale) = self.cast_type(data_type)?;
+                if matches!(to, CastType::Date | CastType::Timestamp | CastType::Numeric)
+                    && self.dialect == Dialect::Sqlite
+                {
+                    return unsupported(format!(
+                        "SQLite's CAST(… AS {data_type}), which keeps only the leading number \
+                         (use DATE_TRUNC('day', x) for the day, a real for a decimal)"
+                    ));
                 }
-                Expr::Cast {
-                    expr: Box::new(self.expr(expr)?),
-                    to,
-                }
+                rounded(
+                    Expr::Cast {
+                        expr: Box::new(self.expr(expr)?),
+                        to,
+                    },
+                    scale,
+                )
             }
             SqlExpr::TypedString(t) => {
-                let to = cast_type(&t.data_type)?;
+                let (to, scale) = self.cast_type(&t.data_type)?;
                 let text = t.value.clone().into_string().unwrap_or_default();
-                Expr::Cast {
-                    expr: Box::new(Expr::Literal(Literal::Text(text))),
-                    to,
-                }
+                rounded(
+                    Expr::Cast {
+                        expr: Box::new(Expr::Literal(Literal::Text(text))),
+                        to,
+                    },
+                    scale,
+                )
             }
             SqlExpr::Extract { field, expr, .. } => {
-                let unit = date_unit(field)?;
+                let unit = dates::extract_unit(field)?;
+                if unit == DateUnit::Epoch {
+                    if let Some(seconds) = self.epoch_of_difference(expr)? {
+                        return Ok(seconds);
+                    }
+                }
                 Expr::Func(FuncCall {
                     name: "DATE_PART".to_string(),
                     args: vec![
@@ -700,6 +1096,8 @@ impl Importer<'_> {
                         self.expr(expr)?,
                     ],
                     distinct: false,
+                    filter: None,
+                    order_by: vec![],
                     over: None,
                 })
             }
@@ -716,7 +1114,10 @@ impl Importer<'_> {
                     exists
                 }
             }
-            SqlExpr::Function(f) => Expr::Func(self.function(f)?),
+            SqlExpr::Function(f) => match self.date_spelling(f)? {
+                Some(e) => e,
+                None => Expr::Func(self.function(f)?),
+            },
             SqlExpr::Substring {
                 expr,
                 substring_from,
@@ -816,9 +1217,15 @@ impl Importer<'_> {
     }
 
     fn function(&self, f: &ast::Function) -> R<FuncCall> {
-        if f.filter.is_some() || !f.within_group.is_empty() || f.null_treatment.is_some() {
-            return unsupported("FILTER, WITHIN GROUP or IGNORE NULLS");
+        if f.null_treatment.is_some() {
+            return unsupported("IGNORE NULLS or RESPECT NULLS");
         }
+        let mut order_by = f
+            .within_group
+            .iter()
+            .map(|o| self.order_item(o))
+            .collect::<R<Vec<_>>>()?;
+        let mut separator = None;
         if !matches!(f.parameters, FunctionArguments::None) {
             return unsupported("Parametric function calls");
         }
@@ -834,8 +1241,20 @@ impl Importer<'_> {
                 return unsupported("A subquery as a function's argument list")
             }
             FunctionArguments::List(list) => {
-                if !list.clauses.is_empty() {
-                    return unsupported(format!("Clauses inside {name}(…)"));
+                for clause in &list.clauses {
+                    match clause {
+                        ast::FunctionArgumentClause::OrderBy(items) => {
+                            for o in items {
+                                order_by.push(self.order_item(o)?);
+                            }
+                        }
+                        ast::FunctionArgumentClause::Separator(v) => {
+                            separator = Some(Expr::Literal(literal(&v.value)?));
+                        }
+                        other => {
+                            return unsupported(format!("The clause {other} inside {name}(…)"))
+                        }
+                    }
                 }
                 distinct = matches!(
                     list.duplicate_treatment,
@@ -864,37 +1283,53 @@ impl Importer<'_> {
         }
         let over = match &f.over {
             None => None,
-            Some(ast::WindowType::NamedWindow(_)) => return unsupported("A named window"),
+            Some(ast::WindowType::NamedWindow(name)) => Some(self.named_window(&name.value)?),
             Some(ast::WindowType::WindowSpec(w)) => Some(self.window(w)?),
         };
+        let (name, args, order_by) = aggregate_spelling(name, args, separator, order_by)?;
         Ok(FuncCall {
             name,
             args,
             distinct,
+            filter: f
+                .filter
+                .as_deref()
+                .map(|c| self.expr(c).map(Box::new))
+                .transpose()?,
+            order_by,
             over,
         })
     }
 
+    fn order_item(&self, o: &ast::OrderByExpr) -> R<OrderItem> {
+        Ok(OrderItem {
+            expr: self.expr(&o.expr)?,
+            direction: match o.options.sort {
+                None | Some(ast::OrderBySort::Asc) => Direction::Asc,
+                Some(ast::OrderBySort::Desc) => Direction::Desc,
+                Some(_) => return unsupported("ORDER BY … USING"),
+            },
+            nulls: nulls(o.options.nulls_first),
+        })
+    }
+
     fn window(&self, w: &ast::WindowSpec) -> R<Window> {
-        if w.window_name.is_some() {
-            return unsupported("A named window");
-        }
+        // `OVER (w ORDER BY …)`: the named window's partitions, and its order and frame
+        // unless this one gives them.
+        let base = match &w.window_name {
+            Some(name) if !w.partition_by.is_empty() => {
+                return unsupported(format!("PARTITION BY on top of the named window {name}"))
+            }
+            Some(name) => Some(self.named_window(&name.value)?),
+            None => None,
+        };
         let mut partition_by = Vec::with_capacity(w.partition_by.len());
         for p in &w.partition_by {
             partition_by.push(self.expr(p)?);
         }
         let mut order_by = Vec::with_capacity(w.order_by.len());
         for o in &w.order_by {
-            if o.options.nulls_first.is_some() {
-                return unsupported("NULLS FIRST/LAST");
-            }
-            order_by.push(OrderItem {
-                expr: self.expr(&o.expr)?,
-                direction: match o.options.sort {
-                    Some(ast::OrderBySort::Desc) => Direction::Desc,
-                    _ => Direction::Asc,
-                },
-            });
+            order_by.push(self.order_item(o)?);
         }
         let frame = match &w.window_frame {
             None => None,
@@ -911,12 +1346,47 @@ impl Importer<'_> {
                 },
             }),
         };
-        Ok(Window {
-            partition_by,
-            order_by,
-            frame,
+        Ok(match base {
+            Some(base) => Window {
+                partition_by: base.partition_by,
+                order_by: if order_by.is_empty() {
+                    base.order_by
+                } else {
+                    order_by
+                },
+                frame: frame.or(base.frame),
+            },
+            None => Window {
+                partition_by,
+                order_by,
+                frame,
+            },
         })
     }
+}
+
+/// DuckDB's and Spark's `GROUP BY ALL`: every selected expression that aggregates nothing,
+/// in the order selected. Constants are left out: they group nothing away, and a number in
+/// `GROUP BY` would be read as a position.
+fn group_by_all(plan: &mut Plan) -> R<()> {
+    for item in &plan.select_items {
+        if matches!(&item.expr, Expr::Column { column, .. } if column == "*") {
+            return unsupported("GROUP BY ALL with `*` in SELECT; name the columns");
+        }
+        let grouped = !matches!(item.expr, Expr::Literal(_))
+            && !crate::walk::has_aggregate(&item.expr)
+            && !plan.group_by.contains(&item.expr);
+        if grouped {
+            plan.group_by.push(item.expr.clone());
+        }
+    }
+    Ok(())
+}
+
+/// Whether a parenthesised query has a clause of its own that a set operation's member
+/// plan cannot hold.
+fn ordered_or_limited(q: &Query) -> bool {
+    q.with.is_some() || q.order_by.is_some() || q.limit_clause.is_some()
 }
 
 fn plain_wildcard(o: &ast::WildcardAdditionalOptions) -> bool {
@@ -928,11 +1398,139 @@ fn plain_wildcard(o: &ast::WildcardAdditionalOptions) -> bool {
         && o.opt_alias.is_none()
 }
 
+/// `l / r` made a division into fractions in the plan's meaning, where whole numbers divide
+/// into whole numbers: the dividend becomes a real unless either side already is one.
+fn fractional(division: Expr, to: CastType) -> Expr {
+    let Expr::Binary { op, left, right } = division else {
+        return division;
+    };
+    let real = |e: &Expr| {
+        matches!(
+            e,
+            Expr::Literal(Literal::Real(_))
+                | Expr::Cast {
+                    to: CastType::Real | CastType::Numeric,
+                    ..
+                }
+        )
+    };
+    let left = if real(&left) || real(&right) {
+        left
+    } else {
+        Box::new(Expr::Cast { expr: left, to })
+    };
+    Expr::Binary { op, left, right }
+}
+
+/// A cast to a decimal of a given scale is the value rounded to it.
+fn rounded(cast: Expr, scale: Option<i64>) -> Expr {
+    match scale {
+        Some(s) => call("ROUND", vec![cast, Expr::Literal(Literal::Integer(s))]),
+        None => cast,
+    }
+}
+
+/// The names of a plan's result columns: each select item's alias, or the column it is.
+fn output_names(plan: &Plan) -> Vec<String> {
+    plan.select_items
+        .iter()
+        .filter_map(|i| match (&i.alias, &i.expr) {
+            (Some(a), _) => Some(a.clone()),
+            (None, Expr::Column { column, .. }) if column != "*" => Some(column.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A column list on a WITH or derived table (`t(a, b)`) names its result columns in order.
+fn name_columns(plan: &mut Plan, names: &[ast::TableAliasColumnDef]) -> R<()> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    let star = plan
+        .select_items
+        .iter()
+        .any(|i| matches!(&i.expr, Expr::Column { column, .. } if column == "*"));
+    if star || names.len() != plan.select_items.len() {
+        return unsupported(format!(
+            "A column list of {} names on a query of {} items{}",
+            names.len(),
+            plan.select_items.len(),
+            if star { " with `*`" } else { "" }
+        ));
+    }
+    for (item, name) in plan.select_items.iter_mut().zip(names) {
+        item.alias = Some(ident_text(&name.name));
+    }
+    Ok(())
+}
+
+/// The dialects' names for the plan's statistics and string aggregation, read as the
+/// plan's: `GROUP_CONCAT`/`LISTAGG` as `STRING_AGG(x, separator)` (MySQL's and SQLite's
+/// separator is a comma when unsaid), DuckDB's `QUANTILE_CONT(x, p)` as
+/// `PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x)`, SQL Server's `STDEV` as `STDDEV_SAMP`
+/// (and its `DATEFROMPARTS` as `MAKE_DATE`), `EVERY` as `BOOL_AND`.
+fn aggregate_spelling(
+    name: String,
+    mut args: Vec<Expr>,
+    separator: Option<Expr>,
+    order_by: Vec<OrderItem>,
+) -> R<(String, Vec<Expr>, Vec<OrderItem>)> {
+    let text = |t: &str| Expr::Literal(Literal::Text(t.to_string()));
+    Ok(match name.as_str() {
+        "GROUP_CONCAT" | "LISTAGG" | "STRING_AGG" => {
+            let default = if name == "LISTAGG" { "" } else { "," };
+            match (args.len(), separator) {
+                (1, Some(sep)) => args.push(sep),
+                (1, None) if name != "STRING_AGG" => args.push(text(default)),
+                _ => {}
+            }
+            ("STRING_AGG".into(), args, order_by)
+        }
+        "QUANTILE_CONT" | "QUANTILE_DISC" | "QUANTILE"
+            if args.len() == 2 && order_by.is_empty() =>
+        {
+            let p = args.pop().unwrap_or(Expr::Literal(Literal::Null));
+            let x = args.pop().unwrap_or(Expr::Literal(Literal::Null));
+            let name = if name == "QUANTILE_CONT" {
+                "PERCENTILE_CONT"
+            } else {
+                "PERCENTILE_DISC"
+            };
+            (
+                name.into(),
+                vec![p],
+                vec![OrderItem {
+                    expr: x,
+                    direction: Direction::Asc,
+                    nulls: None,
+                }],
+            )
+        }
+        "STDDEV" | "STDEV" => ("STDDEV_SAMP".into(), args, order_by),
+        "STDEVP" => ("STDDEV_POP".into(), args, order_by),
+        "VARIANCE" | "VAR" => ("VAR_SAMP".into(), args, order_by),
+        "VARP" => ("VAR_POP".into(), args, order_by),
+        "EVERY" | "LOGICAL_AND" => ("BOOL_AND".into(), args, order_by),
+        "LOGICAL_OR" => ("BOOL_OR".into(), args, order_by),
+        "DATEFROMPARTS" => ("MAKE_DATE".into(), args, order_by),
+        _ => (name, args, order_by),
+    })
+}
+
+/// `NULLS FIRST/LAST` as the query wrote it; where it says nothing, the plan says nothing
+/// either, and renders with the database's own placement.
+fn nulls(first: Option<bool>) -> Option<Nulls> {
+    first.map(|f| if f { Nulls::First } else { Nulls::Last })
+}
+
 fn call(name: &str, args: Vec<Expr>) -> Expr {
     Expr::Func(FuncCall {
         name: name.to_string(),
         args,
         distinct: false,
+        filter: None,
+        order_by: vec![],
         over: None,
     })
 }
@@ -1018,33 +1616,6 @@ fn last_part(name: &ast::ObjectName) -> Option<String> {
         Some(ast::ObjectNamePart::Identifier(id)) => Some(ident_text(id)),
         _ => None,
     }
-}
-
-/// The plan's cast for a SQL type. Types whose conversion a plan cannot repeat (NUMERIC's
-/// exactness, VARCHAR(n)'s truncation) are refused rather than changed in meaning.
-fn cast_type(t: &ast::DataType) -> R<CastType> {
-    let text = t.to_string().to_ascii_uppercase();
-    Ok(match text.trim() {
-        "INT" | "INTEGER" | "BIGINT" | "SMALLINT" | "TINYINT" | "SIGNED" | "INT64" => {
-            CastType::Integer
-        }
-        "REAL" | "FLOAT" | "DOUBLE" | "DOUBLE PRECISION" | "FLOAT64" => CastType::Real,
-        "TEXT" | "VARCHAR" | "CHAR" | "NVARCHAR" | "STRING" | "CHARACTER VARYING" => CastType::Text,
-        "DATE" => CastType::Date,
-        _ => return unsupported(format!("CAST to {text} (use INTEGER, REAL, TEXT or DATE)")),
-    })
-}
-
-fn date_unit(field: &ast::DateTimeField) -> R<DateUnit> {
-    Ok(match field {
-        ast::DateTimeField::Year | ast::DateTimeField::Years => DateUnit::Year,
-        ast::DateTimeField::Quarter => DateUnit::Quarter,
-        ast::DateTimeField::Month | ast::DateTimeField::Months => DateUnit::Month,
-        ast::DateTimeField::Week(_) | ast::DateTimeField::Weeks => DateUnit::Week,
-        ast::DateTimeField::Day | ast::DateTimeField::Days => DateUnit::Day,
-        ast::DateTimeField::Hour | ast::DateTimeField::Hours => DateUnit::Hour,
-        other => return unsupported(format!("EXTRACT({other})")),
-    })
 }
 
 /// The start of a construct's SQL, to name it in a message without echoing a whole query.

@@ -32,8 +32,8 @@ pub mod walk;
 
 pub use ast::{
     BinaryOp, CastType, Cte, Direction, Expr, Frame, FrameBound, FrameUnit, FuncCall, Join,
-    JoinType, Literal, OrderItem, Plan, SelectItem, SetOperation, SetOperator, TableRef, UnaryOp,
-    When, Window,
+    JoinType, Literal, Nulls, OrderItem, Plan, SelectItem, SetOperation, SetOperator, TableRef,
+    UnaryOp, When, Window,
 };
 pub use dialect::Dialect;
 pub use error::{Error, ErrorKind};

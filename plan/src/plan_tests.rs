@@ -155,11 +155,14 @@ fn superset_plan() -> Plan {
         name: "RANK".into(),
         args: vec![],
         distinct: false,
+        filter: None,
+        order_by: vec![],
         over: Some(Window {
             partition_by: vec![col("t", "GenreId")],
             order_by: vec![OrderItem {
                 expr: col("t", "Milliseconds"),
                 direction: Direction::Desc,
+                nulls: None,
             }],
             frame: Some(Frame {
                 unit: FrameUnit::Rows,
@@ -240,6 +243,7 @@ fn superset_plan() -> Plan {
                 else_expr: Some(Box::new(Expr::Literal(Literal::Null))),
             },
             direction: Direction::Asc,
+            nulls: None,
         }],
         limit: Some(10),
         offset: Some(5),
@@ -325,11 +329,11 @@ fn the_one_line_form_is_unambiguous() {
             left_alias: "t".into(),
             right_alias: "a".into(),
             join_type: JoinType::Inner,
-            condition: Expr::Binary {
+            condition: Some(Expr::Binary {
                 op: BinaryOp::Eq,
                 left: Box::new(col("t", "AlbumId")),
                 right: Box::new(col("a", "AlbumId")),
-            },
+            }),
         }],
         select_items: vec![SelectItem {
             expr: minus(minus(Expr::Literal(Literal::Integer(-5)))),

@@ -38,7 +38,11 @@ impl Clause {
 pub fn clauses(plan: &Plan) -> Vec<(Clause, &Expr)> {
     let mut out = Vec::new();
     out.extend(plan.select_items.iter().map(|s| (Clause::Select, &s.expr)));
-    out.extend(plan.joins.iter().map(|j| (Clause::Join, &j.condition)));
+    out.extend(
+        plan.joins
+            .iter()
+            .filter_map(|j| j.condition.as_ref().map(|c| (Clause::Join, c))),
+    );
     out.extend(plan.filter.iter().map(|e| (Clause::Where, e)));
     out.extend(plan.group_by.iter().map(|e| (Clause::GroupBy, e)));
     out.extend(plan.having.iter().map(|e| (Clause::Having, e)));
@@ -55,6 +59,12 @@ pub fn each_node<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
         Expr::Func(call) => {
             for a in &call.args {
                 each_node(a, f);
+            }
+            if let Some(c) = &call.filter {
+                each_node(c, f);
+            }
+            for o in &call.order_by {
+                each_node(&o.expr, f);
             }
             if let Some(w) = &call.over {
                 for p in &w.partition_by {
@@ -136,6 +146,8 @@ pub fn children(e: &Expr) -> Vec<&Expr> {
         }
         Expr::Func(call) => {
             let mut out: Vec<&Expr> = call.args.iter().collect();
+            out.extend(call.filter.as_deref());
+            out.extend(call.order_by.iter().map(|o| &o.expr));
             if let Some(w) = &call.over {
                 out.extend(w.partition_by.iter());
                 out.extend(w.order_by.iter().map(|o| &o.expr));
@@ -174,13 +186,14 @@ pub fn has_aggregate(e: &Expr) -> bool {
     found
 }
 
-/// True when `plan` returns at most one row whatever the data: it aggregates (in its
-/// selection or its HAVING) without GROUP BY and without a set operation. A HAVING with no
+/// True when `plan` returns at most one row whatever the data: it reads no table, or it
+/// aggregates (in its selection or its HAVING), without GROUP BY and without a set operation. A HAVING with no
 /// aggregate does not count: MySQL reads it as a row filter.
 pub fn at_most_one_row(plan: &Plan) -> bool {
     plan.group_by.is_empty()
         && plan.set_operations.is_empty()
-        && (plan.having.as_ref().is_some_and(has_aggregate)
+        && (plan.tables.is_empty()
+            || plan.having.as_ref().is_some_and(has_aggregate)
             || plan.select_items.iter().any(|s| has_aggregate(&s.expr)))
 }
 
@@ -250,9 +263,17 @@ fn replace_result_names(plan: &Plan, e: &mut Expr) {
         return;
     }
     match e {
+        // GROUPING's arguments are grouped columns, never results.
+        Expr::Func(f) if f.name.eq_ignore_ascii_case("GROUPING") => {}
         Expr::Func(f) => {
             for a in &mut f.args {
                 replace_result_names(plan, a);
+            }
+            if let Some(c) = &mut f.filter {
+                replace_result_names(plan, c);
+            }
+            for o in &mut f.order_by {
+                replace_result_names(plan, &mut o.expr);
             }
             if let Some(w) = &mut f.over {
                 for p in &mut w.partition_by {

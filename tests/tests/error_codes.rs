@@ -74,7 +74,7 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         }
         ErrorCode::InvalidPlanStructure => codes(&run(
             env,
-            r#"{"tables": [], "select_items": [{"expr": {"kind": "literal", "value": 1}}]}"#,
+            r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": []}"#,
             "admin",
             &default,
         )),

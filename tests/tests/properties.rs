@@ -131,6 +131,8 @@ fn expr() -> impl Strategy<Value = Expr> {
                         name: name.to_string(),
                         args,
                         distinct: false,
+                        filter: None,
+                        order_by: vec![],
                         over: None,
                     })
                 }),
@@ -186,7 +188,7 @@ fn plan() -> impl Strategy<Value = Plan> {
                     left_alias: "t".into(),
                     right_alias: "a".into(),
                     join_type: JoinType::Left,
-                    condition: Expr::Binary {
+                    condition: Some(Expr::Binary {
                         op: BinaryOp::Eq,
                         left: Box::new(Expr::Column {
                             alias: Some("t".into()),
@@ -196,7 +198,7 @@ fn plan() -> impl Strategy<Value = Plan> {
                             alias: Some("a".into()),
                             column: "AlbumId".into(),
                         }),
-                    },
+                    }),
                 });
             }
             let order_by = items
@@ -204,6 +206,7 @@ fn plan() -> impl Strategy<Value = Plan> {
                 .map(|(e, _)| OrderItem {
                     expr: e.clone(),
                     direction: Default::default(),
+                    nulls: None,
                 })
                 .into_iter()
                 .collect();
@@ -332,6 +335,8 @@ fn call(name: &str, args: Vec<Expr>, over: Option<Window>) -> Expr {
         name: name.into(),
         args,
         distinct: false,
+        filter: None,
+        order_by: vec![],
         over,
     })
 }
@@ -349,7 +354,11 @@ fn int(n: i64) -> Expr {
 }
 
 fn order(expr: Expr, direction: Direction) -> OrderItem {
-    OrderItem { expr, direction }
+    OrderItem {
+        expr,
+        direction,
+        nulls: None,
+    }
 }
 
 /// Tracks of albums whose title starts with `letter`, as a sub-query's plan.
@@ -448,7 +457,11 @@ fn shaped(s: &Shape) -> Plan {
             left_alias: "t".into(),
             right_alias: "a".into(),
             join_type,
-            condition: binary(BinaryOp::Eq, col("t", "AlbumId"), col("a", "AlbumId")),
+            condition: Some(binary(
+                BinaryOp::Eq,
+                col("t", "AlbumId"),
+                col("a", "AlbumId"),
+            )),
         });
     }
     let mut filter = vec![binary(

@@ -12,7 +12,11 @@
 //!   from the Rust types
 //! - `deps`   the crate graph and each crate's module graph; fails on a module cycle
 //! - `mock`   the mock model provider in the foreground, for trying a client against it
+//! - `coverage` how much SQL written by others the plan language holds: the analyst corpus
+//!   and TPC-H/TPC-DS through the command line (a measurement; it fails only when a
+//!   harness cannot run)
 
+mod coverage;
 mod data;
 mod deps;
 mod npm;
@@ -26,7 +30,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <setup | data | serve [--release] | test | dist | npm | bench | typescript | deps | mock | servers>";
+    "usage: cargo xtask <setup | data | serve [--release] | test | dist | npm | bench | typescript | deps | mock | servers | coverage>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -46,6 +50,7 @@ fn main() -> ExitCode {
         Some("deps") => deps::check(&project),
         Some("mock") => mock(),
         Some("servers") => servers(&project),
+        Some("coverage") => coverage::run(&project),
         _ => Err(Failure(USAGE.to_string())),
     };
     match outcome {
@@ -193,7 +198,8 @@ const TEST_STEPS: &[Step] = &[
         },
     },
     Step {
-        name: "architecture (cargo xtask deps: no module cycle, front ends only through the facade)",
+        name:
+            "architecture (cargo xtask deps: no module cycle, front ends only through the facade)",
         run: deps::check,
     },
     Step {
@@ -290,6 +296,10 @@ const TEST_STEPS: &[Step] = &[
             .env(MOCK_URL_VAR, &mock.base_url())
             .run("browser tests")
         },
+    },
+    Step {
+        name: "analysts' SQL: the corpus and TPC-H/TPC-DS, held to corpus/floors.json",
+        run: coverage::check,
     },
     Step {
         name: "release build (cargo xtask dist)",

@@ -253,7 +253,7 @@ fn chromium(project: &Project) -> Result<(), Failure> {
 
 /// Debian's PostgreSQL and MariaDB servers, which the server tests start as throwaway
 /// instances.
-fn database_servers(project: &Project) -> Result<(), Failure> {
+pub(crate) fn database_servers(project: &Project) -> Result<(), Failure> {
     let mut missing = Vec::new();
     if !crate::services::postgres_installed() {
         missing.push("postgresql");

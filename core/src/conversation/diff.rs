@@ -145,12 +145,12 @@ pub fn diff(before: &Plan, after: &Plan) -> PlanDiff {
         before
             .joins
             .iter()
-            .map(|j| j.condition.to_string())
+            .map(join_text)
             .collect(),
         after
             .joins
             .iter()
-            .map(|j| j.condition.to_string())
+            .map(join_text)
             .collect(),
     );
     lists(
@@ -241,6 +241,14 @@ fn conditions(filter: Option<&Expr>) -> Vec<String> {
         }
     }
     out
+}
+
+/// A join as the difference names it: its condition, or the cross join it is.
+fn join_text(j: &crate::plan::Join) -> String {
+    match &j.condition {
+        Some(on) => on.to_string(),
+        None => format!("{} × {}", j.left_alias, j.right_alias),
+    }
 }
 
 #[cfg(test)]

@@ -10,15 +10,14 @@ use crate::schema::SchemaSnapshot;
 use serde_json::json;
 
 /// The planner's instructions; the plan's JSON Schema travels as the tool's parameters.
-pub const PLANNER_SYSTEM: &str = "You turn a question about a database into a query plan: a JSON object the engine checks and renders as SQL itself. Never write SQL.
+pub const PLANNER_SYSTEM: &str = "You turn a question about a database into a query plan: a JSON object the engine checks and renders as SQL itself.
 
-How to write the plan:
-- `tables` lists every table the query reads, each with a short alias; `joins` connect them by their key columns, as the schema's arrows show.
-- Every expression is an object with a `kind`: `column` (alias and column_name), `literal` (value), `func` (func_name, args, is_aggregate for COUNT, SUM, AVG, MIN and MAX), `binary` (op, left, right), or the others the schema defines (case, subqueries, windows, casts).
-- `select_items` give each output a readable `alias`. Put grouped columns in `group_by`, filters on aggregates in `having`, ordering in `order_by`, and a `limit` when the question asks for a number of rows (\"top 5\").
-- Use only the tables and columns shown. Match text values exactly as the hints spell them.
-- For dates, use the portable date functions the schema lists, and today's date as given.
-- Write a one-sentence `reasoning` saying what the plan computes.";
+- `tables` lists every table read, each with a short alias; `joins` connect them on key columns.
+- Every expression is an object with a `kind`: `column` (alias, column_name), `literal` (value), `func` (func_name, args), `binary` (op, left, right), or another the schema defines.
+- Give each select item a readable `alias`; grouped columns go in `group_by`, filters on aggregates in `having`; add a `limit` when the question asks for a number of rows.
+- Use only the tables and columns shown; match text values exactly as the hints spell them.
+- For dates, use DATE_PART, DATE_TRUNC, DATE_ADD and DATE_DIFF with a unit ('month', 'day', …) and today's date as given.
+- Write a one-sentence `reasoning`.";
 
 /// The planner's question message: today, the datasource's schema as retrieved, the values
 /// the question names, the earlier turns of its thread when it follows up one (`context`,

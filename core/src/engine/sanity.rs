@@ -220,6 +220,8 @@ pub async fn fan_outs(
                 column: "*".into(),
             }],
             distinct: false,
+            filter: None,
+            order_by: vec![],
             over: None,
         });
         let mut group_by = plan.group_by.clone();

@@ -168,6 +168,8 @@ fn distinct_values_sql(
                     name: "LENGTH".into(),
                     args: vec![value()],
                     distinct: false,
+                    filter: None,
+                    order_by: vec![],
                     over: None,
                 }),
                 Expr::Literal(Literal::Integer(longest)),
@@ -176,6 +178,7 @@ fn distinct_values_sql(
         order_by: vec![OrderItem {
             expr: value(),
             direction: Direction::Asc,
+            nulls: None,
         }],
         ..Plan::default()
     };

@@ -556,6 +556,21 @@ pub fn bare_call(name: &str) -> SqlExpr {
     })
 }
 
+/// `expr ASC` or `expr DESC`.
+pub fn order_by_expr(expr: SqlExpr, direction: crate::Direction) -> ast::OrderByExpr {
+    ast::OrderByExpr {
+        expr,
+        options: ast::OrderByOptions {
+            sort: Some(match direction {
+                crate::Direction::Asc => ast::OrderBySort::Asc,
+                crate::Direction::Desc => ast::OrderBySort::Desc,
+            }),
+            nulls_first: None,
+        },
+        with_fill: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

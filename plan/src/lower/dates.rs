@@ -1,12 +1,16 @@
 //! The portable date functions, rendered per dialect.
 //!
-//! Semantics, the same on every dialect: `DATE_PART` is an integer (weeks are ISO weeks);
-//! `DATE_TRUNC` is the period's first day as `'YYYY-MM-DD'` text (weeks start on Monday;
-//! hours give `'YYYY-MM-DD HH:00:00'`); `DATE_ADD` is `'YYYY-MM-DD'` text (hours keep the
-//! time); `DATE_DIFF` counts year, quarter, month and day boundaries crossed, and whole weeks
-//! (days / 7, toward zero) and hours.
+//! Semantics, the same on every dialect: `DATE_PART` is an integer (weeks are ISO weeks;
+//! `dow` is 0 for Sunday, `isodow` 1 for Monday; `epoch` whole seconds, the value read as
+//! UTC). `DATE_TRUNC` and `DATE_ADD` keep the value's kind ([`Temporal`]): a date stays a
+//! date and a timestamp a timestamp, and a unit shorter than a day gives a timestamp; weeks
+//! start on Monday; a month's end clamps when moved (Jan 31 + 1 month is Feb 28/29).
+//! `DATE_DIFF` counts unit boundaries crossed, and whole weeks (days / 7, toward zero). On
+//! SQLite, which keeps dates as text, a date is `'YYYY-MM-DD'` and a timestamp
+//! `'YYYY-MM-DD HH:MM:SS'`.
 
 use super::build::{binary, call, cast, custom_type, int, keyword, nested, text};
+use super::temporal::Temporal;
 use super::LowerError;
 use crate::dialect::Dialect;
 use crate::functions::DateUnit;
@@ -30,12 +34,29 @@ fn to_int(e: SqlExpr, dialect: Dialect) -> SqlExpr {
     cast(e, integer(dialect))
 }
 
+fn to_bigint(e: SqlExpr, dialect: Dialect) -> SqlExpr {
+    match dialect {
+        Dialect::MySql => cast(e, custom_type("SIGNED", &[])),
+        _ => cast(e, custom_type("BIGINT", &[])),
+    }
+}
+
 fn timestamp(e: SqlExpr) -> SqlExpr {
     cast(e, custom_type("TIMESTAMP", &[]))
 }
 
 fn as_date(e: SqlExpr) -> SqlExpr {
     cast(e, custom_type("DATE", &[]))
+}
+
+/// `e` as a value of `kind` in a dialect with date types.
+fn of_kind(e: SqlExpr, kind: Temporal, d: Dialect) -> SqlExpr {
+    match (kind, d) {
+        (Temporal::Date, _) => as_date(e),
+        (Temporal::Timestamp, Dialect::MySql) => cast(e, custom_type("DATETIME", &[])),
+        (Temporal::Timestamp, Dialect::SqlServer) => cast(e, custom_type("DATETIME2", &[])),
+        (Temporal::Timestamp, _) => timestamp(e),
+    }
 }
 
 fn field(unit: DateUnit) -> DateTimeField {
@@ -46,18 +67,41 @@ fn field(unit: DateUnit) -> DateTimeField {
         DateUnit::Week => DateTimeField::Week(None),
         DateUnit::Day => DateTimeField::Day,
         DateUnit::Hour => DateTimeField::Hour,
+        DateUnit::Minute => DateTimeField::Minute,
+        DateUnit::Second => DateTimeField::Second,
+        DateUnit::DayOfWeek => DateTimeField::Dow,
+        DateUnit::IsoDayOfWeek => DateTimeField::Isodow,
+        DateUnit::DayOfYear => DateTimeField::Doy,
+        DateUnit::Epoch => DateTimeField::Epoch,
     }
 }
 
 fn sqlite_format(unit: DateUnit) -> &'static str {
     match unit {
         DateUnit::Year => "%Y",
-        DateUnit::Month => "%m",
+        DateUnit::Month | DateUnit::Quarter => "%m",
         DateUnit::Week => "%V",
         DateUnit::Day => "%d",
         DateUnit::Hour => "%H",
-        DateUnit::Quarter => "%m",
+        DateUnit::Minute => "%M",
+        DateUnit::Second => "%S",
+        DateUnit::DayOfWeek | DateUnit::IsoDayOfWeek => "%w",
+        DateUnit::DayOfYear => "%j",
+        DateUnit::Epoch => "%s",
     }
+}
+
+fn plus(a: SqlExpr, n: i64) -> SqlExpr {
+    binary(a, Op::Plus, int(n))
+}
+
+fn modulo(a: SqlExpr, n: i64) -> SqlExpr {
+    binary(nested(a), Op::Modulo, int(n))
+}
+
+/// A day of the week counted from Sunday = 0 made ISO (Monday = 1 … Sunday = 7).
+fn iso_from_sunday_zero(dow: SqlExpr) -> SqlExpr {
+    nested(plus(modulo(plus(dow, 6), 7), 1))
 }
 
 /// `DATE_PART(unit, x)`.
@@ -66,37 +110,82 @@ pub fn part(unit: DateUnit, x: Operand, d: Dialect) -> Result<SqlExpr, LowerErro
     Ok(match d {
         Dialect::Sqlite => {
             let n = to_int(call("STRFTIME", vec![text(sqlite_format(unit), d), x]), d);
-            if unit == DateUnit::Quarter {
-                quarter_of_month(n)
-            } else {
-                n
+            match unit {
+                DateUnit::Quarter => quarter_of_month(n),
+                DateUnit::IsoDayOfWeek => iso_from_sunday_zero(n),
+                _ => n,
             }
         }
-        Dialect::Postgres => to_int(
-            SqlExpr::Extract {
+        Dialect::Postgres => {
+            let extracted = SqlExpr::Extract {
                 field: field(unit),
                 syntax: ExtractSyntax::From,
                 expr: Box::new(timestamp(x)),
-            },
-            d,
-        ),
-        Dialect::DuckDb => to_int(
-            call("DATE_PART", vec![text(unit.as_str(), d), timestamp(x)]),
-            d,
-        ),
+            };
+            match unit {
+                // Seconds and the epoch come with a fraction; a cast would round it.
+                DateUnit::Second => to_int(call("FLOOR", vec![extracted]), d),
+                DateUnit::Epoch => to_bigint(call("FLOOR", vec![extracted]), d),
+                _ => to_int(extracted, d),
+            }
+        }
+        Dialect::DuckDb => {
+            let extracted = call("DATE_PART", vec![text(unit.as_str(), d), timestamp(x)]);
+            match unit {
+                DateUnit::Epoch => to_bigint(call("FLOOR", vec![extracted]), d),
+                _ => to_int(extracted, d),
+            }
+        }
         Dialect::MySql => match unit {
             DateUnit::Week => call("WEEK", vec![x, int(3)]),
+            DateUnit::DayOfWeek => nested(binary(call("DAYOFWEEK", vec![x]), Op::Minus, int(1))),
+            DateUnit::IsoDayOfWeek => nested(plus(call("WEEKDAY", vec![x]), 1)),
+            DateUnit::DayOfYear => call("DAYOFYEAR", vec![x]),
+            // UNIX_TIMESTAMP reads the value in the session's time zone.
+            DateUnit::Epoch => call(
+                "TIMESTAMPDIFF",
+                vec![
+                    SqlExpr::Identifier(keyword("SECOND")),
+                    text("1970-01-01 00:00:00", d),
+                    x,
+                ],
+            ),
             _ => call(&unit.as_str().to_ascii_uppercase(), vec![x]),
         },
         Dialect::SqlServer => {
-            let unit = if unit == DateUnit::Week {
-                "iso_week"
-            } else {
-                unit.as_str()
+            // Day counts from a known Sunday (1900-01-07) and Monday (1900-01-01): DATEPART's
+            // weekday depends on the session's DATEFIRST.
+            let days_since = |from: &str, x| {
+                call(
+                    "DATEDIFF",
+                    vec![SqlExpr::Identifier(keyword("day")), text(from, d), x],
+                )
             };
-            call("DATEPART", vec![SqlExpr::Identifier(keyword(unit)), x])
+            match unit {
+                DateUnit::DayOfWeek => modulo(plus(modulo(days_since("19000107", x), 7), 7), 7),
+                DateUnit::IsoDayOfWeek => nested(plus(
+                    modulo(plus(modulo(days_since("19000101", x), 7), 7), 7),
+                    1,
+                )),
+                DateUnit::Epoch => call(
+                    "DATEDIFF_BIG",
+                    vec![
+                        SqlExpr::Identifier(keyword("second")),
+                        text("19700101", d),
+                        x,
+                    ],
+                ),
+                _ => {
+                    let name = match unit {
+                        DateUnit::Week => "iso_week",
+                        DateUnit::DayOfYear => "dayofyear",
+                        u => u.as_str(),
+                    };
+                    call("DATEPART", vec![SqlExpr::Identifier(keyword(name)), x])
+                }
+            }
         }
-        // Spark's WEEKOFYEAR is the ISO week.
+        // Spark's WEEKOFYEAR is the ISO week; DAYOFWEEK is 1 for Sunday.
         Dialect::Spark => {
             let f = match unit {
                 DateUnit::Year => "YEAR",
@@ -105,8 +194,29 @@ pub fn part(unit: DateUnit, x: Operand, d: Dialect) -> Result<SqlExpr, LowerErro
                 DateUnit::Week => "WEEKOFYEAR",
                 DateUnit::Day => "DAYOFMONTH",
                 DateUnit::Hour => "HOUR",
+                DateUnit::Minute => "MINUTE",
+                DateUnit::Second => "SECOND",
+                DateUnit::DayOfYear => "DAYOFYEAR",
+                DateUnit::DayOfWeek | DateUnit::IsoDayOfWeek => "DAYOFWEEK",
+                DateUnit::Epoch => {
+                    return Ok(call(
+                        "TIMESTAMPDIFF",
+                        vec![
+                            SqlExpr::Identifier(keyword("SECOND")),
+                            timestamp(text("1970-01-01 00:00:00", d)),
+                            timestamp(x),
+                        ],
+                    ))
+                }
             };
-            to_int(call(f, vec![timestamp(x)]), d)
+            let n = to_int(call(f, vec![timestamp(x)]), d);
+            match unit {
+                DateUnit::DayOfWeek => nested(binary(n, Op::Minus, int(1))),
+                DateUnit::IsoDayOfWeek => {
+                    iso_from_sunday_zero(nested(binary(n, Op::Minus, int(1))))
+                }
+                _ => n,
+            }
         }
     })
 }
@@ -119,20 +229,43 @@ fn quarter_of_month(month: SqlExpr) -> SqlExpr {
     ))
 }
 
-/// `DATE_TRUNC(unit, x)`.
-pub fn trunc(unit: DateUnit, operand: Operand, d: Dialect) -> Result<SqlExpr, LowerError> {
+/// The strftime pattern that cuts a timestamp to `unit` (units below a day).
+fn clock_format(unit: DateUnit, d: Dialect) -> &'static str {
+    match (unit, d) {
+        (DateUnit::Hour, Dialect::MySql) => "%Y-%m-%d %H:00:00",
+        (DateUnit::Minute, Dialect::MySql) => "%Y-%m-%d %H:%i:00",
+        (_, Dialect::MySql) => "%Y-%m-%d %H:%i:%s",
+        (DateUnit::Hour, _) => "%Y-%m-%d %H:00:00",
+        (DateUnit::Minute, _) => "%Y-%m-%d %H:%M:00",
+        _ => "%Y-%m-%d %H:%M:%S",
+    }
+}
+
+/// `DATE_TRUNC(unit, x)`, giving a value of `kind`. A value of no known kind (text, an
+/// expression) is cut as a date on SQLite and MySQL, which keep dates as text, and as a
+/// timestamp elsewhere (its value, whatever its type).
+pub fn trunc(
+    unit: DateUnit,
+    operand: Operand,
+    kind: Option<Temporal>,
+    d: Dialect,
+) -> Result<SqlExpr, LowerError> {
     let x = operand()?;
     Ok(match d {
         Dialect::Sqlite => {
+            if unit.is_time_of_day() {
+                return Ok(call("STRFTIME", vec![text(clock_format(unit, d), d), x]));
+            }
+            let f = match kind {
+                Some(Temporal::Timestamp) => "DATETIME",
+                _ => "DATE",
+            };
             let modifiers: &[&str] = match unit {
                 DateUnit::Year => &["start of year"],
                 DateUnit::Month => &["start of month"],
-                DateUnit::Day => &[],
-                DateUnit::Week => &["-6 days", "weekday 1"],
-                DateUnit::Hour => {
-                    return Ok(call("STRFTIME", vec![text("%Y-%m-%d %H:00:00", d), x]));
-                }
-                DateUnit::Quarter => {
+                DateUnit::Day => &["start of day"],
+                DateUnit::Week => &["start of day", "-6 days", "weekday 1"],
+                _ => {
                     // Back to the month that starts the quarter: (month - 1) % 3 months.
                     let month = part(DateUnit::Month, operand, d)?;
                     let back = binary(
@@ -148,100 +281,85 @@ pub fn trunc(unit: DateUnit, operand: Operand, d: Dialect) -> Result<SqlExpr, Lo
                         Op::StringConcat,
                         text(" months", d),
                     );
-                    return Ok(call("DATE", vec![x, text("start of month", d), back]));
+                    return Ok(call(f, vec![x, text("start of month", d), back]));
                 }
             };
             let mut args = vec![x];
             args.extend(modifiers.iter().map(|m| text(m, d)));
-            call("DATE", args)
+            call(f, args)
         }
-        Dialect::Postgres => call(
-            "TO_CHAR",
-            vec![
-                call("DATE_TRUNC", vec![text(unit.as_str(), d), timestamp(x)]),
-                text(day_or_hour(unit, "YYYY-MM-DD", "YYYY-MM-DD HH24:00:00"), d),
-            ],
-        ),
-        Dialect::DuckDb => call(
-            "STRFTIME",
-            vec![
-                call("DATE_TRUNC", vec![text(unit.as_str(), d), timestamp(x)]),
-                text(day_or_hour(unit, "%Y-%m-%d", "%Y-%m-%d %H:00:00"), d),
-            ],
-        ),
-        Dialect::MySql => match unit {
-            DateUnit::Year => call("DATE_FORMAT", vec![x, text("%Y-01-01", d)]),
-            DateUnit::Month => call("DATE_FORMAT", vec![x, text("%Y-%m-01", d)]),
-            DateUnit::Day => call("DATE_FORMAT", vec![x, text("%Y-%m-%d", d)]),
-            DateUnit::Hour => call("DATE_FORMAT", vec![x, text("%Y-%m-%d %H:00:00", d)]),
-            DateUnit::Week => call(
-                "DATE_FORMAT",
-                vec![
-                    call(
-                        "DATE_SUB",
-                        vec![
-                            x,
-                            interval(call("WEEKDAY", vec![operand()?]), Some(DateTimeField::Day)),
-                        ],
-                    ),
-                    text("%Y-%m-%d", d),
-                ],
-            ),
-            DateUnit::Quarter => {
-                let first_month = binary(
-                    binary(
-                        nested(binary(call("QUARTER", vec![operand()?]), Op::Minus, int(1))),
-                        Op::Multiply,
-                        int(3),
-                    ),
-                    Op::Plus,
-                    int(1),
-                );
-                call(
-                    "CONCAT",
-                    vec![
-                        call("YEAR", vec![x]),
-                        text("-", d),
-                        call("LPAD", vec![first_month, int(2), text("0", d)]),
-                        text("-01", d),
-                    ],
-                )
+        Dialect::Postgres | Dialect::DuckDb | Dialect::Spark => {
+            let cut = call("DATE_TRUNC", vec![text(unit.as_str(), d), timestamp(x)]);
+            match kind {
+                Some(Temporal::Date) => as_date(cut),
+                _ => cut,
             }
-        },
+        }
+        Dialect::MySql => {
+            let cut = match unit {
+                DateUnit::Year => call("DATE_FORMAT", vec![x, text("%Y-01-01", d)]),
+                DateUnit::Month => call("DATE_FORMAT", vec![x, text("%Y-%m-01", d)]),
+                DateUnit::Day => call("DATE_FORMAT", vec![x, text("%Y-%m-%d", d)]),
+                DateUnit::Week => call(
+                    "DATE_FORMAT",
+                    vec![
+                        call(
+                            "DATE_SUB",
+                            vec![
+                                x,
+                                interval(
+                                    call("WEEKDAY", vec![operand()?]),
+                                    Some(DateTimeField::Day),
+                                ),
+                            ],
+                        ),
+                        text("%Y-%m-%d", d),
+                    ],
+                ),
+                DateUnit::Quarter => {
+                    let first_month = binary(
+                        binary(
+                            nested(binary(call("QUARTER", vec![operand()?]), Op::Minus, int(1))),
+                            Op::Multiply,
+                            int(3),
+                        ),
+                        Op::Plus,
+                        int(1),
+                    );
+                    call(
+                        "CONCAT",
+                        vec![
+                            call("YEAR", vec![x]),
+                            text("-", d),
+                            call("LPAD", vec![first_month, int(2), text("0", d)]),
+                            text("-01", d),
+                        ],
+                    )
+                }
+                _ => call("DATE_FORMAT", vec![x, text(clock_format(unit, d), d)]),
+            };
+            match kind {
+                Some(kind) => of_kind(cut, kind, d),
+                None => cut,
+            }
+        }
         Dialect::SqlServer => {
-            let unit_name = if unit == DateUnit::Week {
+            let name = if unit == DateUnit::Week {
                 "iso_week"
             } else {
                 unit.as_str()
             };
-            call(
-                "FORMAT",
-                vec![
-                    call(
-                        "DATETRUNC",
-                        vec![SqlExpr::Identifier(keyword(unit_name)), x],
-                    ),
-                    text(day_or_hour(unit, "yyyy-MM-dd", "yyyy-MM-dd HH:00:00"), d),
-                ],
-            )
+            let x = match kind {
+                Some(Temporal::Timestamp) => of_kind(x, Temporal::Timestamp, d),
+                _ => x,
+            };
+            let cut = call("DATETRUNC", vec![SqlExpr::Identifier(keyword(name)), x]);
+            match kind {
+                Some(Temporal::Date) => as_date(cut),
+                _ => cut,
+            }
         }
-        // Spark's weeks start on Monday too.
-        Dialect::Spark => call(
-            "DATE_FORMAT",
-            vec![
-                call("DATE_TRUNC", vec![text(unit.as_str(), d), timestamp(x)]),
-                text(day_or_hour(unit, "yyyy-MM-dd", "yyyy-MM-dd HH:00:00"), d),
-            ],
-        ),
     })
-}
-
-fn day_or_hour(unit: DateUnit, day: &'static str, hour: &'static str) -> &'static str {
-    if unit == DateUnit::Hour {
-        hour
-    } else {
-        day
-    }
 }
 
 fn interval(value: SqlExpr, unit: Option<DateTimeField>) -> SqlExpr {
@@ -260,10 +378,23 @@ fn step(unit: DateUnit) -> (i64, &'static str) {
     match unit {
         DateUnit::Year => (1, "year"),
         DateUnit::Quarter => (3, "month"),
-        DateUnit::Month => (1, "month"),
         DateUnit::Week => (7, "day"),
-        DateUnit::Day => (1, "day"),
         DateUnit::Hour => (1, "hour"),
+        DateUnit::Minute => (1, "minute"),
+        DateUnit::Second => (1, "second"),
+        DateUnit::Day => (1, "day"),
+        _ => (1, "month"),
+    }
+}
+
+fn step_field(small: &str) -> DateTimeField {
+    match small {
+        "year" => DateTimeField::Year,
+        "month" => DateTimeField::Month,
+        "hour" => DateTimeField::Hour,
+        "minute" => DateTimeField::Minute,
+        "second" => DateTimeField::Second,
+        _ => DateTimeField::Day,
     }
 }
 
@@ -275,8 +406,9 @@ fn times(n: SqlExpr, k: i64) -> SqlExpr {
     }
 }
 
-/// `DATE_ADD(unit, n, x)`.
-pub fn add(unit: DateUnit, n: SqlExpr, x: SqlExpr, d: Dialect) -> SqlExpr {
+/// `DATE_ADD(unit, n, x)`, giving a value of `kind`; one of no known kind as
+/// [`trunc`] does.
+pub fn add(unit: DateUnit, n: SqlExpr, x: SqlExpr, kind: Option<Temporal>, d: Dialect) -> SqlExpr {
     let (k, small) = step(unit);
     let n = times(n, k);
     match d {
@@ -286,10 +418,9 @@ pub fn add(unit: DateUnit, n: SqlExpr, x: SqlExpr, d: Dialect) -> SqlExpr {
                 Op::StringConcat,
                 text(&format!(" {small}s"), d),
             );
-            let f = if unit == DateUnit::Hour {
-                "DATETIME"
-            } else {
-                "DATE"
+            let f = match kind {
+                Some(Temporal::Timestamp) => "DATETIME",
+                _ => "DATE",
             };
             let mut args = vec![x, modifier];
             if matches!(small, "month" | "year") {
@@ -309,57 +440,46 @@ pub fn add(unit: DateUnit, n: SqlExpr, x: SqlExpr, d: Dialect) -> SqlExpr {
                     interval(text(&format!("1 {small}"), d), None),
                 ),
             );
-            let (f, day, hour) = if d == Dialect::Postgres {
-                ("TO_CHAR", "YYYY-MM-DD", "YYYY-MM-DD HH24:MI:SS")
-            } else {
-                ("STRFTIME", "%Y-%m-%d", "%Y-%m-%d %H:%M:%S")
-            };
-            call(f, vec![moved, text(day_or_hour(unit, day, hour), d)])
+            match kind {
+                Some(Temporal::Date) => as_date(moved),
+                _ => moved,
+            }
         }
         // Spark wants the interval's unit outside its quotes, and clamps a month's end as
-        // the others do (Jan 31 + 1 month is Feb 28/29).
+        // the others do.
         Dialect::Spark => {
-            let field = match small {
-                "year" => DateTimeField::Year,
-                "month" => DateTimeField::Month,
-                "hour" => DateTimeField::Hour,
-                _ => DateTimeField::Day,
-            };
             let moved = binary(
                 timestamp(x),
                 Op::Plus,
-                binary(nested(n), Op::Multiply, interval(int(1), Some(field))),
+                binary(
+                    nested(n),
+                    Op::Multiply,
+                    interval(int(1), Some(step_field(small))),
+                ),
             );
-            call(
-                "DATE_FORMAT",
-                vec![
-                    moved,
-                    text(day_or_hour(unit, "yyyy-MM-dd", "yyyy-MM-dd HH:mm:ss"), d),
-                ],
-            )
+            match kind {
+                Some(Temporal::Date) => as_date(moved),
+                _ => moved,
+            }
         }
         Dialect::MySql => {
-            let field = match small {
-                "year" => DateTimeField::Year,
-                "month" => DateTimeField::Month,
-                "hour" => DateTimeField::Hour,
-                _ => DateTimeField::Day,
-            };
-            call(
-                "DATE_FORMAT",
-                vec![
-                    call("DATE_ADD", vec![x, interval(n, Some(field))]),
-                    text(day_or_hour(unit, "%Y-%m-%d", "%Y-%m-%d %H:%i:%s"), d),
-                ],
-            )
+            let moved = call("DATE_ADD", vec![x, interval(n, Some(step_field(small)))]);
+            match kind {
+                Some(kind) => of_kind(moved, kind, d),
+                None => moved,
+            }
         }
-        Dialect::SqlServer => call(
-            "FORMAT",
-            vec![
-                call("DATEADD", vec![SqlExpr::Identifier(keyword(small)), n, x]),
-                text(day_or_hour(unit, "yyyy-MM-dd", "yyyy-MM-dd HH:mm:ss"), d),
-            ],
-        ),
+        Dialect::SqlServer => {
+            let x = match kind {
+                Some(Temporal::Timestamp) => of_kind(x, Temporal::Timestamp, d),
+                _ => x,
+            };
+            let moved = call("DATEADD", vec![SqlExpr::Identifier(keyword(small)), n, x]);
+            match kind {
+                Some(Temporal::Date) => as_date(moved),
+                _ => moved,
+            }
+        }
     }
 }
 
@@ -408,7 +528,14 @@ pub fn diff(
         }
         DateUnit::Day => days_between(first()?, second()?, d),
         DateUnit::Week => weeks_between(first()?, second()?, d),
-        DateUnit::Hour => hours_between(first()?, second()?, d),
+        DateUnit::Hour | DateUnit::Minute | DateUnit::Second => {
+            clock_between(unit, first()?, second()?, d)
+        }
+        _ => {
+            return Err(crate::Error::unbuildable(format!(
+                "DATE_DIFF counts periods; {unit} is a part."
+            )))
+        }
     })
 }
 
@@ -427,56 +554,82 @@ fn weeks_between(a: SqlExpr, b: SqlExpr, d: Dialect) -> SqlExpr {
     }
 }
 
-/// Hour boundaries crossed from `a` to `b`.
-fn hours_between(a: SqlExpr, b: SqlExpr, d: Dialect) -> SqlExpr {
+/// Hour, minute or second boundaries crossed from `a` to `b`: the two cut to the unit,
+/// their difference in seconds, divided by the unit's length (exact: both are cut).
+fn clock_between(unit: DateUnit, a: SqlExpr, b: SqlExpr, d: Dialect) -> SqlExpr {
+    let seconds = match unit {
+        DateUnit::Hour => 3600,
+        DateUnit::Minute => 60,
+        _ => 1,
+    };
+    let per = |e: SqlExpr| {
+        if seconds == 1 {
+            e
+        } else {
+            nested(binary(e, Op::Divide, int(seconds)))
+        }
+    };
+    let name = unit.as_str();
     match d {
         Dialect::Sqlite => {
-            let hour = |x| {
-                call(
-                    "JULIANDAY",
-                    vec![call("STRFTIME", vec![text("%Y-%m-%d %H:00:00", d), x])],
+            let epoch = |x| {
+                to_int(
+                    call(
+                        "STRFTIME",
+                        vec![
+                            text("%s", d),
+                            call("STRFTIME", vec![text(clock_format(unit, d), d), x]),
+                        ],
+                    ),
+                    d,
                 )
             };
-            to_int(
-                call(
-                    "ROUND",
-                    vec![binary(minus(hour(b), hour(a)), Op::Multiply, int(24))],
-                ),
-                d,
-            )
+            per(minus(epoch(b), epoch(a)))
         }
         Dialect::Postgres => {
-            let hour = |x| call("DATE_TRUNC", vec![text("hour", d), timestamp(x)]);
-            to_int(
+            let cut = |x| call("DATE_TRUNC", vec![text(name, d), timestamp(x)]);
+            to_bigint(
                 binary(
                     SqlExpr::Extract {
                         field: DateTimeField::Epoch,
                         syntax: ExtractSyntax::From,
-                        expr: Box::new(minus(hour(b), hour(a))),
+                        expr: Box::new(minus(cut(b), cut(a))),
                     },
                     Op::Divide,
-                    int(3600),
+                    int(seconds),
                 ),
                 d,
             )
         }
-        Dialect::DuckDb => call(
-            "DATE_DIFF",
-            vec![text("hour", d), timestamp(a), timestamp(b)],
-        ),
+        Dialect::DuckDb => call("DATE_DIFF", vec![text(name, d), timestamp(a), timestamp(b)]),
         Dialect::MySql => {
-            let hour = |x| call("DATE_FORMAT", vec![x, text("%Y-%m-%d %H:00:00", d)]);
+            let cut = |x| call("DATE_FORMAT", vec![x, text(clock_format(unit, d), d)]);
             call(
                 "TIMESTAMPDIFF",
-                vec![SqlExpr::Identifier(keyword("HOUR")), hour(a), hour(b)],
+                vec![
+                    SqlExpr::Identifier(keyword(&name.to_ascii_uppercase())),
+                    cut(a),
+                    cut(b),
+                ],
             )
         }
-        Dialect::SqlServer => call("DATEDIFF", vec![SqlExpr::Identifier(keyword("hour")), a, b]),
+        Dialect::SqlServer => call(
+            if unit == DateUnit::Second {
+                "DATEDIFF_BIG"
+            } else {
+                "DATEDIFF"
+            },
+            vec![SqlExpr::Identifier(keyword(name)), a, b],
+        ),
         Dialect::Spark => {
-            let hour = |x| call("DATE_TRUNC", vec![text("hour", d), timestamp(x)]);
+            let cut = |x| call("DATE_TRUNC", vec![text(name, d), timestamp(x)]);
             call(
                 "TIMESTAMPDIFF",
-                vec![SqlExpr::Identifier(keyword("HOUR")), hour(a), hour(b)],
+                vec![
+                    SqlExpr::Identifier(keyword(&name.to_ascii_uppercase())),
+                    cut(a),
+                    cut(b),
+                ],
             )
         }
     }
@@ -491,5 +644,46 @@ pub fn current_date(today: Option<&str>, d: Dialect) -> SqlExpr {
         (None, Dialect::SqlServer) => as_date(call("GETDATE", vec![])),
         (None, Dialect::MySql) => call("CURDATE", vec![]),
         (None, _) => super::build::bare_call("CURRENT_DATE"),
+    }
+}
+
+/// `CURRENT_TIMESTAMP`: the start of the pinned day when the `today` setting gives one,
+/// else the database's clock, without a time zone (SQLite's is UTC).
+pub fn current_timestamp(today: Option<&str>, d: Dialect) -> SqlExpr {
+    match (today, d) {
+        (Some(day), Dialect::Sqlite) => text(&format!("{day} 00:00:00"), d),
+        (Some(day), _) => of_kind(text(&format!("{day} 00:00:00"), d), Temporal::Timestamp, d),
+        (None, Dialect::Sqlite) => call("DATETIME", vec![text("now", d)]),
+        (None, Dialect::SqlServer) => of_kind(call("GETDATE", vec![]), Temporal::Timestamp, d),
+        (None, Dialect::MySql) => call("NOW", vec![]),
+        (None, Dialect::Postgres) => super::build::bare_call("LOCALTIMESTAMP"),
+        (None, _) => timestamp(super::build::bare_call("CURRENT_TIMESTAMP")),
+    }
+}
+
+/// `MAKE_DATE(y, m, d)`: the parts as whole numbers (PostgreSQL's `make_date` takes
+/// integers only, and `EXTRACT` gives numerics there; MySQL would print a decimal's `.0`).
+pub fn make(y: SqlExpr, m: SqlExpr, day: SqlExpr, d: Dialect) -> SqlExpr {
+    match d {
+        Dialect::Sqlite => call("PRINTF", vec![text("%04d-%02d-%02d", d), y, m, day]),
+        Dialect::MySql => call(
+            "STR_TO_DATE",
+            vec![
+                call(
+                    "CONCAT_WS",
+                    vec![text("-", d), to_int(y, d), to_int(m, d), to_int(day, d)],
+                ),
+                text("%Y-%c-%e", d),
+            ],
+        ),
+        Dialect::SqlServer => call(
+            "DATEFROMPARTS",
+            vec![to_int(y, d), to_int(m, d), to_int(day, d)],
+        ),
+        Dialect::Spark => call("MAKE_DATE", vec![y, m, day]),
+        Dialect::Postgres | Dialect::DuckDb => call(
+            "MAKE_DATE",
+            vec![to_int(y, d), to_int(m, d), to_int(day, d)],
+        ),
     }
 }

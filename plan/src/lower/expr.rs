@@ -2,24 +2,21 @@
 
 use super::build::{
     binary, boolean, call, call_with, cast, custom_type, ident, int, nested, null, object_name,
-    real, text,
+    order_by_expr, real, text,
 };
-use super::{dates, LowerError, Lowerer};
+use super::temporal::Temporal;
+use super::{dates, fail, LowerError, Lowerer};
 use crate::dialect::Dialect;
 use crate::functions::{self, date_call, DateCall, FuncClass};
 use crate::Error;
 use crate::{
-    BinaryOp, CastType, Direction, Expr, Frame, FrameBound, FrameUnit, FuncCall, Literal,
+    BinaryOp, CastType, Direction, Expr, Frame, FrameBound, FrameUnit, FuncCall, Literal, Nulls,
     OrderItem, UnaryOp, Window,
 };
 use sqlparser::ast::{
     self, BinaryOperator as Op, CaseWhen, Expr as SqlExpr, FunctionArg, FunctionArgExpr, InTarget,
-    OrderByExpr, OrderByOptions, OrderBySort, UnaryOperator,
+    OrderByExpr, UnaryOperator,
 };
-
-fn fail<T>(message: impl Into<String>) -> Result<T, LowerError> {
-    Err(Error::unbuildable(message.into()))
-}
 
 /// Operands that are themselves operations get parentheses, so the SQL keeps the plan's
 /// tree whatever the dialect's precedence.
@@ -43,9 +40,6 @@ fn operand(e: SqlExpr) -> SqlExpr {
         e => e,
     }
 }
-
-/// Maps a selected expression to its result name, for ORDER BY terms.
-pub(super) type ResultName<'a> = &'a dyn Fn(&Expr) -> Option<SqlExpr>;
 
 fn is_text_literal(e: &Expr) -> bool {
     matches!(e, Expr::Literal(Literal::Text(_)))
@@ -225,6 +219,16 @@ impl Lowerer<'_> {
             // gives the day.
             (CastType::Date, Dialect::Sqlite) => return call("DATE", vec![e]),
             (CastType::Date, _) => custom_type("DATE", &[]),
+            (CastType::Numeric, Dialect::Sqlite) => custom_type("REAL", &[]),
+            (CastType::Numeric, Dialect::Postgres) => custom_type("NUMERIC", &[]),
+            // The widest exact decimal with room on both sides of the point; MySQL's bare
+            // DECIMAL would be DECIMAL(10,0), DuckDB's DECIMAL(18,3).
+            (CastType::Numeric, Dialect::MySql) => custom_type("DECIMAL", &["65", "30"]),
+            (CastType::Numeric, _) => custom_type("DECIMAL", &["38", "10"]),
+            (CastType::Timestamp, Dialect::Sqlite) => return call("DATETIME", vec![e]),
+            (CastType::Timestamp, Dialect::MySql) => custom_type("DATETIME", &[]),
+            (CastType::Timestamp, Dialect::SqlServer) => custom_type("DATETIME2", &[]),
+            (CastType::Timestamp, _) => custom_type("TIMESTAMP", &[]),
         };
         cast(e, t)
     }
@@ -390,11 +394,49 @@ impl Lowerer<'_> {
         })
     }
 
+    /// A portable date function. Apart from [`Self::func`] so that its locals do not
+    /// widen the frame every nested call recurses through.
+    #[inline(never)]
+    fn date_function(&self, call: DateCall<'_>) -> Result<SqlExpr, LowerError> {
+        let d = self.dialect;
+        Ok(match call {
+            DateCall::Part(u, x) => dates::part(u, &|| self.expr(x), d)?,
+            DateCall::Trunc(u, x) => {
+                let kind = Temporal::after(u, self.temporal_kind(x));
+                dates::trunc(u, &|| self.expr(x), kind, d)?
+            }
+            DateCall::Add(u, n, x) => {
+                let kind = Temporal::after(u, self.temporal_kind(x));
+                dates::add(u, self.expr(n)?, self.expr(x)?, kind, d)
+            }
+            DateCall::Diff(u, a, b) => dates::diff(u, &|| self.expr(a), &|| self.expr(b), d)?,
+            DateCall::CurrentDate => dates::current_date(self.today, d),
+            DateCall::CurrentTimestamp => dates::current_timestamp(self.today, d),
+            DateCall::Make(y, m, day) => {
+                dates::make(self.expr(y)?, self.expr(m)?, self.expr(day)?, d)
+            }
+        })
+    }
+
     fn func(&self, f: &FuncCall) -> Result<SqlExpr, LowerError> {
         let d = self.dialect;
         let Some(spec) = functions::lookup(&f.name) else {
             return fail(format!("{} is not a function plans may call.", f.name));
         };
+        if let Some(condition) = &f.filter {
+            if spec.class != FuncClass::Aggregate {
+                return fail(format!(
+                    "filter only applies to aggregates, not to {}.",
+                    spec.name
+                ));
+            }
+            if !d.has_aggregate_filter() {
+                return self.func(&filtered_by_case(f, condition)?);
+            }
+        }
+        if super::aggregates::is_statistic(spec.name) {
+            return self.statistic(f, spec.name);
+        }
         if f.args.len() < spec.min_args || f.args.len() > spec.max_args {
             return fail(format!(
                 "{} takes {} argument(s), not {}.",
@@ -404,14 +446,7 @@ impl Lowerer<'_> {
             ));
         }
         if let Some(call) = date_call(f) {
-            let call = call.map_err(Error::unbuildable)?;
-            return Ok(match call {
-                DateCall::Part(u, x) => dates::part(u, &|| self.expr(x), d)?,
-                DateCall::Trunc(u, x) => dates::trunc(u, &|| self.expr(x), d)?,
-                DateCall::Add(u, n, x) => dates::add(u, self.expr(n)?, self.expr(x)?, d),
-                DateCall::Diff(u, a, b) => dates::diff(u, &|| self.expr(a), &|| self.expr(b), d)?,
-                DateCall::CurrentDate => dates::current_date(self.today, d),
-            });
+            return self.date_function(call.map_err(Error::unbuildable)?);
         }
         let over = match &f.over {
             Some(w) => Some(self.window(w)?),
@@ -421,6 +456,21 @@ impl Lowerer<'_> {
         for a in &f.args {
             args.push(self.star_or_expr(a)?);
         }
+        self.finish_call(f, spec, args, over)
+    }
+
+    /// The call itself, its arguments and window lowered: apart from [`Self::func`] so
+    /// that the dialects' spellings do not widen the frame every nested call recurses
+    /// through.
+    #[inline(never)]
+    fn finish_call(
+        &self,
+        f: &FuncCall,
+        spec: &functions::FuncSpec,
+        args: Vec<FunctionArgExpr>,
+        over: Option<ast::WindowSpec>,
+    ) -> Result<SqlExpr, LowerError> {
+        let d = self.dialect;
         let exprs = |args: Vec<FunctionArgExpr>| -> Result<Vec<SqlExpr>, LowerError> {
             args.into_iter()
                 .map(|a| match a {
@@ -466,12 +516,16 @@ impl Lowerer<'_> {
                     }
                     _ => args,
                 };
-                call_with(
+                let mut aggregate = call_with(
                     spec.name,
                     args.into_iter().map(FunctionArg::Unnamed).collect(),
                     f.distinct,
                     over,
-                )
+                );
+                if let (Some(c), SqlExpr::Function(g)) = (&f.filter, &mut aggregate) {
+                    g.filter = Some(Box::new(self.expr(c)?));
+                }
+                aggregate
             }
             FuncClass::Legacy => self.strftime(exprs(args)?, &f.args)?,
             FuncClass::Date => return fail("unreachable date function"),
@@ -552,8 +606,20 @@ impl Lowerer<'_> {
                 ("%H", "HH24"),
                 ("%M", "MI"),
                 ("%S", "SS"),
+                ("%j", "DDD"),
+                ("%%", "%"),
             ],
-            Dialect::MySql => &[("%M", "%i"), ("%S", "%s")],
+            Dialect::MySql => &[
+                ("%Y", "%Y"),
+                ("%m", "%m"),
+                ("%d", "%d"),
+                ("%H", "%H"),
+                ("%M", "%i"),
+                ("%S", "%s"),
+                ("%j", "%j"),
+                ("%w", "%w"),
+                ("%%", "%%"),
+            ],
             Dialect::SqlServer | Dialect::Spark => &[
                 ("%Y", "yyyy"),
                 ("%m", "MM"),
@@ -562,25 +628,49 @@ impl Lowerer<'_> {
                 ("%M", "mm"),
                 ("%S", "ss"),
             ],
-            _ => &[],
+            _ => &[
+                ("%Y", "%Y"),
+                ("%m", "%m"),
+                ("%d", "%d"),
+                ("%H", "%H"),
+                ("%M", "%M"),
+                ("%S", "%S"),
+                ("%j", "%j"),
+                ("%w", "%w"),
+                ("%%", "%%"),
+            ],
         };
         let mut out = String::with_capacity(format.len());
         let mut rest = format.as_str();
         while !rest.is_empty() {
-            match table.iter().find(|(from, _)| rest.starts_with(from)) {
-                Some((from, to)) => {
-                    out.push_str(to);
-                    rest = &rest[from.len()..];
-                }
-                None => {
-                    let mut chars = rest.chars();
-                    if let Some(c) = chars.next() {
-                        out.push(c);
-                    }
-                    rest = chars.as_str();
-                }
+            if let Some((from, to)) = table.iter().find(|(from, _)| rest.starts_with(from)) {
+                out.push_str(to);
+                rest = &rest[from.len()..];
+                continue;
             }
+            let mut chars = rest.chars();
+            let c = chars.next().unwrap_or_default();
+            // Another specifier, or a letter the dialect's format would read as a pattern,
+            // would give a different text.
+            let literal_letter =
+                c.is_ascii_alphabetic() && d != Dialect::DuckDb && d != Dialect::MySql;
+            if c == '%' || literal_letter {
+                return fail(format!(
+                    "STRFTIME format {format:?} has no exact form in {d}: use %Y, %m, %d, %H, \
+                     %M and %S with punctuation, or DATE_PART."
+                ));
+            }
+            out.push(c);
+            rest = chars.as_str();
         }
+        // Text holding a date is read as one first.
+        let x = match d {
+            Dialect::Postgres | Dialect::DuckDb | Dialect::Spark => {
+                cast(x, custom_type("TIMESTAMP", &[]))
+            }
+            Dialect::SqlServer => cast(x, custom_type("DATETIME2", &[])),
+            _ => x,
+        };
         Ok(match d {
             Dialect::Postgres => call("TO_CHAR", vec![x, text(&out, d)]),
             Dialect::MySql | Dialect::Spark => call("DATE_FORMAT", vec![x, text(&out, d)]),
@@ -589,14 +679,14 @@ impl Lowerer<'_> {
         })
     }
 
-    fn window(&self, w: &Window) -> Result<ast::WindowSpec, LowerError> {
+    pub(super) fn window(&self, w: &Window) -> Result<ast::WindowSpec, LowerError> {
         let mut partition_by = Vec::with_capacity(w.partition_by.len());
         for p in &w.partition_by {
             partition_by.push(self.expr(p)?);
         }
         let mut order_by = Vec::with_capacity(w.order_by.len());
         for o in &w.order_by {
-            order_by.push(self.order_item(o, None)?);
+            order_by.extend(self.ordering(self.expr(&o.expr)?, o, || self.expr(&o.expr))?);
         }
         Ok(ast::WindowSpec {
             window_name: None,
@@ -606,35 +696,90 @@ impl Lowerer<'_> {
         })
     }
 
-    /// One ORDER BY term; `alias_of` maps a selected expression to its result name.
-    pub(super) fn order_item(
+    /// The ORDER BY terms for `o`, its value lowered as `expr`. NULLs go where `o.nulls`
+    /// says: by the dialect's default when that is the same, by `NULLS FIRST/LAST` where the
+    /// dialect has it, and elsewhere (MySQL, SQL Server) by an is-null key ahead of the
+    /// value, which `key` writes out in full (a name or position cannot be wrapped).
+    pub(super) fn ordering(
         &self,
+        expr: SqlExpr,
         o: &OrderItem,
-        alias_of: Option<ResultName<'_>>,
-    ) -> Result<OrderByExpr, LowerError> {
-        let expr = match alias_of.and_then(|f| f(&o.expr)) {
-            Some(e) => e,
-            None => self.expr(&o.expr)?,
+        key: impl FnOnce() -> Result<SqlExpr, LowerError>,
+    ) -> Result<Vec<OrderByExpr>, LowerError> {
+        let d = self.dialect;
+        let first = match o.nulls {
+            None => return Ok(vec![order_by_expr(expr, o.direction)]),
+            Some(n) => n == Nulls::First,
         };
-        Ok(order_by_expr(expr, o.direction))
+        if first == d.nulls_first(o.direction) {
+            return Ok(vec![order_by_expr(expr, o.direction)]);
+        }
+        if d.has_nulls_ordering() {
+            let mut term = order_by_expr(expr, o.direction);
+            term.options.nulls_first = Some(first);
+            return Ok(vec![term]);
+        }
+        let (null, value) = if first { (0, 1) } else { (1, 0) };
+        let is_null = SqlExpr::Case {
+            case_token: ast::helpers::attached_token::AttachedToken::empty(),
+            end_token: ast::helpers::attached_token::AttachedToken::empty(),
+            operand: None,
+            conditions: vec![CaseWhen {
+                condition: SqlExpr::IsNull(Box::new(operand(key()?))),
+                result: int(null),
+            }],
+            else_result: Some(Box::new(int(value))),
+        };
+        Ok(vec![
+            order_by_expr(is_null, Direction::Asc),
+            order_by_expr(expr, o.direction),
+        ])
     }
+}
+
+/// `AGG(x) FILTER (WHERE c)` as `AGG(CASE WHEN c THEN x END)`, for the dialects without
+/// FILTER: the same value, since an aggregate skips the NULL a failed condition gives
+/// (`COUNT(*)` counts `CASE WHEN c THEN 1 END`).
+fn filtered_by_case(f: &FuncCall, condition: &Expr) -> Result<FuncCall, LowerError> {
+    let only_when = |value: &Expr| -> Result<Expr, LowerError> {
+        let value =
+            match value {
+                Expr::Column {
+                    alias: None,
+                    column,
+                } if column == "*" => Expr::Literal(Literal::Integer(1)),
+                Expr::Column { column, .. } if column == "*" => return fail(
+                    "COUNT(alias.*) with a filter has no form here; count the alias's key column.",
+                ),
+                a => a.clone(),
+            };
+        Ok(Expr::Case {
+            whens: vec![crate::When {
+                condition: condition.clone(),
+                result: value,
+            }],
+            else_expr: None,
+        })
+    };
+    let mut filtered = FuncCall {
+        filter: None,
+        ..f.clone()
+    };
+    // The value aggregated: a percentile's is its order; the others' their first argument
+    // (a separator or a fraction after it stays as it is).
+    if let Some(o) = filtered
+        .order_by
+        .first_mut()
+        .filter(|_| f.name.to_ascii_uppercase().starts_with("PERCENTILE"))
+    {
+        o.expr = only_when(&o.expr)?;
+    } else if let Some(first) = filtered.args.first_mut() {
+        *first = only_when(first)?;
+    }
+    Ok(filtered)
 }
 
 /// An ORDER BY term.
-pub(super) fn order_by_expr(expr: SqlExpr, direction: Direction) -> OrderByExpr {
-    OrderByExpr {
-        expr,
-        options: OrderByOptions {
-            sort: Some(match direction {
-                Direction::Asc => OrderBySort::Asc,
-                Direction::Desc => OrderBySort::Desc,
-            }),
-            nulls_first: None,
-        },
-        with_fill: None,
-    }
-}
-
 fn frame(f: &Frame) -> ast::WindowFrame {
     let bound = |b: FrameBound| match b {
         FrameBound::UnboundedPreceding => ast::WindowFrameBound::Preceding(None),

@@ -5,17 +5,19 @@
 //! through [`build`]'s quoting; LIMIT is always bounded by the row cap; ORDER BY is
 //! completed with tie-breakers so a LIMIT keeps the same rows on every run.
 
+mod aggregates;
 mod build;
 mod dates;
 mod expr;
+mod grouping;
 mod numbers;
+mod temporal;
 
 use crate::dialect::Dialect;
 use crate::schema::SchemaSnapshot;
 use crate::Error;
 use crate::{Expr, Plan, SetOperator, TableRef};
-use build::{ident, int, object_name};
-use expr::order_by_expr;
+use build::{ident, int, object_name, order_by_expr};
 use sqlparser::ast::{
     self, helpers::attached_token::AttachedToken, Expr as SqlExpr, FunctionArgExpr, GroupByExpr,
     Ident, JoinConstraint, JoinOperator, LimitClause, Offset, OffsetRows, OrderBy, OrderByExpr,
@@ -82,6 +84,7 @@ pub fn lower(
         row_cap: options.row_cap,
         scopes: RefCell::new(Vec::new()),
         ctes: RefCell::new(Vec::new()),
+        cte_kinds: RefCell::new(Vec::new()),
     };
     lowerer.query(plan, true)
 }
@@ -108,6 +111,9 @@ pub(crate) struct Lowerer<'a> {
     /// The CTEs visible here, innermost last: their declared names and result columns
     /// (`None` for an unnamed one, which keeps its position).
     ctes: RefCell<Vec<(String, Vec<Option<String>>)>>,
+    /// The kind of point in time each visible CTE's named columns are, where known (the
+    /// same order as `ctes`).
+    cte_kinds: RefCell<Vec<Vec<(String, temporal::Temporal)>>>,
 }
 
 /// An alias in scope and what it reads.
@@ -262,11 +268,15 @@ impl Lowerer<'_> {
         let visible_before = self.ctes.borrow().len();
         let query = self.query_in_scope(plan, outermost);
         self.ctes.borrow_mut().truncate(visible_before);
+        self.cte_kinds.borrow_mut().truncate(visible_before);
         query
     }
 
     fn query_in_scope(&self, plan: &Plan, outermost: bool) -> Result<Query, LowerError> {
         let d = self.dialect;
+        if d == Dialect::Sqlite && !plan.grouping_sets.is_empty() {
+            return self.query_in_scope(&grouping::as_union(plan)?, outermost);
+        }
         if d == Dialect::SqlServer && !outermost && !plan.ctes.is_empty() {
             return fail(
                 "SQL Server has no WITH inside a subquery or CTE; define every CTE at the top.",
@@ -278,11 +288,11 @@ impl Lowerer<'_> {
             let mut cte_tables = Vec::with_capacity(plan.ctes.len());
             for c in &plan.ctes {
                 let query = self.query(&c.plan, false)?;
-                let names = result_columns(&c.plan, self.schema, &self.ctes.borrow())
-                    .into_iter()
-                    .map(|c| c.name)
-                    .collect();
+                let columns = result_columns(&c.plan, self.schema, &self.ctes.borrow());
+                let kinds = self.result_kinds(&c.plan, &columns);
+                let names = columns.into_iter().map(|c| c.name).collect();
                 self.ctes.borrow_mut().push((c.name.clone(), names));
+                self.cte_kinds.borrow_mut().push(kinds);
                 cte_tables.push(ast::Cte {
                     alias: TableAlias {
                         explicit: false,
@@ -504,7 +514,22 @@ impl Lowerer<'_> {
             } else {
                 self.expr(&self.with_results(plan, &o.expr))?
             };
-            out.push(order_by_expr(expr, o.direction));
+            out.extend(self.ordering(expr, o, || {
+                // The is-null key repeats the value; after a set operation only positions
+                // exist, and SQL Server orders a DISTINCT by selected items alone.
+                if !plan.set_operations.is_empty() || (plan.distinct && d == Dialect::SqlServer) {
+                    return fail(format!(
+                        "{d} has no NULLS FIRST/LAST, and this ordering can only name a \
+                         result column{}: order without nulls, or from an outer query.",
+                        if plan.distinct {
+                            " of a DISTINCT"
+                        } else {
+                            " after a set operation"
+                        }
+                    ));
+                }
+                self.expr(&self.with_results(plan, &o.expr))
+            })?);
         }
         Ok(out)
     }
@@ -708,6 +733,61 @@ impl Lowerer<'_> {
         select
     }
 
+    /// `GROUP BY`: the expressions, or their grouping sets (`WITH ROLLUP` on MySQL, which
+    /// has nothing else; SQLite's are written as a union by [`Self::query_in_scope`]).
+    fn group_by(&self, plan: &Plan) -> Result<GroupByExpr, LowerError> {
+        let d = self.dialect;
+        let lowered =
+            |positions: &mut dyn Iterator<Item = usize>| -> Result<Vec<SqlExpr>, LowerError> {
+                positions
+                    .map(|i| match plan.group_by.get(i) {
+                        Some(g) => self.expr(g),
+                        None => fail(format!(
+                            "grouping_sets names position {i}; group_by has {}.",
+                            plan.group_by.len()
+                        )),
+                    })
+                    .collect()
+            };
+        if plan.grouping_sets.is_empty() {
+            return Ok(GroupByExpr::Expressions(
+                lowered(&mut (0..plan.group_by.len()))?,
+                vec![],
+            ));
+        }
+        match d {
+            Dialect::MySql => {
+                let n = plan.group_by.len();
+                let rollup = plan.grouping_sets.len() == n + 1
+                    && plan
+                        .grouping_sets
+                        .iter()
+                        .enumerate()
+                        .all(|(i, set)| *set == (0..n - i).collect::<Vec<_>>());
+                if !rollup {
+                    return fail(
+                        "MySQL groups by ROLLUP only (WITH ROLLUP); not by these grouping sets.",
+                    );
+                }
+                Ok(GroupByExpr::Expressions(
+                    lowered(&mut (0..n))?,
+                    vec![ast::GroupByWithModifier::Rollup],
+                ))
+            }
+            Dialect::Sqlite => fail("SQLite has no grouping sets; they are written as a union."),
+            _ => {
+                let mut sets = Vec::with_capacity(plan.grouping_sets.len());
+                for set in &plan.grouping_sets {
+                    sets.push(lowered(&mut set.iter().copied())?);
+                }
+                Ok(GroupByExpr::Expressions(
+                    vec![SqlExpr::GroupingSets(sets)],
+                    vec![],
+                ))
+            }
+        }
+    }
+
     fn select_in_scope(&self, plan: &Plan) -> Result<Select, LowerError> {
         let d = self.dialect;
         if plan.select_items.is_empty() {
@@ -732,10 +812,7 @@ impl Lowerer<'_> {
                 }
             });
         }
-        let mut group_by = Vec::with_capacity(plan.group_by.len());
-        for g in &plan.group_by {
-            group_by.push(self.expr(g)?);
-        }
+        let group_by = self.group_by(plan)?;
         Ok(Select {
             select_token: AttachedToken::empty(),
             optimizer_hints: vec![],
@@ -746,12 +823,17 @@ impl Lowerer<'_> {
             projection,
             exclude: None,
             into: None,
-            from: vec![self.from(plan)?],
+            // No tables: one row of computed values (`SELECT (…) / (…)`).
+            from: if plan.tables.is_empty() {
+                vec![]
+            } else {
+                vec![self.from(plan)?]
+            },
             lateral_views: vec![],
             prewhere: None,
             selection: plan.filter.as_ref().map(|f| self.expr(f)).transpose()?,
             connect_by: vec![],
-            group_by: GroupByExpr::Expressions(group_by, vec![]),
+            group_by,
             cluster_by: vec![],
             distribute_by: vec![],
             sort_by: vec![],
@@ -839,16 +921,37 @@ impl Lowerer<'_> {
                 ));
             };
             let mut later = None;
-            crate::walk::each_node(&j.condition, &mut |e| {
-                if let Expr::Column { alias: Some(a), .. } = e {
-                    let declared_here = plan.tables.iter().any(|t| t.alias.eq_ignore_ascii_case(a));
-                    let available = placed.iter().any(|p| p.eq_ignore_ascii_case(a))
-                        || new_alias.eq_ignore_ascii_case(a);
-                    if declared_here && !available && later.is_none() {
-                        later = Some(a.clone());
-                    }
+            let condition = match (&j.condition, j.join_type) {
+                (None, crate::JoinType::Cross) => None,
+                (Some(_), crate::JoinType::Cross) => {
+                    return fail(format!(
+                        "The cross join of {} and {} takes no condition: make it an inner join, \
+                         or move the condition to where.",
+                        j.left_alias, j.right_alias
+                    ));
                 }
-            });
+                (Some(on), _) => Some(on),
+                (None, _) => {
+                    return fail(format!(
+                        "The join of {} and {} has no condition: give it one, or make it a \
+                         cross join.",
+                        j.left_alias, j.right_alias
+                    ))
+                }
+            };
+            if let Some(c) = condition {
+                crate::walk::each_node(c, &mut |e| {
+                    if let Expr::Column { alias: Some(a), .. } = e {
+                        let declared_here =
+                            plan.tables.iter().any(|t| t.alias.eq_ignore_ascii_case(a));
+                        let available = placed.iter().any(|p| p.eq_ignore_ascii_case(a))
+                            || new_alias.eq_ignore_ascii_case(a);
+                        if declared_here && !available && later.is_none() {
+                            later = Some(a.clone());
+                        }
+                    }
+                });
+            }
             if let Some(a) = later {
                 return fail(format!(
                     "The join of {} and {} uses {a}, which is joined only later; move that \
@@ -861,9 +964,13 @@ impl Lowerer<'_> {
                     "MySQL has no FULL JOIN; use a LEFT JOIN and a RIGHT JOIN combined with UNION.",
                 );
             }
-            let on = JoinConstraint::On(self.expr(&j.condition)?);
+            let on = match condition {
+                Some(c) => JoinConstraint::On(self.expr(c)?),
+                None => JoinConstraint::None,
+            };
             use crate::JoinType;
             let join_operator = match (j.join_type, mirrored) {
+                (JoinType::Cross, _) => JoinOperator::CrossJoin(on),
                 (JoinType::Inner, _) => JoinOperator::Join(on),
                 (JoinType::Left, false) | (JoinType::Right, true) => JoinOperator::LeftOuter(on),
                 (JoinType::Right, false) | (JoinType::Left, true) => JoinOperator::RightOuter(on),

@@ -32,7 +32,7 @@ impl Lowerer<'_> {
             }
             Expr::Cast { to, .. } => match to {
                 CastType::Integer => Some(Numeric::Whole),
-                CastType::Real => Some(Numeric::Fraction),
+                CastType::Real | CastType::Numeric => Some(Numeric::Fraction),
                 _ => None,
             },
             Expr::Unary {
@@ -60,11 +60,13 @@ impl Lowerer<'_> {
     fn function_kind(&self, f: &FuncCall) -> Option<Numeric> {
         let arg = f.args.first();
         match f.name.to_ascii_uppercase().as_str() {
-            "COUNT" | "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE" | "LENGTH" => {
+            "COUNT" | "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE" | "LENGTH" | "DATE_PART"
+            | "DATE_DIFF" | "EXTRACT" | "YEAR" | "QUARTER" | "MONTH" | "DAY" | "GROUPING" => {
                 Some(Numeric::Whole)
             }
             // SQLite's TOTAL is always a real.
-            "AVG" | "TOTAL" => Some(Numeric::Fraction),
+            "AVG" | "TOTAL" | "MEDIAN" | "PERCENTILE_CONT" | "STDDEV_SAMP" | "STDDEV_POP"
+            | "VAR_SAMP" | "VAR_POP" => Some(Numeric::Fraction),
             // SQLite's ROUND always gives a real.
             "ROUND" => Some(Numeric::Fraction),
             "SUM" | "MIN" | "MAX" | "ABS" => arg.and_then(|a| self.numeric_kind(a)),

@@ -178,6 +178,18 @@ fn compatible(a: TypeCategory, b: TypeCategory) -> bool {
     )
 }
 
+/// Whether `condition` reads a column of each side of a join.
+fn relates(condition: &Expr, l: &Bound<'_>, r: &Bound<'_>) -> bool {
+    let mut sides = (false, false);
+    walk::each_node(condition, &mut |e| {
+        if let Expr::Column { alias: Some(a), .. } = e {
+            sides.0 |= a.eq_ignore_ascii_case(l.alias);
+            sides.1 |= a.eq_ignore_ascii_case(r.alias);
+        }
+    });
+    sides == (true, true)
+}
+
 fn conjuncts(e: &Expr) -> Vec<&Expr> {
     match e {
         Expr::Binary {
@@ -437,15 +449,20 @@ impl<'s> Resolver<'s, '_> {
             Expr::Literal(Literal::Text(_)) => Some(TypeCategory::Text),
             Expr::Literal(Literal::Bool(_)) => Some(TypeCategory::Boolean),
             Expr::Cast { to, .. } => Some(match to {
-                CastType::Integer | CastType::Real => TypeCategory::Number,
+                CastType::Integer | CastType::Real | CastType::Numeric => TypeCategory::Number,
                 CastType::Text => TypeCategory::Text,
-                CastType::Date => TypeCategory::Temporal,
+                CastType::Date | CastType::Timestamp => TypeCategory::Temporal,
             }),
             Expr::Func(f) => match f.name.to_ascii_uppercase().as_str() {
                 "COUNT" | "SUM" | "AVG" | "ROUND" | "ABS" | "LENGTH" | "ROW_NUMBER" | "RANK"
                 | "DENSE_RANK" | "NTILE" | "DATE_PART" | "DATE_DIFF" | "YEAR" | "MONTH" | "DAY"
-                | "QUARTER" | "EXTRACT" => Some(TypeCategory::Number),
-                "DATE_TRUNC" | "DATE_ADD" | "CURRENT_DATE" => Some(TypeCategory::Temporal),
+                | "QUARTER" | "EXTRACT" | "MEDIAN" | "PERCENTILE_CONT" | "STDDEV_SAMP"
+                | "STDDEV_POP" | "VAR_SAMP" | "VAR_POP" | "GROUPING" => Some(TypeCategory::Number),
+                "STRING_AGG" => Some(TypeCategory::Text),
+                "BOOL_OR" | "BOOL_AND" => Some(TypeCategory::Boolean),
+                "DATE_TRUNC" | "DATE_ADD" | "CURRENT_DATE" | "CURRENT_TIMESTAMP" | "MAKE_DATE" => {
+                    Some(TypeCategory::Temporal)
+                }
                 "MIN" | "MAX" | "FIRST_VALUE" | "LAST_VALUE" | "LAG" | "LEAD" => {
                     f.args.first().and_then(|a| self.category(a, chain))
                 }
@@ -515,7 +532,27 @@ impl<'s> Resolver<'s, '_> {
                 ));
                 continue;
             }
-            let pairs: Vec<(&str, &str)> = conjuncts(&j.condition)
+            let condition = match (&j.condition, j.join_type) {
+                (None, crate::JoinType::Cross) => continue,
+                (Some(_), crate::JoinType::Cross) => {
+                    self.out.invalid(format!(
+                        "The cross join of {} and {} takes no condition: make it an inner join, \
+                         or move the condition to where.",
+                        l.alias, r.alias
+                    ));
+                    continue;
+                }
+                (Some(c), _) => c,
+                (None, _) => {
+                    self.out.invalid(format!(
+                        "The join of {} and {} has no condition: give it one (an equality \
+                         between a column of each), or make it a cross join.",
+                        l.alias, r.alias
+                    ));
+                    continue;
+                }
+            };
+            let pairs: Vec<(&str, &str)> = conjuncts(condition)
                 .into_iter()
                 .filter_map(|c| match c {
                     Expr::Binary {
@@ -558,6 +595,19 @@ impl<'s> Resolver<'s, '_> {
             } else {
                 vec![]
             };
+            if pairs.is_empty() && self.joins == JoinRule::Typed && relates(condition, l, r) {
+                // A range or inequality join (a row's period, the rows before it) is what
+                // an analyst means by it; a cartesian product stays refused.
+                self.out.warn(
+                    ErrorCode::UndeclaredJoin,
+                    format!(
+                        "The join of {} and {} relates them without an equality between their \
+                         columns ({condition}); check that it pairs the rows you mean.",
+                        l.alias, r.alias
+                    ),
+                );
+                continue;
+            }
             if pairs.is_empty() {
                 self.out.invalid(format!(
                     "The join of {} ({}) and {} ({}) needs an equality between a column of each \

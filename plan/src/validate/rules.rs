@@ -31,8 +31,10 @@ pub fn shape(plan: &Plan, out: &mut Findings) {
         ));
     }
     each_plan(plan, &mut |p| {
-        if p.tables.is_empty() {
-            out.invalid("A plan (or sub-plan) has no tables: every plan reads at least one table.");
+        if p.tables.is_empty() && !p.joins.is_empty() {
+            out.invalid(
+                "A plan (or sub-plan) has joins but no tables: declare the tables it joins.",
+            );
         }
         if p.select_items.is_empty() {
             out.invalid("A plan (or sub-plan) has no select_items: select at least one value.");
@@ -184,6 +186,35 @@ pub fn calls(plan: &Plan, out: &mut Findings) {
                     spec.name
                 )),
                 _ => {}
+            }
+            match (spec.name, f.order_by.len()) {
+                ("PERCENTILE_CONT" | "PERCENTILE_DISC", 1) => {
+                    if !matches!(f.args.first(), Some(Expr::Literal(Literal::Integer(0 | 1))))
+                        && !matches!(f.args.first(), Some(Expr::Literal(Literal::Real(p))) if (0.0..=1.0).contains(p))
+                    {
+                        out.invalid(format!(
+                            "{}'s argument is the fraction measured, a number from 0 to 1; the \
+                             value measured is its one order_by item.",
+                            spec.name
+                        ));
+                    }
+                }
+                ("PERCENTILE_CONT" | "PERCENTILE_DISC", _) => out.invalid(format!(
+                    "{} measures the one value in its order_by (WITHIN GROUP (ORDER BY x)).",
+                    spec.name
+                )),
+                ("STRING_AGG", _) | (_, 0) => {}
+                _ => out.invalid(format!(
+                    "order_by inside a call only applies to PERCENTILE_CONT, PERCENTILE_DISC \
+                     and STRING_AGG, not to {}.",
+                    spec.name
+                )),
+            }
+            if f.filter.is_some() && spec.class != FuncClass::Aggregate {
+                out.invalid(format!(
+                    "filter only applies to aggregates (COUNT, SUM, AVG, MIN, MAX), not to {}.",
+                    spec.name
+                ));
             }
             if f.distinct && spec.class != FuncClass::Aggregate {
                 out.invalid(format!(

@@ -149,9 +149,10 @@ fn a_table_in_a_subquery_or_cte_is_checked_by_the_policy_too() {
 fn structure_errors_have_their_codes() {
     let cases: Vec<(serde_json::Value, ErrorCode, &str)> = vec![
         (
-            json!({"tables": [], "select_items": [{"expr": lit(json!(1))}]}),
+            json!({"tables": [], "select_items": [{"expr": lit(json!(1))}],
+                   "joins": [{"left_alias": "t", "right_alias": "a", "join_type": "cross"}]}),
             ErrorCode::InvalidPlanStructure,
-            "no tables",
+            "joins but no tables",
         ),
         (
             json!({"tables": [{"name": "Track", "alias": "t"}, {"name": "Album", "alias": "t"}],
@@ -344,7 +345,7 @@ fn joins_on_foreign_keys_pass_typed_joins_warn_and_others_are_refused() {
         "{}",
         messages(&v)
     );
-    // No equality between the two sides: says what a join may be.
+    // No equality, but a condition relating the two sides: a range join, with a warning.
     let range = plan(json!({
         "tables": [{"name": "Track", "alias": "t"}, {"name": "Album", "alias": "a"}],
         "joins": [{"left_alias": "t", "right_alias": "a",
@@ -352,6 +353,19 @@ fn joins_on_foreign_keys_pass_typed_joins_warn_and_others_are_refused() {
         "select_items": [{"expr": c("t", "Name")}]
     }));
     let v = run(&range);
+    assert!(v.passed(), "{:?}", v.errors);
+    assert!(v
+        .warnings
+        .iter()
+        .any(|w| w.code == ErrorCode::UndeclaredJoin && w.message.contains("without an equality")));
+    // A condition on one side only relates nothing: says what a join may be.
+    let unrelated = plan(json!({
+        "tables": [{"name": "Track", "alias": "t"}, {"name": "Album", "alias": "a"}],
+        "joins": [{"left_alias": "t", "right_alias": "a",
+                   "condition": bin(">", c("t", "AlbumId"), json!({"kind": "literal", "value": 3}))}],
+        "select_items": [{"expr": c("t", "Name")}]
+    }));
+    let v = run(&unrelated);
     assert_eq!(codes(&v), [ErrorCode::InvalidPlanStructure]);
     assert!(
         messages(&v).contains("needs an equality"),

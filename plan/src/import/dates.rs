@@ -1,0 +1,545 @@
+//! Each dialect's own spelling of date arithmetic, read as the plan's portable date
+//! functions: intervals added and subtracted (`x - INTERVAL '30 days'`, MySQL's
+//! `DATE_SUB(x, INTERVAL 30 DAY)`, SQLite's `date(x, '-30 days')`), differences
+//! (`DATEDIFF`, `TIMESTAMPDIFF`, `julianday(a) - julianday(b)` and a lone `julianday(x)`,
+//! `EXTRACT(EPOCH FROM a - b)`),
+//! parts (`HOUR(x)`, `DAYOFWEEK(x)`) and formats (`TO_CHAR`, `DATE_FORMAT`, DuckDB's
+//! `strftime(x, format)`). Each is read only where its meaning is the plan's; anything else
+//! is refused by name.
+
+use super::{failed, unsupported, Importer, R};
+use crate::dialect::Dialect;
+use crate::functions::DateUnit;
+use crate::{BinaryOp, CastType, Expr, FuncCall, Literal};
+use sqlparser::ast::{
+    self, BinaryOperator as Op, DateTimeField, Expr as SqlExpr, FunctionArg, FunctionArgExpr,
+    FunctionArguments, Value,
+};
+
+fn func(name: &str, args: Vec<Expr>) -> Expr {
+    Expr::Func(FuncCall {
+        name: name.to_string(),
+        args,
+        distinct: false,
+        filter: None,
+        order_by: vec![],
+        over: None,
+    })
+}
+
+fn unit_text(unit: DateUnit) -> Expr {
+    Expr::Literal(Literal::Text(unit.as_str().to_string()))
+}
+
+fn int(n: i64) -> Expr {
+    Expr::Literal(Literal::Integer(n))
+}
+
+fn negated(e: Expr) -> Expr {
+    match e {
+        Expr::Literal(Literal::Integer(n)) => int(-n),
+        e => Expr::Unary {
+            op: crate::UnaryOp::Minus,
+            expr: Box::new(e),
+        },
+    }
+}
+
+fn date_add(unit: DateUnit, n: Expr, x: Expr) -> Expr {
+    func("DATE_ADD", vec![unit_text(unit), n, x])
+}
+
+fn date_diff(unit: DateUnit, a: Expr, b: Expr) -> Expr {
+    func("DATE_DIFF", vec![unit_text(unit), a, b])
+}
+
+fn divided(e: Expr, by: Expr) -> Expr {
+    Expr::Binary {
+        op: BinaryOp::Divide,
+        left: Box::new(e),
+        right: Box::new(by),
+    }
+}
+
+/// A unit's name as intervals and `TIMESTAMPDIFF` write it, singular or plural.
+fn unit_named(word: &str) -> Option<DateUnit> {
+    let w = word.trim().to_ascii_lowercase();
+    let w = w.strip_suffix('s').unwrap_or(&w);
+    Some(match w {
+        "year" | "yr" | "y" => DateUnit::Year,
+        "quarter" => DateUnit::Quarter,
+        "month" | "mon" => DateUnit::Month,
+        "week" | "w" => DateUnit::Week,
+        "day" | "d" => DateUnit::Day,
+        "hour" | "hr" | "h" => DateUnit::Hour,
+        "minute" | "min" | "m" => DateUnit::Minute,
+        "second" | "sec" => DateUnit::Second,
+        _ => return None,
+    })
+}
+
+fn field_unit(field: &DateTimeField) -> Option<DateUnit> {
+    Some(match field {
+        DateTimeField::Year | DateTimeField::Years => DateUnit::Year,
+        DateTimeField::Quarter => DateUnit::Quarter,
+        DateTimeField::Month | DateTimeField::Months => DateUnit::Month,
+        DateTimeField::Week(_) | DateTimeField::Weeks => DateUnit::Week,
+        DateTimeField::Day | DateTimeField::Days => DateUnit::Day,
+        DateTimeField::Hour | DateTimeField::Hours => DateUnit::Hour,
+        DateTimeField::Minute | DateTimeField::Minutes => DateUnit::Minute,
+        DateTimeField::Second | DateTimeField::Seconds => DateUnit::Second,
+        DateTimeField::Custom(id) => unit_named(&id.value)?,
+        _ => return None,
+    })
+}
+
+/// `EXTRACT(field FROM …)`'s unit.
+pub(super) fn extract_unit(field: &DateTimeField) -> R<DateUnit> {
+    Ok(match field {
+        DateTimeField::Dow | DateTimeField::DayOfWeek => DateUnit::DayOfWeek,
+        DateTimeField::Isodow => DateUnit::IsoDayOfWeek,
+        DateTimeField::Doy | DateTimeField::DayOfYear => DateUnit::DayOfYear,
+        DateTimeField::Epoch => DateUnit::Epoch,
+        other => match field_unit(other) {
+            Some(u) => u,
+            None => return unsupported(format!("EXTRACT({other})")),
+        },
+    })
+}
+
+fn text_of(e: &SqlExpr) -> Option<&str> {
+    match e {
+        SqlExpr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn number_of(e: &SqlExpr) -> Option<i64> {
+    match e {
+        SqlExpr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse().ok(),
+            Value::SingleQuotedString(s) => s.trim().parse().ok(),
+            _ => None,
+        },
+        SqlExpr::UnaryOp {
+            op: ast::UnaryOperator::Minus,
+            expr,
+        } => number_of(expr).map(|n| -n),
+        _ => None,
+    }
+}
+
+/// `'30 days'`, `'1 year 2 months'`, `'-6 hours'`: the amounts and units, in order.
+fn interval_text(text: &str) -> Option<Vec<(i64, DateUnit)>> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.is_empty() || !words.len().is_multiple_of(2) {
+        return None;
+    }
+    words
+        .chunks(2)
+        .map(|pair| Some((pair[0].parse().ok()?, unit_named(pair[1])?)))
+        .collect()
+}
+
+/// The steps an interval moves by: an amount (an expression for MySQL's `INTERVAL n DAY`)
+/// and a unit.
+fn interval_steps(importer: &Importer<'_>, i: &ast::Interval) -> R<Vec<(Expr, DateUnit)>> {
+    if i.last_field.is_some() || i.fractional_seconds_precision.is_some() {
+        return unsupported("An interval with a range of fields (DAY TO SECOND)");
+    }
+    match &i.leading_field {
+        Some(field) => {
+            let Some(unit) = field_unit(field) else {
+                return unsupported(format!("INTERVAL … {field}"));
+            };
+            let amount = match number_of(&i.value) {
+                Some(n) => int(n),
+                None => importer.expr(&i.value)?,
+            };
+            Ok(vec![(amount, unit)])
+        }
+        None => match text_of(&i.value).and_then(interval_text) {
+            Some(steps) => Ok(steps.into_iter().map(|(n, u)| (int(n), u)).collect()),
+            None => unsupported(format!("INTERVAL {} (write it as 'n unit')", i.value)),
+        },
+    }
+}
+
+/// An interval term: `INTERVAL …` or `n * INTERVAL '1 unit'`.
+fn as_interval(e: &SqlExpr) -> Option<(Option<&SqlExpr>, &ast::Interval)> {
+    match e {
+        SqlExpr::Interval(i) => Some((None, i)),
+        SqlExpr::Nested(inner) => as_interval(inner),
+        SqlExpr::BinaryOp {
+            left,
+            op: Op::Multiply,
+            right,
+        } => match (&**left, &**right) {
+            (SqlExpr::Interval(i), n) | (n, SqlExpr::Interval(i)) => Some((Some(n), i)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `x` of `julianday(x)`.
+fn julian_of(e: &SqlExpr) -> Option<&SqlExpr> {
+    let SqlExpr::Function(f) = e else {
+        return None;
+    };
+    if !f.name.to_string().eq_ignore_ascii_case("julianday") {
+        return None;
+    }
+    match call_args(f)?.as_slice() {
+        [x] => Some(*x),
+        _ => None,
+    }
+}
+
+fn call_args(f: &ast::Function) -> Option<Vec<&SqlExpr>> {
+    match &f.args {
+        FunctionArguments::List(list)
+            if list.clauses.is_empty() && list.duplicate_treatment.is_none() =>
+        {
+            list.args
+                .iter()
+                .map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
+                    _ => None,
+                })
+                .collect()
+        }
+        FunctionArguments::None => Some(vec![]),
+        _ => None,
+    }
+}
+
+/// Whether `e` is PostgreSQL's `EXTRACT(…)` or `date_part(…)`, which give a `numeric` (a
+/// `double`): a division of one gives a fraction there.
+pub(super) fn is_extract(e: &SqlExpr) -> bool {
+    match e {
+        SqlExpr::Nested(inner) => is_extract(inner),
+        SqlExpr::Extract { .. } => true,
+        SqlExpr::Function(f) => f.name.to_string().eq_ignore_ascii_case("date_part"),
+        _ => false,
+    }
+}
+
+impl Importer<'_> {
+    /// `x ± interval` (either side), as `DATE_ADD`s; `None` when neither side is one.
+    pub(super) fn interval_arithmetic(
+        &self,
+        left: &SqlExpr,
+        op: &Op,
+        right: &SqlExpr,
+    ) -> R<Option<Expr>> {
+        let (x, (times, interval), minus) = match (op, as_interval(left), as_interval(right)) {
+            (Op::Plus | Op::Minus, _, Some(i)) => (left, i, *op == Op::Minus),
+            (Op::Plus, Some(i), None) => (right, i, false),
+            _ => return Ok(None),
+        };
+        let mut moved = self.expr(x)?;
+        for (amount, unit) in interval_steps(self, interval)? {
+            let amount = match times {
+                Some(n) => Expr::Binary {
+                    op: BinaryOp::Multiply,
+                    left: Box::new(self.expr(n)?),
+                    right: Box::new(amount),
+                },
+                None => amount,
+            };
+            let amount = if minus { negated(amount) } else { amount };
+            moved = date_add(unit, amount, moved);
+        }
+        Ok(Some(moved))
+    }
+
+    /// `EXTRACT(EPOCH FROM a - b)`: the seconds between two timestamps.
+    pub(super) fn epoch_of_difference(&self, e: &SqlExpr) -> R<Option<Expr>> {
+        match e {
+            SqlExpr::Nested(inner) => self.epoch_of_difference(inner),
+            SqlExpr::BinaryOp {
+                left,
+                op: Op::Minus,
+                right,
+            } if as_interval(right).is_none() => Ok(Some(date_diff(
+                DateUnit::Second,
+                self.expr(right)?,
+                self.expr(left)?,
+            ))),
+            _ => Ok(None),
+        }
+    }
+
+    /// `julianday(a) - julianday(b)`: the days between, with their fraction.
+    pub(super) fn julian_difference(&self, left: &SqlExpr, right: &SqlExpr) -> R<Option<Expr>> {
+        let (Some(a), Some(b)) = (julian_of(left), julian_of(right)) else {
+            return Ok(None);
+        };
+        let seconds = date_diff(DateUnit::Second, self.sqlite_day(b)?, self.sqlite_day(a)?);
+        Ok(Some(divided(
+            seconds,
+            Expr::Literal(Literal::Real(86_400.0)),
+        )))
+    }
+
+    /// A SQLite time value: `'now'` is the current timestamp.
+    fn sqlite_day(&self, e: &SqlExpr) -> R<Expr> {
+        match text_of(e) {
+            Some(t) if t.eq_ignore_ascii_case("now") => Ok(func("CURRENT_TIMESTAMP", vec![])),
+            _ => self.expr(e),
+        }
+    }
+
+    /// A dialect's own date function read as the plan's; `None` when `f` is none of them.
+    pub(super) fn date_spelling(&self, f: &ast::Function) -> R<Option<Expr>> {
+        let name = f.name.to_string().to_ascii_uppercase();
+        let d = self.dialect;
+        let Some(args) = call_args(f) else {
+            return Ok(None);
+        };
+        if f.over.is_some() || f.filter.is_some() {
+            return Ok(None);
+        }
+        let part = |unit: DateUnit, x: &SqlExpr| -> R<Expr> {
+            Ok(func("DATE_PART", vec![unit_text(unit), self.expr(x)?]))
+        };
+        let plus = |e: Expr, n: i64| Expr::Binary {
+            op: BinaryOp::Plus,
+            left: Box::new(e),
+            right: Box::new(int(n)),
+        };
+        Ok(Some(match (name.as_str(), args.as_slice()) {
+            ("NOW" | "LOCALTIMESTAMP" | "CURRENT_TIMESTAMP", []) if d != Dialect::Sqlite => {
+                func("CURRENT_TIMESTAMP", vec![])
+            }
+            ("CURDATE" | "CURRENT_DATE", []) => func("CURRENT_DATE", vec![]),
+            // A lone julianday(x): the Julian day number of the Unix epoch plus the days
+            // since it, fraction included (julianday(a) - julianday(b) is read apart).
+            ("JULIANDAY", [x]) if d == Dialect::Sqlite => {
+                let epoch = Expr::Literal(Literal::Text("1970-01-01 00:00:00".into()));
+                let days = divided(
+                    date_diff(DateUnit::Second, epoch, self.sqlite_day(x)?),
+                    Expr::Literal(Literal::Real(86_400.0)),
+                );
+                Expr::Binary {
+                    op: BinaryOp::Plus,
+                    left: Box::new(days),
+                    right: Box::new(Expr::Literal(Literal::Real(2_440_587.5))),
+                }
+            }
+            // SQLite's date(x, modifiers…) and datetime(…).
+            ("DATE" | "DATETIME", [x, modifiers @ ..]) if d == Dialect::Sqlite => {
+                let to = if name == "DATE" {
+                    CastType::Date
+                } else {
+                    CastType::Timestamp
+                };
+                let now = text_of(x).is_some_and(|t| t.eq_ignore_ascii_case("now"));
+                // The value is read as the function's kind first, so each step keeps it.
+                let mut value = if now {
+                    func(
+                        if to == CastType::Date {
+                            "CURRENT_DATE"
+                        } else {
+                            "CURRENT_TIMESTAMP"
+                        },
+                        vec![],
+                    )
+                } else {
+                    Expr::Cast {
+                        expr: Box::new(self.expr(x)?),
+                        to,
+                    }
+                };
+                for m in modifiers {
+                    value = sqlite_modifier(value, m)?;
+                }
+                value
+            }
+            ("DATE", [x]) if d == Dialect::MySql => Expr::Cast {
+                expr: Box::new(self.expr(x)?),
+                to: CastType::Date,
+            },
+            ("DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE", [x, n]) if d != Dialect::Sqlite => {
+                let minus = matches!(name.as_str(), "DATE_SUB" | "SUBDATE");
+                let mut moved = self.expr(x)?;
+                let steps = match as_interval(n) {
+                    Some((None, i)) => interval_steps(self, i)?,
+                    Some(_) => return unsupported(format!("{name} of a multiplied interval")),
+                    // ADDDATE(x, n) and Spark's date_add(x, n) count days.
+                    None => vec![(self.expr(n)?, DateUnit::Day)],
+                };
+                for (amount, unit) in steps {
+                    let amount = if minus { negated(amount) } else { amount };
+                    moved = date_add(unit, amount, moved);
+                }
+                moved
+            }
+            // MySQL's and Spark's DATEDIFF(end, start) counts days.
+            ("DATEDIFF", [end, start]) if matches!(d, Dialect::MySql | Dialect::Spark) => {
+                date_diff(DateUnit::Day, self.expr(start)?, self.expr(end)?)
+            }
+            // DuckDB's date_diff('unit', a, b) and SQL Server's DATEDIFF(unit, a, b) count
+            // boundaries crossed, as the plan's does.
+            ("DATEDIFF" | "DATE_DIFF", [unit, a, b])
+                if matches!(d, Dialect::DuckDb | Dialect::SqlServer) =>
+            {
+                let unit_word = match unit {
+                    SqlExpr::Identifier(id) => Some(id.value.as_str()),
+                    other => text_of(other),
+                };
+                let Some(unit) = unit_word.and_then(unit_named) else {
+                    return unsupported(format!("{name} by {unit}"));
+                };
+                date_diff(unit, self.expr(a)?, self.expr(b)?)
+            }
+            // MySQL's TIMESTAMPDIFF counts whole units elapsed: exact from seconds for the
+            // units of fixed length.
+            ("TIMESTAMPDIFF", [unit, a, b]) => {
+                let word = match unit {
+                    SqlExpr::Identifier(id) => id.value.clone(),
+                    other => other.to_string(),
+                };
+                let seconds = match unit_named(&word) {
+                    Some(DateUnit::Second) => 1,
+                    Some(DateUnit::Minute) => 60,
+                    Some(DateUnit::Hour) => 3_600,
+                    Some(DateUnit::Day) => 86_400,
+                    Some(DateUnit::Week) => 604_800,
+                    _ => {
+                        return unsupported(format!(
+                            "TIMESTAMPDIFF({word}, …), which counts whole calendar periods"
+                        ))
+                    }
+                };
+                let elapsed = date_diff(DateUnit::Second, self.expr(a)?, self.expr(b)?);
+                if seconds == 1 {
+                    elapsed
+                } else {
+                    divided(elapsed, int(seconds))
+                }
+            }
+            ("HOUR", [x]) => part(DateUnit::Hour, x)?,
+            ("MINUTE", [x]) => part(DateUnit::Minute, x)?,
+            ("SECOND", [x]) => part(DateUnit::Second, x)?,
+            ("DAYOFMONTH", [x]) => part(DateUnit::Day, x)?,
+            ("DAYOFYEAR", [x]) => part(DateUnit::DayOfYear, x)?,
+            // MySQL's and Spark's DAYOFWEEK is 1 for Sunday; MySQL's WEEKDAY 0 for Monday.
+            ("DAYOFWEEK", [x]) if matches!(d, Dialect::MySql | Dialect::Spark) => {
+                plus(part(DateUnit::DayOfWeek, x)?, 1)
+            }
+            ("WEEKDAY", [x]) if d == Dialect::MySql => plus(part(DateUnit::IsoDayOfWeek, x)?, -1),
+            ("ISODOW", [x]) => part(DateUnit::IsoDayOfWeek, x)?,
+            ("DAYOFWEEK" | "DOW", [x]) if d == Dialect::DuckDb => part(DateUnit::DayOfWeek, x)?,
+            ("EPOCH", [x]) if d == Dialect::DuckDb => part(DateUnit::Epoch, x)?,
+            ("UNIX_TIMESTAMP", [x]) if d == Dialect::MySql => {
+                return unsupported(
+                    "UNIX_TIMESTAMP, which reads the value in the session's time zone",
+                )
+            }
+            ("TO_CHAR", [x, format]) if d == Dialect::Postgres => {
+                self.formatted(x, format, POSTGRES_FORMAT)?
+            }
+            ("DATE_FORMAT", [x, format]) if d == Dialect::MySql => {
+                self.formatted(x, format, MYSQL_FORMAT)?
+            }
+            ("STRFTIME", [x, format]) if d == Dialect::DuckDb => {
+                self.formatted(x, format, DUCKDB_FORMAT)?
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// A date formatted by a dialect's format language, as the plan's `STRFTIME` (SQLite's
+    /// language) when every piece of the format has a counterpart there.
+    fn formatted(&self, x: &SqlExpr, format: &SqlExpr, table: &[(&str, &str)]) -> R<Expr> {
+        let Some(format) = text_of(format) else {
+            return unsupported("A date format that is not a text literal");
+        };
+        let mut out = String::with_capacity(format.len());
+        let mut rest = format;
+        while !rest.is_empty() {
+            if let Some((from, to)) = table.iter().find(|(from, _)| rest.starts_with(from)) {
+                out.push_str(to);
+                rest = &rest[from.len()..];
+                continue;
+            }
+            let mut chars = rest.chars();
+            let c = chars.next().unwrap_or_default();
+            if c.is_ascii_alphabetic() || c == '%' {
+                return unsupported(format!(
+                    "The date format {format:?} (only year, month, day, hour, minute and second \
+                     numbers)"
+                ));
+            }
+            out.push(c);
+            rest = chars.as_str();
+        }
+        Ok(func(
+            "STRFTIME",
+            vec![Expr::Literal(Literal::Text(out)), self.expr(x)?],
+        ))
+    }
+}
+
+/// PostgreSQL's `TO_CHAR` patterns and SQLite's counterparts (longest first).
+const POSTGRES_FORMAT: &[(&str, &str)] = &[
+    ("YYYY", "%Y"),
+    ("HH24", "%H"),
+    ("MM", "%m"),
+    ("DD", "%d"),
+    ("MI", "%M"),
+    ("SS", "%S"),
+];
+
+/// MySQL's `DATE_FORMAT` specifiers and SQLite's counterparts.
+const MYSQL_FORMAT: &[(&str, &str)] = &[
+    ("%Y", "%Y"),
+    ("%m", "%m"),
+    ("%d", "%d"),
+    ("%H", "%H"),
+    ("%i", "%M"),
+    ("%s", "%S"),
+    ("%S", "%S"),
+];
+
+/// DuckDB's `strftime` specifiers that mean what SQLite's do.
+const DUCKDB_FORMAT: &[(&str, &str)] = &[
+    ("%Y", "%Y"),
+    ("%m", "%m"),
+    ("%d", "%d"),
+    ("%H", "%H"),
+    ("%M", "%M"),
+    ("%S", "%S"),
+];
+
+/// One SQLite date modifier applied: `'±n unit'`, `'start of month|year|day'`.
+fn sqlite_modifier(value: Expr, m: &SqlExpr) -> R<Expr> {
+    let Some(text) = text_of(m) else {
+        return unsupported("A SQLite date modifier that is not a text literal");
+    };
+    let t = text.trim().to_ascii_lowercase();
+    if let Some(period) = t.strip_prefix("start of ") {
+        let unit = match period {
+            "month" => DateUnit::Month,
+            "year" => DateUnit::Year,
+            "day" => DateUnit::Day,
+            _ => return unsupported(format!("The SQLite modifier {text:?}")),
+        };
+        return Ok(func("DATE_TRUNC", vec![unit_text(unit), value]));
+    }
+    match interval_text(&t) {
+        Some(steps) if steps.len() == 1 => {
+            let (n, unit) = steps[0];
+            Ok(date_add(unit, int(n), value))
+        }
+        _ => Err(failed(format!(
+            "The SQLite modifier {text:?} cannot be expressed as a plan; rewrite the query \
+             without it."
+        ))),
+    }
+}

@@ -1,0 +1,318 @@
+//! Statistics and string aggregation, rendered per dialect: natively where the dialect has
+//! them, as an exact equivalent where it can be written (variances from sums on SQLite),
+//! and otherwise refused naming the function and the dialect.
+
+use super::build::{binary, call, call_with, cast, custom_type, int, nested, order_by_expr, real};
+use super::{fail, LowerError, Lowerer};
+use crate::dialect::Dialect;
+use crate::{Direction, Expr, FuncCall, Literal};
+use sqlparser::ast::{
+    self, BinaryOperator as Op, Expr as SqlExpr, FunctionArg, FunctionArgExpr,
+    FunctionArgumentClause, FunctionArguments,
+};
+
+fn arg(e: SqlExpr) -> FunctionArg {
+    FunctionArg::Unnamed(FunctionArgExpr::Expr(e))
+}
+
+/// Whether `name` is one of the aggregates this module renders.
+pub(super) fn is_statistic(name: &str) -> bool {
+    matches!(
+        name,
+        "MEDIAN"
+            | "PERCENTILE_CONT"
+            | "PERCENTILE_DISC"
+            | "STDDEV_SAMP"
+            | "STDDEV_POP"
+            | "VAR_SAMP"
+            | "VAR_POP"
+            | "STRING_AGG"
+            | "BOOL_OR"
+            | "BOOL_AND"
+    )
+}
+
+impl Lowerer<'_> {
+    /// A statistic or string aggregation (`f.name` upper-cased is `name`).
+    #[inline(never)]
+    pub(super) fn statistic(&self, f: &FuncCall, name: &str) -> Result<SqlExpr, LowerError> {
+        let d = self.dialect;
+        let over = match &f.over {
+            Some(w) => Some(self.window(w)?),
+            None => None,
+        };
+        let x = || -> Result<SqlExpr, LowerError> {
+            match f.args.first() {
+                Some(a) => self.expr(a),
+                None => fail(format!("{name} needs an argument.")),
+            }
+        };
+        let unsupported = || {
+            fail(format!(
+                "{name} has no exact form in {d}{}; compute it in a database that has it.",
+                if f.over.is_some() { " as a window" } else { "" }
+            ))
+        };
+        let mut out = match name {
+            "MEDIAN" | "PERCENTILE_CONT" | "PERCENTILE_DISC" => {
+                let (fraction, measured) = match name {
+                    "MEDIAN" => (0.5, None),
+                    _ => {
+                        let p = match f.args.first() {
+                            Some(Expr::Literal(Literal::Real(p))) => *p,
+                            Some(Expr::Literal(Literal::Integer(p))) => *p as f64,
+                            _ => return fail(format!("{name} takes a fraction from 0 to 1.")),
+                        };
+                        (p, f.order_by.first())
+                    }
+                };
+                let ordered =
+                    |o: Option<&crate::OrderItem>| -> Result<ast::OrderByExpr, LowerError> {
+                        Ok(match o {
+                            Some(o) => order_by_expr(self.expr(&o.expr)?, o.direction),
+                            None => order_by_expr(x()?, Direction::Asc),
+                        })
+                    };
+                let cont = name != "PERCENTILE_DISC";
+                match d {
+                    Dialect::DuckDb if name == "MEDIAN" => {
+                        call_with("MEDIAN", vec![arg(x()?)], f.distinct, over)
+                    }
+                    Dialect::Postgres | Dialect::DuckDb if f.over.is_none() && !f.distinct => {
+                        let mut g = call_with(
+                            if cont {
+                                "PERCENTILE_CONT"
+                            } else {
+                                "PERCENTILE_DISC"
+                            },
+                            vec![arg(real(fraction))],
+                            false,
+                            None,
+                        );
+                        if let SqlExpr::Function(g) = &mut g {
+                            g.within_group = vec![ordered(measured)?];
+                        }
+                        g
+                    }
+                    // Spark's PERCENTILE interpolates (a continuous percentile); from the
+                    // largest down, p is 1 - p from the smallest up.
+                    Dialect::Spark if cont && !f.distinct => {
+                        let (value, p) = match measured {
+                            Some(o) => (
+                                self.expr(&o.expr)?,
+                                if o.direction == Direction::Desc {
+                                    1.0 - fraction
+                                } else {
+                                    fraction
+                                },
+                            ),
+                            None => (x()?, fraction),
+                        };
+                        call_with("PERCENTILE", vec![arg(value), arg(real(p))], false, over)
+                    }
+                    _ => return unsupported(),
+                }
+            }
+            "STDDEV_SAMP" | "STDDEV_POP" if d == Dialect::Sqlite => {
+                // SQRT exists only in SQLite builds with its math functions, which many
+                // (the bundled one here, older systems') lack: say so rather than fail later.
+                return fail(format!(
+                    "{name} needs a square root, which SQLite has only in some builds; \
+                     ask for the variance (VAR_{}) instead.",
+                    if name.ends_with("_POP") {
+                        "POP"
+                    } else {
+                        "SAMP"
+                    }
+                ));
+            }
+            "STDDEV_SAMP" | "STDDEV_POP" | "VAR_SAMP" | "VAR_POP" => match d {
+                Dialect::Sqlite if f.over.is_none() && !f.distinct => {
+                    self.variance_from_sums(f, name)?
+                }
+                Dialect::Sqlite => return unsupported(),
+                Dialect::SqlServer => {
+                    let t = match name {
+                        "STDDEV_SAMP" => "STDEV",
+                        "STDDEV_POP" => "STDEVP",
+                        "VAR_SAMP" => "VAR",
+                        _ => "VARP",
+                    };
+                    call_with(t, vec![arg(x()?)], f.distinct, over)
+                }
+                _ => call_with(name, vec![arg(x()?)], f.distinct, over),
+            },
+            "BOOL_OR" | "BOOL_AND" => match d {
+                Dialect::Postgres | Dialect::DuckDb | Dialect::Spark => {
+                    call_with(name, vec![arg(x()?)], f.distinct, over)
+                }
+                _ => self.any_or_every(f, name, over)?,
+            },
+            _ => self.string_agg(f, over)?,
+        };
+        if let (Some(c), SqlExpr::Function(g)) = (&f.filter, &mut out) {
+            g.filter = Some(Box::new(self.expr(c)?));
+        }
+        Ok(out)
+    }
+
+    /// A variance on SQLite: `(Σx² − (Σx)²/n) / (n − 1)` (`/ n` for the population); NULL
+    /// below two values (one for the population), as elsewhere, since SQLite divides by zero
+    /// into NULL.
+    fn variance_from_sums(&self, f: &FuncCall, name: &str) -> Result<SqlExpr, LowerError> {
+        let Some(a) = f.args.first() else {
+            return fail(format!("{name} needs an argument."));
+        };
+        let x =
+            || -> Result<SqlExpr, LowerError> { Ok(cast(self.expr(a)?, custom_type("REAL", &[]))) };
+        let sum = |e: SqlExpr| call("SUM", vec![e]);
+        let n = || -> Result<SqlExpr, LowerError> { Ok(call("COUNT", vec![x()?])) };
+        let squares = sum(binary(x()?, Op::Multiply, x()?));
+        let total = || -> Result<SqlExpr, LowerError> { Ok(sum(x()?)) };
+        let spread = nested(binary(
+            squares,
+            Op::Minus,
+            binary(binary(total()?, Op::Multiply, total()?), Op::Divide, n()?),
+        ));
+        let population = name.ends_with("_POP");
+        let divisor = if population {
+            n()?
+        } else {
+            nested(binary(n()?, Op::Minus, int(1)))
+        };
+        // A population variance of one value is 0, of none NULL: NULLIF keeps that.
+        Ok(nested(binary(
+            spread,
+            Op::Divide,
+            call("NULLIF", vec![divisor, int(0)]),
+        )))
+    }
+
+    /// `BOOL_OR(x)` / `BOOL_AND(x)` where the database has neither: the largest / smallest
+    /// of `CASE WHEN x THEN 1 WHEN NOT x THEN 0 END`, so NULLs are skipped and no value gives
+    /// NULL, as the native ones do; true and false come back as 1 and 0, which is what
+    /// SQLite, MySQL and SQL Server call them.
+    fn any_or_every(
+        &self,
+        f: &FuncCall,
+        name: &str,
+        over: Option<ast::WindowSpec>,
+    ) -> Result<SqlExpr, LowerError> {
+        let Some(x) = f.args.first() else {
+            return fail(format!("{name} needs an argument."));
+        };
+        let flag = Expr::Case {
+            whens: vec![
+                crate::When {
+                    condition: x.clone(),
+                    result: Expr::Literal(Literal::Integer(1)),
+                },
+                crate::When {
+                    condition: Expr::Unary {
+                        op: crate::UnaryOp::Not,
+                        expr: Box::new(x.clone()),
+                    },
+                    result: Expr::Literal(Literal::Integer(0)),
+                },
+            ],
+            else_expr: None,
+        };
+        let pick = if name == "BOOL_OR" { "MAX" } else { "MIN" };
+        Ok(call_with(pick, vec![arg(self.expr(&flag)?)], false, over))
+    }
+
+    /// `STRING_AGG(x, separator)` in the order of `f.order_by`.
+    fn string_agg(
+        &self,
+        f: &FuncCall,
+        over: Option<ast::WindowSpec>,
+    ) -> Result<SqlExpr, LowerError> {
+        let d = self.dialect;
+        let (Some(value), Some(sep)) = (f.args.first(), f.args.get(1)) else {
+            return fail("STRING_AGG takes a value and a separator.");
+        };
+        if over.is_some() {
+            return fail("STRING_AGG cannot be a window function here; aggregate it per group.");
+        }
+        let has_order = !f.order_by.is_empty();
+        let mut order = Vec::with_capacity(f.order_by.len());
+        for o in &f.order_by {
+            order.push(order_by_expr(self.expr(&o.expr)?, o.direction));
+        }
+        let text_type = match d {
+            Dialect::SqlServer => custom_type("NVARCHAR", &["MAX"]),
+            Dialect::MySql => custom_type("CHAR", &[]),
+            Dialect::Spark => custom_type("STRING", &[]),
+            Dialect::DuckDb => custom_type("VARCHAR", &[]),
+            _ => custom_type("TEXT", &[]),
+        };
+        let value = cast(self.expr(value)?, text_type);
+        let separator = self.expr(sep)?;
+        let with_clauses =
+            |name: &str, args: Vec<SqlExpr>, clauses: Vec<FunctionArgumentClause>| {
+                let mut g = call_with(name, args.into_iter().map(arg).collect(), f.distinct, None);
+                if let SqlExpr::Function(g) = &mut g {
+                    if let FunctionArguments::List(list) = &mut g.args {
+                        list.clauses = clauses;
+                    }
+                }
+                g
+            };
+        let ordered = if order.is_empty() {
+            vec![]
+        } else {
+            vec![FunctionArgumentClause::OrderBy(order)]
+        };
+        Ok(match d {
+            Dialect::Postgres | Dialect::DuckDb => {
+                with_clauses("STRING_AGG", vec![value, separator], ordered)
+            }
+            Dialect::Sqlite => {
+                if f.distinct {
+                    // SQLite's DISTINCT aggregate takes one argument: its separator is a comma.
+                    if !matches!(sep, Expr::Literal(Literal::Text(s)) if s == ",") {
+                        return fail("SQLite joins DISTINCT values with a comma only.");
+                    }
+                    with_clauses("GROUP_CONCAT", vec![value], ordered)
+                } else {
+                    with_clauses("GROUP_CONCAT", vec![value, separator], ordered)
+                }
+            }
+            Dialect::MySql => {
+                let Expr::Literal(Literal::Text(s)) = sep else {
+                    return fail("MySQL's GROUP_CONCAT needs a text literal separator.");
+                };
+                let mut clauses = ordered;
+                clauses.push(FunctionArgumentClause::Separator(
+                    ast::Value::SingleQuotedString(s.clone()).with_empty_span(),
+                ));
+                with_clauses("GROUP_CONCAT", vec![value], clauses)
+            }
+            Dialect::SqlServer => {
+                let mut g = call_with(
+                    "STRING_AGG",
+                    vec![arg(value), arg(separator)],
+                    f.distinct,
+                    None,
+                );
+                if let SqlExpr::Function(g) = &mut g {
+                    g.within_group = match ordered.into_iter().next() {
+                        Some(FunctionArgumentClause::OrderBy(o)) => o,
+                        _ => vec![],
+                    };
+                }
+                g
+            }
+            Dialect::Spark if !has_order => call(
+                "ARRAY_JOIN",
+                vec![
+                    call_with("COLLECT_LIST", vec![arg(value)], f.distinct, None),
+                    separator,
+                ],
+            ),
+            Dialect::Spark => {
+                return fail("Spark has no ordered string aggregation; drop its order_by.")
+            }
+        })
+    }
+}

@@ -1,0 +1,122 @@
+//! `cargo xtask coverage`: how much SQL written by others the plan language holds (issue
+//! 32). It builds the command line and runs the two Python harnesses, `corpus/run.py` (the
+//! analyst corpus on its four engines) and `corpus/tpc.py` (TPC-H and TPC-DS on DuckDB,
+//! SQLite, PostgreSQL and MariaDB), printing their summaries and keeping their JSON under
+//! `target/coverage/`.
+//!
+//! `cargo xtask coverage` is a measurement: low numbers never fail it, only a harness that
+//! could not run (a gold query that failed, a package that would not install, a crash of
+//! the script itself). `cargo xtask test` runs it too, without MariaDB for TPC (too slow),
+//! and fails below the floors of `corpus/floors.json` or on any answer that differs.
+
+use crate::run::{Failure, Project};
+use std::time::Instant;
+
+/// The harnesses' virtual environment, beside pyspark's.
+const VENV: &str = "target/tools/coverage";
+/// What the harnesses import. DuckDB is pinned to the version its TPC extensions are built
+/// for (they are loaded from these packages: DuckDB cannot download extensions here).
+const PACKAGES: [&str; 6] = [
+    "duckdb==1.5.5",
+    "duckdb-extension-tpch==1.5.5",
+    "duckdb-extension-tpcds==1.5.5",
+    "psycopg[binary]",
+    "pymysql",
+    "pyyaml",
+];
+/// Imports that prove the packages are there, at the pinned DuckDB.
+const PROBE: &str = "import duckdb, duckdb_extension_tpch, duckdb_extension_tpcds, psycopg, \
+                     pymysql, yaml; assert duckdb.__version__ == '1.5.5', duckdb.__version__";
+/// Where the results go.
+const OUT: &str = "target/coverage";
+
+/// The whole measurement: the corpus on its four engines, TPC on DuckDB, SQLite, PostgreSQL
+/// and MariaDB (whose TPC run alone takes about 18 minutes here).
+pub fn run(project: &Project) -> Result<(), Failure> {
+    harnesses(project, "duckdb,sqlite,postgres,mysql", None)
+}
+
+/// The step of `cargo xtask test`: the same, TPC without MariaDB, held to the floors of
+/// `corpus/floors.json` (fewer answers right, or any answer different, fails it).
+pub fn check(project: &Project) -> Result<(), Failure> {
+    harnesses(project, "duckdb,sqlite,postgres", Some(FLOORS))
+}
+
+/// The least counts of right answers `cargo xtask test` accepts.
+const FLOORS: &str = "corpus/floors.json";
+
+fn harnesses(project: &Project, tpc_engines: &str, floors: Option<&str>) -> Result<(), Failure> {
+    let python = python(project)?;
+    crate::setup::database_servers(project)?;
+    println!("\n==> the command line (cargo build -p nl2sql-cli)");
+    project
+        .cargo(&["build", "-p", "nl2sql-cli"])
+        .run("cargo build -p nl2sql-cli")?;
+    let out = project.root.join(OUT);
+    std::fs::create_dir_all(&out)
+        .map_err(|e| Failure(format!("cannot create {}: {e}", out.display())))?;
+    let runs: [(&str, &str, &str, &[&str]); 2] = [
+        (
+            "the analyst corpus (corpus/run.py)",
+            "corpus/run.py",
+            "corpus.json",
+            &[],
+        ),
+        (
+            "TPC-H and TPC-DS (corpus/tpc.py)",
+            "corpus/tpc.py",
+            "tpc.json",
+            &["--engines", tpc_engines],
+        ),
+    ];
+    for (title, script, json, extra) in runs {
+        println!("\n==> {title}");
+        let started = Instant::now();
+        let json = out.join(json).to_string_lossy().into_owned();
+        let mut args = vec![script, "--json", &json];
+        args.extend_from_slice(extra);
+        if let Some(f) = floors {
+            args.extend(["--floors", f]);
+        }
+        project.command(&python, &args).run(script)?;
+        println!("    ({:.0} s)", started.elapsed().as_secs_f64());
+    }
+    Ok(())
+}
+
+/// The virtual environment's python, with the packages installed when they are not.
+fn python(project: &Project) -> Result<String, Failure> {
+    println!("==> Python packages ({VENV})");
+    let venv = project.root.join(VENV);
+    let python = venv
+        .join("bin")
+        .join("python")
+        .to_string_lossy()
+        .into_owned();
+    let ready = |p: &str| project.command(p, &["-c", PROBE]).output("probe").is_ok();
+    if venv.join("bin").join("python").is_file() && ready(&python) {
+        println!("    ok  {}", PACKAGES.join(", "));
+        return Ok(python);
+    }
+    println!("    installing {} from PyPI", PACKAGES.join(", "));
+    let venv_text = venv.to_string_lossy().into_owned();
+    project
+        .command("python3", &["-m", "venv", "--clear", &venv_text])
+        .run("python3 -m venv (Debian's python3-venv provides it)")?;
+    let mut args = vec![
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+    ];
+    args.extend(PACKAGES);
+    project.command(&python, &args).run("pip install")?;
+    if ready(&python) {
+        Ok(python)
+    } else {
+        Err(Failure(format!(
+            "the packages installed into {VENV}, but `{PROBE}` still fails"
+        )))
+    }
+}
