@@ -118,7 +118,8 @@ function declaredFields(dts, name) {
   const fields = {};
   let depth = 1;
   let segment = "";
-  for (let i = dts.indexOf("{", at) + 1; i < dts.length && depth > 0; i++) {
+  let i = dts.indexOf("{", at) + 1;
+  for (; i < dts.length && depth > 0; i++) {
     const c = dts[i];
     if ("{[(".includes(c)) depth++;
     if ("}])".includes(c)) depth--;
@@ -130,6 +131,13 @@ function declaredFields(dts, name) {
     } else {
       segment += c;
     }
+  }
+  // A Rust enum flattened into the type is declared as an intersection with a union of
+  // objects (`{…} & ({ "node": …, "outputs": … } | …)`): its members are those of the first
+  // alternative, which every alternative shares.
+  const flattened = dts.slice(i).match(/^\s*&\s*\(\s*\{([^{}]*)\}/);
+  if (flattened) {
+    for (const m of flattened[1].matchAll(/"?(\w+)"?(\?)?:/g)) fields[m[1]] = m[2] === "?";
   }
   return fields;
 }
