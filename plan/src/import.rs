@@ -303,7 +303,7 @@ impl Importer<'_> {
                 // A member is one SELECT; anything more (its own ORDER BY or LIMIT, a set
                 // operation nested on the right) is read from a CTE, and a member's derived
                 // tables become the whole query's CTEs.
-                let member = match &**right {
+                let mut member = match &**right {
                     SetExpr::Query(q) if ordered_or_limited(q) => {
                         let inner = self.query(q)?;
                         self.set_part(inner, &mut plan)
@@ -317,7 +317,6 @@ impl Importer<'_> {
                         }
                     }
                 };
-                let mut member = member;
                 for cte in std::mem::take(&mut member.ctes) {
                     if plan
                         .ctes
