@@ -170,6 +170,65 @@ pub fn children(e: &Expr) -> Vec<&Expr> {
     }
 }
 
+/// `e` rebuilt with `f` applied to each scalar child: the operands of an operator, cast,
+/// `BETWEEN` or `CASE`, and a function's arguments. Sub-plans, windows and filters are
+/// kept as they are. The importer's rewrites (a join's columns qualified, QUALIFY's values
+/// carried into a CTE) recurse through this.
+pub fn map_children(e: Expr, f: &mut dyn FnMut(Expr) -> Expr) -> Expr {
+    let mut boxed = |e: Box<Expr>| Box::new(f(*e));
+    match e {
+        Expr::Binary { op, left, right } => {
+            let left = boxed(left);
+            Expr::Binary {
+                op,
+                left,
+                right: boxed(right),
+            }
+        }
+        Expr::Unary { op, expr } => Expr::Unary {
+            op,
+            expr: boxed(expr),
+        },
+        Expr::Cast { expr, to } => Expr::Cast {
+            expr: boxed(expr),
+            to,
+        },
+        Expr::Between {
+            expr,
+            low,
+            high,
+            negated,
+        } => {
+            let expr = boxed(expr);
+            let low = boxed(low);
+            Expr::Between {
+                expr,
+                low,
+                high: boxed(high),
+                negated,
+            }
+        }
+        Expr::Case { whens, else_expr } => {
+            let whens = whens
+                .into_iter()
+                .map(|w| crate::When {
+                    condition: f(w.condition),
+                    result: f(w.result),
+                })
+                .collect();
+            Expr::Case {
+                whens,
+                else_expr: else_expr.map(|e| Box::new(f(*e))),
+            }
+        }
+        Expr::Func(mut call) => {
+            call.args = call.args.into_iter().map(&mut *f).collect();
+            Expr::Func(call)
+        }
+        other => other,
+    }
+}
+
 /// True when `name` is an aggregate function of the allow-list.
 pub fn is_aggregate_name(name: &str) -> bool {
     functions::lookup(name).is_some_and(|s| s.class == FuncClass::Aggregate)

@@ -7,25 +7,14 @@
 //! `strftime(x, format)`). Each is read only where its meaning is the plan's; anything else
 //! is refused by name.
 
-use super::{failed, unsupported, Importer, R};
+use super::{call, failed, unsupported, Importer, R};
 use crate::dialect::Dialect;
 use crate::functions::DateUnit;
-use crate::{BinaryOp, CastType, Expr, FuncCall, Literal};
+use crate::{BinaryOp, CastType, Expr, Literal};
 use sqlparser::ast::{
     self, BinaryOperator as Op, DateTimeField, Expr as SqlExpr, FunctionArg, FunctionArgExpr,
     FunctionArguments, Value,
 };
-
-fn func(name: &str, args: Vec<Expr>) -> Expr {
-    Expr::Func(FuncCall {
-        name: name.to_string(),
-        args,
-        distinct: false,
-        filter: None,
-        order_by: vec![],
-        over: None,
-    })
-}
 
 fn unit_text(unit: DateUnit) -> Expr {
     Expr::Literal(Literal::Text(unit.as_str().to_string()))
@@ -46,11 +35,11 @@ fn negated(e: Expr) -> Expr {
 }
 
 fn date_add(unit: DateUnit, n: Expr, x: Expr) -> Expr {
-    func("DATE_ADD", vec![unit_text(unit), n, x])
+    call("DATE_ADD", vec![unit_text(unit), n, x])
 }
 
 fn date_diff(unit: DateUnit, a: Expr, b: Expr) -> Expr {
-    func("DATE_DIFF", vec![unit_text(unit), a, b])
+    call("DATE_DIFF", vec![unit_text(unit), a, b])
 }
 
 fn divided(e: Expr, by: Expr) -> Expr {
@@ -289,7 +278,7 @@ impl Importer<'_> {
     /// A SQLite time value: `'now'` is the current timestamp.
     fn sqlite_day(&self, e: &SqlExpr) -> R<Expr> {
         match text_of(e) {
-            Some(t) if t.eq_ignore_ascii_case("now") => Ok(func("CURRENT_TIMESTAMP", vec![])),
+            Some(t) if t.eq_ignore_ascii_case("now") => Ok(call("CURRENT_TIMESTAMP", vec![])),
             _ => self.expr(e),
         }
     }
@@ -305,7 +294,7 @@ impl Importer<'_> {
             return Ok(None);
         }
         let part = |unit: DateUnit, x: &SqlExpr| -> R<Expr> {
-            Ok(func("DATE_PART", vec![unit_text(unit), self.expr(x)?]))
+            Ok(call("DATE_PART", vec![unit_text(unit), self.expr(x)?]))
         };
         let plus = |e: Expr, n: i64| Expr::Binary {
             op: BinaryOp::Plus,
@@ -314,9 +303,9 @@ impl Importer<'_> {
         };
         Ok(Some(match (name.as_str(), args.as_slice()) {
             ("NOW" | "LOCALTIMESTAMP" | "CURRENT_TIMESTAMP", []) if d != Dialect::Sqlite => {
-                func("CURRENT_TIMESTAMP", vec![])
+                call("CURRENT_TIMESTAMP", vec![])
             }
-            ("CURDATE" | "CURRENT_DATE", []) => func("CURRENT_DATE", vec![]),
+            ("CURDATE" | "CURRENT_DATE", []) => call("CURRENT_DATE", vec![]),
             // A lone julianday(x): the Julian day number of the Unix epoch plus the days
             // since it, fraction included (julianday(a) - julianday(b) is read apart).
             ("JULIANDAY", [x]) if d == Dialect::Sqlite => {
@@ -341,7 +330,7 @@ impl Importer<'_> {
                 let now = text_of(x).is_some_and(|t| t.eq_ignore_ascii_case("now"));
                 // The value is read as the function's kind first, so each step keeps it.
                 let mut value = if now {
-                    func(
+                    call(
                         if to == CastType::Date {
                             "CURRENT_DATE"
                         } else {
@@ -479,7 +468,7 @@ impl Importer<'_> {
             out.push(c);
             rest = chars.as_str();
         }
-        Ok(func(
+        Ok(call(
             "STRFTIME",
             vec![Expr::Literal(Literal::Text(out)), self.expr(x)?],
         ))
@@ -530,7 +519,7 @@ fn sqlite_modifier(value: Expr, m: &SqlExpr) -> R<Expr> {
             "day" => DateUnit::Day,
             _ => return unsupported(format!("The SQLite modifier {text:?}")),
         };
-        return Ok(func("DATE_TRUNC", vec![unit_text(unit), value]));
+        return Ok(call("DATE_TRUNC", vec![unit_text(unit), value]));
     }
     match interval_text(&t) {
         Some(steps) if steps.len() == 1 => {

@@ -142,60 +142,24 @@ impl Importer<'_> {
     /// alias (a join's `ON c_custkey = o_custkey`), so the validator sees which sides it
     /// relates. Sub-queries keep their own names.
     pub(super) fn qualify(&self, plan: &Plan, e: Expr) -> Expr {
-        let q = |e: Box<Expr>| Box::new(self.qualify(plan, *e));
         match e {
             Expr::Column {
                 alias: None,
                 column,
-            } => match self.owner(
-                plan,
-                &Expr::Column {
-                    alias: None,
-                    column: column.clone(),
-                },
-            ) {
-                Some(owner) => Expr::Column {
-                    alias: Some(owner),
+            } => {
+                let owner = self.owner(
+                    plan,
+                    &Expr::Column {
+                        alias: None,
+                        column: column.clone(),
+                    },
+                );
+                Expr::Column {
+                    alias: owner,
                     column,
-                },
-                None => Expr::Column {
-                    alias: None,
-                    column,
-                },
-            },
-            Expr::Binary { op, left, right } => Expr::Binary {
-                op,
-                left: q(left),
-                right: q(right),
-            },
-            Expr::Unary { op, expr } => Expr::Unary { op, expr: q(expr) },
-            Expr::Cast { expr, to } => Expr::Cast { expr: q(expr), to },
-            Expr::Between {
-                expr,
-                low,
-                high,
-                negated,
-            } => Expr::Between {
-                expr: q(expr),
-                low: q(low),
-                high: q(high),
-                negated,
-            },
-            Expr::Func(mut f) => {
-                f.args = f.args.into_iter().map(|a| self.qualify(plan, a)).collect();
-                Expr::Func(f)
+                }
             }
-            Expr::Case { whens, else_expr } => Expr::Case {
-                whens: whens
-                    .into_iter()
-                    .map(|w| crate::When {
-                        condition: self.qualify(plan, w.condition),
-                        result: self.qualify(plan, w.result),
-                    })
-                    .collect(),
-                else_expr: else_expr.map(q),
-            },
-            other => other,
+            other => crate::walk::map_children(other, &mut |c| self.qualify(plan, c)),
         }
     }
 

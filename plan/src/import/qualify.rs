@@ -145,46 +145,6 @@ impl Hidden<'_> {
             });
             return read(column, &self.table);
         }
-        match e {
-            Expr::Binary { op, left, right } => Expr::Binary {
-                op,
-                left: Box::new(self.carry(*left)),
-                right: Box::new(self.carry(*right)),
-            },
-            Expr::Unary { op, expr } => Expr::Unary {
-                op,
-                expr: Box::new(self.carry(*expr)),
-            },
-            Expr::Cast { expr, to } => Expr::Cast {
-                expr: Box::new(self.carry(*expr)),
-                to,
-            },
-            Expr::Between {
-                expr,
-                low,
-                high,
-                negated,
-            } => Expr::Between {
-                expr: Box::new(self.carry(*expr)),
-                low: Box::new(self.carry(*low)),
-                high: Box::new(self.carry(*high)),
-                negated,
-            },
-            Expr::Case { whens, else_expr } => Expr::Case {
-                whens: whens
-                    .into_iter()
-                    .map(|w| crate::When {
-                        condition: self.carry(w.condition),
-                        result: self.carry(w.result),
-                    })
-                    .collect(),
-                else_expr: else_expr.map(|e| Box::new(self.carry(*e))),
-            },
-            Expr::Func(mut f) => {
-                f.args = f.args.into_iter().map(|a| self.carry(a)).collect();
-                Expr::Func(f)
-            }
-            other => other,
-        }
+        crate::walk::map_children(e, &mut |c| self.carry(c))
     }
 }
