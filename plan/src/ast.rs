@@ -117,6 +117,11 @@ pub struct Cte {
     pub name: String,
     /// The sub-plan.
     pub plan: Plan,
+    /// `WITH RECURSIVE`: the sub-plan's first part gives the starting rows, and each plan in
+    /// its `set_operations` (UNION ALL) reads `name` once to add rows made from the rows
+    /// added last, until none are added (a hierarchy's levels, a series of dates).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub recursive: bool,
 }
 
 /// A table read under an alias.

@@ -18,6 +18,9 @@ impl Display for Plan {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         if !self.ctes.is_empty() {
             f.write_str("WITH ")?;
+            if self.ctes.iter().any(|c| c.recursive) {
+                f.write_str("RECURSIVE ")?;
+            }
             for (i, c) in self.ctes.iter().enumerate() {
                 if i > 0 {
                     f.write_str(", ")?;

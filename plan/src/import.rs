@@ -173,17 +173,34 @@ impl Importer<'_> {
         let mut ctes = Vec::new();
         let visible_before = self.visible.borrow().len();
         if let Some(with) = &q.with {
-            if with.recursive {
-                return unsupported("WITH RECURSIVE");
-            }
             for c in &with.cte_tables {
-                let mut cte = self.query(&c.query)?;
-                name_columns(&mut cte, &c.alias.columns)?;
                 let name = ident_text(&c.alias.name);
+                // Under WITH RECURSIVE a CTE may read itself, with the columns its column
+                // list or its first part names.
+                let own = with.recursive.then(|| match c.alias.columns.as_slice() {
+                    [] => anchor_names(&c.query.body),
+                    names => names.iter().map(|n| ident_text(&n.name)).collect(),
+                });
+                if let Some(columns) = &own {
+                    self.visible
+                        .borrow_mut()
+                        .push((name.clone(), columns.clone()));
+                }
+                let imported = self.query(&c.query);
+                if own.is_some() {
+                    self.visible.borrow_mut().pop();
+                }
+                let mut cte = imported?;
+                name_columns(&mut cte, &c.alias.columns)?;
+                let recursive = own.is_some() && cte.reads(&name);
                 self.visible
                     .borrow_mut()
                     .push((name.clone(), output_names(&cte)));
-                ctes.push(Cte { name, plan: cte });
+                ctes.push(Cte {
+                    name,
+                    plan: cte,
+                    recursive,
+                });
             }
         }
         let plan = self.body(&q.body);
@@ -356,6 +373,7 @@ impl Importer<'_> {
         host.ctes.push(Cte {
             name: name.clone(),
             plan: part,
+            recursive: false,
         });
         Plan {
             tables: vec![TableRef {
@@ -706,6 +724,7 @@ impl Importer<'_> {
                 plan.ctes.push(Cte {
                     name: name.clone(),
                     plan: derived,
+                    recursive: false,
                 });
                 let alias = own.unwrap_or_else(|| name.clone());
                 plan.tables.push(TableRef {
@@ -1439,6 +1458,28 @@ fn output_names(plan: &Plan) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+/// The names a query's first SELECT gives its columns (an alias or a column's own name;
+/// none for another unnamed value), without importing it.
+fn anchor_names(body: &SetExpr) -> Vec<String> {
+    match body {
+        SetExpr::SetOperation { left, .. } => anchor_names(left),
+        SetExpr::Query(q) => anchor_names(&q.body),
+        SetExpr::Select(s) => s
+            .projection
+            .iter()
+            .filter_map(|item| match item {
+                ast::SelectItem::ExprWithAlias { alias, .. } => Some(ident_text(alias)),
+                ast::SelectItem::UnnamedExpr(SqlExpr::Identifier(id)) => Some(ident_text(id)),
+                ast::SelectItem::UnnamedExpr(SqlExpr::CompoundIdentifier(ids)) => {
+                    ids.last().map(ident_text)
+                }
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// A column list on a WITH or derived table (`t(a, b)`) names its result columns in order.

@@ -188,6 +188,7 @@ fn superset_plan() -> Plan {
         ctes: vec![Cte {
             name: "sold".into(),
             plan: sub.clone(),
+            recursive: false,
         }],
         distinct: true,
         tables: vec![TableRef {

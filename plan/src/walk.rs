@@ -127,6 +127,14 @@ impl Plan {
         });
         names
     }
+
+    /// Whether any plan within this one reads the table or CTE `name` (a sub-plan's own CTE
+    /// of that name counts too).
+    pub fn reads(&self, name: &str) -> bool {
+        self.table_names()
+            .iter()
+            .any(|t| t.eq_ignore_ascii_case(name))
+    }
 }
 
 /// Calls `f` on every expression node of every plan in `plan`, with its clause.

@@ -1,7 +1,7 @@
 //! The constructs the plan language grew for analysts' SQL mean the same on every engine:
 //! random plans with NULL ordering, aggregate filters, cross joins, grouping sets, dates
-//! that keep their kind, statistics, string aggregation, BOOL_OR/BOOL_AND and a query
-//! without FROM, each run on Chinook in SQLite and in DuckDB (a copy the tests make) and
+//! that keep their kind, statistics, string aggregation, BOOL_OR/BOOL_AND, a query
+//! without FROM and recursive CTEs, each run on Chinook in SQLite and in DuckDB (a copy the tests make) and
 //! compared row for row, ties and NULLs included. And each dialect's own spelling of them,
 //! imported, gives the rows the database gives for the SQL as written.
 #![cfg(not(target_arch = "wasm32"))]
@@ -313,6 +313,47 @@ fn without_from() -> impl Strategy<Value = Json> {
     })
 }
 
+/// Recursive CTEs: the chain of people under a random manager with their depth, and a
+/// series of numbers with a random step, each read by a plan that aggregates it.
+fn recursive_ctes() -> impl Strategy<Value = Json> {
+    let chain = (1i64..9).prop_map(|root| {
+        json!({
+            "with": [{"name": "chain", "recursive": true, "plan": {
+                "tables": [{"name": "Employee", "alias": "e"}],
+                "select_items": [{"expr": col("e", "EmployeeId")}, {"expr": lit(json!(0)), "alias": "depth"}],
+                "where": bin("=", col("e", "EmployeeId"), lit(json!(root))),
+                "set_operations": [{"op": "union_all", "plan": {
+                    "tables": [{"name": "Employee", "alias": "e"}, {"name": "chain", "alias": "c"}],
+                    "joins": [{"left_alias": "c", "right_alias": "e",
+                               "condition": bin("=", col("e", "ReportsTo"), col("c", "EmployeeId"))}],
+                    "select_items": [{"expr": col("e", "EmployeeId")},
+                                     {"expr": bin("+", col("c", "depth"), lit(json!(1)))}]}}]}}],
+            "tables": [{"name": "chain", "alias": "k"}],
+            "select_items": [{"expr": col("k", "depth")},
+                             {"expr": func("COUNT", vec![col("k", "EmployeeId")]), "alias": "people"}],
+            "group_by": [{"expr": col("k", "depth")}]
+        })
+    });
+    let series = (1i64..4, 5i64..40, prop_oneof![Just("union_all"), Just("union")]).prop_map(
+        |(step, top, op)| {
+            json!({
+                "with": [{"name": "series", "recursive": true, "plan": {
+                    "tables": [],
+                    "select_items": [{"expr": lit(json!(1)), "alias": "n"}],
+                    "set_operations": [{"op": op, "plan": {
+                        "tables": [{"name": "series", "alias": "s"}],
+                        "select_items": [{"expr": bin("+", col("s", "n"), lit(json!(step)))}],
+                        "where": bin("<=", bin("+", col("s", "n"), lit(json!(step))), lit(json!(top)))}}]}}],
+                "tables": [{"name": "series", "alias": "x"}, {"name": "Genre", "alias": "g"}],
+                "joins": [{"left_alias": "x", "right_alias": "g", "join_type": "left",
+                           "condition": bin("=", col("g", "GenreId"), col("x", "n"))}],
+                "select_items": [{"expr": col("x", "n")}, {"expr": col("g", "Name")}]
+            })
+        },
+    );
+    prop_oneof![chain, series]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 24,
@@ -360,6 +401,11 @@ proptest! {
     fn a_query_without_from_answers_the_same(plan in without_from()) {
         check(plan, true)?;
     }
+
+    #[test]
+    fn recursive_ctes_reach_the_same_rows(plan in recursive_ctes()) {
+        check(plan, false)?;
+    }
 }
 
 /// A standard deviation runs on DuckDB and, on SQLite, whose square root is optional, stops
@@ -385,7 +431,7 @@ fn a_deviation_on_sqlite_names_the_variance() {
 
 /// SQL as analysts write it for SQLite, then for DuckDB: each imported as a plan, rendered
 /// and run must give the rows the database gives for the SQL itself.
-const SPELLINGS: [(&str, &str); 23] = [
+const SPELLINGS: [(&str, &str); 25] = [
     ("sqlite", "SELECT c.Country, COUNT(*) FROM Customer c, Invoice i WHERE i.CustomerId = c.CustomerId GROUP BY c.Country"),
     ("sqlite", "SELECT Name FROM Track JOIN Album USING (AlbumId) WHERE Title LIKE 'A%'"),
     ("sqlite", "SELECT InvoiceId, date(InvoiceDate, 'start of month', '+1 month', '-1 day') FROM Invoice WHERE InvoiceId < 30"),
@@ -409,6 +455,8 @@ const SPELLINGS: [(&str, &str); 23] = [
     ("duckdb", "SELECT Name FROM Artist WHERE ArtistId < 5 UNION (SELECT Title FROM Album WHERE AlbumId < 9 INTERSECT SELECT Title FROM Album WHERE AlbumId > 3)"),
     ("duckdb", "(SELECT Name FROM Track ORDER BY Milliseconds DESC, TrackId LIMIT 3) UNION ALL (SELECT Name FROM Track ORDER BY Milliseconds, TrackId LIMIT 3)"),
     ("duckdb", "SELECT InvoiceId, MAKE_DATE(YEAR(InvoiceDate), MONTH(InvoiceDate), 1) FROM Invoice WHERE InvoiceId < 30"),
+    ("sqlite", "WITH RECURSIVE days(day) AS (SELECT '2013-12-01' UNION ALL SELECT date(day, '+1 day') FROM days WHERE day < '2013-12-31') SELECT d.day, COUNT(i.InvoiceId) FROM days d LEFT JOIN Invoice i ON date(i.InvoiceDate) = d.day GROUP BY d.day"),
+    ("duckdb", "WITH RECURSIVE up AS (SELECT EmployeeId, ReportsTo, 0 AS hops FROM Employee WHERE EmployeeId = 7 UNION ALL SELECT e.EmployeeId, e.ReportsTo, u.hops + 1 FROM Employee e JOIN up u ON e.EmployeeId = u.ReportsTo) SELECT EmployeeId, hops FROM up"),
 ];
 
 #[test]

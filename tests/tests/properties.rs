@@ -584,6 +584,7 @@ fn shaped(s: &Shape) -> Plan {
                 filter: Some(binary(BinaryOp::Gt, col("lt", "Milliseconds"), int(60_000))),
                 ..Plan::default()
             },
+            recursive: false,
         }];
     }
     plan

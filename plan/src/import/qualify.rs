@@ -98,7 +98,11 @@ impl Importer<'_> {
             database: None,
             alias: name.clone(),
         }];
-        outer.ctes.push(Cte { name, plan: inner });
+        outer.ctes.push(Cte {
+            name,
+            plan: inner,
+            recursive: false,
+        });
         Ok(outer)
     }
 }

@@ -62,6 +62,28 @@ impl Default for LowerOptions {
 /// [`crate::ErrorKind::Unbuildable`].
 pub type LowerError = Error;
 
+/// Whether `d` runs the recursive CTE `c` as every other engine does.
+fn recursive_supported(c: &crate::Cte, d: Dialect) -> Result<(), LowerError> {
+    match d {
+        Dialect::Spark => fail(format!(
+            "Spark SQL has no recursive WITH; the recursive CTE {} cannot run there.",
+            c.name
+        )),
+        Dialect::SqlServer
+            if c.plan
+                .set_operations
+                .iter()
+                .any(|s| s.op != SetOperator::UnionAll) =>
+        {
+            fail(format!(
+                "SQL Server combines a recursive CTE's parts with UNION ALL only; {} uses UNION.",
+                c.name
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn fail<T>(message: impl Into<String>) -> Result<T, LowerError> {
     Err(Error::unbuildable(message.into()))
 }
@@ -287,12 +309,23 @@ impl Lowerer<'_> {
         } else {
             let mut cte_tables = Vec::with_capacity(plan.ctes.len());
             for c in &plan.ctes {
-                let query = self.query(&c.plan, false)?;
+                if c.recursive {
+                    recursive_supported(c, d)?;
+                }
                 let columns = result_columns(&c.plan, self.schema, &self.ctes.borrow());
                 let kinds = self.result_kinds(&c.plan, &columns);
                 let names = columns.into_iter().map(|c| c.name).collect();
-                self.ctes.borrow_mut().push((c.name.clone(), names));
-                self.cte_kinds.borrow_mut().push(kinds);
+                // A recursive CTE reads itself with its first part's columns.
+                let query = if c.recursive {
+                    self.ctes.borrow_mut().push((c.name.clone(), names));
+                    self.cte_kinds.borrow_mut().push(kinds);
+                    self.query(&c.plan, false)?
+                } else {
+                    let query = self.query(&c.plan, false)?;
+                    self.ctes.borrow_mut().push((c.name.clone(), names));
+                    self.cte_kinds.borrow_mut().push(kinds);
+                    query
+                };
                 cte_tables.push(ast::Cte {
                     alias: TableAlias {
                         explicit: false,
@@ -306,7 +339,8 @@ impl Lowerer<'_> {
             }
             Some(ast::With {
                 with_token: AttachedToken::empty(),
-                recursive: false,
+                // SQL Server reads recursion from the CTE itself and has no keyword for it.
+                recursive: d != Dialect::SqlServer && plan.ctes.iter().any(|c| c.recursive),
                 cte_tables,
             })
         };

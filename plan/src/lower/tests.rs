@@ -383,6 +383,21 @@ fn constructs() -> Vec<(&'static str, Json)> {
             ),
         ),
         (
+            "a recursive CTE: a chain of managers",
+            json!({"with": [{"name": "chain", "recursive": true, "plan": {
+                       "tables": [{"name": "Employee", "alias": "e"}],
+                       "select_items": [{"expr": c("e", "EmployeeId")}, {"expr": lit(json!(0)), "alias": "depth"}],
+                       "where": bin("=", c("e", "EmployeeId"), lit(json!(1))),
+                       "set_operations": [{"op": "union_all", "plan": {
+                           "tables": [{"name": "Employee", "alias": "e"}, {"name": "chain", "alias": "c"}],
+                           "joins": [{"left_alias": "c", "right_alias": "e",
+                                      "condition": bin("=", c("e", "ReportsTo"), c("c", "EmployeeId"))}],
+                           "select_items": [{"expr": c("e", "EmployeeId")},
+                                            {"expr": bin("+", c("c", "depth"), lit(json!(1)))}]}}]}}],
+                   "tables": [{"name": "chain", "alias": "k"}],
+                   "select_items": sel(vec![c("k", "EmployeeId"), c("k", "depth")])}),
+        ),
+        (
             "a cross join, and no FROM",
             json!({"tables": [{"name": "Artist", "alias": "g"}, {"name": "Employee", "alias": "m"}],
                    "joins": [{"left_alias": "g", "right_alias": "m", "join_type": "cross"}],

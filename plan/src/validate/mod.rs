@@ -8,6 +8,7 @@
 //! panic: every lookup is checked and every walk is bounded by the plan's nesting cap.
 
 mod names;
+mod recursive;
 mod rules;
 mod similar;
 
@@ -302,6 +303,7 @@ fn static_checks(
         return;
     }
     rules::shape(plan, out);
+    recursive::check(plan, out);
     rules::functions(plan, out);
     if rules::operators(plan, out) {
         return;

@@ -216,6 +216,18 @@ impl<'s> Resolver<'s, '_> {
     }
 
     fn plan(&mut self, plan: &'s Plan, outer: &[&Level<'s>], ctes: &Ctes) -> Vec<OutCol> {
+        self.plan_reading(plan, outer, ctes, None)
+    }
+
+    /// A plan whose set operations may also read `itself` (a recursive CTE's name), with the
+    /// columns of the plan's first part.
+    fn plan_reading(
+        &mut self,
+        plan: &'s Plan,
+        outer: &[&Level<'s>],
+        ctes: &Ctes,
+        itself: Option<&str>,
+    ) -> Vec<OutCol> {
         let mut visible = ctes.clone();
         for c in &plan.ctes {
             if ctes.iter().any(|(n, _)| n.eq_ignore_ascii_case(&c.name)) {
@@ -224,7 +236,12 @@ impl<'s> Resolver<'s, '_> {
                     c.name
                 ));
             }
-            let cols = self.plan(&c.plan, outer, &visible);
+            let cols = self.plan_reading(
+                &c.plan,
+                outer,
+                &visible,
+                c.recursive.then_some(c.name.as_str()),
+            );
             if self.schema.table(&c.name).is_some() {
                 self.out.invalid(format!(
                     "The CTE {} has the name of a table; give it a name no table has.",
@@ -279,14 +296,17 @@ impl<'s> Resolver<'s, '_> {
             self.expr(root, clause, &chain, &visible);
         }
 
+        self.grouping(plan, &chain);
+        let outputs = self.outputs(plan, &chain);
+
+        if let Some(name) = itself {
+            visible.push((name.to_string(), outputs.clone()));
+        }
         let members: Vec<usize> = plan
             .set_operations
             .iter()
             .map(|s| self.plan(&s.plan, outer, &visible).len())
             .collect();
-
-        self.grouping(plan, &chain);
-        let outputs = self.outputs(plan, &chain);
         if let Some(width) = members.into_iter().find(|w| *w != outputs.len()) {
             self.out.invalid(format!(
                 "Every plan of a set operation must give the same number of columns: the first \

@@ -770,3 +770,79 @@ fn the_deepest_admitted_plans_validate_and_render() {
         }
     }
 }
+
+/// A chain of managers from employee 1 down, as a recursive CTE; `member` is the part that
+/// reads `chain`.
+fn managers(member: Json) -> Json {
+    json!({"with": [{"name": "chain", "recursive": true, "plan": {
+               "tables": [{"name": "Employee", "alias": "e"}],
+               "select_items": [{"expr": c("e", "EmployeeId")}, {"expr": lit(json!(0)), "alias": "depth"}],
+               "where": bin("=", c("e", "EmployeeId"), lit(json!(1))),
+               "set_operations": [{"op": "union_all", "plan": member}]}}],
+           "tables": [{"name": "chain", "alias": "k"}],
+           "select_items": [{"expr": c("k", "EmployeeId")}, {"expr": c("k", "depth")}]})
+}
+
+fn next_level(select: Vec<Json>) -> Json {
+    json!({"tables": [{"name": "Employee", "alias": "e"}, {"name": "chain", "alias": "c"}],
+           "joins": [{"left_alias": "c", "right_alias": "e",
+                      "condition": bin("=", c("e", "ReportsTo"), c("c", "EmployeeId"))}],
+           "select_items": select.into_iter().map(|e| json!({"expr": e})).collect::<Vec<_>>()})
+}
+
+#[test]
+fn a_recursive_cte_reads_its_own_first_columns_in_its_last_member() {
+    let good = managers(next_level(vec![
+        c("e", "EmployeeId"),
+        bin("+", c("c", "depth"), lit(json!(1))),
+    ]));
+    let v = run(&plan(good.clone()));
+    assert!(v.passed(), "{}", messages(&v));
+
+    // Without `recursive`, the CTE cannot see itself.
+    let mut plain = good;
+    plain["with"][0]["recursive"] = json!(false);
+    let v = run(&plan(plain));
+    assert!(codes(&v).contains(&ErrorCode::TableNotFound), "{v:?}");
+
+    // A column the first part does not give is unknown to the member.
+    let v = run(&plan(managers(next_level(vec![
+        c("e", "EmployeeId"),
+        c("c", "height"),
+    ]))));
+    assert!(codes(&v).contains(&ErrorCode::ColumnNotFound), "{v:?}");
+}
+
+#[test]
+fn a_recursive_cte_of_another_shape_is_refused_with_its_reason() {
+    let refused = |p: Json, words: &str| {
+        let v = run(&plan(p));
+        assert!(!v.passed(), "accepted: {words}");
+        assert!(messages(&v).contains(words), "{words}: {}", messages(&v));
+    };
+    let aggregating = managers(next_level(vec![
+        func("MAX", vec![c("e", "EmployeeId")]),
+        lit(json!(1)),
+    ]));
+    refused(aggregating, "may not aggregate");
+
+    let mut no_member = managers(next_level(vec![c("e", "EmployeeId"), lit(json!(1))]));
+    no_member["with"][0]["plan"]["set_operations"] = json!([]);
+    refused(no_member, "needs a first part");
+
+    let mut first_reads = managers(next_level(vec![c("e", "EmployeeId"), lit(json!(1))]));
+    first_reads["with"][0]["plan"]["tables"][0]["name"] = json!("chain");
+    refused(first_reads, "Only the last set_operations member");
+
+    let mut twice = next_level(vec![c("e", "EmployeeId"), lit(json!(1))]);
+    twice["tables"][0]["name"] = json!("chain");
+    refused(managers(twice), "exactly once");
+
+    let mut outer = next_level(vec![c("e", "EmployeeId"), lit(json!(1))]);
+    outer["joins"][0]["join_type"] = json!("left");
+    refused(managers(outer), "inner joins only");
+
+    let mut intersect = managers(next_level(vec![c("e", "EmployeeId"), lit(json!(1))]));
+    intersect["with"][0]["plan"]["set_operations"][0]["op"] = json!("intersect");
+    refused(intersect, "union_all (or union) only");
+}
