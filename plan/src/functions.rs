@@ -103,6 +103,7 @@ pub const FUNCTIONS: &[FuncSpec] = &[
     spec("DATE_TRUNC", Date, 2, 2),
     spec("DATE_ADD", Date, 3, 3),
     spec("DATE_DIFF", Date, 3, 3),
+    spec("ELAPSED", Date, 3, 3),
     spec("CURRENT_DATE", Date, 0, 0),
     spec("CURRENT_TIMESTAMP", Date, 0, 0),
     spec("MAKE_DATE", Date, 3, 3),
@@ -250,6 +251,10 @@ pub enum DateCall<'a> {
     /// `DATE_DIFF(unit, a, b)`: unit boundaries crossed from `a` to `b` (whole weeks for
     /// weeks).
     Diff(DateUnit, &'a Expr, &'a Expr),
+    /// `ELAPSED(unit, a, b)`: whole units elapsed from `a` to `b`, toward zero (an age in
+    /// years, a tenure in months): a month has elapsed once `b`'s day and time of the month
+    /// reach `a`'s.
+    Elapsed(DateUnit, &'a Expr, &'a Expr),
     /// `CURRENT_DATE`: today, pinned by the `today` setting when set.
     CurrentDate,
     /// `CURRENT_TIMESTAMP`: now, a timestamp; the start of the pinned day when `today` is
@@ -261,7 +266,8 @@ pub enum DateCall<'a> {
 
 /// The portable forms, for messages.
 pub const DATE_FORMS: &str = "DATE_PART('unit', date), DATE_TRUNC('unit', date), \
-DATE_ADD('unit', n, date), DATE_DIFF('unit', start, end), CURRENT_DATE(), \
+DATE_ADD('unit', n, date), DATE_DIFF('unit', start, end), ELAPSED('unit', start, end) \
+(whole units elapsed: an age in years), CURRENT_DATE(), \
 CURRENT_TIMESTAMP() and MAKE_DATE(year, month, day), where unit is one of year, quarter, month, week, day, hour, minute or \
 second (DATE_PART also takes dow, isodow, doy and epoch; YEAR(date), QUARTER(date), \
 MONTH(date) and DAY(date) also work)";
@@ -316,13 +322,14 @@ pub fn date_call(f: &FuncCall) -> Option<Result<DateCall<'_>, String>> {
                 Some(Ok(DateCall::Part(unit, x)))
             }
         }
-        ("DATE_ADD" | "DATE_DIFF", [u, ..]) => match unit_of(u) {
+        ("DATE_ADD" | "DATE_DIFF" | "ELAPSED", [u, ..]) => match unit_of(u) {
             Some(unit) if !unit.is_period() => {
                 bad(&format!("{unit} is a part, not a period to count in"))
             }
             Some(unit) => match (spec.name, args) {
                 ("DATE_ADD", [_, n, x]) => Some(Ok(DateCall::Add(unit, n, x))),
                 ("DATE_DIFF", [_, a, b]) => Some(Ok(DateCall::Diff(unit, a, b))),
+                ("ELAPSED", [_, a, b]) => Some(Ok(DateCall::Elapsed(unit, a, b))),
                 _ => bad("wrong number of arguments"),
             },
             None => bad("the first argument must be a text literal naming a unit"),

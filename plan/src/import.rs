@@ -1102,6 +1102,9 @@ impl Importer<'_> {
             }
             SqlExpr::Extract { field, expr, .. } => {
                 let unit = dates::extract_unit(field)?;
+                if let Some(part) = self.age_part(unit, expr)? {
+                    return Ok(part);
+                }
                 if unit == DateUnit::Epoch {
                     if let Some(seconds) = self.epoch_of_difference(expr)? {
                         return Ok(seconds);
@@ -1134,7 +1137,10 @@ impl Importer<'_> {
             }
             SqlExpr::Function(f) => match self.date_spelling(f)? {
                 Some(e) => e,
-                None => Expr::Func(self.function(f)?),
+                None => match self.field_position(f)? {
+                    Some(e) => e,
+                    None => Expr::Func(self.function(f)?),
+                },
             },
             SqlExpr::Substring {
                 expr,
@@ -1232,6 +1238,39 @@ impl Importer<'_> {
         level
             .pop()
             .ok_or_else(|| failed("An empty AND or OR chain."))
+    }
+
+    /// MySQL's `FIELD(x, a, b, …)`, the position of `x` among the values (0 when absent or
+    /// NULL), as the `CASE` it means; `None` for any other call.
+    fn field_position(&self, f: &ast::Function) -> R<Option<Expr>> {
+        if self.dialect != Dialect::MySql || !f.name.to_string().eq_ignore_ascii_case("FIELD") {
+            return Ok(None);
+        }
+        let Some(args) = dates::call_args(f) else {
+            return Ok(None);
+        };
+        let Some((x, values)) = args.split_first() else {
+            return unsupported("FIELD without arguments");
+        };
+        if values.is_empty() {
+            return unsupported("FIELD with nothing to find the value among");
+        }
+        let x = self.expr(x)?;
+        let mut whens = Vec::with_capacity(values.len());
+        for (k, v) in (1..).zip(values) {
+            whens.push(When {
+                condition: Expr::Binary {
+                    op: BinaryOp::Eq,
+                    left: Box::new(x.clone()),
+                    right: Box::new(self.expr(v)?),
+                },
+                result: Expr::Literal(Literal::Integer(k)),
+            });
+        }
+        Ok(Some(Expr::Case {
+            whens,
+            else_expr: Some(Box::new(Expr::Literal(Literal::Integer(0)))),
+        }))
     }
 
     fn function(&self, f: &ast::Function) -> R<FuncCall> {

@@ -190,7 +190,7 @@ fn grouping_sets() -> impl Strategy<Value = Json> {
     })
 }
 
-/// Invoice dates truncated, moved, taken apart and counted between, in random units.
+/// Invoice dates truncated, moved, taken apart, counted between and elapsed, in random units.
 fn dates() -> impl Strategy<Value = Json> {
     let period = prop_oneof![
         Just("year"),
@@ -228,7 +228,9 @@ fn dates() -> impl Strategy<Value = Json> {
                     {"expr": func("DATE_TRUNC", vec![lit(json!(cut)), date.clone()]), "alias": "cut"},
                     {"expr": func("DATE_ADD", vec![lit(json!(step)), lit(json!(n)), date.clone()]), "alias": "moved"},
                     {"expr": func("DATE_PART", vec![lit(json!(part)), date.clone()]), "alias": "part"},
-                    {"expr": func("DATE_DIFF", vec![lit(json!(step)), date, lit(json!("2012-06-15 12:30:45"))]), "alias": "between"}
+                    {"expr": func("DATE_DIFF", vec![lit(json!(step)), date.clone(), lit(json!("2012-06-15 12:30:45"))]), "alias": "between"},
+                    {"expr": func("ELAPSED", vec![lit(json!(step)), date.clone(), lit(json!("2012-06-15 12:30:45"))]), "alias": "since"},
+                    {"expr": func("ELAPSED", vec![lit(json!(step)), lit(json!("2011-01-31 18:00:00")), date]), "alias": "until"}
                 ],
                 "where": bin("<=", col("i", "InvoiceId"), lit(json!(40))),
                 "order_by": [{"expr": col("i", "InvoiceId")}]
@@ -405,6 +407,40 @@ proptest! {
     #[test]
     fn recursive_ctes_reach_the_same_rows(plan in recursive_ctes()) {
         check(plan, false)?;
+    }
+}
+
+/// Whole periods elapsed, at the edges where counting boundaries would differ: a month
+/// that has not reached its day (or its time), a leap day, both directions.
+#[test]
+fn elapsed_periods_count_whole_ones_on_both_engines() {
+    let cases: [(&str, &str, &str, i64); 9] = [
+        ("month", "2024-01-31", "2024-02-29", 0),
+        ("month", "2024-01-31", "2024-03-01", 1),
+        ("month", "2024-01-15 10:00:00", "2024-02-15 09:59:59", 0),
+        ("month", "2024-01-15 10:00:00", "2024-02-15 10:00:00", 1),
+        ("year", "2000-02-29", "2024-02-28", 23),
+        ("year", "2024-06-30", "2023-06-30 00:00:01", 0),
+        ("year", "2024-06-30", "2023-06-30", -1),
+        ("quarter", "2024-03-31", "2023-12-30", -1),
+        ("day", "2024-01-01 10:00:00", "2024-01-03 09:00:00", 1),
+    ];
+    for (unit, a, b, expected) in cases {
+        let plan: Plan = serde_json::from_value(json!({
+            "tables": [],
+            "select_items": [{"expr": func("ELAPSED", vec![lit(json!(unit)), lit(json!(a)), lit(json!(b))]), "alias": "n"}]
+        }))
+        .expect("a plan");
+        ENGINES.with(|(sqlite, duckdb)| {
+            for (name, engine) in [("SQLite", sqlite), ("DuckDB", duckdb)] {
+                let got = rows(engine, &plan).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(
+                    got,
+                    vec![vec![Value::Integer(expected)]],
+                    "{name}: ELAPSED('{unit}', '{a}', '{b}')"
+                );
+            }
+        });
     }
 }
 

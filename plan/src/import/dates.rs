@@ -188,7 +188,7 @@ fn julian_of(e: &SqlExpr) -> Option<&SqlExpr> {
     }
 }
 
-fn call_args(f: &ast::Function) -> Option<Vec<&SqlExpr>> {
+pub(super) fn call_args(f: &ast::Function) -> Option<Vec<&SqlExpr>> {
     match &f.args {
         FunctionArguments::List(list)
             if list.clauses.is_empty() && list.duplicate_treatment.is_none() =>
@@ -244,6 +244,32 @@ impl Importer<'_> {
             moved = date_add(unit, amount, moved);
         }
         Ok(Some(moved))
+    }
+
+    /// A part of PostgreSQL's `AGE(b, a)` (`AGE(a)`: from `a` to today): its years are the
+    /// whole years elapsed, its months the whole months elapsed past them. `None` when `e`
+    /// is no `AGE`.
+    pub(super) fn age_part(&self, unit: DateUnit, e: &SqlExpr) -> R<Option<Expr>> {
+        let SqlExpr::Function(f) = e else {
+            return Ok(None);
+        };
+        if !f.name.to_string().eq_ignore_ascii_case("AGE") || self.dialect != Dialect::Postgres {
+            return Ok(None);
+        }
+        let (from, to) = match call_args(f).as_deref() {
+            Some([later, earlier]) => (self.expr(earlier)?, self.expr(later)?),
+            Some([earlier]) => (self.expr(earlier)?, call("CURRENT_DATE", vec![])),
+            _ => return unsupported("AGE with other than one or two arguments"),
+        };
+        let elapsed =
+            |unit: DateUnit| call("ELAPSED", vec![unit_text(unit), from.clone(), to.clone()]);
+        Ok(Some(match unit {
+            DateUnit::Year => elapsed(DateUnit::Year),
+            DateUnit::Month => call("MOD", vec![elapsed(DateUnit::Month), int(12)]),
+            other => {
+                return unsupported(format!("The {other} of an AGE (only its years and months)"))
+            }
+        }))
     }
 
     /// `EXTRACT(EPOCH FROM a - b)`: the seconds between two timestamps.
@@ -306,6 +332,13 @@ impl Importer<'_> {
                 call("CURRENT_TIMESTAMP", vec![])
             }
             ("CURDATE" | "CURRENT_DATE", []) => call("CURRENT_DATE", vec![]),
+            ("DATE_PART", [u, x]) => match text_of(u).and_then(unit_named) {
+                Some(unit) => match self.age_part(unit, x)? {
+                    Some(e) => e,
+                    None => return Ok(None),
+                },
+                None => return Ok(None),
+            },
             // A lone julianday(x): the Julian day number of the Unix epoch plus the days
             // since it, fraction included (julianday(a) - julianday(b) is read apart).
             ("JULIANDAY", [x]) if d == Dialect::Sqlite => {
@@ -386,31 +419,19 @@ impl Importer<'_> {
                 };
                 date_diff(unit, self.expr(a)?, self.expr(b)?)
             }
-            // MySQL's TIMESTAMPDIFF counts whole units elapsed: exact from seconds for the
-            // units of fixed length.
+            // MySQL's TIMESTAMPDIFF counts whole units elapsed, as ELAPSED does.
             ("TIMESTAMPDIFF", [unit, a, b]) => {
                 let word = match unit {
                     SqlExpr::Identifier(id) => id.value.clone(),
                     other => other.to_string(),
                 };
-                let seconds = match unit_named(&word) {
-                    Some(DateUnit::Second) => 1,
-                    Some(DateUnit::Minute) => 60,
-                    Some(DateUnit::Hour) => 3_600,
-                    Some(DateUnit::Day) => 86_400,
-                    Some(DateUnit::Week) => 604_800,
-                    _ => {
-                        return unsupported(format!(
-                            "TIMESTAMPDIFF({word}, …), which counts whole calendar periods"
-                        ))
-                    }
+                let Some(unit) = unit_named(&word).filter(|u| u.is_period()) else {
+                    return unsupported(format!("TIMESTAMPDIFF({word}, …)"));
                 };
-                let elapsed = date_diff(DateUnit::Second, self.expr(a)?, self.expr(b)?);
-                if seconds == 1 {
-                    elapsed
-                } else {
-                    divided(elapsed, int(seconds))
-                }
+                call(
+                    "ELAPSED",
+                    vec![unit_text(unit), self.expr(a)?, self.expr(b)?],
+                )
             }
             ("HOUR", [x]) => part(DateUnit::Hour, x)?,
             ("MINUTE", [x]) => part(DateUnit::Minute, x)?,

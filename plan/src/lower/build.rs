@@ -469,6 +469,20 @@ pub fn boolean(b: bool) -> SqlExpr {
 }
 
 /// `(e)`.
+/// `CASE WHEN c1 THEN r1 … ELSE otherwise END`.
+pub fn case_when(arms: Vec<(SqlExpr, SqlExpr)>, otherwise: SqlExpr) -> SqlExpr {
+    SqlExpr::Case {
+        case_token: ast::helpers::attached_token::AttachedToken::empty(),
+        end_token: ast::helpers::attached_token::AttachedToken::empty(),
+        operand: None,
+        conditions: arms
+            .into_iter()
+            .map(|(condition, result)| ast::CaseWhen { condition, result })
+            .collect(),
+        else_result: Some(Box::new(otherwise)),
+    }
+}
+
 pub fn nested(e: SqlExpr) -> SqlExpr {
     SqlExpr::Nested(Box::new(e))
 }

@@ -9,7 +9,7 @@
 //! SQLite, which keeps dates as text, a date is `'YYYY-MM-DD'` and a timestamp
 //! `'YYYY-MM-DD HH:MM:SS'`.
 
-use super::build::{binary, call, cast, custom_type, int, keyword, nested, text};
+use super::build::{binary, call, case_when, cast, custom_type, int, keyword, nested, text};
 use super::temporal::Temporal;
 use super::LowerError;
 use crate::dialect::Dialect;
@@ -541,17 +541,109 @@ pub fn diff(
 
 /// Whole weeks from `a` to `b`: days / 7, toward zero.
 fn weeks_between(a: SqlExpr, b: SqlExpr, d: Dialect) -> SqlExpr {
-    let days = days_between(a, b, d);
+    toward_zero(days_between(a, b, d), 7, d)
+}
+
+/// A whole number divided by `n`, toward zero.
+fn toward_zero(whole: SqlExpr, n: i64, d: Dialect) -> SqlExpr {
     match d {
         // Integer division already truncates toward zero here.
         Dialect::Sqlite | Dialect::Postgres | Dialect::SqlServer => {
-            nested(binary(days, Op::Divide, int(7)))
+            nested(binary(whole, Op::Divide, int(n)))
         }
-        Dialect::MySql => call("TRUNCATE", vec![binary(days, Op::Divide, int(7)), int(0)]),
-        Dialect::DuckDb => to_int(call("TRUNC", vec![binary(days, Op::Divide, int(7))]), d),
+        Dialect::MySql => call("TRUNCATE", vec![binary(whole, Op::Divide, int(n)), int(0)]),
+        Dialect::DuckDb => to_int(call("TRUNC", vec![binary(whole, Op::Divide, int(n))]), d),
         // `DIV` truncates toward zero.
-        Dialect::Spark => nested(binary(days, Op::MyIntegerDivide, int(7))),
+        Dialect::Spark => nested(binary(whole, Op::MyIntegerDivide, int(n))),
     }
+}
+
+/// `ELAPSED(unit, a, b)`: whole units from `a` to `b`, toward zero. Calendar units count
+/// months the way PostgreSQL's `AGE` and MySQL's `TIMESTAMPDIFF` do; the others are the
+/// whole seconds between, divided by the unit's length.
+pub fn elapsed(
+    unit: DateUnit,
+    first: Operand,
+    second: Operand,
+    d: Dialect,
+) -> Result<SqlExpr, LowerError> {
+    let seconds = || -> Result<SqlExpr, LowerError> {
+        Ok(clock_between(DateUnit::Second, first()?, second()?, d))
+    };
+    let (whole, per) = match unit {
+        // MySQL's TIMESTAMPDIFF counts exactly this, in every unit.
+        _ if d == Dialect::MySql && unit.is_period() => {
+            return Ok(call(
+                "TIMESTAMPDIFF",
+                vec![
+                    SqlExpr::Identifier(keyword(&unit.as_str().to_ascii_uppercase())),
+                    first()?,
+                    second()?,
+                ],
+            ))
+        }
+        DateUnit::Month => return months_elapsed(first, second, d),
+        DateUnit::Year => (months_elapsed(first, second, d)?, 12),
+        DateUnit::Quarter => (months_elapsed(first, second, d)?, 3),
+        DateUnit::Second => return seconds(),
+        DateUnit::Minute => (seconds()?, 60),
+        DateUnit::Hour => (seconds()?, 3_600),
+        DateUnit::Day => (seconds()?, 86_400),
+        DateUnit::Week => (seconds()?, 604_800),
+        _ => {
+            return Err(crate::Error::unbuildable(format!(
+                "ELAPSED counts periods; {unit} is a part."
+            )))
+        }
+    };
+    Ok(toward_zero(whole, per, d))
+}
+
+/// Whole months from `a` to `b`: the months between their calendar months, less one when
+/// `b`'s day and time of the month have not reached `a`'s (Jan 31 to Feb 29 is no month),
+/// counted the same way backwards when `b` comes first.
+fn months_elapsed(a: Operand, b: Operand, d: Dialect) -> Result<SqlExpr, LowerError> {
+    let months = || -> Result<SqlExpr, LowerError> {
+        Ok(minus(
+            ordinal(DateUnit::Month, b, d)?,
+            ordinal(DateUnit::Month, a, d)?,
+        ))
+    };
+    // Seconds into the month, from whole parts.
+    let into_month = |x: Operand| -> Result<SqlExpr, LowerError> {
+        let scaled = |unit, n| -> Result<SqlExpr, LowerError> {
+            Ok(binary(part(unit, x, d)?, Op::Multiply, int(n)))
+        };
+        let clock = binary(
+            binary(
+                scaled(DateUnit::Day, 86_400)?,
+                Op::Plus,
+                scaled(DateUnit::Hour, 3_600)?,
+            ),
+            Op::Plus,
+            binary(
+                scaled(DateUnit::Minute, 60)?,
+                Op::Plus,
+                part(DateUnit::Second, x, d)?,
+            ),
+        );
+        Ok(nested(clock))
+    };
+    let short = |months_cmp: Op, clock_cmp: Op| -> Result<SqlExpr, LowerError> {
+        Ok(binary(
+            binary(months()?, months_cmp, int(0)),
+            Op::And,
+            binary(into_month(b)?, clock_cmp, into_month(a)?),
+        ))
+    };
+    let correction = case_when(
+        vec![
+            (short(Op::Gt, Op::Lt)?, int(1)),
+            (short(Op::Lt, Op::Gt)?, int(-1)),
+        ],
+        int(0),
+    );
+    Ok(minus(months()?, correction))
 }
 
 /// Hour, minute or second boundaries crossed from `a` to `b`: the two cut to the unit,

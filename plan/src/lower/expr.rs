@@ -410,6 +410,7 @@ impl Lowerer<'_> {
                 dates::add(u, self.expr(n)?, self.expr(x)?, kind, d)
             }
             DateCall::Diff(u, a, b) => dates::diff(u, &|| self.expr(a), &|| self.expr(b), d)?,
+            DateCall::Elapsed(u, a, b) => dates::elapsed(u, &|| self.expr(a), &|| self.expr(b), d)?,
             DateCall::CurrentDate => dates::current_date(self.today, d),
             DateCall::CurrentTimestamp => dates::current_timestamp(self.today, d),
             DateCall::Make(y, m, day) => {

@@ -61,9 +61,8 @@ impl Lowerer<'_> {
         let arg = f.args.first();
         match f.name.to_ascii_uppercase().as_str() {
             "COUNT" | "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE" | "LENGTH" | "DATE_PART"
-            | "DATE_DIFF" | "EXTRACT" | "YEAR" | "QUARTER" | "MONTH" | "DAY" | "GROUPING" => {
-                Some(Numeric::Whole)
-            }
+            | "DATE_DIFF" | "ELAPSED" | "EXTRACT" | "YEAR" | "QUARTER" | "MONTH" | "DAY"
+            | "GROUPING" => Some(Numeric::Whole),
             // SQLite's TOTAL is always a real.
             "AVG" | "TOTAL" | "MEDIAN" | "PERCENTILE_CONT" | "STDDEV_SAMP" | "STDDEV_POP"
             | "VAR_SAMP" | "VAR_POP" => Some(Numeric::Fraction),

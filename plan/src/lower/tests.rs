@@ -244,6 +244,26 @@ fn constructs() -> Vec<(&'static str, Json)> {
             ),
         ),
         (
+            "whole periods elapsed: an age in years, hours",
+            invoices(
+                vec![
+                    func(
+                        "ELAPSED",
+                        vec![unit("year"), date.clone(), func("CURRENT_DATE", vec![])],
+                    ),
+                    func(
+                        "ELAPSED",
+                        vec![
+                            unit("hour"),
+                            date.clone(),
+                            func("CURRENT_TIMESTAMP", vec![]),
+                        ],
+                    ),
+                ],
+                json!({}),
+            ),
+        ),
+        (
             "dates stay dates, timestamps stay timestamps",
             invoices(
                 vec![
