@@ -218,6 +218,15 @@ impl DateUnit {
         )
     }
 
+    /// Whether every one of the unit is as long as every other (weeks and shorter; months
+    /// and years vary).
+    pub fn is_fixed_length(self) -> bool {
+        matches!(
+            self,
+            DateUnit::Week | DateUnit::Day | DateUnit::Hour | DateUnit::Minute | DateUnit::Second
+        )
+    }
+
     /// Whether the unit is shorter than a day, so a value moved by or truncated to it
     /// keeps a time of day.
     pub fn is_time_of_day(self) -> bool {

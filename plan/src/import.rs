@@ -49,6 +49,7 @@ pub fn import_sql(
         merged: std::cell::RefCell::new(Vec::new()),
         keep: std::cell::RefCell::new(None),
         windows: std::cell::RefCell::new(Vec::new()),
+        series: std::cell::RefCell::new(Vec::new()),
     }
     .query(&query)
 }
@@ -56,6 +57,7 @@ pub fn import_sql(
 mod dates;
 mod joins;
 mod qualify;
+mod series;
 
 /// What a SELECT asks of the query around it, applied once its ORDER BY and LIMIT are read.
 enum Keep {
@@ -97,6 +99,9 @@ struct Importer<'a> {
     /// The WITH tables in scope, innermost last, with their result columns' names: a comma
     /// join's unqualified columns are placed by them.
     visible: std::cell::RefCell<Vec<(String, Vec<String>)>>,
+    /// Per SELECT being read (innermost last), the series its select list generates
+    /// (PostgreSQL's `SELECT generate_series(…)`), read from `FROM`: its alias and column.
+    series: std::cell::RefCell<Vec<Option<(String, String)>>>,
 }
 
 type R<T> = Result<T, PipelineError>;
@@ -396,7 +401,9 @@ impl Importer<'_> {
     fn select(&self, s: &ast::Select) -> R<Plan> {
         self.merged.borrow_mut().push(Vec::new());
         self.windows.borrow_mut().push(Vec::new());
+        self.series.borrow_mut().push(None);
         let plan = self.named_windows(s).and_then(|()| self.select_merged(s));
+        self.series.borrow_mut().pop();
         self.windows.borrow_mut().pop();
         self.merged.borrow_mut().pop();
         plan
@@ -443,7 +450,12 @@ impl Importer<'_> {
             ..Plan::default()
         };
         match s.from.as_slice() {
-            [] => {}
+            [] => {
+                let series = self.series_in_select(&s.projection, &mut plan)?;
+                if let Some(top) = self.series.borrow_mut().last_mut() {
+                    *top = series;
+                }
+            }
             [first, rest @ ..] => {
                 self.from(first, &mut plan)?;
                 // `FROM a, b` is a cross join; `connect` turns the WHERE equalities that
@@ -667,10 +679,20 @@ impl Importer<'_> {
                 alias,
                 args,
                 with_hints,
+                with_ordinality,
                 ..
             } => {
-                if args.is_some() || !with_hints.is_empty() {
-                    return unsupported("A table function or table hints");
+                if !with_hints.is_empty() {
+                    return unsupported("Table hints");
+                }
+                if let Some(args) = args {
+                    if *with_ordinality {
+                        return unsupported("WITH ORDINALITY");
+                    }
+                    return match self.series(name, &args.args, alias.as_ref(), plan)? {
+                        Some(alias) => Ok(alias),
+                        None => unsupported(format!("The table function {name}")),
+                    };
                 }
                 let Some(table) = last_part(name) else {
                     return unsupported("An empty table name");
@@ -877,6 +899,9 @@ impl Importer<'_> {
             SqlExpr::BinaryOp { left, op, right } => {
                 if let Some(moved) = self.interval_arithmetic(left, op, right)? {
                     return Ok(moved);
+                }
+                if let Some(compared) = self.interval_comparison(left, op, right)? {
+                    return Ok(compared);
                 }
                 if *op == Op::Minus {
                     if let Some(days) = self.julian_difference(left, right)? {
@@ -1135,11 +1160,14 @@ impl Importer<'_> {
                     exists
                 }
             }
-            SqlExpr::Function(f) => match self.date_spelling(f)? {
-                Some(e) => e,
-                None => match self.field_position(f)? {
+            SqlExpr::Function(f) => match self.series_read(f) {
+                Some(column) => column,
+                None => match self.date_spelling(f)? {
                     Some(e) => e,
-                    None => Expr::Func(self.function(f)?),
+                    None => match self.field_position(f)? {
+                        Some(e) => e,
+                        None => Expr::Func(self.function(f)?),
+                    },
                 },
             },
             SqlExpr::Substring {

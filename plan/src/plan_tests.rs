@@ -506,3 +506,35 @@ mod json_schema {
         }
     }
 }
+
+/// PostgreSQL's series in a select list without `FROM` is read as the series in `FROM`:
+/// a recursive CTE the select reads, its value under the call's alias.
+#[test]
+fn a_series_in_a_select_list_is_read_from_a_recursive_cte() {
+    let mut schema = crate::test_fixtures::schema();
+    schema.dialect = Dialect::Postgres;
+    let sql = "SELECT generate_series(DATE '2024-01-01', DATE '2024-06-01', INTERVAL '1 month')::date AS month";
+    let plan = crate::import::import_sql(sql, &schema, Dialect::Postgres).expect("imports");
+    let [cte] = plan.ctes.as_slice() else {
+        panic!("one CTE: {plan}");
+    };
+    assert!(cte.recursive, "{plan}");
+    assert_eq!(plan.tables.len(), 1, "{plan}");
+    assert_eq!(plan.tables[0].name, cte.name);
+    assert_eq!(plan.select_items[0].alias.as_deref(), Some("month"));
+    let shown = plan.to_string();
+    assert!(shown.contains("DATE_ADD('month', 1,"), "{shown}");
+    assert!(
+        shown.contains("<= CAST('2024-06-01' AS DATE) UNION ALL"),
+        "{shown}"
+    );
+
+    // Two series in one list (PostgreSQL pairs their rows) are refused.
+    let two = "SELECT generate_series(1, 3) AS a, generate_series(1, 2) AS b";
+    let error = crate::import::import_sql(two, &schema, Dialect::Postgres).expect_err(two);
+    assert!(
+        error.message.contains("Several generate_series"),
+        "{}",
+        error.message
+    );
+}

@@ -444,6 +444,24 @@ fn elapsed_periods_count_whole_ones_on_both_engines() {
     }
 }
 
+/// Series the plan cannot count are refused by what stops them, never run differently.
+#[test]
+fn series_the_plan_cannot_count_are_refused_by_name() {
+    let refused = [
+        ("SELECT n FROM Invoice i, generate_series(1, i.InvoiceId) AS s(n)", "over a column"),
+        ("SELECT x FROM range(1, 9, 0) t(x)", "not a constant"),
+        ("SELECT x FROM range(DATE '2013-01-01', DATE '2013-02-01', INTERVAL '1 month -1 day') t(x)", "mixed"),
+        ("SELECT * FROM unnest([1, 2]) t(x)", "table function unnest"),
+    ];
+    ENGINES.with(|(_, duckdb)| {
+        for (sql, words) in refused {
+            let error = nl2sql_core::import::import_sql(sql, &duckdb.schema, duckdb.schema.dialect)
+                .expect_err(sql);
+            assert!(error.message.contains(words), "{sql}: {}", error.message);
+        }
+    });
+}
+
 /// A standard deviation runs on DuckDB and, on SQLite, whose square root is optional, stops
 /// before the database with a message that names the variance instead.
 #[test]
@@ -467,7 +485,7 @@ fn a_deviation_on_sqlite_names_the_variance() {
 
 /// SQL as analysts write it for SQLite, then for DuckDB: each imported as a plan, rendered
 /// and run must give the rows the database gives for the SQL itself.
-const SPELLINGS: [(&str, &str); 25] = [
+const SPELLINGS: [(&str, &str); 28] = [
     ("sqlite", "SELECT c.Country, COUNT(*) FROM Customer c, Invoice i WHERE i.CustomerId = c.CustomerId GROUP BY c.Country"),
     ("sqlite", "SELECT Name FROM Track JOIN Album USING (AlbumId) WHERE Title LIKE 'A%'"),
     ("sqlite", "SELECT InvoiceId, date(InvoiceDate, 'start of month', '+1 month', '-1 day') FROM Invoice WHERE InvoiceId < 30"),
@@ -491,6 +509,9 @@ const SPELLINGS: [(&str, &str); 25] = [
     ("duckdb", "SELECT Name FROM Artist WHERE ArtistId < 5 UNION (SELECT Title FROM Album WHERE AlbumId < 9 INTERSECT SELECT Title FROM Album WHERE AlbumId > 3)"),
     ("duckdb", "(SELECT Name FROM Track ORDER BY Milliseconds DESC, TrackId LIMIT 3) UNION ALL (SELECT Name FROM Track ORDER BY Milliseconds, TrackId LIMIT 3)"),
     ("duckdb", "SELECT InvoiceId, MAKE_DATE(YEAR(InvoiceDate), MONTH(InvoiceDate), 1) FROM Invoice WHERE InvoiceId < 30"),
+    ("duckdb", "SELECT a.InvoiceId, b.InvoiceId FROM Invoice a JOIN Invoice b ON b.CustomerId = a.CustomerId AND b.InvoiceDate > a.InvoiceDate WHERE b.InvoiceDate - a.InvoiceDate <= INTERVAL '400 days' AND INTERVAL '90 days' < b.InvoiceDate - a.InvoiceDate"),
+    ("duckdb", "SELECT CAST(d AS DATE) AS day, COUNT(i.InvoiceId) FROM range(DATE '2013-11-25', DATE '2014-01-01', INTERVAL 1 DAY) t(d) LEFT JOIN Invoice i ON CAST(i.InvoiceDate AS DATE) = CAST(d AS DATE) GROUP BY 1"),
+    ("duckdb", "SELECT g, Name FROM generate_series(10, 1, -3) AS s(g) JOIN Genre ON GenreId = g"),
     ("sqlite", "WITH RECURSIVE days(day) AS (SELECT '2013-12-01' UNION ALL SELECT date(day, '+1 day') FROM days WHERE day < '2013-12-31') SELECT d.day, COUNT(i.InvoiceId) FROM days d LEFT JOIN Invoice i ON date(i.InvoiceDate) = d.day GROUP BY d.day"),
     ("duckdb", "WITH RECURSIVE up AS (SELECT EmployeeId, ReportsTo, 0 AS hops FROM Employee WHERE EmployeeId = 7 UNION ALL SELECT e.EmployeeId, e.ReportsTo, u.hops + 1 FROM Employee e JOIN up u ON e.EmployeeId = u.ReportsTo) SELECT EmployeeId, hops FROM up"),
 ];

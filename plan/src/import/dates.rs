@@ -174,6 +174,26 @@ fn as_interval(e: &SqlExpr) -> Option<(Option<&SqlExpr>, &ast::Interval)> {
     }
 }
 
+/// `a` and `b` of `a - b` where `b` is no interval: a difference of two moments.
+fn as_difference(e: &SqlExpr) -> Option<(&SqlExpr, &SqlExpr)> {
+    match e {
+        SqlExpr::Nested(inner) => as_difference(inner),
+        SqlExpr::BinaryOp {
+            left,
+            op: Op::Minus,
+            right,
+        } if as_interval(right).is_none() && as_interval(left).is_none() => Some((left, right)),
+        _ => None,
+    }
+}
+
+/// `x` moved by each step in turn.
+pub(super) fn moved_by(x: Expr, steps: Vec<(Expr, DateUnit)>) -> Expr {
+    steps
+        .into_iter()
+        .fold(x, |moved, (amount, unit)| date_add(unit, amount, moved))
+}
+
 /// `x` of `julianday(x)`.
 fn julian_of(e: &SqlExpr) -> Option<&SqlExpr> {
     let SqlExpr::Function(f) = e else {
@@ -225,12 +245,30 @@ impl Importer<'_> {
         op: &Op,
         right: &SqlExpr,
     ) -> R<Option<Expr>> {
-        let (x, (times, interval), minus) = match (op, as_interval(left), as_interval(right)) {
+        let (x, interval, minus) = match (op, as_interval(left), as_interval(right)) {
             (Op::Plus | Op::Minus, _, Some(i)) => (left, i, *op == Op::Minus),
             (Op::Plus, Some(i), None) => (right, i, false),
             _ => return Ok(None),
         };
-        let mut moved = self.expr(x)?;
+        let steps = self.steps(interval, minus)?;
+        Ok(Some(moved_by(self.expr(x)?, steps)))
+    }
+
+    /// The steps of `e` when it is an interval; `None` when it is not one.
+    pub(super) fn interval_step(&self, e: &SqlExpr) -> R<Option<Vec<(Expr, DateUnit)>>> {
+        match as_interval(e) {
+            Some(i) => Ok(Some(self.steps(i, false)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// An interval's steps as amounts and units, times its multiplier, negated for `-`.
+    fn steps(
+        &self,
+        (times, interval): (Option<&SqlExpr>, &ast::Interval),
+        minus: bool,
+    ) -> R<Vec<(Expr, DateUnit)>> {
+        let mut out = Vec::new();
         for (amount, unit) in interval_steps(self, interval)? {
             let amount = match times {
                 Some(n) => Expr::Binary {
@@ -240,10 +278,52 @@ impl Importer<'_> {
                 },
                 None => amount,
             };
-            let amount = if minus { negated(amount) } else { amount };
-            moved = date_add(unit, amount, moved);
+            out.push((if minus { negated(amount) } else { amount }, unit));
         }
-        Ok(Some(moved))
+        Ok(out)
+    }
+
+    /// `a - b` compared with an interval of fixed-length units (either side), as `a`
+    /// compared with `b` moved by the interval: the same test with no interval kept as a
+    /// value. `None` when the comparison is not of that shape.
+    pub(super) fn interval_comparison(
+        &self,
+        left: &SqlExpr,
+        op: &Op,
+        right: &SqlExpr,
+    ) -> R<Option<Expr>> {
+        let op = match op {
+            Op::Eq => BinaryOp::Eq,
+            Op::NotEq => BinaryOp::NotEq,
+            Op::Lt => BinaryOp::Lt,
+            Op::LtEq => BinaryOp::LtEq,
+            Op::Gt => BinaryOp::Gt,
+            Op::GtEq => BinaryOp::GtEq,
+            _ => return Ok(None),
+        };
+        let (difference, interval, flipped) = match (as_interval(left), as_interval(right)) {
+            (None, Some(i)) => (left, i, false),
+            (Some(i), None) => (right, i, true),
+            _ => return Ok(None),
+        };
+        let Some((a, b)) = as_difference(difference) else {
+            return Ok(None);
+        };
+        let steps = self.steps(interval, false)?;
+        if let Some((_, unit)) = steps.iter().find(|(_, u)| !u.is_fixed_length()) {
+            return unsupported(format!(
+                "A difference compared with an interval in {unit}s (PostgreSQL counts a month \
+                 as 30 days there)"
+            ));
+        }
+        let moved = moved_by(self.expr(b)?, steps);
+        let a = self.expr(a)?;
+        let (left, right) = if flipped { (moved, a) } else { (a, moved) };
+        Ok(Some(Expr::Binary {
+            op,
+            left: Box::new(left),
+            right: Box::new(right),
+        }))
     }
 
     /// A part of PostgreSQL's `AGE(b, a)` (`AGE(a)`: from `a` to today): its years are the
