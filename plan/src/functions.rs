@@ -107,6 +107,8 @@ pub const FUNCTIONS: &[FuncSpec] = &[
     spec("CURRENT_DATE", Date, 0, 0),
     spec("CURRENT_TIMESTAMP", Date, 0, 0),
     spec("MAKE_DATE", Date, 3, 3),
+    spec("DAY_NAME", Date, 1, 1),
+    spec("MONTH_NAME", Date, 1, 1),
     spec("ROW_NUMBER", Window, 0, 0),
     spec("RANK", Window, 0, 0),
     spec("DENSE_RANK", Window, 0, 0),
@@ -271,13 +273,25 @@ pub enum DateCall<'a> {
     CurrentTimestamp,
     /// `MAKE_DATE(year, month, day)`: the date of three whole numbers.
     Make(&'a Expr, &'a Expr, &'a Expr),
+    /// `DAY_NAME(x)` (`Monday` …) or `MONTH_NAME(x)` (`January` …): the English name of
+    /// `x`'s day of the week or month, whatever the database's language.
+    Name(NameOf, &'a Expr),
+}
+
+/// What a date's name names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameOf {
+    /// The day of the week.
+    Day,
+    /// The month.
+    Month,
 }
 
 /// The portable forms, for messages.
 pub const DATE_FORMS: &str = "DATE_PART('unit', date), DATE_TRUNC('unit', date), \
 DATE_ADD('unit', n, date), DATE_DIFF('unit', start, end), ELAPSED('unit', start, end) \
 (whole units elapsed: an age in years), CURRENT_DATE(), \
-CURRENT_TIMESTAMP() and MAKE_DATE(year, month, day), where unit is one of year, quarter, month, week, day, hour, minute or \
+CURRENT_TIMESTAMP(), MAKE_DATE(year, month, day), DAY_NAME(date) and MONTH_NAME(date), where unit is one of year, quarter, month, week, day, hour, minute or \
 second (DATE_PART also takes dow, isodow, doy and epoch; YEAR(date), QUARTER(date), \
 MONTH(date) and DAY(date) also work)";
 
@@ -315,6 +329,8 @@ pub fn date_call(f: &FuncCall) -> Option<Result<DateCall<'_>, String>> {
         ("CURRENT_TIMESTAMP", []) => Some(Ok(DateCall::CurrentTimestamp)),
         ("CURRENT_DATE" | "CURRENT_TIMESTAMP", _) => bad("takes no arguments"),
         ("MAKE_DATE", [y, m, d]) => Some(Ok(DateCall::Make(y, m, d))),
+        ("DAY_NAME", [x]) => Some(Ok(DateCall::Name(NameOf::Day, x))),
+        ("MONTH_NAME", [x]) => Some(Ok(DateCall::Name(NameOf::Month, x))),
         ("EXTRACT" | "DATE_PART" | "DATE_TRUNC", [a, b]) => {
             // The unit may come first or second, as the reference engine accepts.
             let (unit, x) = match (unit_of(a), unit_of(b)) {

@@ -444,6 +444,34 @@ fn elapsed_periods_count_whole_ones_on_both_engines() {
     }
 }
 
+/// Day and month names are English on every engine, chosen by number.
+#[test]
+fn day_and_month_names_are_english_everywhere() {
+    let plan: Plan = serde_json::from_value(json!({
+        "tables": [],
+        "select_items": [
+            {"expr": func("DAY_NAME", vec![lit(json!("2024-06-30"))]), "alias": "day"},
+            {"expr": func("MONTH_NAME", vec![lit(json!("2024-06-30 12:00:00"))]), "alias": "month"},
+            {"expr": func("DAY_NAME", vec![json!({"kind": "literal", "is_null": true})]), "alias": "none"}
+        ]
+    }))
+    .expect("a plan");
+    ENGINES.with(|(sqlite, duckdb)| {
+        for (name, engine) in [("SQLite", sqlite), ("DuckDB", duckdb)] {
+            let got = rows(engine, &plan).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(
+                got,
+                vec![vec![
+                    Value::Text("Sunday".into()),
+                    Value::Text("June".into()),
+                    Value::Null
+                ]],
+                "{name}"
+            );
+        }
+    });
+}
+
 /// Series the plan cannot count are refused by what stops them, never run differently.
 #[test]
 fn series_the_plan_cannot_count_are_refused_by_name() {
@@ -485,7 +513,7 @@ fn a_deviation_on_sqlite_names_the_variance() {
 
 /// SQL as analysts write it for SQLite, then for DuckDB: each imported as a plan, rendered
 /// and run must give the rows the database gives for the SQL itself.
-const SPELLINGS: [(&str, &str); 28] = [
+const SPELLINGS: [(&str, &str); 29] = [
     ("sqlite", "SELECT c.Country, COUNT(*) FROM Customer c, Invoice i WHERE i.CustomerId = c.CustomerId GROUP BY c.Country"),
     ("sqlite", "SELECT Name FROM Track JOIN Album USING (AlbumId) WHERE Title LIKE 'A%'"),
     ("sqlite", "SELECT InvoiceId, date(InvoiceDate, 'start of month', '+1 month', '-1 day') FROM Invoice WHERE InvoiceId < 30"),
@@ -512,6 +540,7 @@ const SPELLINGS: [(&str, &str); 28] = [
     ("duckdb", "SELECT a.InvoiceId, b.InvoiceId FROM Invoice a JOIN Invoice b ON b.CustomerId = a.CustomerId AND b.InvoiceDate > a.InvoiceDate WHERE b.InvoiceDate - a.InvoiceDate <= INTERVAL '400 days' AND INTERVAL '90 days' < b.InvoiceDate - a.InvoiceDate"),
     ("duckdb", "SELECT CAST(d AS DATE) AS day, COUNT(i.InvoiceId) FROM range(DATE '2013-11-25', DATE '2014-01-01', INTERVAL 1 DAY) t(d) LEFT JOIN Invoice i ON CAST(i.InvoiceDate AS DATE) = CAST(d AS DATE) GROUP BY 1"),
     ("duckdb", "SELECT g, Name FROM generate_series(10, 1, -3) AS s(g) JOIN Genre ON GenreId = g"),
+    ("duckdb", "SELECT InvoiceId, dayname(InvoiceDate), monthname(InvoiceDate), strftime(InvoiceDate, '%a %d %b %Y, %A in %B') FROM Invoice WHERE InvoiceId < 60"),
     ("sqlite", "WITH RECURSIVE days(day) AS (SELECT '2013-12-01' UNION ALL SELECT date(day, '+1 day') FROM days WHERE day < '2013-12-31') SELECT d.day, COUNT(i.InvoiceId) FROM days d LEFT JOIN Invoice i ON date(i.InvoiceDate) = d.day GROUP BY d.day"),
     ("duckdb", "WITH RECURSIVE up AS (SELECT EmployeeId, ReportsTo, 0 AS hops FROM Employee WHERE EmployeeId = 7 UNION ALL SELECT e.EmployeeId, e.ReportsTo, u.hops + 1 FROM Employee e JOIN up u ON e.EmployeeId = u.ReportsTo) SELECT EmployeeId, hops FROM up"),
 ];

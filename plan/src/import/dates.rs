@@ -531,6 +531,13 @@ impl Importer<'_> {
                     "UNIX_TIMESTAMP, which reads the value in the session's time zone",
                 )
             }
+            // MySQL's and DuckDB's names are English (MySQL's in its default locale).
+            ("DAYNAME", [x]) if matches!(d, Dialect::MySql | Dialect::DuckDb) => {
+                call("DAY_NAME", vec![self.expr(x)?])
+            }
+            ("MONTHNAME", [x]) if matches!(d, Dialect::MySql | Dialect::DuckDb) => {
+                call("MONTH_NAME", vec![self.expr(x)?])
+            }
             ("TO_CHAR", [x, format]) if d == Dialect::Postgres => {
                 self.formatted(x, format, POSTGRES_FORMAT)?
             }
@@ -545,66 +552,165 @@ impl Importer<'_> {
     }
 
     /// A date formatted by a dialect's format language, as the plan's `STRFTIME` (SQLite's
-    /// language) when every piece of the format has a counterpart there.
-    fn formatted(&self, x: &SqlExpr, format: &SqlExpr, table: &[(&str, &str)]) -> R<Expr> {
+    /// language) for the numbers, joined (`||`, so NULL stays NULL) with the quarter, the
+    /// English day and month names and quoted text, when every piece of the format has a
+    /// counterpart.
+    fn formatted(&self, x: &SqlExpr, format: &SqlExpr, table: &[(&str, Piece)]) -> R<Expr> {
         let Some(format) = text_of(format) else {
             return unsupported("A date format that is not a text literal");
         };
-        let mut out = String::with_capacity(format.len());
+        let x = self.expr(x)?;
+        let mut pieces: Vec<Expr> = Vec::new();
+        let mut run = String::new();
+        let mut specifiers = false;
+        let flush = |run: &mut String, specifiers: &mut bool, pieces: &mut Vec<Expr>| {
+            if run.is_empty() {
+                return;
+            }
+            let taken = std::mem::take(run);
+            pieces.push(if std::mem::take(specifiers) {
+                call("STRFTIME", vec![text(&taken), x.clone()])
+            } else {
+                text(&taken)
+            });
+        };
         let mut rest = format;
         while !rest.is_empty() {
-            if let Some((from, to)) = table.iter().find(|(from, _)| rest.starts_with(from)) {
-                out.push_str(to);
+            // PostgreSQL's "quoted text" is printed as it is.
+            if let (Some(quoted), Dialect::Postgres) = (rest.strip_prefix('"'), self.dialect) {
+                let Some((inside, after)) = quoted.split_once('"') else {
+                    return unsupported(format!("The date format {format:?} (an unclosed quote)"));
+                };
+                flush(&mut run, &mut specifiers, &mut pieces);
+                pieces.push(text(inside));
+                rest = after;
+                continue;
+            }
+            if let Some((from, piece)) = table.iter().find(|(from, _)| rest.starts_with(from)) {
                 rest = &rest[from.len()..];
+                let named = |of: &str| call(of, vec![x.clone()]);
+                let abbreviated = |of: &str| call("SUBSTR", vec![named(of), int(1), int(3)]);
+                let special = match piece {
+                    Piece::Strftime(spec) => {
+                        run.push_str(spec);
+                        specifiers = true;
+                        continue;
+                    }
+                    Piece::Quarter => Expr::Cast {
+                        expr: Box::new(call(
+                            "DATE_PART",
+                            vec![unit_text(DateUnit::Quarter), x.clone()],
+                        )),
+                        to: CastType::Text,
+                    },
+                    Piece::DayName => named("DAY_NAME"),
+                    Piece::DayAbbreviation => abbreviated("DAY_NAME"),
+                    Piece::MonthName => named("MONTH_NAME"),
+                    Piece::MonthAbbreviation => abbreviated("MONTH_NAME"),
+                };
+                flush(&mut run, &mut specifiers, &mut pieces);
+                pieces.push(special);
                 continue;
             }
             let mut chars = rest.chars();
             let c = chars.next().unwrap_or_default();
-            if c.is_ascii_alphabetic() || c == '%' {
+            // Letters are patterns in PostgreSQL's formats and printed as they are in
+            // MySQL's and DuckDB's; a `%` the table does not know is another specifier.
+            if c == '%' || (c.is_ascii_alphabetic() && self.dialect == Dialect::Postgres) {
                 return unsupported(format!(
                     "The date format {format:?} (only year, month, day, hour, minute and second \
-                     numbers)"
+                     numbers, the quarter, day and month names, and quoted text)"
                 ));
             }
-            out.push(c);
+            if c.is_ascii_alphabetic() {
+                let word_end = rest
+                    .find(|c: char| !c.is_ascii_alphabetic())
+                    .unwrap_or(rest.len());
+                flush(&mut run, &mut specifiers, &mut pieces);
+                pieces.push(text(&rest[..word_end]));
+                rest = &rest[word_end..];
+                continue;
+            }
+            run.push(c);
             rest = chars.as_str();
         }
-        Ok(call(
-            "STRFTIME",
-            vec![Expr::Literal(Literal::Text(out)), self.expr(x)?],
-        ))
+        flush(&mut run, &mut specifiers, &mut pieces);
+        let mut pieces = pieces.into_iter();
+        let first = pieces.next().unwrap_or_else(|| text(""));
+        Ok(pieces.fold(first, |joined, next| Expr::Binary {
+            op: BinaryOp::Concat,
+            left: Box::new(joined),
+            right: Box::new(next),
+        }))
     }
 }
 
-/// PostgreSQL's `TO_CHAR` patterns and SQLite's counterparts (longest first).
-const POSTGRES_FORMAT: &[(&str, &str)] = &[
-    ("YYYY", "%Y"),
-    ("HH24", "%H"),
-    ("MM", "%m"),
-    ("DD", "%d"),
-    ("MI", "%M"),
-    ("SS", "%S"),
+/// What a piece of a date format prints.
+#[derive(Debug, Clone, Copy)]
+enum Piece {
+    /// A number SQLite's `strftime` prints with this specifier.
+    Strftime(&'static str),
+    /// The quarter, 1 to 4.
+    Quarter,
+    /// `Monday` …
+    DayName,
+    /// `Mon` …
+    DayAbbreviation,
+    /// `January` …
+    MonthName,
+    /// `Jan` …
+    MonthAbbreviation,
+}
+
+fn text(t: &str) -> Expr {
+    Expr::Literal(Literal::Text(t.to_string()))
+}
+
+use Piece::{DayAbbreviation, DayName, MonthAbbreviation, MonthName, Quarter, Strftime};
+
+/// PostgreSQL's `TO_CHAR` patterns (longest first; `Day` and `Month` without `FM` are
+/// padded to nine characters, which no piece prints, so they stay refused).
+const POSTGRES_FORMAT: &[(&str, Piece)] = &[
+    ("YYYY", Strftime("%Y")),
+    ("HH24", Strftime("%H")),
+    ("FMDay", DayName),
+    ("FMMonth", MonthName),
+    ("Dy", DayAbbreviation),
+    ("Mon", MonthAbbreviation),
+    ("MM", Strftime("%m")),
+    ("DD", Strftime("%d")),
+    ("MI", Strftime("%M")),
+    ("SS", Strftime("%S")),
+    ("Q", Quarter),
 ];
 
-/// MySQL's `DATE_FORMAT` specifiers and SQLite's counterparts.
-const MYSQL_FORMAT: &[(&str, &str)] = &[
-    ("%Y", "%Y"),
-    ("%m", "%m"),
-    ("%d", "%d"),
-    ("%H", "%H"),
-    ("%i", "%M"),
-    ("%s", "%S"),
-    ("%S", "%S"),
+/// MySQL's `DATE_FORMAT` specifiers.
+const MYSQL_FORMAT: &[(&str, Piece)] = &[
+    ("%Y", Strftime("%Y")),
+    ("%m", Strftime("%m")),
+    ("%d", Strftime("%d")),
+    ("%H", Strftime("%H")),
+    ("%i", Strftime("%M")),
+    ("%s", Strftime("%S")),
+    ("%S", Strftime("%S")),
+    ("%W", DayName),
+    ("%a", DayAbbreviation),
+    ("%M", MonthName),
+    ("%b", MonthAbbreviation),
 ];
 
-/// DuckDB's `strftime` specifiers that mean what SQLite's do.
-const DUCKDB_FORMAT: &[(&str, &str)] = &[
-    ("%Y", "%Y"),
-    ("%m", "%m"),
-    ("%d", "%d"),
-    ("%H", "%H"),
-    ("%M", "%M"),
-    ("%S", "%S"),
+/// DuckDB's `strftime` specifiers.
+const DUCKDB_FORMAT: &[(&str, Piece)] = &[
+    ("%Y", Strftime("%Y")),
+    ("%m", Strftime("%m")),
+    ("%d", Strftime("%d")),
+    ("%H", Strftime("%H")),
+    ("%M", Strftime("%M")),
+    ("%S", Strftime("%S")),
+    ("%A", DayName),
+    ("%a", DayAbbreviation),
+    ("%B", MonthName),
+    ("%b", MonthAbbreviation),
 ];
 
 /// One SQLite date modifier applied: `'±n unit'`, `'start of month|year|day'`.

@@ -471,15 +471,24 @@ pub fn boolean(b: bool) -> SqlExpr {
 /// `(e)`.
 /// `CASE WHEN c1 THEN r1 … ELSE otherwise END`.
 pub fn case_when(arms: Vec<(SqlExpr, SqlExpr)>, otherwise: SqlExpr) -> SqlExpr {
+    case(None, arms, Some(otherwise))
+}
+
+/// `CASE [operand] WHEN a THEN r … [ELSE otherwise] END`.
+pub fn case(
+    operand: Option<SqlExpr>,
+    arms: Vec<(SqlExpr, SqlExpr)>,
+    otherwise: Option<SqlExpr>,
+) -> SqlExpr {
     SqlExpr::Case {
         case_token: ast::helpers::attached_token::AttachedToken::empty(),
         end_token: ast::helpers::attached_token::AttachedToken::empty(),
-        operand: None,
+        operand: operand.map(Box::new),
         conditions: arms
             .into_iter()
             .map(|(condition, result)| ast::CaseWhen { condition, result })
             .collect(),
-        else_result: Some(Box::new(otherwise)),
+        else_result: otherwise.map(Box::new),
     }
 }
 

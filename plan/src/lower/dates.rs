@@ -9,11 +9,11 @@
 //! SQLite, which keeps dates as text, a date is `'YYYY-MM-DD'` and a timestamp
 //! `'YYYY-MM-DD HH:MM:SS'`.
 
-use super::build::{binary, call, case_when, cast, custom_type, int, keyword, nested, text};
+use super::build::{binary, call, case, case_when, cast, custom_type, int, keyword, nested, text};
 use super::temporal::Temporal;
 use super::LowerError;
 use crate::dialect::Dialect;
-use crate::functions::DateUnit;
+use crate::functions::{DateUnit, NameOf};
 use sqlparser::ast::{BinaryOperator as Op, DateTimeField, Expr as SqlExpr, ExtractSyntax};
 
 /// An operand some renderings write twice (a quarter's month, a week's start): each use is
@@ -751,6 +751,43 @@ pub fn current_timestamp(today: Option<&str>, d: Dialect) -> SqlExpr {
         (None, Dialect::Postgres) => super::build::bare_call("LOCALTIMESTAMP"),
         (None, _) => timestamp(super::build::bare_call("CURRENT_TIMESTAMP")),
     }
+}
+
+/// `DAY_NAME(x)` or `MONTH_NAME(x)`: chosen by the day's or month's number, so the name is
+/// English whatever the database's language setting.
+pub fn name(of: NameOf, x: Operand, d: Dialect) -> Result<SqlExpr, LowerError> {
+    const DAYS: [&str; 7] = [
+        "Sunday",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+    ];
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let (unit, names, first) = match of {
+        NameOf::Day => (DateUnit::DayOfWeek, &DAYS[..], 0),
+        NameOf::Month => (DateUnit::Month, &MONTHS[..], 1),
+    };
+    let arms = (first..)
+        .zip(names)
+        .map(|(k, name)| (int(k), text(name, d)))
+        .collect();
+    Ok(case(Some(part(unit, x, d)?), arms, None))
 }
 
 /// `MAKE_DATE(y, m, d)`: the parts as whole numbers (PostgreSQL's `make_date` takes

@@ -416,6 +416,7 @@ impl Lowerer<'_> {
             DateCall::Make(y, m, day) => {
                 dates::make(self.expr(y)?, self.expr(m)?, self.expr(day)?, d)
             }
+            DateCall::Name(of, x) => dates::name(of, &|| self.expr(x), d)?,
         })
     }
 

@@ -43,7 +43,10 @@ impl Lowerer<'_> {
                 DateCall::Trunc(unit, x) | DateCall::Add(unit, _, x) => {
                     Temporal::after(unit, self.temporal_kind(x))
                 }
-                DateCall::Part(..) | DateCall::Diff(..) | DateCall::Elapsed(..) => None,
+                DateCall::Part(..)
+                | DateCall::Diff(..)
+                | DateCall::Elapsed(..)
+                | DateCall::Name(..) => None,
             },
             // A value chosen among values of one kind is of that kind.
             Expr::Func(f)

@@ -244,6 +244,16 @@ fn constructs() -> Vec<(&'static str, Json)> {
             ),
         ),
         (
+            "day and month names",
+            invoices(
+                vec![
+                    func("DAY_NAME", vec![date.clone()]),
+                    func("MONTH_NAME", vec![date.clone()]),
+                ],
+                json!({}),
+            ),
+        ),
+        (
             "whole periods elapsed: an age in years, hours",
             invoices(
                 vec![

@@ -480,7 +480,7 @@ impl<'s> Resolver<'s, '_> {
                     | "YEAR" | "MONTH" | "DAY" | "QUARTER" | "EXTRACT" | "MEDIAN"
                     | "PERCENTILE_CONT" | "STDDEV_SAMP" | "STDDEV_POP" | "VAR_SAMP" | "VAR_POP"
                     | "GROUPING" => Some(TypeCategory::Number),
-                    "STRING_AGG" => Some(TypeCategory::Text),
+                    "STRING_AGG" | "DAY_NAME" | "MONTH_NAME" => Some(TypeCategory::Text),
                     "BOOL_OR" | "BOOL_AND" => Some(TypeCategory::Boolean),
                     "DATE_TRUNC" | "DATE_ADD" | "CURRENT_DATE" | "CURRENT_TIMESTAMP"
                     | "MAKE_DATE" => Some(TypeCategory::Temporal),
