@@ -544,6 +544,12 @@ pub struct Frame {
     pub start: FrameBound,
     /// Where it ends.
     pub end: FrameBound,
+    /// For a `range` frame ordered by a date or timestamp: what its offsets count (`day`,
+    /// `hour`, …), so a frame can span the last 7 days whatever rows there are. Read from
+    /// SQL and JSON; left out of the model's schema to keep its prompt within budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub offset_unit: Option<crate::functions::DateUnit>,
 }
 
 /// What a frame counts in.

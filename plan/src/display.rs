@@ -307,20 +307,36 @@ impl Display for Window {
                 FrameUnit::Rows => "ROWS",
                 FrameUnit::Range => "RANGE",
             };
-            write!(f, "{sep}{unit} BETWEEN {} AND {}", frame.start, frame.end)?;
+            write!(f, "{sep}{unit} BETWEEN ")?;
+            bound(f, frame.start, frame.offset_unit)?;
+            f.write_str(" AND ")?;
+            bound(f, frame.end, frame.offset_unit)?;
         }
         Ok(())
     }
 }
 
-impl Display for FrameBound {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            FrameBound::UnboundedPreceding => f.write_str("UNBOUNDED PRECEDING"),
-            FrameBound::Preceding { offset: n } => write!(f, "{n} PRECEDING"),
-            FrameBound::CurrentRow => f.write_str("CURRENT ROW"),
-            FrameBound::Following { offset: n } => write!(f, "{n} FOLLOWING"),
-            FrameBound::UnboundedFollowing => f.write_str("UNBOUNDED FOLLOWING"),
+/// A frame bound, its offset an interval when the frame counts in a date unit.
+fn bound(
+    f: &mut Formatter<'_>,
+    b: FrameBound,
+    unit: Option<crate::functions::DateUnit>,
+) -> fmt::Result {
+    let offset = |f: &mut Formatter<'_>, n: u64| match unit {
+        Some(u) => write!(f, "INTERVAL '{n} {u}'"),
+        None => write!(f, "{n}"),
+    };
+    match b {
+        FrameBound::UnboundedPreceding => f.write_str("UNBOUNDED PRECEDING"),
+        FrameBound::Preceding { offset: n } => {
+            offset(f, n)?;
+            f.write_str(" PRECEDING")
         }
+        FrameBound::CurrentRow => f.write_str("CURRENT ROW"),
+        FrameBound::Following { offset: n } => {
+            offset(f, n)?;
+            f.write_str(" FOLLOWING")
+        }
+        FrameBound::UnboundedFollowing => f.write_str("UNBOUNDED FOLLOWING"),
     }
 }

@@ -147,8 +147,9 @@ pub fn offered_names() -> impl Iterator<Item = &'static str> {
         .map(|f| f.name)
 }
 
-/// A calendar unit of the portable date functions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A calendar unit of the portable date functions (and of a `range` frame's offsets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum DateUnit {
     /// Calendar year.
     Year,
@@ -167,10 +168,13 @@ pub enum DateUnit {
     /// Second (0–59), whole.
     Second,
     /// Day of the week, 0 for Sunday to 6 for Saturday (a part only).
+    #[serde(rename = "dow")]
     DayOfWeek,
     /// ISO day of the week, 1 for Monday to 7 for Sunday (a part only).
+    #[serde(rename = "isodow")]
     IsoDayOfWeek,
     /// Day of the year, 1–366 (a part only).
+    #[serde(rename = "doy")]
     DayOfYear,
     /// Whole seconds since 1970-01-01 00:00:00, the value read as UTC (a part only).
     Epoch,

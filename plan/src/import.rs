@@ -9,9 +9,8 @@ use crate::functions::DateUnit;
 use crate::schema::SchemaSnapshot;
 use crate::ErrorKind;
 use crate::{
-    BinaryOp, CastType, Cte, Direction, Expr, Frame, FrameBound, FrameUnit, FuncCall, Join,
-    JoinType, Literal, Nulls, OrderItem, Plan, SelectItem, SetOperation, SetOperator, TableRef,
-    UnaryOp, When, Window,
+    BinaryOp, CastType, Cte, Direction, Expr, Frame, FrameUnit, FuncCall, Join, JoinType, Literal,
+    Nulls, OrderItem, Plan, SelectItem, SetOperation, SetOperator, TableRef, UnaryOp, When, Window,
 };
 use nl2sql_error::{ErrorCode, Node, PipelineError, Severity};
 use sqlparser::ast::{
@@ -55,6 +54,7 @@ pub fn import_sql(
 }
 
 mod dates;
+mod frames;
 mod joins;
 mod qualify;
 mod series;
@@ -1418,18 +1418,21 @@ impl Importer<'_> {
         }
         let frame = match &w.window_frame {
             None => None,
-            Some(f) => Some(Frame {
-                unit: match f.units {
+            Some(f) => {
+                let unit = match f.units {
                     ast::WindowFrameUnits::Rows => FrameUnit::Rows,
                     ast::WindowFrameUnits::Range => FrameUnit::Range,
                     ast::WindowFrameUnits::Groups => return unsupported("GROUPS frames"),
-                },
-                start: bound(&f.start_bound)?,
-                end: match &f.end_bound {
-                    Some(b) => bound(b)?,
-                    None => FrameBound::CurrentRow,
-                },
-            }),
+                };
+                let (start, end, offset_unit) =
+                    frames::frame_bounds(&f.start_bound, f.end_bound.as_ref())?;
+                Some(Frame {
+                    unit,
+                    start,
+                    end,
+                    offset_unit,
+                })
+            }
         };
         Ok(match base {
             Some(base) => Window {
@@ -1647,32 +1650,6 @@ fn unary(op: UnaryOp, expr: Expr) -> Expr {
         op,
         expr: Box::new(expr),
     }
-}
-
-fn bound(b: &ast::WindowFrameBound) -> R<FrameBound> {
-    let n = |e: &Option<Box<SqlExpr>>| -> R<Option<u64>> {
-        match e.as_deref() {
-            None => Ok(None),
-            Some(SqlExpr::Value(v)) => match &v.value {
-                Value::Number(s, _) => s.parse::<u64>().map(Some).map_err(|_| {
-                    failed(format!("A frame offset must be a whole number, not {s}."))
-                }),
-                _ => unsupported("A frame offset that is not a number"),
-            },
-            Some(_) => unsupported("A frame offset that is not a number"),
-        }
-    };
-    Ok(match b {
-        ast::WindowFrameBound::CurrentRow => FrameBound::CurrentRow,
-        ast::WindowFrameBound::Preceding(e) => match n(e)? {
-            None => FrameBound::UnboundedPreceding,
-            Some(k) => FrameBound::Preceding { offset: k },
-        },
-        ast::WindowFrameBound::Following(e) => match n(e)? {
-            None => FrameBound::UnboundedFollowing,
-            Some(k) => FrameBound::Following { offset: k },
-        },
-    })
 }
 
 fn literal(v: &Value) -> R<Literal> {

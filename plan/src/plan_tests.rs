@@ -168,6 +168,7 @@ fn superset_plan() -> Plan {
                 unit: FrameUnit::Rows,
                 start: FrameBound::UnboundedPreceding,
                 end: FrameBound::Preceding { offset: 2 },
+                offset_unit: None,
             }),
         }),
     });

@@ -356,6 +356,50 @@ fn recursive_ctes() -> impl Strategy<Value = Json> {
     prop_oneof![chain, series]
 }
 
+/// Sums over frames counted in time (the last n days, hours or weeks before each invoice,
+/// up to it or short of it), per customer or over all.
+fn time_frames() -> impl Strategy<Value = Json> {
+    (
+        prop_oneof![Just("day"), Just("hour"), Just("week")],
+        0u64..60,
+        prop_oneof![
+            Just(json!({"kind": "current_row"})),
+            Just(json!({"kind": "preceding", "offset": 1})),
+            Just(json!({"kind": "following", "offset": 2}))
+        ],
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(unit, n, end, per_customer, as_date)| {
+            let date = if as_date {
+                json!({"kind": "cast", "expr": col("i", "InvoiceDate"), "to": "date"})
+            } else {
+                col("i", "InvoiceDate")
+            };
+            let start = n.max(2);
+            let partition = if per_customer {
+                vec![col("i", "CustomerId")]
+            } else {
+                vec![]
+            };
+            json!({
+                "tables": [{"name": "Invoice", "alias": "i"}],
+                "select_items": [
+                    {"expr": col("i", "InvoiceId")},
+                    {"expr": {"kind": "func", "func_name": "SUM", "args": [col("i", "Total")],
+                              "over": {"partition_by": partition,
+                                       "order_by": [{"expr": date}],
+                                       "frame": {"unit": "range", "offset_unit": unit,
+                                                 "start": {"kind": "preceding", "offset": start},
+                                                 "end": end}}},
+                     "alias": "rolling"}
+                ],
+                "where": bin("<=", col("i", "InvoiceId"), lit(json!(120))),
+                "order_by": [{"expr": col("i", "InvoiceId")}]
+            })
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 24,
@@ -401,6 +445,11 @@ proptest! {
 
     #[test]
     fn a_query_without_from_answers_the_same(plan in without_from()) {
+        check(plan, true)?;
+    }
+
+    #[test]
+    fn frames_counted_in_time_sum_the_same_rows(plan in time_frames()) {
         check(plan, true)?;
     }
 

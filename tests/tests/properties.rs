@@ -527,6 +527,7 @@ fn shaped(s: &Shape) -> Plan {
                 unit: FrameUnit::Rows,
                 start,
                 end: FrameBound::CurrentRow,
+                offset_unit: None,
             });
             plan.select_items.push(SelectItem {
                 expr: call(

@@ -13,11 +13,10 @@ use serde_json::json;
 pub const PLANNER_SYSTEM: &str = "You turn a question about a database into a query plan: a JSON object the engine checks and renders as SQL itself.
 
 - `tables` lists every table read, each with a short alias; `joins` connect them on key columns.
-- Every expression is an object with a `kind`: `column` (alias, column_name), `literal` (value), `func` (func_name, args), `binary` (op, left, right), or another the schema defines.
+- Expressions are objects with a `kind` (`column`, `literal`, `func`, `binary`, …) and that kind's fields in the schema.
 - Give each select item a readable `alias`; grouped columns go in `group_by`, filters on aggregates in `having`; add a `limit` when the question asks for a number of rows.
 - Use only the tables and columns shown; match text values exactly as the hints spell them.
-- For dates, use DATE_PART, DATE_TRUNC, DATE_ADD, DATE_DIFF (boundaries crossed) and ELAPSED (whole units elapsed: an age, a tenure) with a unit ('month', 'day', …), DAY_NAME and MONTH_NAME for names, and today's date as given.
-- For a hierarchy (who reports to whom, a category's sub-categories), use a `with` entry with `recursive: true`: its plan selects the starting rows and one `union_all` member joins the table to the entry's own name.
+- Dates: DATE_PART, DATE_TRUNC, DATE_ADD, DATE_DIFF, ELAPSED (whole units: ages), DAY_NAME, MONTH_NAME; units 'month', 'day', …; today as given.
 - Write a one-sentence `reasoning`.";
 
 /// The planner's question message: today, the datasource's schema as retrieved, the values

@@ -133,6 +133,20 @@ fn interval_text(text: &str) -> Option<Vec<(i64, DateUnit)>> {
         .collect()
 }
 
+/// An interval of one whole amount of one unit (`INTERVAL '24 hours'`, `INTERVAL 6 DAY`).
+pub(super) fn interval_amount(i: &ast::Interval) -> Option<(i64, DateUnit)> {
+    if i.last_field.is_some() || i.fractional_seconds_precision.is_some() {
+        return None;
+    }
+    match &i.leading_field {
+        Some(field) => Some((number_of(&i.value)?, field_unit(field)?)),
+        None => match interval_text(text_of(&i.value)?)?.as_slice() {
+            [(n, unit)] => Some((*n, *unit)),
+            _ => None,
+        },
+    }
+}
+
 /// The steps an interval moves by: an amount (an expression for MySQL's `INTERVAL n DAY`)
 /// and a unit.
 fn interval_steps(importer: &Importer<'_>, i: &ast::Interval) -> R<Vec<(Expr, DateUnit)>> {

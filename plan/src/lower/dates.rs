@@ -372,6 +372,68 @@ fn interval(value: SqlExpr, unit: Option<DateTimeField>) -> SqlExpr {
     })
 }
 
+/// A `range` frame's offset of `n` units, as the dialect writes an interval (SQLite,
+/// whose window orders by [`millis`] there, as milliseconds).
+pub fn frame_offset(unit: DateUnit, n: i64, d: Dialect) -> Result<SqlExpr, LowerError> {
+    if !unit.is_period() {
+        return Err(crate::Error::unbuildable(format!(
+            "A frame's offsets count periods; {unit} is a part."
+        )));
+    }
+    let out_of_range =
+        || crate::Error::unbuildable(format!("The frame offset {n} {unit}s is too large."));
+    let (k, small) = step(unit);
+    let amount = n.checked_mul(k).ok_or_else(out_of_range)?;
+    Ok(match d {
+        Dialect::Sqlite => {
+            let seconds = match unit {
+                DateUnit::Week => 604_800,
+                DateUnit::Day => 86_400,
+                DateUnit::Hour => 3_600,
+                DateUnit::Minute => 60,
+                DateUnit::Second => 1,
+                _ => {
+                    return Err(crate::Error::unbuildable(format!(
+                        "SQLite's RANGE frames count numbers, so a frame of {unit}s (whose \
+                         length varies) has no exact form there; count days instead."
+                    )))
+                }
+            };
+            let millis = n.checked_mul(seconds * 1_000).ok_or_else(out_of_range)?;
+            int(millis)
+        }
+        Dialect::Postgres | Dialect::DuckDb => {
+            interval(text(&format!("{amount} {small}s"), d), None)
+        }
+        Dialect::MySql | Dialect::Spark => interval(int(amount), Some(step_field(small))),
+        Dialect::SqlServer => {
+            return Err(crate::Error::unbuildable(
+                "SQL Server's RANGE frames take no offsets; count rows (ROWS) instead.",
+            ))
+        }
+    })
+}
+
+/// A SQLite moment as whole milliseconds since 1970 (exact to the millisecond: a Julian day
+/// number's double resolves about 50 microseconds).
+pub fn millis(x: SqlExpr) -> SqlExpr {
+    to_int(
+        call(
+            "ROUND",
+            vec![binary(
+                nested(binary(
+                    call("JULIANDAY", vec![x]),
+                    Op::Minus,
+                    SqlExpr::Value(sqlparser::ast::Value::Number("2440587.5".into(), false).into()),
+                )),
+                Op::Multiply,
+                int(86_400_000),
+            )],
+        ),
+        Dialect::Sqlite,
+    )
+}
+
 /// How many of the smaller unit one `unit` step is, for the dialects that only count in
 /// months and days.
 fn step(unit: DateUnit) -> (i64, &'static str) {

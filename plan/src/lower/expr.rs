@@ -686,15 +686,27 @@ impl Lowerer<'_> {
         for p in &w.partition_by {
             partition_by.push(self.expr(p)?);
         }
+        // SQLite's RANGE offsets are numbers: a frame counted in time orders by the
+        // moment's milliseconds there, in the same order.
+        let in_millis = self.dialect == Dialect::Sqlite
+            && w.frame.as_ref().is_some_and(|f| f.offset_unit.is_some());
         let mut order_by = Vec::with_capacity(w.order_by.len());
         for o in &w.order_by {
-            order_by.extend(self.ordering(self.expr(&o.expr)?, o, || self.expr(&o.expr))?);
+            let key = || -> Result<SqlExpr, LowerError> {
+                let e = self.expr(&o.expr)?;
+                Ok(if in_millis { dates::millis(e) } else { e })
+            };
+            order_by.extend(self.ordering(key()?, o, key)?);
         }
+        let window_frame = match &w.frame {
+            Some(f) => Some(frame(f, self.dialect)?),
+            None => None,
+        };
         Ok(ast::WindowSpec {
             window_name: None,
             partition_by,
             order_by,
-            window_frame: w.frame.as_ref().map(frame),
+            window_frame,
         })
     }
 
@@ -782,26 +794,44 @@ fn filtered_by_case(f: &FuncCall, condition: &Expr) -> Result<FuncCall, LowerErr
 }
 
 /// An ORDER BY term.
-fn frame(f: &Frame) -> ast::WindowFrame {
-    let bound = |b: FrameBound| match b {
-        FrameBound::UnboundedPreceding => ast::WindowFrameBound::Preceding(None),
-        FrameBound::Preceding { offset: n } => ast::WindowFrameBound::Preceding(Some(Box::new(
-            int(i64::try_from(n).unwrap_or(i64::MAX)),
-        ))),
-        FrameBound::CurrentRow => ast::WindowFrameBound::CurrentRow,
-        FrameBound::Following { offset: n } => ast::WindowFrameBound::Following(Some(Box::new(
-            int(i64::try_from(n).unwrap_or(i64::MAX)),
-        ))),
-        FrameBound::UnboundedFollowing => ast::WindowFrameBound::Following(None),
+fn frame(f: &Frame, d: Dialect) -> Result<ast::WindowFrame, LowerError> {
+    let has_offset = |b: FrameBound| {
+        matches!(
+            b,
+            FrameBound::Preceding { .. } | FrameBound::Following { .. }
+        )
     };
-    ast::WindowFrame {
+    let ranged = f.unit == FrameUnit::Range && (has_offset(f.start) || has_offset(f.end));
+    if ranged && d == Dialect::SqlServer {
+        return fail("SQL Server's RANGE frames take no offsets; count rows (ROWS) instead.");
+    }
+    if f.offset_unit.is_some() && f.unit != FrameUnit::Range {
+        return fail("offset_unit counts a range frame's offsets; a rows frame counts rows.");
+    }
+    let offset = |n: u64| -> Result<Option<Box<SqlExpr>>, LowerError> {
+        let n = i64::try_from(n).unwrap_or(i64::MAX);
+        Ok(Some(Box::new(match f.offset_unit {
+            None => int(n),
+            Some(unit) => dates::frame_offset(unit, n, d)?,
+        })))
+    };
+    let bound = |b: FrameBound| -> Result<ast::WindowFrameBound, LowerError> {
+        Ok(match b {
+            FrameBound::UnboundedPreceding => ast::WindowFrameBound::Preceding(None),
+            FrameBound::Preceding { offset: n } => ast::WindowFrameBound::Preceding(offset(n)?),
+            FrameBound::CurrentRow => ast::WindowFrameBound::CurrentRow,
+            FrameBound::Following { offset: n } => ast::WindowFrameBound::Following(offset(n)?),
+            FrameBound::UnboundedFollowing => ast::WindowFrameBound::Following(None),
+        })
+    };
+    Ok(ast::WindowFrame {
         units: match f.unit {
             FrameUnit::Rows => ast::WindowFrameUnits::Rows,
             FrameUnit::Range => ast::WindowFrameUnits::Range,
         },
-        start_bound: bound(f.start),
-        end_bound: Some(bound(f.end)),
-    }
+        start_bound: bound(f.start)?,
+        end_bound: Some(bound(f.end)?),
+    })
 }
 
 /// "one", "one or two", "at least two", for arity messages.

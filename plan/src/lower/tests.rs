@@ -118,6 +118,24 @@ fn constructs() -> Vec<(&'static str, Json)> {
             ),
         ),
         (
+            "a frame counted in time: the 7 days up to each invoice, and a month before it",
+            invoices(
+                vec![
+                    json!({"kind": "func", "func_name": "SUM", "args": [c("i", "Total")], "over": {
+                    "order_by": [{"expr": c("i", "InvoiceDate")}],
+                    "frame": {"unit": "range", "offset_unit": "day",
+                              "start": {"kind": "preceding", "offset": 6},
+                              "end": {"kind": "current_row"}}}}),
+                    json!({"kind": "func", "func_name": "COUNT", "args": [c("i", "InvoiceId")], "over": {
+                    "order_by": [{"expr": c("i", "InvoiceDate")}],
+                    "frame": {"unit": "range", "offset_unit": "month",
+                              "start": {"kind": "preceding", "offset": 1},
+                              "end": {"kind": "preceding", "offset": 0}}}}),
+                ],
+                json!({}),
+            ),
+        ),
+        (
             "casts",
             invoices(
                 vec![

@@ -324,6 +324,19 @@ fn window(name: &str, distinct: bool, w: &crate::Window, out: &mut Findings) {
              {name}; use ROWS, or order by one value."
         ));
     }
+    if let Some(unit) = frame.offset_unit {
+        if frame.unit != FrameUnit::Range {
+            out.invalid(format!(
+                "The frame of {name} has an offset_unit but counts rows; offset_unit is for a \
+                 range frame ordered by a date or timestamp."
+            ));
+        } else if !unit.is_period() {
+            out.invalid(format!(
+                "The frame of {name} counts its offsets in {unit}, a part of a date; use year, \
+                 quarter, month, week, day, hour, minute or second."
+            ));
+        }
+    }
 }
 
 fn list_message() -> &'static str {
