@@ -1125,6 +1125,13 @@ impl Importer<'_> {
                     scale,
                 )
             }
+            SqlExpr::AtTimeZone {
+                timestamp,
+                time_zone,
+            } => match self.utc_epoch(timestamp, time_zone)? {
+                Some(moment) => moment,
+                None => return unsupported(first_words(&e.to_string())),
+            },
             SqlExpr::Extract { field, expr, .. } => {
                 let unit = dates::extract_unit(field)?;
                 if let Some(part) = self.age_part(unit, expr)? {

@@ -521,14 +521,17 @@ fn day_and_month_names_are_english_everywhere() {
     });
 }
 
-/// Series the plan cannot count are refused by what stops them, never run differently.
+/// Series the plan cannot count, and moments whose zone the plan cannot know, are refused
+/// by what stops them, never run differently.
 #[test]
-fn series_the_plan_cannot_count_are_refused_by_name() {
+fn series_and_zones_the_plan_cannot_keep_are_refused_by_name() {
     let refused = [
         ("SELECT n FROM Invoice i, generate_series(1, i.InvoiceId) AS s(n)", "over a column"),
         ("SELECT x FROM range(1, 9, 0) t(x)", "not a constant"),
         ("SELECT x FROM range(DATE '2013-01-01', DATE '2013-02-01', INTERVAL '1 month -1 day') t(x)", "mixed"),
         ("SELECT * FROM unnest([1, 2]) t(x)", "table function unnest"),
+        ("SELECT to_timestamp(InvoiceId) FROM Invoice", "session's time zone"),
+        ("SELECT to_timestamp(InvoiceId) AT TIME ZONE 'Europe/Paris' FROM Invoice", "AT TIME ZONE"),
     ];
     ENGINES.with(|(_, duckdb)| {
         for (sql, words) in refused {
@@ -562,7 +565,7 @@ fn a_deviation_on_sqlite_names_the_variance() {
 
 /// SQL as analysts write it for SQLite, then for DuckDB: each imported as a plan, rendered
 /// and run must give the rows the database gives for the SQL itself.
-const SPELLINGS: [(&str, &str); 29] = [
+const SPELLINGS: [(&str, &str); 31] = [
     ("sqlite", "SELECT c.Country, COUNT(*) FROM Customer c, Invoice i WHERE i.CustomerId = c.CustomerId GROUP BY c.Country"),
     ("sqlite", "SELECT Name FROM Track JOIN Album USING (AlbumId) WHERE Title LIKE 'A%'"),
     ("sqlite", "SELECT InvoiceId, date(InvoiceDate, 'start of month', '+1 month', '-1 day') FROM Invoice WHERE InvoiceId < 30"),
@@ -590,6 +593,8 @@ const SPELLINGS: [(&str, &str); 29] = [
     ("duckdb", "SELECT CAST(d AS DATE) AS day, COUNT(i.InvoiceId) FROM range(DATE '2013-11-25', DATE '2014-01-01', INTERVAL 1 DAY) t(d) LEFT JOIN Invoice i ON CAST(i.InvoiceDate AS DATE) = CAST(d AS DATE) GROUP BY 1"),
     ("duckdb", "SELECT g, Name FROM generate_series(10, 1, -3) AS s(g) JOIN Genre ON GenreId = g"),
     ("duckdb", "SELECT InvoiceId, dayname(InvoiceDate), monthname(InvoiceDate), strftime(InvoiceDate, '%a %d %b %Y, %A in %B') FROM Invoice WHERE InvoiceId < 60"),
+    ("sqlite", "SELECT InvoiceId, datetime(InvoiceId * 86400 + 1230000000, 'unixepoch'), date(InvoiceId * 86400, 'unixepoch', 'start of month') FROM Invoice WHERE InvoiceId < 20"),
+    ("duckdb", "SELECT InvoiceId, epoch_ms(InvoiceId * 86400000 + 1500), make_timestamp(2013, 1 + InvoiceId % 12, 1 + InvoiceId % 28, InvoiceId % 24, 30, 15.5), to_timestamp(InvoiceId * 1000) AT TIME ZONE 'UTC' FROM Invoice WHERE InvoiceId < 20"),
     ("sqlite", "WITH RECURSIVE days(day) AS (SELECT '2013-12-01' UNION ALL SELECT date(day, '+1 day') FROM days WHERE day < '2013-12-31') SELECT d.day, COUNT(i.InvoiceId) FROM days d LEFT JOIN Invoice i ON date(i.InvoiceDate) = d.day GROUP BY d.day"),
     ("duckdb", "WITH RECURSIVE up AS (SELECT EmployeeId, ReportsTo, 0 AS hops FROM Employee WHERE EmployeeId = 7 UNION ALL SELECT e.EmployeeId, e.ReportsTo, u.hops + 1 FROM Employee e JOIN up u ON e.EmployeeId = u.ReportsTo) SELECT EmployeeId, hops FROM up"),
 ];

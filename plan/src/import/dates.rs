@@ -11,6 +11,7 @@ use super::{call, failed, unsupported, Importer, R};
 use crate::dialect::Dialect;
 use crate::functions::DateUnit;
 use crate::{BinaryOp, CastType, Expr, Literal};
+use nl2sql_error::PipelineError;
 use sqlparser::ast::{
     self, BinaryOperator as Op, DateTimeField, Expr as SqlExpr, FunctionArg, FunctionArgExpr,
     FunctionArguments, Value,
@@ -201,6 +202,15 @@ fn as_difference(e: &SqlExpr) -> Option<(&SqlExpr, &SqlExpr)> {
     }
 }
 
+/// The moment `seconds` after 1970-01-01 00:00:00, read as UTC.
+pub(super) fn from_epoch(seconds: Expr) -> Expr {
+    let epoch = Expr::Cast {
+        expr: Box::new(Expr::Literal(Literal::Text("1970-01-01 00:00:00".into()))),
+        to: CastType::Timestamp,
+    };
+    date_add(DateUnit::Second, seconds, epoch)
+}
+
 /// `x` moved by each step in turn.
 pub(super) fn moved_by(x: Expr, steps: Vec<(Expr, DateUnit)>) -> Expr {
     steps
@@ -340,6 +350,20 @@ impl Importer<'_> {
         }))
     }
 
+    /// `to_timestamp(seconds) AT TIME ZONE 'UTC'`: the moment that many seconds after
+    /// 1970 read as UTC; `None` for any other zone conversion.
+    pub(super) fn utc_epoch(&self, timestamp: &SqlExpr, zone: &SqlExpr) -> R<Option<Expr>> {
+        let SqlExpr::Function(f) = timestamp else {
+            return Ok(None);
+        };
+        let utc = text_of(zone).is_some_and(|z| z.eq_ignore_ascii_case("UTC"));
+        let is_to_timestamp = f.name.to_string().eq_ignore_ascii_case("to_timestamp");
+        match call_args(f).as_deref() {
+            Some([seconds]) if utc && is_to_timestamp => Ok(Some(from_epoch(self.expr(seconds)?))),
+            _ => Ok(None),
+        }
+    }
+
     /// A part of PostgreSQL's `AGE(b, a)` (`AGE(a)`: from `a` to today): its years are the
     /// whole years elapsed, its months the whole months elapsed past them. `None` when `e`
     /// is no `AGE`.
@@ -455,8 +479,27 @@ impl Importer<'_> {
                     CastType::Timestamp
                 };
                 let now = text_of(x).is_some_and(|t| t.eq_ignore_ascii_case("now"));
+                // `'unixepoch'` first reads a number as seconds since 1970.
+                let (epoch, modifiers) = match modifiers {
+                    [m, rest @ ..]
+                        if text_of(m).is_some_and(|t| t.eq_ignore_ascii_case("unixepoch")) =>
+                    {
+                        (true, rest)
+                    }
+                    _ => (false, modifiers),
+                };
                 // The value is read as the function's kind first, so each step keeps it.
-                let mut value = if now {
+                let mut value = if epoch {
+                    let moment = from_epoch(self.expr(x)?);
+                    if to == CastType::Date {
+                        Expr::Cast {
+                            expr: Box::new(moment),
+                            to,
+                        }
+                    } else {
+                        moment
+                    }
+                } else if now {
                     call(
                         if to == CastType::Date {
                             "CURRENT_DATE"
@@ -475,6 +518,41 @@ impl Importer<'_> {
                     value = sqlite_modifier(value, m)?;
                 }
                 value
+            }
+            // Moments made of numbers, as the plan's date arithmetic makes them.
+            ("EPOCH_MS", [x]) if d == Dialect::DuckDb => from_epoch(divided(
+                self.expr(x)?,
+                Expr::Literal(Literal::Real(1_000.0)),
+            )),
+            ("MAKE_TIMESTAMP", [x]) if d == Dialect::DuckDb => from_epoch(divided(
+                self.expr(x)?,
+                Expr::Literal(Literal::Real(1_000_000.0)),
+            )),
+            ("MAKE_TIMESTAMP", [y, m, day, h, mi, s])
+                if matches!(d, Dialect::Postgres | Dialect::DuckDb) =>
+            {
+                let midnight = Expr::Cast {
+                    expr: Box::new(call(
+                        "MAKE_DATE",
+                        vec![self.expr(y)?, self.expr(m)?, self.expr(day)?],
+                    )),
+                    to: CastType::Timestamp,
+                };
+                [
+                    (DateUnit::Hour, h),
+                    (DateUnit::Minute, mi),
+                    (DateUnit::Second, s),
+                ]
+                .into_iter()
+                .try_fold(midnight, |moment, (unit, n)| {
+                    Ok::<_, PipelineError>(date_add(unit, self.expr(n)?, moment))
+                })?
+            }
+            ("TO_TIMESTAMP" | "FROM_UNIXTIME", [_]) => {
+                return unsupported(format!(
+                    "{name} of a number, which reads it in the session's time zone (write \
+                     it AT TIME ZONE 'UTC')"
+                ))
             }
             ("DATE", [x]) if d == Dialect::MySql => Expr::Cast {
                 expr: Box::new(self.expr(x)?),
