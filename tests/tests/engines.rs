@@ -265,6 +265,60 @@ fn statistics() -> impl Strategy<Value = Json> {
         })
 }
 
+/// Medians and percentiles (continuous and discrete, either order) of track lengths or
+/// composers' name lengths (NULL for many), per genre or over all, beside other aggregates
+/// and a HAVING: SQLite numbers its rows with window functions, DuckDB has the aggregate.
+fn percentiles() -> impl Strategy<Value = Json> {
+    (
+        prop_oneof![
+            Just("MEDIAN"),
+            Just("PERCENTILE_CONT"),
+            Just("PERCENTILE_DISC")
+        ],
+        prop_oneof![
+            Just(0.0),
+            Just(0.1),
+            Just(0.25),
+            Just(0.5),
+            Just(0.9),
+            Just(1.0)
+        ],
+        direction(),
+        any::<bool>(),
+        any::<bool>(),
+        1i64..30,
+    )
+        .prop_map(|(name, p, direction, grouped, nullable, top)| {
+            let measured = if nullable {
+                func("LENGTH", vec![col("t", "Composer")])
+            } else {
+                col("t", "Milliseconds")
+            };
+            let statistic = if name == "MEDIAN" {
+                func("MEDIAN", vec![measured])
+            } else {
+                json!({"kind": "func", "func_name": name, "args": [lit(json!(p))],
+                       "order_by": [{"expr": measured, "direction": direction}]})
+            };
+            let mut plan = json!({
+                "tables": [{"name": "Track", "alias": "t"}],
+                "select_items": [
+                    {"expr": statistic, "alias": "pct"},
+                    {"expr": func("COUNT", vec![col("t", "TrackId")]), "alias": "tracks"}
+                ],
+                "where": bin("<=", col("t", "GenreId"), lit(json!(top)))
+            });
+            if grouped {
+                if let Some(items) = plan["select_items"].as_array_mut() {
+                    items.insert(0, json!({"expr": col("t", "GenreId")}));
+                }
+                plan["group_by"] = json!([{"expr": col("t", "GenreId")}]);
+                plan["having"] = bin(">", func("COUNT", vec![col("t", "TrackId")]), lit(json!(2)));
+            }
+            plan
+        })
+}
+
 /// Whether any / every customer of a country is in a state, or on a support rep: States
 /// are NULL for most countries, so whole groups of NULLs (no answer) are compared too.
 fn any_and_every() -> impl Strategy<Value = Json> {
@@ -451,6 +505,11 @@ proptest! {
     #[test]
     fn frames_counted_in_time_sum_the_same_rows(plan in time_frames()) {
         check(plan, true)?;
+    }
+
+    #[test]
+    fn percentiles_pick_the_same_values(plan in percentiles()) {
+        check(plan, false)?;
     }
 
     #[test]

@@ -126,6 +126,12 @@ macro_rules! server_suite {
                 assert!(matches!(urgent.as_slice(), [row] if matches!(row[0], Value::Integer(n) if n > 0)));
             }
 
+            #[test]
+            $(#[$meta])*
+            fn percentiles_agree_with_sqlites_numbered_rows() {
+                super::percentiles_agree(&*SERVER.open("chinook"));
+            }
+
             /// A name written for the server's dialect.
             fn q(db: &dyn nl2sql_core::Datasource, name: &str) -> String {
                 nl2sql_core::lower::quote_name(name, db.dialect())
@@ -328,6 +334,61 @@ fn spark_reaches_nothing_outside(db: &dyn nl2sql_core::Datasource) {
         Ok(vec![vec![nl2sql_core::Value::Integer(3503)]]),
         "nothing was dropped"
     );
+}
+
+/// A median and a descending quartile per genre on `db` (natively, or from numbered rows on
+/// MariaDB) and on SQLite (numbered rows): the same values, within a double's rounding.
+fn percentiles_agree(db: &dyn nl2sql_core::Datasource) {
+    use nl2sql_core::{Metadata, Value};
+    let plan: nl2sql_core::plan::Plan = serde_json::from_value(serde_json::json!({
+        "tables": [{"name": "Track", "alias": "t"}],
+        "select_items": [
+            {"expr": {"kind": "column", "alias": "t", "column_name": "GenreId"}},
+            {"expr": {"kind": "func", "func_name": "MEDIAN",
+                      "args": [{"kind": "column", "alias": "t", "column_name": "Milliseconds"}]},
+             "alias": "median"},
+            {"expr": {"kind": "func", "func_name": "PERCENTILE_CONT",
+                      "args": [{"kind": "literal", "value": 0.25}],
+                      "order_by": [{"expr": {"kind": "column", "alias": "t", "column_name": "Milliseconds"},
+                                    "direction": "desc"}]},
+             "alias": "upper_quartile"}
+        ],
+        "group_by": [{"expr": {"kind": "column", "alias": "t", "column_name": "GenreId"}}],
+        "order_by": [{"expr": {"kind": "column", "alias": "t", "column_name": "GenreId"}}]
+    }))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let rows = |db: &dyn nl2sql_core::Datasource| {
+        let schema = pollster::block_on(db.introspect()).unwrap_or_else(|e| panic!("{e}"));
+        let policies = nl2sql_core::policy::Policies::demo();
+        let run = pollster::block_on(nl2sql_core::run::run_plan(
+            &plan,
+            db,
+            &schema,
+            &policies.scope(&["admin".to_string()]),
+            &nl2sql_core::validate::ValidatorSettings::default(),
+        ));
+        assert!(run.succeeded(), "{:?} {:?}", run.errors, run.sql);
+        run.frame.map(|f| f.rows).unwrap_or_default()
+    };
+    let number = |v: &Value| match v {
+        Value::Integer(i) => *i as f64,
+        Value::Real(r) => *r,
+        Value::Text(t) => t.parse().unwrap_or(f64::NAN),
+        other => panic!("not a number: {other:?}"),
+    };
+    let theirs = rows(db);
+    let ours = rows(&nl2sql_tests::native::chinook());
+    assert_eq!(theirs.len(), 25, "one row per genre");
+    assert_eq!(theirs.len(), ours.len());
+    for (a, b) in theirs.iter().zip(&ours) {
+        for (x, y) in a.iter().zip(b) {
+            let (x, y) = (number(x), number(y));
+            assert!(
+                (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+                "{a:?} against {b:?}"
+            );
+        }
+    }
 }
 
 /// The support desk copied into a database of its own on `server`, with a view

@@ -66,14 +66,28 @@ impl Lowerer<'_> {
                         (p, f.order_by.first())
                     }
                 };
+                let cont = name != "PERCENTILE_DISC";
+                // DuckDB (1.5) reads a descending order's 0th percentile as the smallest
+                // value: there a descending percentile is read upwards, a continuous one
+                // at 1 - p (the same place) and the discrete 0th as the 100th.
+                let upwards = d == Dialect::DuckDb
+                    && measured.is_some_and(|o| o.direction == Direction::Desc)
+                    && (cont || fraction == 0.0);
+                let fraction = match (upwards, cont) {
+                    (true, true) => 1.0 - fraction,
+                    (true, false) => 1.0,
+                    (false, _) => fraction,
+                };
                 let ordered =
                     |o: Option<&crate::OrderItem>| -> Result<ast::OrderByExpr, LowerError> {
                         Ok(match o {
+                            Some(o) if upwards => {
+                                order_by_expr(self.expr(&o.expr)?, Direction::Asc)
+                            }
                             Some(o) => order_by_expr(self.expr(&o.expr)?, o.direction),
                             None => order_by_expr(x()?, Direction::Asc),
                         })
                     };
-                let cont = name != "PERCENTILE_DISC";
                 match d {
                     Dialect::DuckDb if name == "MEDIAN" => {
                         call_with("MEDIAN", vec![arg(x()?)], f.distinct, over)

@@ -11,6 +11,7 @@ mod dates;
 mod expr;
 mod grouping;
 mod numbers;
+mod percentiles;
 mod temporal;
 
 use crate::dialect::Dialect;
@@ -298,6 +299,17 @@ impl Lowerer<'_> {
         let d = self.dialect;
         if d == Dialect::Sqlite && !plan.grouping_sets.is_empty() {
             return self.query_in_scope(&grouping::as_union(plan)?, outermost);
+        }
+        if percentiles::needed(plan, d) {
+            let taken = |name: &str| {
+                self.schema.table(name).is_some()
+                    || self
+                        .ctes
+                        .borrow()
+                        .iter()
+                        .any(|(c, _)| c.eq_ignore_ascii_case(name))
+            };
+            return self.query_in_scope(&percentiles::ranked(plan, d, &taken)?, outermost);
         }
         if d == Dialect::SqlServer && !outermost && !plan.ctes.is_empty() {
             return fail(

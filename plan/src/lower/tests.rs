@@ -406,6 +406,19 @@ fn constructs() -> Vec<(&'static str, Json)> {
             ),
         ),
         (
+            "percentiles where the dialect has no aggregate for them: numbered rows",
+            invoices(
+                vec![
+                    c("i", "BillingCountry"),
+                    func("MEDIAN", vec![c("i", "Total")]),
+                    json!({"kind": "func", "func_name": "PERCENTILE_DISC", "args": [lit(json!(0.9))],
+                           "order_by": [{"expr": c("i", "Total"), "direction": "desc"}]}),
+                ],
+                json!({"group_by": [{"expr": c("i", "BillingCountry")}],
+                       "having": bin(">", func("COUNT", vec![c("i", "InvoiceId")]), lit(json!(5)))}),
+            ),
+        ),
+        (
             "truth and variance where SQLite has them",
             invoices(
                 vec![
