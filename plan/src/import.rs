@@ -1132,6 +1132,11 @@ impl Importer<'_> {
                 Some(moment) => moment,
                 None => return unsupported(first_words(&e.to_string())),
             },
+            SqlExpr::Extract {
+                field: ast::DateTimeField::Isoyear,
+                expr,
+                ..
+            } => dates::iso_year(self.expr(expr)?),
             SqlExpr::Extract { field, expr, .. } => {
                 let unit = dates::extract_unit(field)?;
                 if let Some(part) = self.age_part(unit, expr)? {

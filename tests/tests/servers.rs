@@ -2,10 +2,13 @@
 //! Spark), held to what SQLite does: the
 //! datasource contract suite, the reference's 43 gold plans for every role, our own 57 gold
 //! queries (run on SQLite as written, imported as plans and rendered for the engine), the
-//! hostile corpus, and a runaway query stopped at its limit. The server suites need the
+//! hostile corpus, a runaway query stopped at its limit, and (on PostgreSQL) the random
+//! plans of the plan language's newer constructs against SQLite. The server suites need the
 //! servers `cargo xtask test` starts and are ignored in a plain `cargo test`; DuckDB's runs
 //! on files the tests copy themselves.
 #![cfg(not(target_arch = "wasm32"))]
+
+mod constructs;
 
 /// `$item` with the attributes in braces before it.
 macro_rules! marked {
@@ -604,5 +607,102 @@ fn gold_plan_latency_on_every_engine() {
         }
         let (p50, p95) = percentiles(times);
         eprintln!("{name}: plan path + execution per gold plan p50 {p50:.2} ms, p95 {p95:.2} ms");
+    }
+}
+
+/// The random plans `engines.rs` runs on SQLite and DuckDB, run on SQLite and PostgreSQL.
+mod postgres_constructs {
+    use super::constructs::*;
+    use nl2sql_tests::servers::Server;
+    use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
+    use serde_json::Value as Json;
+
+    thread_local! {
+        static ENGINES: (Engine, Engine) = (
+            open(Box::new(nl2sql_tests::native::chinook())),
+            open(Server::Postgres.open("chinook")),
+        );
+    }
+
+    fn check(plan: Json, ordered: bool) -> Result<(), TestCaseError> {
+        ENGINES.with(|(sqlite, postgres)| {
+            compare(("SQLite", sqlite), ("PostgreSQL", postgres), plan, ordered)
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 24,
+            failure_persistence: None,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x706f_7374_6772_6573),
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        #[ignore = "needs the servers cargo xtask test starts"]
+        fn nulls_go_where_the_plan_puts_them(plan in null_ordering()) {
+            check(plan, true)?;
+        }
+
+        #[test]
+        #[ignore = "needs the servers cargo xtask test starts"]
+        fn aggregate_filters_count_the_same(plan in aggregate_filters()) {
+            check(plan, false)?;
+        }
+
+        #[test]
+        #[ignore = "needs the servers cargo xtask test starts"]
+        fn cross_joins_pair_the_same_rows(plan in cross_join()) {
+            check(plan, false)?;
+        }
+
+        #[test]
+        #[ignore = "needs the servers cargo xtask test starts"]
+        fn grouping_sets_give_the_same_subtotals(plan in grouping_sets()) {
+            check(plan, false)?;
+        }
+
+        #[test]
+        #[ignore = "needs the servers cargo xtask test starts"]
+        fn dates_keep_their_kind_and_values(plan in dates()) {
+            check(plan, true)?;
+        }
+
+        #[test]
+        #[ignore = "needs the servers cargo xtask test starts"]
+        fn statistics_and_string_aggregation_agree(plan in statistics()) {
+            check(plan, false)?;
+        }
+
+        #[test]
+        #[ignore = "needs the servers cargo xtask test starts"]
+        fn any_and_every_agree_nulls_included(plan in any_and_every()) {
+            check(plan, false)?;
+        }
+
+        #[test]
+        #[ignore = "needs the servers cargo xtask test starts"]
+        fn a_query_without_from_answers_the_same(plan in without_from()) {
+            check(plan, true)?;
+        }
+
+        #[test]
+        #[ignore = "needs the servers cargo xtask test starts"]
+        fn frames_counted_in_time_sum_the_same_rows(plan in time_frames()) {
+            check(plan, true)?;
+        }
+
+        #[test]
+        #[ignore = "needs the servers cargo xtask test starts"]
+        fn percentiles_pick_the_same_values(plan in percentiles()) {
+            check(plan, false)?;
+        }
+
+        #[test]
+        #[ignore = "needs the servers cargo xtask test starts"]
+        fn recursive_ctes_reach_the_same_rows(plan in recursive_ctes()) {
+            check(plan, false)?;
+        }
     }
 }

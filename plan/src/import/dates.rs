@@ -202,6 +202,27 @@ fn as_difference(e: &SqlExpr) -> Option<(&SqlExpr, &SqlExpr)> {
     }
 }
 
+/// The year an ISO week belongs to: the year of that week's Thursday (`x` moved by
+/// 4 − its ISO day of the week), on every engine from the plan's own parts.
+pub(super) fn iso_year(x: Expr) -> Expr {
+    let isodow = call(
+        "DATE_PART",
+        vec![unit_text(DateUnit::IsoDayOfWeek), x.clone()],
+    );
+    let to_thursday = Expr::Binary {
+        op: BinaryOp::Minus,
+        left: Box::new(int(4)),
+        right: Box::new(isodow),
+    };
+    call(
+        "DATE_PART",
+        vec![
+            unit_text(DateUnit::Year),
+            date_add(DateUnit::Day, to_thursday, x),
+        ],
+    )
+}
+
 /// The moment `seconds` after 1970-01-01 00:00:00, read as UTC.
 pub(super) fn from_epoch(seconds: Expr) -> Expr {
     let epoch = Expr::Cast {
@@ -618,6 +639,22 @@ impl Importer<'_> {
             ("ISODOW", [x]) => part(DateUnit::IsoDayOfWeek, x)?,
             ("DAYOFWEEK" | "DOW", [x]) if d == Dialect::DuckDb => part(DateUnit::DayOfWeek, x)?,
             ("EPOCH", [x]) if d == Dialect::DuckDb => part(DateUnit::Epoch, x)?,
+            ("ISOYEAR", [x]) if d == Dialect::DuckDb => iso_year(self.expr(x)?),
+            // Mode 3: ISO weeks, which start on Monday, of the ISO year.
+            ("YEARWEEK", [x, mode]) if d == Dialect::MySql && number_of(mode) == Some(3) => {
+                let x = self.expr(x)?;
+                let year = iso_year(x.clone());
+                let week = call("DATE_PART", vec![unit_text(DateUnit::Week), x]);
+                Expr::Binary {
+                    op: BinaryOp::Plus,
+                    left: Box::new(Expr::Binary {
+                        op: BinaryOp::Multiply,
+                        left: Box::new(year),
+                        right: Box::new(int(100)),
+                    }),
+                    right: Box::new(week),
+                }
+            }
             ("UNIX_TIMESTAMP", [x]) if d == Dialect::MySql => {
                 return unsupported(
                     "UNIX_TIMESTAMP, which reads the value in the session's time zone",
