@@ -549,7 +549,7 @@ pub struct Frame {
     /// SQL and JSON; left out of the model's schema to keep its prompt within budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(skip))]
-    pub offset_unit: Option<crate::functions::DateUnit>,
+    pub offset_unit: Option<crate::units::DateUnit>,
 }
 
 /// What a frame counts in.

@@ -320,7 +320,7 @@ impl Display for Window {
 fn bound(
     f: &mut Formatter<'_>,
     b: FrameBound,
-    unit: Option<crate::functions::DateUnit>,
+    unit: Option<crate::units::DateUnit>,
 ) -> fmt::Result {
     let offset = |f: &mut Formatter<'_>, n: u64| match unit {
         Some(u) => write!(f, "INTERVAL '{n} {u}'"),

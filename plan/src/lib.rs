@@ -26,6 +26,7 @@ mod spark_sql;
 mod tag;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod test_fixtures;
+mod units;
 pub mod validate;
 pub mod value;
 pub mod walk;

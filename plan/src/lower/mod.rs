@@ -295,12 +295,16 @@ impl Lowerer<'_> {
         query
     }
 
-    fn query_in_scope(&self, plan: &Plan, outermost: bool) -> Result<Query, LowerError> {
+    /// The query of `plan` rewritten first where the dialect lacks a construct of it
+    /// (grouping sets on SQLite, percentile aggregates); `None` when nothing needs it.
+    /// Apart from [`Self::query_in_scope`] so that the rewritten plan does not widen the
+    /// frame every nested query recurses through.
+    #[inline(never)]
+    fn rewritten(&self, plan: &Plan, outermost: bool) -> Option<Result<Query, LowerError>> {
         let d = self.dialect;
-        if d == Dialect::Sqlite && !plan.grouping_sets.is_empty() {
-            return self.query_in_scope(&grouping::as_union(plan)?, outermost);
-        }
-        if percentiles::needed(plan, d) {
+        let rewritten = if d == Dialect::Sqlite && !plan.grouping_sets.is_empty() {
+            grouping::as_union(plan)
+        } else if percentiles::needed(plan, d) {
             let taken = |name: &str| {
                 self.schema.table(name).is_some()
                     || self
@@ -309,7 +313,17 @@ impl Lowerer<'_> {
                         .iter()
                         .any(|(c, _)| c.eq_ignore_ascii_case(name))
             };
-            return self.query_in_scope(&percentiles::ranked(plan, d, &taken)?, outermost);
+            percentiles::ranked(plan, d, &taken)
+        } else {
+            return None;
+        };
+        Some(rewritten.and_then(|p| self.query_in_scope(&p, outermost)))
+    }
+
+    fn query_in_scope(&self, plan: &Plan, outermost: bool) -> Result<Query, LowerError> {
+        let d = self.dialect;
+        if let Some(query) = self.rewritten(plan, outermost) {
+            return query;
         }
         if d == Dialect::SqlServer && !outermost && !plan.ctes.is_empty() {
             return fail(
