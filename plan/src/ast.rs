@@ -849,3 +849,16 @@ tagged! {
     Expr: EXPR_TOLERANCE;
     FrameBound: BOUND_TOLERANCE;
 }
+
+/// `name(args)`: a plain call, with no `DISTINCT`, filter, order or window. The importer's
+/// and the lowering's plan rewrites build their calls with it.
+pub(crate) fn call(name: &str, args: Vec<Expr>) -> Expr {
+    Expr::Func(FuncCall {
+        name: name.to_string(),
+        args,
+        distinct: false,
+        filter: None,
+        order_by: vec![],
+        over: None,
+    })
+}

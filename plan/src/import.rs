@@ -3,6 +3,7 @@
 //! playground's SQL mode and gold suites come in this way, so no SQL reaches a database
 //! without passing the validator and the policy.
 
+use crate::ast::call;
 use crate::dialect::sql_dialect;
 use crate::dialect::Dialect;
 use crate::functions::DateUnit;
@@ -1147,17 +1148,13 @@ impl Importer<'_> {
                         return Ok(seconds);
                     }
                 }
-                Expr::Func(FuncCall {
-                    name: "DATE_PART".to_string(),
-                    args: vec![
+                call(
+                    "DATE_PART",
+                    vec![
                         Expr::Literal(Literal::Text(unit.as_str().to_string())),
                         self.expr(expr)?,
                     ],
-                    distinct: false,
-                    filter: None,
-                    order_by: vec![],
-                    over: None,
-                })
+                )
             }
             SqlExpr::Subquery(q) => Expr::Subquery {
                 plan: Box::new(self.query(q)?),
@@ -1644,17 +1641,6 @@ fn aggregate_spelling(
 /// either, and renders with the database's own placement.
 fn nulls(first: Option<bool>) -> Option<Nulls> {
     first.map(|f| if f { Nulls::First } else { Nulls::Last })
-}
-
-fn call(name: &str, args: Vec<Expr>) -> Expr {
-    Expr::Func(FuncCall {
-        name: name.to_string(),
-        args,
-        distinct: false,
-        filter: None,
-        order_by: vec![],
-        over: None,
-    })
 }
 
 fn unary(op: UnaryOp, expr: Expr) -> Expr {

@@ -3,7 +3,7 @@
 //! the table that has them), and `USING`/`NATURAL` become the equalities they stand for.
 
 use super::{Importer, R};
-use crate::{BinaryOp, Expr, FuncCall, Join, JoinType, Plan};
+use crate::{BinaryOp, Expr, Join, JoinType, Plan};
 use std::collections::VecDeque;
 
 impl Importer<'_> {
@@ -275,14 +275,7 @@ impl Importer<'_> {
             let r = column(right);
             let merged = match join_type {
                 JoinType::Right => r.clone(),
-                JoinType::Full => Expr::Func(FuncCall {
-                    name: "COALESCE".into(),
-                    args: vec![l.clone(), r.clone()],
-                    distinct: false,
-                    filter: None,
-                    order_by: vec![],
-                    over: None,
-                }),
+                JoinType::Full => crate::ast::call("COALESCE", vec![l.clone(), r.clone()]),
                 _ => l.clone(),
             };
             if let Some(frame) = self.merged.borrow_mut().last_mut() {

@@ -7,6 +7,7 @@
 //! other aggregate are those of the plan itself, one CTE row per plan row.
 
 use super::{fail, LowerError};
+use crate::ast::call;
 use crate::dialect::Dialect;
 use crate::walk::each_node;
 use crate::{
@@ -208,8 +209,8 @@ fn percentile(e: &Expr) -> Option<Percentile<'_>> {
     if f.over.is_some() {
         return None;
     }
-    let name = f.name.to_ascii_uppercase();
-    match (name.as_str(), f.args.as_slice(), f.order_by.as_slice()) {
+    let name = crate::functions::lookup(&f.name)?.name;
+    match (name, f.args.as_slice(), f.order_by.as_slice()) {
         ("MEDIAN", [x], _) => Some(Percentile {
             call: f,
             fraction: 0.5,
@@ -396,17 +397,6 @@ fn int(n: i64) -> Expr {
 
 fn real(x: f64) -> Expr {
     Expr::Literal(Literal::Real(x))
-}
-
-fn call(name: &str, args: Vec<Expr>) -> Expr {
-    Expr::Func(FuncCall {
-        name: name.into(),
-        args,
-        distinct: false,
-        filter: None,
-        order_by: vec![],
-        over: None,
-    })
 }
 
 fn max(e: Expr) -> Expr {
