@@ -29,6 +29,7 @@ pub mod sources;
 #[cfg(feature = "spark")]
 pub mod spark_db;
 pub mod sqlite_file;
+mod sqlite_math;
 pub mod tls;
 
 pub use clock::{now_rfc3339, WallClock};

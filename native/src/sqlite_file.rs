@@ -59,6 +59,7 @@ impl SqliteFile {
         // error here rather than at the first question.
         conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))
             .map_err(to_error)?;
+        crate::sqlite_math::register(&conn).map_err(to_error)?;
         conn.authorizer(Some(authorize)).map_err(to_error)?;
         let mut file = SqliteFile {
             id: id.into(),

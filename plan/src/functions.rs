@@ -82,6 +82,10 @@ pub const FUNCTIONS: &[FuncSpec] = &[
     spec("SQRT", Scalar, 1, 1),
     spec("MOD", Scalar, 2, 2),
     spec("SIGN", Scalar, 1, 1),
+    spec("TRUNC", Scalar, 1, 1),
+    spec("LN", Scalar, 1, 1),
+    spec("LOG10", Scalar, 1, 1),
+    spec("EXP", Scalar, 1, 1),
     spec("GREATEST", Scalar, 2, ANY),
     spec("LEAST", Scalar, 2, ANY),
     spec("LOWER", Scalar, 1, 1),
@@ -93,7 +97,9 @@ pub const FUNCTIONS: &[FuncSpec] = &[
     spec("LTRIM", Scalar, 1, 1),
     spec("RTRIM", Scalar, 1, 1),
     spec("REPLACE", Scalar, 3, 3),
+    spec("INSTR", Scalar, 2, 2),
     spec("CONCAT", Scalar, 1, ANY),
+    spec("JSON_VALUE", Scalar, 2, 2),
     spec("YEAR", Date, 1, 1),
     spec("QUARTER", Date, 1, 1),
     spec("MONTH", Date, 1, 1),
@@ -145,6 +151,26 @@ pub fn offered_names() -> impl Iterator<Item = &'static str> {
         .iter()
         .filter(|f| !matches!(f.class, List | Legacy))
         .map(|f| f.name)
+}
+
+/// The keys of a `JSON_VALUE` path, `'$.key'` or `'$.key.inner'`: each key a plain name
+/// (a letter or `_`, then letters, digits or `_`), so every dialect's path syntax spells it
+/// alike and no quoting is needed. `Err` says what is wrong with the path.
+pub fn json_path(path: &Expr) -> Result<Vec<&str>, String> {
+    let why = "JSON_VALUE's second argument is a path literal such as '$.key' or \
+               '$.key.inner', keys made of letters, digits and _ (no array indexes)";
+    let Expr::Literal(Literal::Text(text)) = path else {
+        return Err(format!("{why}."));
+    };
+    let keys: Vec<&str> = match text.strip_prefix("$.") {
+        Some(rest) => rest.split('.').collect(),
+        None => return Err(format!("{why}, not {text:?}.")),
+    };
+    if keys.iter().all(|k| is_plain_identifier(k)) {
+        Ok(keys)
+    } else {
+        Err(format!("{why}, not {text:?}."))
+    }
 }
 
 /// A portable date function call, read from its `FuncCall`.

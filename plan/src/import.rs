@@ -57,8 +57,10 @@ pub fn import_sql(
 mod dates;
 mod frames;
 mod joins;
+mod json;
 mod qualify;
 mod series;
+mod spellings;
 
 /// What a SELECT asks of the query around it, applied once its ORDER BY and LIMIT are read.
 enum Keep {
@@ -898,6 +900,9 @@ impl Importer<'_> {
                 right,
             } => self.chain(op, left, right)?,
             SqlExpr::BinaryOp { left, op, right } => {
+                if let Some(value) = self.json_operator(e)? {
+                    return Ok(value);
+                }
                 if let Some(moved) = self.interval_arithmetic(left, op, right)? {
                     return Ok(moved);
                 }
@@ -1169,16 +1174,8 @@ impl Importer<'_> {
                     exists
                 }
             }
-            SqlExpr::Function(f) => match self.series_read(f) {
-                Some(column) => column,
-                None => match self.date_spelling(f)? {
-                    Some(e) => e,
-                    None => match self.field_position(f)? {
-                        Some(e) => e,
-                        None => Expr::Func(self.function(f)?),
-                    },
-                },
-            },
+            SqlExpr::Function(f) => self.call(f)?,
+            SqlExpr::Position { expr, r#in } => self.position(expr, r#in)?,
             SqlExpr::Substring {
                 expr,
                 substring_from,
@@ -1308,6 +1305,25 @@ impl Importer<'_> {
             whens,
             else_expr: Some(Box::new(Expr::Literal(Literal::Integer(0)))),
         }))
+    }
+
+    /// A function call: a series, then each dialect's own spellings, then a plain call.
+    fn call(&self, f: &ast::Function) -> R<Expr> {
+        if let Some(column) = self.series_read(f) {
+            return Ok(column);
+        }
+        let spelt = [
+            Importer::json_function,
+            Importer::function_spelling,
+            Importer::date_spelling,
+            Importer::field_position,
+        ];
+        for read in spelt {
+            if let Some(e) = read(self, f)? {
+                return Ok(e);
+            }
+        }
+        Ok(Expr::Func(self.function(f)?))
     }
 
     fn function(&self, f: &ast::Function) -> R<FuncCall> {

@@ -539,3 +539,165 @@ fn a_series_in_a_select_list_is_read_from_a_recursive_cte() {
         error.message
     );
 }
+
+#[test]
+fn each_dialects_json_text_extraction_imports_as_json_value() {
+    let cases = [
+        (
+            Dialect::Postgres,
+            "SELECT BillingAddress::json ->> 'street' FROM Invoice",
+            "$.street",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT BillingAddress::jsonb -> 'street' ->> 'name' FROM Invoice",
+            "$.street.name",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT BillingAddress::jsonb #>> '{street,name}' FROM Invoice",
+            "$.street.name",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT jsonb_extract_path_text(BillingAddress::jsonb, 'street', 'name') FROM Invoice",
+            "$.street.name",
+        ),
+        (
+            Dialect::MySql,
+            "SELECT JSON_UNQUOTE(JSON_EXTRACT(BillingAddress, '$.street.name')) FROM Invoice",
+            "$.street.name",
+        ),
+        (
+            Dialect::MySql,
+            "SELECT BillingAddress ->> '$.street' FROM Invoice",
+            "$.street",
+        ),
+        (
+            Dialect::DuckDb,
+            "SELECT BillingAddress ->> 'street' FROM Invoice",
+            "$.street",
+        ),
+        (
+            Dialect::DuckDb,
+            "SELECT json_extract_string(BillingAddress, '$.street.name') FROM Invoice",
+            "$.street.name",
+        ),
+    ];
+    imports_as(cases.map(|(dialect, sql, path)| {
+        (
+            dialect,
+            sql,
+            format!("JSON_VALUE(BillingAddress, '{path}')"),
+        )
+    }));
+    // An array index, a PostgreSQL key spelt as a path, and SQLite's typed extraction.
+    import_refused([
+        (
+            Dialect::Postgres,
+            "SELECT BillingAddress::json ->> 0 FROM Invoice",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT BillingAddress::json ->> '$.street' FROM Invoice",
+        ),
+        (
+            Dialect::Sqlite,
+            "SELECT BillingAddress ->> '$.street' FROM Invoice",
+        ),
+    ]);
+}
+
+#[test]
+fn each_dialects_text_and_number_spellings_import_as_the_plans_functions() {
+    let cases = [
+        (
+            Dialect::Postgres,
+            "SELECT POSITION('a' IN BillingCountry) FROM Invoice",
+            "INSTR(BillingCountry, 'a')",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT STRPOS(BillingCountry, 'a') FROM Invoice",
+            "INSTR(BillingCountry, 'a')",
+        ),
+        (
+            Dialect::MySql,
+            "SELECT LOCATE('a', BillingCountry) FROM Invoice",
+            "INSTR(BillingCountry, 'a')",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT LEFT(BillingCountry, 3) FROM Invoice",
+            "SUBSTR(BillingCountry, 1, 3)",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT RIGHT(BillingCountry, 2) FROM Invoice",
+            "SUBSTR(BillingCountry, GREATEST((LENGTH(BillingCountry) - 2) + 1, 1))",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT CHAR_LENGTH(BillingCountry) FROM Invoice",
+            "LENGTH(BillingCountry)",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT LOG(Total) FROM Invoice",
+            "LOG10(Total)",
+        ),
+        (
+            Dialect::MySql,
+            "SELECT LOG(Total) FROM Invoice",
+            "LN(Total)",
+        ),
+        (
+            Dialect::MySql,
+            "SELECT TRUNCATE(Total, 0) FROM Invoice",
+            "TRUNC(Total)",
+        ),
+        (
+            Dialect::MySql,
+            "SELECT FIND_IN_SET('b', BillingCountry) FROM Invoice",
+            "INSTR((',' || BillingCountry) || ',', (',' || 'b') || ',')",
+        ),
+    ];
+    imports_as(cases.map(|(dialect, sql, shown)| (dialect, sql, shown.to_string())));
+    import_refused([
+        (
+            Dialect::Postgres,
+            "SELECT LEFT(BillingCountry, -2) FROM Invoice",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT RIGHT(BillingCountry, InvoiceId) FROM Invoice",
+        ),
+        (Dialect::Postgres, "SELECT LOG(2, Total) FROM Invoice"),
+        (Dialect::MySql, "SELECT TRUNCATE(Total, 2) FROM Invoice"),
+    ]);
+}
+
+/// Each SQL, imported in its dialect, shows as a plan holding the expected text.
+fn imports_as<const N: usize>(cases: [(Dialect, &str, String); N]) {
+    let mut schema = crate::test_fixtures::schema();
+    for (dialect, sql, expected) in cases {
+        schema.dialect = dialect;
+        let plan = crate::import::import_sql(sql, &schema, dialect).expect(sql);
+        let shown = plan.to_string();
+        assert!(shown.contains(&expected), "{sql}: {shown}");
+    }
+}
+
+/// Each SQL, imported in its dialect, is refused as SQL_IMPORT_FAILED.
+fn import_refused<const N: usize>(cases: [(Dialect, &str); N]) {
+    let mut schema = crate::test_fixtures::schema();
+    for (dialect, sql) in cases {
+        schema.dialect = dialect;
+        let error = crate::import::import_sql(sql, &schema, dialect).expect_err(sql);
+        assert_eq!(
+            error.error_code,
+            nl2sql_error::ErrorCode::SqlImportFailed,
+            "{sql}: {error:?}"
+        );
+    }
+}

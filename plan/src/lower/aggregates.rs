@@ -127,22 +127,18 @@ impl Lowerer<'_> {
                     _ => return unsupported(),
                 }
             }
-            "STDDEV_SAMP" | "STDDEV_POP" if d == Dialect::Sqlite => {
-                // SQRT exists only in SQLite builds with its math functions, which many
-                // (the bundled one here, older systems') lack: say so rather than fail later.
-                return fail(format!(
-                    "{name} needs a square root, which SQLite has only in some builds; \
-                     ask for the variance (VAR_{}) instead.",
-                    if name.ends_with("_POP") {
-                        "POP"
-                    } else {
-                        "SAMP"
-                    }
-                ));
-            }
             "STDDEV_SAMP" | "STDDEV_POP" | "VAR_SAMP" | "VAR_POP" => match d {
                 Dialect::Sqlite if f.over.is_none() && !f.distinct => {
-                    self.variance_from_sums(f, name)?
+                    let variance = self.variance_from_sums(f, name)?;
+                    if name.starts_with("STDDEV") {
+                        // Rounding can leave a constant column's variance a hair below
+                        // zero, whose root would be NULL: the scalar MAX keeps it at 0 (and
+                        // NULL NULL). SQRT is SQLite's math function, which the native
+                        // connections register where their SQLite lacks it.
+                        call("SQRT", vec![call("MAX", vec![variance, real(0.0)])])
+                    } else {
+                        variance
+                    }
                 }
                 Dialect::Sqlite => return unsupported(),
                 Dialect::SqlServer => {

@@ -1,8 +1,8 @@
 //! Plan expressions to SQL expressions, per dialect.
 
 use super::build::{
-    binary, boolean, call, call_with, cast, custom_type, ident, int, nested, null, object_name,
-    order_by_expr, real, text,
+    binary, boolean, call, call_with, case_when, cast, custom_type, ident, int, nested, null,
+    object_name, order_by_expr, real, text,
 };
 use super::temporal::Temporal;
 use super::{dates, fail, LowerError, Lowerer};
@@ -535,6 +535,13 @@ impl Lowerer<'_> {
                 let mut a = exprs(args)?;
                 match (spec.name, d) {
                     ("IFNULL", _) => call("COALESCE", a),
+                    ("JSON_VALUE", _) => {
+                        let (Some(doc), Some(path)) = (f.args.first(), f.args.get(1)) else {
+                            return fail("JSON_VALUE takes a document and a path.");
+                        };
+                        let keys = functions::json_path(path).or_else(fail)?;
+                        super::json::value(&|| self.expr(doc), &keys, d)?
+                    }
                     ("MOD", Dialect::Sqlite | Dialect::SqlServer) => {
                         let r = a.pop();
                         let l = a.pop();
@@ -549,6 +556,35 @@ impl Lowerer<'_> {
                     ("LEAST", Dialect::Sqlite) => call("MIN", a),
                     ("LENGTH", Dialect::SqlServer) => call("LEN", a),
                     ("LENGTH", Dialect::MySql) => call("CHAR_LENGTH", a),
+                    ("LN", Dialect::SqlServer) => call("LOG", a),
+                    ("TRUNC", Dialect::MySql) => {
+                        a.push(int(0));
+                        call("TRUNCATE", a)
+                    }
+                    ("TRUNC", Dialect::SqlServer) => {
+                        a.extend([int(0), int(1)]);
+                        call("ROUND", a)
+                    }
+                    // Spark's TRUNC truncates dates only.
+                    ("TRUNC", Dialect::Spark) => {
+                        let Some(x) = f.args.first() else {
+                            return fail("TRUNC takes a number.");
+                        };
+                        let below_zero = binary(self.expr(x)?, Op::Lt, int(0));
+                        let up = call("CEIL", vec![self.expr(x)?]);
+                        case_when(vec![(below_zero, up)], call("FLOOR", a))
+                    }
+                    ("INSTR", Dialect::Postgres) => call("STRPOS", a),
+                    // CHARINDEX finds an empty text nowhere; every other engine at 1.
+                    ("INSTR", Dialect::SqlServer) => {
+                        let (Some(within), Some(part)) = (f.args.first(), f.args.get(1)) else {
+                            return fail("INSTR takes a text and the text to find in it.");
+                        };
+                        case_when(
+                            vec![(binary(self.expr(part)?, Op::Eq, text("", d)), int(1))],
+                            call("CHARINDEX", vec![self.expr(part)?, self.expr(within)?]),
+                        )
+                    }
                     ("CEIL" | "CEILING", Dialect::SqlServer) => call("CEILING", a),
                     ("CEIL" | "CEILING", _) => call("CEIL", a),
                     ("SUBSTR" | "SUBSTRING", Dialect::SqlServer) => {

@@ -1,15 +1,22 @@
-//! Grouping sets on SQLite, which has none: one grouped query per set, combined with
-//! `UNION ALL`. In a set's rows the grouped columns outside it are NULL, and `GROUPING(x)`
+//! Grouping sets on SQLite, which has none, and on MySQL beyond a plain rollup or with
+//! `GROUPING` (which MariaDB lacks): one grouped query per set, combined with `UNION ALL`. In a set's rows the grouped columns outside it are NULL, and `GROUPING(x)`
 //! is 1 for such a column, 0 for one in the set, as the other databases give them.
+//! Windows (a rank within each subtotal level) come after grouping, so where the plan has
+//! them the union goes into a CTE and the windows are computed over its rows. MySQL's
+//! rollup goes into such a CTE too when ordered or ranked, which MariaDB refuses beside it.
 
-use super::{fail, LowerError};
-use crate::walk::is_aggregate_name;
-use crate::{Expr, Literal, Plan, SelectItem, SetOperation, SetOperator};
+use super::{fail, reading_new_cte, LowerError};
+use crate::walk::{each_expr, is_aggregate_name, map_children, with_result_names};
+use crate::{Expr, Literal, OrderItem, Plan, SelectItem, SetOperation, SetOperator};
 
-/// `plan`, whose `grouping_sets` are not empty, as a union of one plan per set.
-pub(super) fn as_union(plan: &Plan) -> Result<Plan, LowerError> {
+/// `plan`, whose `grouping_sets` are not empty, as a union of one plan per set (read by
+/// the windows where it has any). `taken` says which names a new CTE may not have.
+pub(super) fn as_union(plan: &Plan, taken: &dyn Fn(&str) -> bool) -> Result<Plan, LowerError> {
     if !plan.set_operations.is_empty() {
-        return fail("Grouping sets with a set operation have no form on SQLite.");
+        return fail(
+            "Grouping sets with a set operation have no form where they are written as a union \
+             (SQLite, and MySQL beyond a plain rollup).",
+        );
     }
     let windowed = plan
         .select_items
@@ -18,11 +25,53 @@ pub(super) fn as_union(plan: &Plan) -> Result<Plan, LowerError> {
         .chain(plan.order_by.iter().map(|o| &o.expr))
         .any(has_window);
     if windowed {
-        return fail(
-            "Window functions over grouping sets have no form on SQLite: compute the sets in \
-             a CTE and the window over it.",
-        );
+        over_grouped(plan, taken, union)
+    } else {
+        union(plan)
     }
+}
+
+/// Whether MySQL writes `plan`'s grouping sets as a union, as SQLite does: `WITH ROLLUP`
+/// holds a rollup only, and MariaDB has no `GROUPING`.
+pub(super) fn mysql_needs_union(plan: &Plan) -> bool {
+    let mut grouping = false;
+    each_expr(plan, &mut |_, e| {
+        grouping |= matches!(e, Expr::Func(f) if f.name.eq_ignore_ascii_case("GROUPING"));
+    });
+    !plan.grouping_sets.is_empty() && (!is_rollup(plan) || grouping)
+}
+
+/// Whether `plan`'s grouping sets are `ROLLUP(all of group_by)`: every prefix of it, longest
+/// first.
+pub(super) fn is_rollup(plan: &Plan) -> bool {
+    let n = plan.group_by.len();
+    plan.grouping_sets.len() == n + 1
+        && plan
+            .grouping_sets
+            .iter()
+            .enumerate()
+            .all(|(i, set)| *set == (0..n - i).collect::<Vec<_>>())
+}
+
+/// Whether MySQL needs `plan`'s rollup in a CTE: MariaDB refuses `WITH ROLLUP` beside an
+/// `ORDER BY` (which every outermost query has, for a stable order) and windows over its
+/// rows, so both go outside (MySQL 8 reads it alike).
+pub(super) fn rollup_needs_outside(plan: &Plan, outermost: bool) -> bool {
+    !plan.grouping_sets.is_empty()
+        && (outermost
+            || !plan.order_by.is_empty()
+            || plan.select_items.iter().map(|i| &i.expr).any(has_window))
+}
+
+/// `plan`'s rollup in a CTE, ordered and ranked outside it (see `rollup_needs_outside`).
+pub(super) fn rollup_outside(
+    plan: &Plan,
+    taken: &dyn Fn(&str) -> bool,
+) -> Result<Plan, LowerError> {
+    over_grouped(plan, taken, |grouped| Ok(grouped.clone()))
+}
+
+fn union(plan: &Plan) -> Result<Plan, LowerError> {
     let mut members = Vec::with_capacity(plan.grouping_sets.len());
     for set in &plan.grouping_sets {
         let mut grouped = Vec::with_capacity(set.len());
@@ -77,6 +126,133 @@ pub(super) fn as_union(plan: &Plan) -> Result<Plan, LowerError> {
         })
         .collect();
     Ok(first)
+}
+
+/// `plan` as a plan over a CTE of its grouped rows (`body` of the grouped plan: the sets'
+/// union on SQLite, the rollup itself on MySQL): the CTE's columns are what the windows and
+/// the other results read (aggregates, grouped columns, `GROUPING`), computed per set; the
+/// windows, `DISTINCT`, the ordering and the limit apply to its rows.
+fn over_grouped(
+    plan: &Plan,
+    taken: &dyn Fn(&str) -> bool,
+    body: fn(&Plan) -> Result<Plan, LowerError>,
+) -> Result<Plan, LowerError> {
+    let mut name = String::from("grouped_sets");
+    let mut k = 1;
+    while taken(&name) || plan.ctes.iter().any(|c| c.name.eq_ignore_ascii_case(&name)) {
+        k += 1;
+        name = format!("grouped_sets_{k}");
+    }
+    let mut parts = Parts {
+        cte: name.clone(),
+        parts: Vec::new(),
+    };
+    let select_items = plan
+        .select_items
+        .iter()
+        .map(|i| SelectItem {
+            expr: parts.outer(&i.expr),
+            // A bare column keeps its name as the result's.
+            alias: i.alias.clone().or_else(|| match &i.expr {
+                Expr::Column { column, .. } if column != "*" => Some(column.clone()),
+                _ => None,
+            }),
+        })
+        .collect();
+    // ORDER BY may name results; inside the CTE only what they stand for exists.
+    let order_by = plan
+        .order_by
+        .iter()
+        .map(|o| OrderItem {
+            expr: parts.outer(&with_result_names(plan, &o.expr)),
+            ..o.clone()
+        })
+        .collect();
+    let grouped = Plan {
+        ctes: vec![],
+        distinct: false,
+        select_items: parts
+            .parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, expr)| SelectItem {
+                expr,
+                alias: Some(format!("part_{i}")),
+            })
+            .collect(),
+        order_by: vec![],
+        limit: None,
+        offset: None,
+        ..plan.clone()
+    };
+    let (ctes, tables) = reading_new_cte(plan, name, body(&grouped)?);
+    Ok(Plan {
+        ctes,
+        distinct: plan.distinct,
+        tables,
+        joins: vec![],
+        select_items,
+        filter: None,
+        group_by: vec![],
+        grouping_sets: vec![],
+        having: None,
+        order_by,
+        limit: plan.limit,
+        offset: plan.offset,
+        set_operations: vec![],
+        reasoning: plan.reasoning.clone(),
+    })
+}
+
+/// The values a windowed query over grouping sets reads from the grouped rows.
+struct Parts {
+    /// The CTE that holds them.
+    cte: String,
+    /// Each distinct value, the CTE's `part_<position>`.
+    parts: Vec<Expr>,
+}
+
+impl Parts {
+    /// `e` over the CTE: a window keeps its shape and reads its arguments, partitions and
+    /// order from the CTE; any other value without a window is one of the CTE's columns.
+    fn outer(&mut self, e: &Expr) -> Expr {
+        if !has_window(e) {
+            return match e {
+                // Constants stay where they are: a window's offset or bucket count must be one.
+                Expr::Literal(_) => e.clone(),
+                _ => self.column(e),
+            };
+        }
+        match e {
+            Expr::Func(f) if f.over.is_some() => {
+                let mut f = f.clone();
+                f.args = f.args.iter().map(|a| self.outer(a)).collect();
+                f.filter = f.filter.as_deref().map(|c| Box::new(self.outer(c)));
+                if let Some(w) = &mut f.over {
+                    w.partition_by = w.partition_by.iter().map(|p| self.outer(p)).collect();
+                    for o in &mut w.order_by {
+                        o.expr = self.outer(&o.expr);
+                    }
+                }
+                Expr::Func(f)
+            }
+            other => map_children(other.clone(), &mut |c| self.outer(&c)),
+        }
+    }
+
+    fn column(&mut self, e: &Expr) -> Expr {
+        let i = match self.parts.iter().position(|p| p == e) {
+            Some(i) => i,
+            None => {
+                self.parts.push(e.clone());
+                self.parts.len() - 1
+            }
+        };
+        Expr::Column {
+            alias: Some(self.cte.clone()),
+            column: format!("part_{i}"),
+        }
+    }
 }
 
 fn has_window(e: &Expr) -> bool {

@@ -10,6 +10,7 @@ mod build;
 mod dates;
 mod expr;
 mod grouping;
+mod json;
 mod numbers;
 mod percentiles;
 mod temporal;
@@ -83,6 +84,24 @@ fn recursive_supported(c: &crate::Cte, d: Dialect) -> Result<(), LowerError> {
         }
         _ => Ok(()),
     }
+}
+
+/// What a rewrite that reads a CTE of its own needs: `plan`'s CTEs with `body` added as
+/// `name`, and that CTE as the one table read (under its own name).
+fn reading_new_cte(plan: &Plan, name: String, body: Plan) -> (Vec<crate::Cte>, Vec<TableRef>) {
+    let mut ctes = plan.ctes.clone();
+    ctes.push(crate::Cte {
+        name: name.clone(),
+        plan: body,
+        recursive: false,
+    });
+    let table = TableRef {
+        name: name.clone(),
+        schema_name: None,
+        database: None,
+        alias: name,
+    };
+    (ctes, vec![table])
 }
 
 fn fail<T>(message: impl Into<String>) -> Result<T, LowerError> {
@@ -302,17 +321,24 @@ impl Lowerer<'_> {
     #[inline(never)]
     fn rewritten(&self, plan: &Plan, outermost: bool) -> Option<Result<Query, LowerError>> {
         let d = self.dialect;
-        let rewritten = if d == Dialect::Sqlite && !plan.grouping_sets.is_empty() {
-            grouping::as_union(plan)
+        let taken = |name: &str| {
+            self.schema.table(name).is_some()
+                || self
+                    .ctes
+                    .borrow()
+                    .iter()
+                    .any(|(c, _)| c.eq_ignore_ascii_case(name))
+        };
+        let as_union = match d {
+            Dialect::Sqlite => !plan.grouping_sets.is_empty(),
+            Dialect::MySql => grouping::mysql_needs_union(plan),
+            _ => false,
+        };
+        let rewritten = if as_union {
+            grouping::as_union(plan, &taken)
+        } else if d == Dialect::MySql && grouping::rollup_needs_outside(plan, outermost) {
+            grouping::rollup_outside(plan, &taken)
         } else if percentiles::needed(plan, d) {
-            let taken = |name: &str| {
-                self.schema.table(name).is_some()
-                    || self
-                        .ctes
-                        .borrow()
-                        .iter()
-                        .any(|(c, _)| c.eq_ignore_ascii_case(name))
-            };
             percentiles::ranked(plan, d, &taken)
         } else {
             return None;
@@ -818,13 +844,7 @@ impl Lowerer<'_> {
         match d {
             Dialect::MySql => {
                 let n = plan.group_by.len();
-                let rollup = plan.grouping_sets.len() == n + 1
-                    && plan
-                        .grouping_sets
-                        .iter()
-                        .enumerate()
-                        .all(|(i, set)| *set == (0..n - i).collect::<Vec<_>>());
-                if !rollup {
+                if !grouping::is_rollup(plan) {
                     return fail(
                         "MySQL groups by ROLLUP only (WITH ROLLUP); not by these grouping sets.",
                     );
@@ -853,10 +873,44 @@ impl Lowerer<'_> {
         if plan.select_items.is_empty() {
             return fail("select_items is empty: a plan must select at least one value.");
         }
+        // No tables: one row of computed values (`SELECT (…) / (…)`).
+        let from = if plan.tables.is_empty() {
+            vec![]
+        } else {
+            vec![self.from(plan)?]
+        };
         let mut projection = Vec::with_capacity(plan.select_items.len());
         for item in &plan.select_items {
             let e = self.star_or_expr(&item.expr)?;
             projection.push(match (e, &item.alias) {
+                // MySQL takes a bare `*` only first in the list; elsewhere it is each
+                // table's columns, in the order FROM reads them.
+                (FunctionArgExpr::Wildcard, _) if d == Dialect::MySql && !projection.is_empty() => {
+                    let aliases = from.iter().flat_map(|f| {
+                        std::iter::once(&f.relation)
+                            .chain(f.joins.iter().map(|j| &j.relation))
+                            .filter_map(|t| match t {
+                                ast::TableFactor::Table { alias, .. }
+                                | ast::TableFactor::Derived { alias, .. } => alias.as_ref(),
+                                _ => None,
+                            })
+                    });
+                    let stars: Vec<SelectItem> = aliases
+                        .map(|a| {
+                            SelectItem::QualifiedWildcard(
+                                ast::SelectItemQualifiedWildcardKind::ObjectName(object_name(
+                                    a.name.clone(),
+                                )),
+                                Default::default(),
+                            )
+                        })
+                        .collect();
+                    if stars.is_empty() {
+                        return fail("`*` after other values needs a table to read on MySQL.");
+                    }
+                    projection.extend(stars);
+                    continue;
+                }
                 (FunctionArgExpr::Wildcard, _) => SelectItem::Wildcard(Default::default()),
                 (FunctionArgExpr::QualifiedWildcard(name), _) => SelectItem::QualifiedWildcard(
                     ast::SelectItemQualifiedWildcardKind::ObjectName(name),
@@ -883,12 +937,7 @@ impl Lowerer<'_> {
             projection,
             exclude: None,
             into: None,
-            // No tables: one row of computed values (`SELECT (…) / (…)`).
-            from: if plan.tables.is_empty() {
-                vec![]
-            } else {
-                vec![self.from(plan)?]
-            },
+            from,
             lateral_views: vec![],
             prewhere: None,
             selection: plan.filter.as_ref().map(|f| self.expr(f)).transpose()?,

@@ -6,13 +6,13 @@
 //! `percentile_disc`, the first whose position reaches `p · n`. The rows, groups and every
 //! other aggregate are those of the plan itself, one CTE row per plan row.
 
-use super::{fail, LowerError};
+use super::{fail, reading_new_cte, LowerError};
 use crate::ast::call;
 use crate::dialect::Dialect;
 use crate::walk::each_node;
 use crate::{
-    BinaryOp, CastType, Cte, Direction, Expr, FuncCall, Literal, Nulls, OrderItem, Plan,
-    SelectItem, TableRef, When, Window,
+    BinaryOp, CastType, Direction, Expr, FuncCall, Literal, Nulls, OrderItem, Plan, SelectItem,
+    When, Window,
 };
 
 /// Whether `plan` itself (not its sub-plans) aggregates a percentile that needs this
@@ -159,21 +159,11 @@ pub(super) fn ranked(
         select_items: numbered,
         ..Plan::default()
     };
-    let mut ctes = plan.ctes.clone();
-    ctes.push(Cte {
-        name: name.clone(),
-        plan: rows,
-        recursive: false,
-    });
+    let (ctes, tables) = reading_new_cte(plan, name, rows);
     Ok(Plan {
         ctes,
         distinct: plan.distinct,
-        tables: vec![TableRef {
-            name: name.clone(),
-            schema_name: None,
-            database: None,
-            alias: name,
-        }],
+        tables,
         select_items,
         group_by,
         having,

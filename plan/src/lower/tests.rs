@@ -444,6 +444,47 @@ fn constructs() -> Vec<(&'static str, Json)> {
             ),
         ),
         (
+            "the text at a JSON key",
+            invoices(
+                vec![
+                    c("i", "InvoiceId"),
+                    func(
+                        "JSON_VALUE",
+                        vec![c("i", "BillingAddress"), lit(json!("$.street.name"))],
+                    ),
+                ],
+                json!({}),
+            ),
+        ),
+        (
+            "where a text is found; logarithms; truncation toward zero",
+            invoices(
+                vec![
+                    func("INSTR", vec![c("i", "BillingCity"), lit(json!("a"))]),
+                    func("TRUNC", vec![c("i", "Total")]),
+                    func("LN", vec![c("i", "Total")]),
+                    func("LOG10", vec![c("i", "Total")]),
+                    func("EXP", vec![c("i", "Total")]),
+                ],
+                json!({}),
+            ),
+        ),
+        (
+            "a rank within each subtotal level",
+            invoices(
+                vec![
+                    c("i", "BillingCountry"),
+                    func("SUM", vec![c("i", "Total")]),
+                    json!({"kind": "func", "func_name": "RANK", "args": [],
+                           "over": {"partition_by": [func("GROUPING", vec![c("i", "BillingCountry")])],
+                                    "order_by": [{"expr": func("SUM", vec![c("i", "Total")]),
+                                                  "direction": "desc"}]}}),
+                ],
+                json!({"group_by": [{"expr": c("i", "BillingCountry")}],
+                       "grouping_sets": [[0], []]}),
+            ),
+        ),
+        (
             "a recursive CTE: a chain of managers",
             json!({"with": [{"name": "chain", "recursive": true, "plan": {
                        "tables": [{"name": "Employee", "alias": "e"}],

@@ -473,23 +473,22 @@ impl<'s> Resolver<'s, '_> {
                 CastType::Text => TypeCategory::Text,
                 CastType::Date | CastType::Timestamp => TypeCategory::Temporal,
             }),
-            Expr::Func(f) => {
-                match f.name.to_ascii_uppercase().as_str() {
-                    "COUNT" | "SUM" | "AVG" | "ROUND" | "ABS" | "LENGTH" | "ROW_NUMBER"
-                    | "RANK" | "DENSE_RANK" | "NTILE" | "DATE_PART" | "DATE_DIFF" | "ELAPSED"
-                    | "YEAR" | "MONTH" | "DAY" | "QUARTER" | "EXTRACT" | "MEDIAN"
-                    | "PERCENTILE_CONT" | "STDDEV_SAMP" | "STDDEV_POP" | "VAR_SAMP" | "VAR_POP"
-                    | "GROUPING" => Some(TypeCategory::Number),
-                    "STRING_AGG" | "DAY_NAME" | "MONTH_NAME" => Some(TypeCategory::Text),
-                    "BOOL_OR" | "BOOL_AND" => Some(TypeCategory::Boolean),
-                    "DATE_TRUNC" | "DATE_ADD" | "CURRENT_DATE" | "CURRENT_TIMESTAMP"
-                    | "MAKE_DATE" => Some(TypeCategory::Temporal),
-                    "MIN" | "MAX" | "FIRST_VALUE" | "LAST_VALUE" | "LAG" | "LEAD" => {
-                        f.args.first().and_then(|a| self.category(a, chain))
-                    }
-                    _ => None,
+            Expr::Func(f) => match f.name.to_ascii_uppercase().as_str() {
+                "COUNT" | "SUM" | "AVG" | "ROUND" | "ABS" | "LENGTH" | "INSTR" | "TRUNC" | "LN"
+                | "LOG10" | "EXP" | "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE"
+                | "DATE_PART" | "DATE_DIFF" | "ELAPSED" | "YEAR" | "MONTH" | "DAY" | "QUARTER"
+                | "EXTRACT" | "MEDIAN" | "PERCENTILE_CONT" | "STDDEV_SAMP" | "STDDEV_POP"
+                | "VAR_SAMP" | "VAR_POP" | "GROUPING" => Some(TypeCategory::Number),
+                "STRING_AGG" | "DAY_NAME" | "MONTH_NAME" | "JSON_VALUE" => Some(TypeCategory::Text),
+                "BOOL_OR" | "BOOL_AND" => Some(TypeCategory::Boolean),
+                "DATE_TRUNC" | "DATE_ADD" | "CURRENT_DATE" | "CURRENT_TIMESTAMP" | "MAKE_DATE" => {
+                    Some(TypeCategory::Temporal)
                 }
-            }
+                "MIN" | "MAX" | "FIRST_VALUE" | "LAST_VALUE" | "LAG" | "LEAD" => {
+                    f.args.first().and_then(|a| self.category(a, chain))
+                }
+                _ => None,
+            },
             _ => None,
         }
     }

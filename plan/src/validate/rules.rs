@@ -167,6 +167,10 @@ pub fn calls(plan: &Plan, out: &mut Findings) {
             };
             if let Some(Err(why)) = date_call(f) {
                 out.invalid(why);
+            } else if let ("JSON_VALUE", [_, path]) = (spec.name, f.args.as_slice()) {
+                if let Err(why) = functions::json_path(path) {
+                    out.invalid(why);
+                }
             } else if f.args.len() < spec.min_args || f.args.len() > spec.max_args {
                 out.invalid(format!(
                     "{} takes {} argument(s), not {}.",

@@ -159,25 +159,54 @@ pub fn cross_join() -> impl Strategy<Value = Json> {
 
 /// Invoice totals by country and state, with the subtotals a rollup or cube adds.
 pub fn grouping_sets() -> impl Strategy<Value = Json> {
-    prop_oneof![
-        Just(vec![vec![0, 1], vec![0], vec![]]),
-        Just(vec![vec![0, 1], vec![0], vec![1], vec![]]),
-        Just(vec![vec![1], vec![0]]),
-    ]
-    .prop_map(|sets| {
-        json!({
-            "tables": [{"name": "Invoice", "alias": "i"}],
-            "select_items": [
-                {"expr": col("i", "BillingCountry"), "alias": "country"},
-                {"expr": col("i", "BillingState"), "alias": "state"},
-                {"expr": func("COUNT", vec![col("i", "*")]), "alias": "invoices"},
-                {"expr": func("SUM", vec![col("i", "Total")]), "alias": "total"},
-                {"expr": func("GROUPING", vec![col("i", "BillingState")]), "alias": "all_states"}
-            ],
-            "group_by": [{"expr": col("i", "BillingCountry")}, {"expr": col("i", "BillingState")}],
-            "grouping_sets": sets
+    (
+        prop_oneof![
+            Just(vec![vec![0, 1], vec![0], vec![]]),
+            Just(vec![vec![0, 1], vec![0], vec![1], vec![]]),
+            Just(vec![vec![1], vec![0]]),
+        ],
+        any::<bool>(),
+    )
+        .prop_map(|(sets, windowed)| {
+            let mut plan = json!({
+                "tables": [{"name": "Invoice", "alias": "i"}],
+                "select_items": [
+                    {"expr": col("i", "BillingCountry"), "alias": "country"},
+                    {"expr": col("i", "BillingState"), "alias": "state"},
+                    {"expr": func("COUNT", vec![col("i", "*")]), "alias": "invoices"},
+                    {"expr": func("SUM", vec![col("i", "Total")]), "alias": "total"},
+                    {"expr": func("GROUPING", vec![col("i", "BillingState")]), "alias": "all_states"}
+                ],
+                "group_by": [{"expr": col("i", "BillingCountry")}, {"expr": col("i", "BillingState")}],
+                "grouping_sets": sets
+            });
+            if windowed {
+                // TPC-DS's rank within each subtotal level, and each group's share of it.
+                let level = bin(
+                    "+",
+                    func("GROUPING", vec![col("i", "BillingCountry")]),
+                    func("GROUPING", vec![col("i", "BillingState")]),
+                );
+                let ranked = json!({"kind": "func", "func_name": "RANK", "args": [],
+                    "over": {"partition_by": [level.clone()],
+                             "order_by": [{"expr": func("SUM", vec![col("i", "Total")]), "direction": "desc"},
+                                          {"expr": col("i", "BillingCountry"), "nulls": "first"},
+                                          {"expr": col("i", "BillingState"), "nulls": "first"}]}});
+                let level_total = json!({"kind": "func", "func_name": "SUM",
+                    "args": [func("SUM", vec![col("i", "Total")])],
+                    "over": {"partition_by": [level]}});
+                if let Some(items) = plan["select_items"].as_array_mut() {
+                    items.push(json!({"expr": ranked, "alias": "place"}));
+                    items.push(json!({"expr": bin("/", func("SUM", vec![col("i", "Total")]), level_total), "alias": "share"}));
+                }
+                plan["order_by"] = json!([{"expr": {"kind": "column", "column_name": "place"}},
+                                          {"expr": {"kind": "column", "column_name": "all_states"}},
+                                          {"expr": col("i", "BillingCountry"), "nulls": "first"},
+                                          {"expr": col("i", "BillingState"), "nulls": "first"}]);
+                plan["limit"] = json!(30);
+            }
+            plan
         })
-    })
 }
 
 /// Invoice dates truncated, moved, taken apart, counted between and elapsed, in random units.
@@ -230,10 +259,15 @@ pub fn dates() -> impl Strategy<Value = Json> {
 }
 
 /// Spread of track lengths per media type, and the names of its first tracks joined in
-/// order. (Standard deviations need SQLite's optional SQRT: see the test below.)
+/// order. SQLite computes the spread from sums (its square root registered natively).
 pub fn statistics() -> impl Strategy<Value = Json> {
     (
-        prop_oneof![Just("VAR_SAMP"), Just("VAR_POP")],
+        prop_oneof![
+            Just("VAR_SAMP"),
+            Just("VAR_POP"),
+            Just("STDDEV_SAMP"),
+            Just("STDDEV_POP")
+        ],
         direction(),
         prop_oneof![Just(", "), Just("|")],
     )
