@@ -98,6 +98,7 @@ pub const FUNCTIONS: &[FuncSpec] = &[
     spec("RTRIM", Scalar, 1, 1),
     spec("REPLACE", Scalar, 3, 3),
     spec("INSTR", Scalar, 2, 2),
+    spec("SPLIT_PART", Scalar, 3, 3),
     spec("CONCAT", Scalar, 1, ANY),
     spec("JSON_VALUE", Scalar, 2, 2),
     spec("YEAR", Date, 1, 1),
@@ -170,6 +171,26 @@ pub fn json_path(path: &Expr) -> Result<Vec<&str>, String> {
         Ok(keys)
     } else {
         Err(format!("{why}, not {text:?}."))
+    }
+}
+
+/// The most parts `SPLIT_PART` reaches into: where a dialect has no such function each
+/// part is found by cutting off the ones before it, which nests as deep as the part.
+pub const SPLIT_PART_MOST: i64 = 8;
+
+/// `SPLIT_PART(text, delimiter, n)`'s delimiter and part: a non-empty text literal and a
+/// whole number literal from 1 to `SPLIT_PART_MOST`. `Err` says what is wrong.
+pub fn split_part_args<'a>(delimiter: &'a Expr, n: &Expr) -> Result<(&'a str, i64), String> {
+    match (delimiter, n) {
+        (Expr::Literal(Literal::Text(d)), Expr::Literal(Literal::Integer(n)))
+            if !d.is_empty() && (1..=SPLIT_PART_MOST).contains(n) =>
+        {
+            Ok((d, *n))
+        }
+        _ => Err(format!(
+            "SPLIT_PART(text, delimiter, n) takes a non-empty text literal as the delimiter and \
+             a whole number from 1 to {SPLIT_PART_MOST} as the part (counted from 1)."
+        )),
     }
 }
 

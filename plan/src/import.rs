@@ -1025,6 +1025,18 @@ impl Importer<'_> {
                     right: Box::new(right),
                 }
             }
+            // `x = ANY(ARRAY[…])` and `x <> ALL(…)` are IN and NOT IN, NULLs included.
+            SqlExpr::AnyOp {
+                left,
+                compare_op: Op::Eq,
+                right,
+                ..
+            } => self.membership(left, right, BinaryOp::In)?,
+            SqlExpr::AllOp {
+                left,
+                compare_op: Op::NotEq,
+                right,
+            } => self.membership(left, right, BinaryOp::NotIn)?,
             SqlExpr::Between {
                 expr,
                 negated,
@@ -1223,6 +1235,37 @@ impl Importer<'_> {
                 call(name, vec![self.expr(expr)?])
             }
             other => return unsupported(first_words(&other.to_string())),
+        })
+    }
+
+    /// `left op (values)` for `= ANY(…)` and `<> ALL(…)` over an array or a subquery.
+    fn membership(&self, left: &SqlExpr, right: &SqlExpr, op: BinaryOp) -> R<Expr> {
+        let mut values = right;
+        while let SqlExpr::Nested(inner) = values {
+            values = inner;
+        }
+        let right = match values {
+            SqlExpr::Array(a) if !a.elem.is_empty() => {
+                let mut args = Vec::with_capacity(a.elem.len());
+                for x in &a.elem {
+                    args.push(self.expr(x)?);
+                }
+                call("TUPLE", args)
+            }
+            SqlExpr::Subquery(q) => Expr::Subquery {
+                plan: Box::new(self.query(q)?),
+            },
+            other => {
+                return unsupported(format!(
+                    "ANY or ALL over {}",
+                    first_words(&other.to_string())
+                ))
+            }
+        };
+        Ok(Expr::Binary {
+            op,
+            left: Box::new(self.expr(left)?),
+            right: Box::new(right),
         })
     }
 

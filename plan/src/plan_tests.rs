@@ -663,6 +663,18 @@ fn each_dialects_text_and_number_spellings_import_as_the_plans_functions() {
         ),
     ];
     imports_as(cases.map(|(dialect, sql, shown)| (dialect, sql, shown.to_string())));
+    imports_as([
+        (
+            Dialect::Postgres,
+            "SELECT InvoiceId FROM Invoice WHERE BillingCountry = ANY(ARRAY['USA', 'Canada'])",
+            "BillingCountry IN TUPLE('USA', 'Canada')".to_string(),
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT InvoiceId FROM Invoice WHERE InvoiceId <> ALL(SELECT InvoiceId FROM Invoice WHERE Total > 10)",
+            "InvoiceId NOT IN (SELECT".to_string(),
+        ),
+    ]);
     import_refused([
         (
             Dialect::Postgres,
@@ -674,6 +686,10 @@ fn each_dialects_text_and_number_spellings_import_as_the_plans_functions() {
         ),
         (Dialect::Postgres, "SELECT LOG(2, Total) FROM Invoice"),
         (Dialect::MySql, "SELECT TRUNCATE(Total, 2) FROM Invoice"),
+        (
+            Dialect::Postgres,
+            "SELECT InvoiceId FROM Invoice WHERE InvoiceId > ANY(ARRAY[1, 2])",
+        ),
     ]);
 }
 

@@ -209,6 +209,19 @@ fn deviations_and_roots_agree_on_sqlite_and_duckdb() {
     check(json, false).unwrap_or_else(|e| panic!("{e}"));
 }
 
+fn text(t: &str) -> Value {
+    Value::Text(t.to_string())
+}
+
+/// The first row SQLite gives for the plan `json`.
+fn first_row_on_sqlite(json: &Json) -> Vec<Value> {
+    let plan: Plan = serde_json::from_value(json.clone()).expect("a plan");
+    let rows = ENGINES
+        .with(|(sqlite, _)| rows(sqlite, &plan))
+        .expect("SQLite runs it");
+    rows.into_iter().next().expect("a row")
+}
+
 #[test]
 fn the_text_at_a_json_key_is_the_same_on_sqlite_and_duckdb() {
     // A document per invoice holding every kind of JSON value.
@@ -244,14 +257,9 @@ fn the_text_at_a_json_key_is_the_same_on_sqlite_and_duckdb() {
         "where": bin("<", col("i", "InvoiceId"), lit(json!(4))),
         "order_by": [{"expr": col("i", "InvoiceId")}]
     });
-    let plan: Plan = serde_json::from_value(json.clone()).expect("a plan");
-    let on_sqlite = ENGINES
-        .with(|(sqlite, _)| rows(sqlite, &plan))
-        .expect("SQLite runs it");
-    let text = |t: &str| Value::Text(t.to_string());
     assert_eq!(
-        on_sqlite.first(),
-        Some(&vec![
+        first_row_on_sqlite(&json),
+        vec![
             text("1"),
             text("Stuttgart"),
             text("true"),
@@ -261,8 +269,41 @@ fn the_text_at_a_json_key_is_the_same_on_sqlite_and_duckdb() {
             Value::Null,
             text("x1"),
             Value::Null,
-        ]),
-        "{on_sqlite:?}"
+        ]
+    );
+    check(json, true).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn split_parts_are_the_same_pieces_on_sqlite_and_duckdb() {
+    let part = |column: &str, delimiter: &str, n: i64| {
+        func(
+            "SPLIT_PART",
+            vec![col("c", column), lit(json!(delimiter)), lit(json!(n))],
+        )
+    };
+    let json = json!({
+        "tables": [{"name": "Customer", "alias": "c"}],
+        "select_items": [
+            {"expr": col("c", "CustomerId")},
+            {"expr": part("Email", "@", 2), "alias": "domain"},
+            {"expr": part("Email", ".", 1), "alias": "first"},
+            {"expr": part("Email", ".", 3), "alias": "third"},
+            {"expr": part("Email", "o", 8), "alias": "far"},
+            {"expr": part("Company", " ", 2), "alias": "company_word"}
+        ],
+        "order_by": [{"expr": col("c", "CustomerId")}]
+    });
+    // Customer 1 is luisg@embraer.com.br of Embraer - Empresa Brasileira de Aeronáutica S.A.
+    assert_eq!(
+        first_row_on_sqlite(&json)[1..],
+        [
+            text("embraer.com.br"),
+            text("luisg@embraer"),
+            text("br"),
+            text(""),
+            text("-"),
+        ]
     );
     check(json, true).unwrap_or_else(|e| panic!("{e}"));
 }
@@ -291,7 +332,7 @@ fn mysqls_find_in_set_counts_the_same_places_on_sqlite_and_duckdb() {
 
 /// SQL as analysts write it for SQLite, then for DuckDB: each imported as a plan, rendered
 /// and run must give the rows the database gives for the SQL itself.
-const SPELLINGS: [(&str, &str); 34] = [
+const SPELLINGS: [(&str, &str); 35] = [
     ("sqlite", "SELECT c.Country, COUNT(*) FROM Customer c, Invoice i WHERE i.CustomerId = c.CustomerId GROUP BY c.Country"),
     ("sqlite", "SELECT Name FROM Track JOIN Album USING (AlbumId) WHERE Title LIKE 'A%'"),
     ("sqlite", "SELECT InvoiceId, date(InvoiceDate, 'start of month', '+1 month', '-1 day') FROM Invoice WHERE InvoiceId < 30"),
@@ -305,6 +346,7 @@ const SPELLINGS: [(&str, &str); 34] = [
     ("duckdb", "SELECT DISTINCT ON (CustomerId) CustomerId, InvoiceId FROM Invoice ORDER BY CustomerId, InvoiceDate DESC, InvoiceId"),
     ("duckdb", "SELECT BillingCountry, COUNT(*) FROM Invoice GROUP BY ALL"),
     ("sqlite", "SELECT BillingCity, instr(BillingCity, 'a'), instr(BillingCity, ''), log(Total), ln(Total), exp(InvoiceId % 7), trunc(-Total) FROM Invoice WHERE InvoiceId < 60"),
+    ("duckdb", "SELECT Email, SPLIT_PART(Email, '@', 2) FROM Customer WHERE CustomerId = ANY(SELECT CustomerId FROM Invoice WHERE Total > 20) OR CustomerId <> ALL(SELECT CustomerId FROM Invoice)"),
     ("duckdb", "SELECT BillingCity, LEFT(BillingCity, 3), RIGHT(BillingCity, 4), RIGHT(BillingCity, 40), POSITION('o' IN BillingCity), STRPOS(BillingCity, 'e'), CHAR_LENGTH(BillingCity), LOG(Total), TRUNC(-Total) FROM Invoice WHERE InvoiceId < 60"),
     ("duckdb", "SELECT InvoiceId, InvoiceDate + INTERVAL 1 MONTH, DATE_TRUNC('month', InvoiceDate) FROM Invoice WHERE InvoiceId < 30"),
     ("duckdb", "SELECT GenreId, MEDIAN(Milliseconds), STDDEV_SAMP(Milliseconds) FROM Track GROUP BY GenreId"),

@@ -574,6 +574,14 @@ impl Lowerer<'_> {
                         let up = call("CEIL", vec![self.expr(x)?]);
                         case_when(vec![(below_zero, up)], call("FLOOR", a))
                     }
+                    ("SPLIT_PART", _) => {
+                        let [x, delimiter, n] = f.args.as_slice() else {
+                            return fail("SPLIT_PART takes a text, a delimiter and a part.");
+                        };
+                        let (delimiter, n) =
+                            functions::split_part_args(delimiter, n).or_else(fail)?;
+                        super::text::split_part(&|| self.expr(x), delimiter, n, d)?
+                    }
                     ("INSTR", Dialect::Postgres) => call("STRPOS", a),
                     // CHARINDEX finds an empty text nowhere; every other engine at 1.
                     ("INSTR", Dialect::SqlServer) => {

@@ -14,6 +14,7 @@ mod json;
 mod numbers;
 mod percentiles;
 mod temporal;
+mod text;
 
 use crate::dialect::Dialect;
 use crate::schema::SchemaSnapshot;

@@ -465,6 +465,10 @@ fn constructs() -> Vec<(&'static str, Json)> {
                     func("LN", vec![c("i", "Total")]),
                     func("LOG10", vec![c("i", "Total")]),
                     func("EXP", vec![c("i", "Total")]),
+                    func(
+                        "SPLIT_PART",
+                        vec![c("i", "BillingCity"), lit(json!(" ")), lit(json!(3))],
+                    ),
                 ],
                 json!({}),
             ),

@@ -171,6 +171,10 @@ pub fn calls(plan: &Plan, out: &mut Findings) {
                 if let Err(why) = functions::json_path(path) {
                     out.invalid(why);
                 }
+            } else if let ("SPLIT_PART", [_, delimiter, n]) = (spec.name, f.args.as_slice()) {
+                if let Err(why) = functions::split_part_args(delimiter, n) {
+                    out.invalid(why);
+                }
             } else if f.args.len() < spec.min_args || f.args.len() > spec.max_args {
                 out.invalid(format!(
                     "{} takes {} argument(s), not {}.",

@@ -1,0 +1,66 @@
+//! `SPLIT_PART(text, delimiter, n)`: the n-th of the pieces the delimiter cuts the text
+//! into, counted from 1, found left to right; `''` past the last piece; NULL for a NULL
+//! text. Native on PostgreSQL, DuckDB and Spark. MySQL finds the n-th delimiter with
+//! `SUBSTRING_INDEX`, which gives the last piece past the end, so the pieces are counted
+//! first. SQLite cuts the pieces before the n-th off one at a time.
+
+use super::build::{binary, call, case_when, int, nested, text};
+use super::dates::Operand;
+use super::{fail, LowerError};
+use crate::dialect::Dialect;
+use sqlparser::ast::{BinaryOperator as Op, Expr as SqlExpr};
+
+/// The n-th piece of `x` (`delimiter` non-empty, `n` from 1; see `split_part_args`).
+pub(super) fn split_part(
+    x: Operand,
+    delimiter: &str,
+    n: i64,
+    d: Dialect,
+) -> Result<SqlExpr, LowerError> {
+    let x = x()?;
+    let delim = || text(delimiter, d);
+    Ok(match d {
+        Dialect::Postgres | Dialect::DuckDb | Dialect::Spark => {
+            call("SPLIT_PART", vec![x, delim(), int(n)])
+        }
+        Dialect::MySql => {
+            // The characters the delimiters take: fewer than n - 1 of them, no n-th piece.
+            let taken = binary(
+                call("CHAR_LENGTH", vec![x.clone()]),
+                Op::Minus,
+                call(
+                    "CHAR_LENGTH",
+                    vec![call("REPLACE", vec![x.clone(), delim(), text("", d)])],
+                ),
+            );
+            let needed = (n - 1) * delimiter.chars().count() as i64;
+            let first_n = call("SUBSTRING_INDEX", vec![x, delim(), int(n)]);
+            case_when(
+                vec![(binary(nested(taken), Op::Lt, int(needed)), text("", d))],
+                call("SUBSTRING_INDEX", vec![first_n, delim(), int(-1)]),
+            )
+        }
+        Dialect::Sqlite => {
+            // `x` ends with a delimiter, so every piece, the last too, ends at one; each step
+            // drops the piece in front (an exhausted text stays empty).
+            let mut rest = nested(binary(x, Op::StringConcat, delim()));
+            let found = |rest: &SqlExpr| call("INSTR", vec![rest.clone(), delim()]);
+            for _ in 1..n {
+                let after = binary(
+                    found(&rest),
+                    Op::Plus,
+                    int(delimiter.chars().count() as i64),
+                );
+                rest = call("SUBSTR", vec![rest.clone(), after]);
+            }
+            let end = binary(found(&rest), Op::Minus, int(1));
+            call("SUBSTR", vec![rest, int(1), end])
+        }
+        Dialect::SqlServer => {
+            return fail(
+                "SPLIT_PART has no exact form on SQL Server: STRING_SPLIT's order is not \
+                 guaranteed before SQL Server 2022.",
+            )
+        }
+    })
+}
