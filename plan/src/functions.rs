@@ -99,6 +99,8 @@ pub const FUNCTIONS: &[FuncSpec] = &[
     spec("REPLACE", Scalar, 3, 3),
     spec("INSTR", Scalar, 2, 2),
     spec("SPLIT_PART", Scalar, 3, 3),
+    spec("LPAD", Scalar, 2, 3),
+    spec("RPAD", Scalar, 2, 3),
     spec("CONCAT", Scalar, 1, ANY),
     spec("JSON_VALUE", Scalar, 2, 2),
     spec("YEAR", Date, 1, 1),
@@ -192,6 +194,37 @@ pub fn split_part_args<'a>(delimiter: &'a Expr, n: &Expr) -> Result<(&'a str, i6
              a whole number from 1 to {SPLIT_PART_MOST} as the part (counted from 1)."
         )),
     }
+}
+
+/// The widest `LPAD`/`RPAD` pads to: SQLite's form writes the padding out as a literal.
+pub const PAD_MOST: i64 = 1000;
+
+/// `LPAD`/`RPAD(text, width[, fill])`'s width and fill: a whole number literal from 0 to
+/// `PAD_MOST`, and one character as a text literal (a space when absent). A longer fill
+/// repeats differently per engine. `Err` says what is wrong.
+pub fn pad_args(name: &str, args: &[Expr]) -> Result<(i64, char), String> {
+    let why = || {
+        format!(
+            "{name}(text, width, fill) takes a whole number from 0 to {PAD_MOST} as the width \
+             and one character as the fill (a space when left out)."
+        )
+    };
+    let width = match args.get(1) {
+        Some(Expr::Literal(Literal::Integer(n))) if (0..=PAD_MOST).contains(n) => *n,
+        _ => return Err(why()),
+    };
+    let fill = match args.get(2) {
+        None => ' ',
+        Some(Expr::Literal(Literal::Text(t))) => {
+            let mut chars = t.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => c,
+                _ => return Err(why()),
+            }
+        }
+        Some(_) => return Err(why()),
+    };
+    Ok((width, fill))
 }
 
 /// A portable date function call, read from its `FuncCall`.

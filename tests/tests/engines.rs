@@ -309,6 +309,40 @@ fn split_parts_are_the_same_pieces_on_sqlite_and_duckdb() {
 }
 
 #[test]
+fn padding_fills_and_cuts_alike_on_sqlite_and_duckdb() {
+    let pad = |name: &str, column: &str, width: i64, fill: &str| {
+        func(
+            name,
+            vec![col("c", column), lit(json!(width)), lit(json!(fill))],
+        )
+    };
+    let json = json!({
+        "tables": [{"name": "Customer", "alias": "c"}],
+        "select_items": [
+            {"expr": col("c", "CustomerId")},
+            {"expr": pad("LPAD", "CustomerId", 4, "0"), "alias": "id"},
+            {"expr": pad("RPAD", "FirstName", 8, "."), "alias": "name"},
+            {"expr": pad("LPAD", "Company", 5, "*"), "alias": "company"},
+            {"expr": pad("RPAD", "State", 0, " "), "alias": "nothing"},
+            {"expr": func("LPAD", vec![col("c", "Country"), lit(json!(12))]), "alias": "spaced"}
+        ],
+        "order_by": [{"expr": col("c", "CustomerId")}]
+    });
+    // Customer 1: Luís of Embraer (company cut to 5), in Brazil, state SP.
+    assert_eq!(
+        first_row_on_sqlite(&json)[1..],
+        [
+            text("0001"),
+            text("Luís...."),
+            text("Embra"),
+            text(""),
+            text("      Brazil"),
+        ]
+    );
+    check(json, true).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
 fn mysqls_find_in_set_counts_the_same_places_on_sqlite_and_duckdb() {
     let sql = "SELECT InvoiceId, FIND_IN_SET('b', 'a,b,c') AS b, FIND_IN_SET('x', 'a,b') AS x, \
                FIND_IN_SET('', '') AS empty, FIND_IN_SET(NULL, 'a') AS unknown, \

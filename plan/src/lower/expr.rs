@@ -582,6 +582,15 @@ impl Lowerer<'_> {
                             functions::split_part_args(delimiter, n).or_else(fail)?;
                         super::text::split_part(&|| self.expr(x), delimiter, n, d)?
                     }
+                    ("LPAD" | "RPAD", _) => {
+                        let Some(x) = f.args.first() else {
+                            return fail("LPAD and RPAD take a text, a width and a fill.");
+                        };
+                        let (width, fill) =
+                            functions::pad_args(spec.name, &f.args).or_else(fail)?;
+                        let left = spec.name == "LPAD";
+                        super::text::pad(self.expr(x)?, width, fill, left, d)?
+                    }
                     ("INSTR", Dialect::Postgres) => call("STRPOS", a),
                     // CHARINDEX finds an empty text nowhere; every other engine at 1.
                     ("INSTR", Dialect::SqlServer) => {

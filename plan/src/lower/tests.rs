@@ -465,10 +465,29 @@ fn constructs() -> Vec<(&'static str, Json)> {
                     func("LN", vec![c("i", "Total")]),
                     func("LOG10", vec![c("i", "Total")]),
                     func("EXP", vec![c("i", "Total")]),
+                ],
+                json!({}),
+            ),
+        ),
+        (
+            "the third piece of a text",
+            invoices(
+                vec![func(
+                    "SPLIT_PART",
+                    vec![c("i", "BillingCity"), lit(json!(" ")), lit(json!(3))],
+                )],
+                json!({}),
+            ),
+        ),
+        (
+            "padded on the left with zeros, on the right with spaces",
+            invoices(
+                vec![
                     func(
-                        "SPLIT_PART",
-                        vec![c("i", "BillingCity"), lit(json!(" ")), lit(json!(3))],
+                        "LPAD",
+                        vec![c("i", "BillingCity"), lit(json!(6)), lit(json!("0"))],
                     ),
+                    func("RPAD", vec![c("i", "BillingCity"), lit(json!(3))]),
                 ],
                 json!({}),
             ),

@@ -3,8 +3,13 @@
 //! text. Native on PostgreSQL, DuckDB and Spark. MySQL finds the n-th delimiter with
 //! `SUBSTRING_INDEX`, which gives the last piece past the end, so the pieces are counted
 //! first. SQLite cuts the pieces before the n-th off one at a time.
+//!
+//! `LPAD`/`RPAD(text, width, fill)`: the text filled with one character on the left (right)
+//! to `width` characters, or cut to its first `width`; NULL for a NULL text. Native where
+//! the dialect has it (the text cast first, as PostgreSQL and DuckDB pad text only);
+//! SQLite prefixes (appends) as much of a literal of `width` fill characters as is missing.
 
-use super::build::{binary, call, case_when, int, nested, text};
+use super::build::{binary, call, case_when, cast, custom_type, int, nested, text};
 use super::dates::Operand;
 use super::{fail, LowerError};
 use crate::dialect::Dialect;
@@ -61,6 +66,51 @@ pub(super) fn split_part(
                 "SPLIT_PART has no exact form on SQL Server: STRING_SPLIT's order is not \
                  guaranteed before SQL Server 2022.",
             )
+        }
+    })
+}
+
+/// `x` padded to `width` with `fill`, on the left when `left` (see `pad_args`).
+pub(super) fn pad(
+    x: SqlExpr,
+    width: i64,
+    fill: char,
+    left: bool,
+    d: Dialect,
+) -> Result<SqlExpr, LowerError> {
+    let name = if left { "LPAD" } else { "RPAD" };
+    let fill_text = fill.to_string();
+    Ok(match d {
+        Dialect::Postgres | Dialect::DuckDb => {
+            let as_text = cast(x, custom_type("TEXT", &[]));
+            call(name, vec![as_text, int(width), text(&fill_text, d)])
+        }
+        Dialect::MySql | Dialect::Spark => call(name, vec![x, int(width), text(&fill_text, d)]),
+        Dialect::Sqlite => {
+            let length = || call("LENGTH", vec![x.clone()]);
+            let missing = binary(int(width), Op::Minus, length());
+            let padding = call(
+                "SUBSTR",
+                vec![text(&fill_text.repeat(width as usize), d), int(1), missing],
+            );
+            let padded = if left {
+                binary(padding, Op::StringConcat, x.clone())
+            } else {
+                binary(x.clone(), Op::StringConcat, padding)
+            };
+            case_when(
+                vec![(
+                    binary(length(), Op::GtEq, int(width)),
+                    call("SUBSTR", vec![x.clone(), int(1), int(width)]),
+                )],
+                padded,
+            )
+        }
+        Dialect::SqlServer => {
+            return fail(format!(
+                "{name} has no exact form on SQL Server: LEN ignores trailing spaces, so the \
+                 missing width cannot be counted."
+            ))
         }
     })
 }

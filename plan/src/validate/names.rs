@@ -479,9 +479,8 @@ impl<'s> Resolver<'s, '_> {
                 | "DATE_PART" | "DATE_DIFF" | "ELAPSED" | "YEAR" | "MONTH" | "DAY" | "QUARTER"
                 | "EXTRACT" | "MEDIAN" | "PERCENTILE_CONT" | "STDDEV_SAMP" | "STDDEV_POP"
                 | "VAR_SAMP" | "VAR_POP" | "GROUPING" => Some(TypeCategory::Number),
-                "STRING_AGG" | "DAY_NAME" | "MONTH_NAME" | "JSON_VALUE" | "SPLIT_PART" => {
-                    Some(TypeCategory::Text)
-                }
+                "STRING_AGG" | "DAY_NAME" | "MONTH_NAME" | "JSON_VALUE" | "SPLIT_PART" | "LPAD"
+                | "RPAD" => Some(TypeCategory::Text),
                 "BOOL_OR" | "BOOL_AND" => Some(TypeCategory::Boolean),
                 "DATE_TRUNC" | "DATE_ADD" | "CURRENT_DATE" | "CURRENT_TIMESTAMP" | "MAKE_DATE" => {
                     Some(TypeCategory::Temporal)

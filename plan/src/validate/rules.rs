@@ -175,6 +175,10 @@ pub fn calls(plan: &Plan, out: &mut Findings) {
                 if let Err(why) = functions::split_part_args(delimiter, n) {
                     out.invalid(why);
                 }
+            } else if let ("LPAD" | "RPAD", 2..=3) = (spec.name, f.args.len()) {
+                if let Err(why) = functions::pad_args(spec.name, &f.args) {
+                    out.invalid(why);
+                }
             } else if f.args.len() < spec.min_args || f.args.len() > spec.max_args {
                 out.invalid(format!(
                     "{} takes {} argument(s), not {}.",
