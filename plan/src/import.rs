@@ -1186,7 +1186,7 @@ impl Importer<'_> {
                     exists
                 }
             }
-            SqlExpr::Function(f) => self.call(f)?,
+            SqlExpr::Function(f) => self.function_call(f)?,
             SqlExpr::Position { expr, r#in } => self.position(expr, r#in)?,
             SqlExpr::Substring {
                 expr,
@@ -1351,7 +1351,7 @@ impl Importer<'_> {
     }
 
     /// A function call: a series, then each dialect's own spellings, then a plain call.
-    fn call(&self, f: &ast::Function) -> R<Expr> {
+    fn function_call(&self, f: &ast::Function) -> R<Expr> {
         if let Some(column) = self.series_read(f) {
             return Ok(column);
         }

@@ -589,7 +589,7 @@ impl Lowerer<'_> {
                         let (width, fill) =
                             functions::pad_args(spec.name, &f.args).or_else(fail)?;
                         let left = spec.name == "LPAD";
-                        super::text::pad(self.expr(x)?, width, fill, left, d)?
+                        super::text::pad(&|| self.expr(x), width, fill, left, d)?
                     }
                     ("INSTR", Dialect::Postgres) => call("STRPOS", a),
                     // CHARINDEX finds an empty text nowhere; every other engine at 1.

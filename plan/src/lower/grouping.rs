@@ -5,7 +5,7 @@
 //! them the union goes into a CTE and the windows are computed over its rows. MySQL's
 //! rollup goes into such a CTE too when ordered or ranked, which MariaDB refuses beside it.
 
-use super::{fail, reading_new_cte, LowerError};
+use super::{fail, reading_new_cte, unused_cte_name, LowerError};
 use crate::walk::{each_expr, is_aggregate_name, map_children, with_result_names};
 use crate::{Expr, Literal, OrderItem, Plan, SelectItem, SetOperation, SetOperator};
 
@@ -137,12 +137,7 @@ fn over_grouped(
     taken: &dyn Fn(&str) -> bool,
     body: fn(&Plan) -> Result<Plan, LowerError>,
 ) -> Result<Plan, LowerError> {
-    let mut name = String::from("grouped_sets");
-    let mut k = 1;
-    while taken(&name) || plan.ctes.iter().any(|c| c.name.eq_ignore_ascii_case(&name)) {
-        k += 1;
-        name = format!("grouped_sets_{k}");
-    }
+    let name = unused_cte_name(plan, taken, "grouped_sets");
     let mut parts = Parts {
         cte: name.clone(),
         parts: Vec::new(),

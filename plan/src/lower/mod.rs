@@ -87,6 +87,18 @@ fn recursive_supported(c: &crate::Cte, d: Dialect) -> Result<(), LowerError> {
     }
 }
 
+/// A name for a rewrite's own CTE: `base`, or `base_2`, `base_3` … when `taken` (a table
+/// or an outer CTE) or one of `plan`'s CTEs has it.
+fn unused_cte_name(plan: &Plan, taken: &dyn Fn(&str) -> bool, base: &str) -> String {
+    let mut name = base.to_string();
+    let mut k = 1;
+    while taken(&name) || plan.ctes.iter().any(|c| c.name.eq_ignore_ascii_case(&name)) {
+        k += 1;
+        name = format!("{base}_{k}");
+    }
+    name
+}
+
 /// What a rewrite that reads a CTE of its own needs: `plan`'s CTEs with `body` added as
 /// `name`, and that CTE as the one table read (under its own name).
 fn reading_new_cte(plan: &Plan, name: String, body: Plan) -> (Vec<crate::Cte>, Vec<TableRef>) {

@@ -6,7 +6,7 @@
 //! `percentile_disc`, the first whose position reaches `p · n`. The rows, groups and every
 //! other aggregate are those of the plan itself, one CTE row per plan row.
 
-use super::{fail, reading_new_cte, LowerError};
+use super::{fail, reading_new_cte, unused_cte_name, LowerError};
 use crate::ast::call;
 use crate::dialect::Dialect;
 use crate::walk::each_node;
@@ -70,12 +70,7 @@ pub(super) fn ranked(
         .iter()
         .filter_map(|s| s.alias.as_deref())
         .collect();
-    let mut name = String::from("numbered_rows");
-    let mut k = 1;
-    while taken(&name) || plan.ctes.iter().any(|c| c.name.eq_ignore_ascii_case(&name)) {
-        k += 1;
-        name = format!("numbered_rows_{k}");
-    }
+    let name = unused_cte_name(plan, taken, "numbered_rows");
     let mut r = Rewrite {
         d,
         cte: name.clone(),

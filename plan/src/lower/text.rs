@@ -22,44 +22,41 @@ pub(super) fn split_part(
     n: i64,
     d: Dialect,
 ) -> Result<SqlExpr, LowerError> {
-    let x = x()?;
     let delim = || text(delimiter, d);
+    let width = delimiter.chars().count() as i64;
     Ok(match d {
         Dialect::Postgres | Dialect::DuckDb | Dialect::Spark => {
-            call("SPLIT_PART", vec![x, delim(), int(n)])
+            call("SPLIT_PART", vec![x()?, delim(), int(n)])
         }
         Dialect::MySql => {
             // The characters the delimiters take: fewer than n - 1 of them, no n-th piece.
             let taken = binary(
-                call("CHAR_LENGTH", vec![x.clone()]),
+                call("CHAR_LENGTH", vec![x()?]),
                 Op::Minus,
                 call(
                     "CHAR_LENGTH",
-                    vec![call("REPLACE", vec![x.clone(), delim(), text("", d)])],
+                    vec![call("REPLACE", vec![x()?, delim(), text("", d)])],
                 ),
             );
-            let needed = (n - 1) * delimiter.chars().count() as i64;
-            let first_n = call("SUBSTRING_INDEX", vec![x, delim(), int(n)]);
+            let first_n = call("SUBSTRING_INDEX", vec![x()?, delim(), int(n)]);
             case_when(
-                vec![(binary(nested(taken), Op::Lt, int(needed)), text("", d))],
+                vec![(
+                    binary(nested(taken), Op::Lt, int((n - 1) * width)),
+                    text("", d),
+                )],
                 call("SUBSTRING_INDEX", vec![first_n, delim(), int(-1)]),
             )
         }
         Dialect::Sqlite => {
-            // `x` ends with a delimiter, so every piece, the last too, ends at one; each step
-            // drops the piece in front (an exhausted text stays empty).
-            let mut rest = nested(binary(x, Op::StringConcat, delim()));
-            let found = |rest: &SqlExpr| call("INSTR", vec![rest.clone(), delim()]);
-            for _ in 1..n {
-                let after = binary(
-                    found(&rest),
-                    Op::Plus,
-                    int(delimiter.chars().count() as i64),
-                );
-                rest = call("SUBSTR", vec![rest.clone(), after]);
-            }
-            let end = binary(found(&rest), Op::Minus, int(1));
-            call("SUBSTR", vec![rest, int(1), end])
+            let end = binary(
+                call("INSTR", vec![sqlite_rest(x, n, delimiter, d)?, delim()]),
+                Op::Minus,
+                int(1),
+            );
+            call(
+                "SUBSTR",
+                vec![sqlite_rest(x, n, delimiter, d)?, int(1), end],
+            )
         }
         Dialect::SqlServer => {
             return fail(
@@ -70,9 +67,27 @@ pub(super) fn split_part(
     })
 }
 
+/// SQLite: `x` and a delimiter after it, so every piece, the last too, ends at one, with
+/// the `k - 1` pieces in front dropped (an exhausted text stays empty). Each use is built
+/// afresh, as `Operand` asks.
+fn sqlite_rest(x: Operand, k: i64, delimiter: &str, d: Dialect) -> Result<SqlExpr, LowerError> {
+    if k <= 1 {
+        return Ok(nested(binary(x()?, Op::StringConcat, text(delimiter, d))));
+    }
+    let found = call(
+        "INSTR",
+        vec![sqlite_rest(x, k - 1, delimiter, d)?, text(delimiter, d)],
+    );
+    let after = binary(found, Op::Plus, int(delimiter.chars().count() as i64));
+    Ok(call(
+        "SUBSTR",
+        vec![sqlite_rest(x, k - 1, delimiter, d)?, after],
+    ))
+}
+
 /// `x` padded to `width` with `fill`, on the left when `left` (see `pad_args`).
 pub(super) fn pad(
-    x: SqlExpr,
+    x: Operand,
     width: i64,
     fill: char,
     left: bool,
@@ -82,26 +97,25 @@ pub(super) fn pad(
     let fill_text = fill.to_string();
     Ok(match d {
         Dialect::Postgres | Dialect::DuckDb => {
-            let as_text = cast(x, custom_type("TEXT", &[]));
+            let as_text = cast(x()?, custom_type("TEXT", &[]));
             call(name, vec![as_text, int(width), text(&fill_text, d)])
         }
-        Dialect::MySql | Dialect::Spark => call(name, vec![x, int(width), text(&fill_text, d)]),
+        Dialect::MySql | Dialect::Spark => call(name, vec![x()?, int(width), text(&fill_text, d)]),
         Dialect::Sqlite => {
-            let length = || call("LENGTH", vec![x.clone()]);
-            let missing = binary(int(width), Op::Minus, length());
+            let missing = binary(int(width), Op::Minus, call("LENGTH", vec![x()?]));
             let padding = call(
                 "SUBSTR",
                 vec![text(&fill_text.repeat(width as usize), d), int(1), missing],
             );
             let padded = if left {
-                binary(padding, Op::StringConcat, x.clone())
+                binary(padding, Op::StringConcat, x()?)
             } else {
-                binary(x.clone(), Op::StringConcat, padding)
+                binary(x()?, Op::StringConcat, padding)
             };
             case_when(
                 vec![(
-                    binary(length(), Op::GtEq, int(width)),
-                    call("SUBSTR", vec![x.clone(), int(1), int(width)]),
+                    binary(call("LENGTH", vec![x()?]), Op::GtEq, int(width)),
+                    call("SUBSTR", vec![x()?, int(1), int(width)]),
                 )],
                 padded,
             )
