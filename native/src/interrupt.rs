@@ -127,12 +127,26 @@ impl Watch {
         })
     }
 
+    /// Why the query was stopped, if the watch has fired yet.
+    #[cfg(feature = "spark")]
+    pub(crate) fn fired(&self) -> Option<Stop> {
+        *self.fired.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Stops watching; why the query was stopped, if it was.
     pub(crate) fn finish(self) -> Option<Stop> {
         // A send fails only when the thread already ended, having fired.
         let _ = self.done.send(());
         let _ = self.thread.join();
         *self.fired.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Stops watching without waiting for a stop still on its way: for a stop that is a
+    /// request to a server which may answer it late, and that cannot reach a later query.
+    #[cfg(feature = "spark")]
+    pub(crate) fn release(self) -> Option<Stop> {
+        let _ = self.done.send(());
+        self.fired()
     }
 }
 

@@ -18,7 +18,7 @@
 
 use crate::address::{redact, Address};
 use crate::interrupt::{Interrupt, Watch};
-use arrow::array::{Array, AsArray};
+use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::{self as types, DataType, TimeUnit};
 use nl2sql_core::adapter::check_read_only_in;
 use nl2sql_core::adapter::{quote_name, quote_text};
@@ -31,7 +31,8 @@ use serde::{Deserialize, Serialize};
 use spark_connect::{SparkError, SparkSession};
 use std::cell::{Cell, RefCell};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
 
 /// The table property that declares what Spark's catalogue does not keep of a table, as
 /// JSON ([`Constraints`]).
@@ -129,31 +130,22 @@ impl SparkDb {
             let _ = interrupter.interrupt_tag(&watched);
         });
         let fetch = i32::try_from(limits.max_rows.saturating_add(1)).unwrap_or(i32::MAX);
-        let outcome = session.sql(sql).and_then(|frame| {
-            let frame = frame.limit(fetch);
-            let batches = frame.collect_record_batches()?;
-            // An empty result may come without a batch to name its columns.
-            let columns = match batches.first() {
-                Some(b) => b
-                    .schema()
-                    .fields()
-                    .iter()
-                    .map(|f| f.name().clone())
-                    .collect(),
-                None => frame.columns()?,
-            };
-            Ok((columns, batches))
-        });
+        let outcome = collect_aside(&session, sql, fetch, watch.as_ref());
         session.remove_tag(&tag);
-        let stopped = watch.and_then(Watch::finish);
+        let stopped = watch.and_then(Watch::release);
         if stopped.is_some() {
             self.renew(&session);
         }
         let (columns, batches) = match (outcome, stopped) {
             // Rows that arrived as the interrupt went out are still the answer.
-            (Ok(read), _) => read,
-            (Err(_), Some(stop)) => return Err(stop.error(limits.timeout_ms)),
-            (Err(e), None) => return Err(self.to_error(&e)),
+            (Some(Ok(read)), _) => read,
+            (_, Some(stop)) => return Err(stop.error(limits.timeout_ms)),
+            (Some(Err(e)), None) => return Err(self.to_error(&e)),
+            (None, None) => {
+                return Err(unavailable(
+                    "the Spark client stopped before the query ended".into(),
+                ))
+            }
         };
         let mut frame = ResultFrame {
             columns,
@@ -326,6 +318,63 @@ impl SparkDb {
             _ => Ok(Constraints::default()),
         }
     }
+}
+
+/// How long a stopped query may take to end on its own before the run goes on without it.
+/// Spark kills a job's tasks when they next look at their flag, which under load can be
+/// a minute later; the interrupt and the fresh session keep the late end from mattering.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// A query's columns and rows as Spark sent them.
+type Collected = (Vec<String>, Vec<RecordBatch>);
+
+/// Runs `sql` (at most `fetch` rows) on a thread of its own and waits for it; once `watch`
+/// has fired, waits [`STOP_GRACE`] more and then leaves it (`None`).
+fn collect_aside(
+    session: &SparkSession,
+    sql: &str,
+    fetch: i32,
+    watch: Option<&Watch>,
+) -> Option<Result<Collected, SparkError>> {
+    let (sent, outcome) = mpsc::channel();
+    let (session, sql) = (session.clone(), sql.to_string());
+    std::thread::spawn(move || {
+        // The receiver is gone only when the run went on without this query.
+        let _ = sent.send(collect(&session, &sql, fetch));
+    });
+    let Some(watch) = watch else {
+        return outcome.recv().ok();
+    };
+    let mut fired_at = None;
+    loop {
+        match outcome.recv_timeout(Duration::from_millis(20)) {
+            Ok(read) => return Some(read),
+            Err(RecvTimeoutError::Disconnected) => return None,
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        if watch.fired().is_some() {
+            let since = *fired_at.get_or_insert_with(Instant::now);
+            if since.elapsed() >= STOP_GRACE {
+                return None;
+            }
+        }
+    }
+}
+
+fn collect(session: &SparkSession, sql: &str, fetch: i32) -> Result<Collected, SparkError> {
+    let frame = session.sql(sql)?.limit(fetch);
+    let batches = frame.collect_record_batches()?;
+    // An empty result may come without a batch to name its columns.
+    let columns = match batches.first() {
+        Some(b) => b
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect(),
+        None => frame.columns()?,
+    };
+    Ok((columns, batches))
 }
 
 /// Clears the session's busy mark when the query ends, however it ends.
