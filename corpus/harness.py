@@ -37,6 +37,10 @@ TOLERANCE = 0.005 + 1e-9
 # ----------------------------------------------------------------------------------------
 
 
+class Project(collections.namedtuple("Project", "folder datasource")):
+    """A datasource of the project file in `folder`, run by its id there."""
+
+
 class Nl2sql:
     """The command line, run once per query. Each call runs in an empty directory so that
     no nl2sql.toml or .nl2sql/ of the caller's changes what it does."""
@@ -56,14 +60,33 @@ class Nl2sql:
         return self._call(["sql", *self.common, "--db", address, sql], None)
 
     def plan(self, address, plan):
-        """`nl2sql plan -`: the plan JSON (a dict) on standard input."""
+        """`nl2sql plan -`: the plan JSON (a dict) on standard input; `address` a database's
+        address or a Project."""
+        if isinstance(address, Project):
+            return self._call(["plan", *self.common, "--datasource", address.datasource, "-"], json.dumps(plan),
+                              cwd=address.folder)
         return self._call(["plan", *self.common, "--db", address, "-"], json.dumps(plan))
 
-    def _call(self, args, stdin):
+    def index(self, folder, datasource, address):
+        """A project in `folder` of one datasource at `address`, indexed (its schema cached):
+        None when it worked, else what `nl2sql index` said."""
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "nl2sql.toml"), "w") as f:
+            f.write(f'[[datasources]]\nid = "{datasource}"\nconnection = "{address}"\n')
+        p = subprocess.run([self.binary, "index"], capture_output=True, text=True, cwd=folder)
+        return None if p.returncode == 0 else (p.stderr.strip() or p.stdout.strip())[-500:]
+
+    def copy(self, source, target):
+        """`nl2sql copy --replace`: None when it worked, else what it said."""
+        p = subprocess.run([self.binary, "copy", "--replace", source, target], capture_output=True, text=True,
+                           cwd=self.cwd)
+        return None if p.returncode == 0 else (p.stderr.strip() or p.stdout.strip())[-500:]
+
+    def _call(self, args, stdin, cwd=None):
         """The SqlRun report as a dict, or (None, why) when the command line did not give
         one (a crash, a usage error, a hang)."""
         try:
-            p = subprocess.run([self.binary, *args], input=stdin, capture_output=True, text=True, cwd=self.cwd,
+            p = subprocess.run([self.binary, *args], input=stdin, capture_output=True, text=True, cwd=cwd or self.cwd,
                                timeout=self.wall_limit)
         except subprocess.TimeoutExpired:
             return None, f"nl2sql did not finish within {self.wall_limit:.0f} s"

@@ -66,7 +66,7 @@ SUITES = {
     "tpcds": ("duckdb_extension_tpcds", "dsdgen", "tpcds_queries"),
 }
 SUITE_NAMES = {"tpch": "TPC-H", "tpcds": "TPC-DS"}
-ENGINES = ("duckdb", "sqlite", "postgres", "mysql")
+ENGINES = ("duckdb", "sqlite", "postgres", "mysql", "spark")
 
 
 # ----------------------------------------------------------------------------------------
@@ -202,8 +202,12 @@ class Servers:
     """PostgreSQL and MariaDB, through check.py's engines (their start, stop and connect);
     the TPC data is loaded by this file's own copiers."""
 
-    def __init__(self, wanted, work):
+    def __init__(self, wanted, work, spark=None):
         self.engines, self.unavailable = {}, {}
+        # Spark's server is not started here: cargo xtask servers starts one (or name yours).
+        self.spark = spark
+        if "spark" in wanted and not spark:
+            self.unavailable["spark"] = "no Spark Connect server: pass --spark sc://host:port or set NL2SQL_SPARK_URL (cargo xtask servers prints it)"
         for e in wanted:
             if e in ("postgres", "mysql"):
                 try:
@@ -235,11 +239,30 @@ def run_suite(suite, args, work, servers, cli, timings):
     gold_con = duckdb.connect(duck_path, read_only=True)
     tables = duck_tables(gold_con)
     addresses = {"duckdb": duck_path}
-    if "sqlite" in args.engines:
+    if "sqlite" in args.engines or "spark" in args.engines:
         t0 = time.time()
-        addresses["sqlite"] = os.path.join(work, f"{suite}.sqlite")
-        copy_to_sqlite(gold_con, tables, addresses["sqlite"])
+        sqlite_path = os.path.join(work, f"{suite}.sqlite")
+        copy_to_sqlite(gold_con, tables, sqlite_path)
+        if "sqlite" in args.engines:
+            addresses["sqlite"] = sqlite_path
         timings["load sqlite"] += time.time() - t0
+    if "spark" in args.engines:
+        # Spark's copy is nl2sql's own, from the SQLite copy (REAL for DECIMAL, as there).
+        # Its plans run through a project indexed once: reading Spark's statistics again
+        # for every command would cost a job per table and per text column each time.
+        t0 = time.time()
+        target = f"{servers.spark.rstrip('/')}/{suite}"
+        copied = cli.copy(sqlite_path, target)
+        if copied:
+            raise SystemExit(f"cannot copy {suite} into Spark: {copied}")
+        timings["load spark"] += time.time() - t0
+        t0 = time.time()
+        project = os.path.join(work, f"spark-{suite}")
+        indexed = cli.index(project, suite, target)
+        if indexed:
+            raise SystemExit(f"cannot index {suite} on Spark: {indexed}")
+        addresses["spark"] = harness.Project(project, suite)
+        timings["index spark"] += time.time() - t0
     for e, copier in (("postgres", copy_to_postgres), ("mysql", copy_to_mysql)):
         if e in servers.engines:
             t0 = time.time()
@@ -407,6 +430,8 @@ def main():
     ap.add_argument("--show", metavar="SUITE:N", help="print one query's SQL, each engine's rendering and rows")
     ap.add_argument("--jobs", type=int, default=2, help="nl2sql processes at once")
     ap.add_argument("--top", type=int, default=40, help="reasons to print per histogram")
+    ap.add_argument("--spark", default=os.environ.get("NL2SQL_SPARK_URL"),
+                    help="a Spark Connect server (sc://host:port) for the spark engine")
     ap.add_argument("--floors", help="fail below the least ok counts in this file's \"tpc\" (or on any different rows)")
     args = ap.parse_args()
     args.engines = [e for e in args.engines.split(",") if e]
@@ -430,7 +455,7 @@ def main():
     work = args.work or check.scratch("tpc-")
     os.makedirs(work, exist_ok=True)
     timings = collections.Counter()
-    servers = Servers(args.engines, work)
+    servers = Servers(args.engines, work, args.spark)
     args.engines = [e for e in args.engines if e not in servers.unavailable]
     cases = []
     try:

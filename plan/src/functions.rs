@@ -118,6 +118,7 @@ pub const FUNCTIONS: &[FuncSpec] = &[
     spec("MAKE_DATE", Date, 3, 3),
     spec("DAY_NAME", Date, 1, 1),
     spec("MONTH_NAME", Date, 1, 1),
+    spec("CONVERT_TZ", Date, 3, 3),
     spec("ROW_NUMBER", Window, 0, 0),
     spec("RANK", Window, 0, 0),
     spec("DENSE_RANK", Window, 0, 0),
@@ -255,6 +256,9 @@ pub enum DateCall<'a> {
     /// `DAY_NAME(x)` (`Monday` …) or `MONTH_NAME(x)` (`January` …): the English name of
     /// `x`'s day of the week or month, whatever the database's language.
     Name(NameOf, &'a Expr),
+    /// `CONVERT_TZ(x, from, to)`: a timestamp, the wall-clock time in zone `to` when zone
+    /// `from`'s showed `x`; zones are IANA names, literals checked by [`zone_name`].
+    ConvertZone(&'a Expr, &'a Expr, &'a Expr),
 }
 
 /// What a date's name names.
@@ -270,9 +274,35 @@ pub enum NameOf {
 pub const DATE_FORMS: &str = "DATE_PART('unit', date), DATE_TRUNC('unit', date), \
 DATE_ADD('unit', n, date), DATE_DIFF('unit', start, end), ELAPSED('unit', start, end) \
 (whole units elapsed: an age in years), CURRENT_DATE(), \
-CURRENT_TIMESTAMP(), MAKE_DATE(year, month, day), DAY_NAME(date) and MONTH_NAME(date), where unit is one of year, quarter, month, week, day, hour, minute or \
+CURRENT_TIMESTAMP(), MAKE_DATE(year, month, day), DAY_NAME(date), MONTH_NAME(date) and \
+CONVERT_TZ(timestamp, 'from zone', 'to zone'), where unit is one of year, quarter, month, week, day, hour, minute or \
 second (DATE_PART also takes dow, isodow, doy and epoch; YEAR(date), QUARTER(date), \
 MONTH(date) and DAY(date) also work)";
+
+/// A text literal that cannot be a time zone's IANA name (a column or an expression may
+/// hold one: the database checks those).
+fn bad_zone(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Literal(Literal::Text(z)) if !zone_name(z) => Some(z),
+        _ => None,
+    }
+}
+
+/// Whether `z` is spelt as an IANA zone name: letters, `_` and `-` in `/`-separated parts
+/// (`America/Port-au-Prince`), or `Etc/GMT±n`. Spellings that some databases read as
+/// POSIX rules (`UTC+5`, where `+` means west) and others as offsets are not.
+pub fn zone_name(z: &str) -> bool {
+    let part = |p: &str| {
+        p.starts_with(|c: char| c.is_ascii_alphabetic())
+            && p.chars()
+                .all(|c| c.is_ascii_alphabetic() || c == '_' || c == '-')
+    };
+    let etc_offset = z.strip_prefix("Etc/GMT").is_some_and(|n| {
+        n.strip_prefix(['+', '-'])
+            .is_some_and(|h| !h.is_empty() && h.len() <= 2 && h.chars().all(|c| c.is_ascii_digit()))
+    });
+    etc_offset || (!z.is_empty() && z.len() <= 64 && z.split('/').all(part))
+}
 
 fn unit_of(e: &Expr) -> Option<DateUnit> {
     match e {
@@ -310,6 +340,14 @@ pub fn date_call(f: &FuncCall) -> Option<Result<DateCall<'_>, String>> {
         ("MAKE_DATE", [y, m, d]) => Some(Ok(DateCall::Make(y, m, d))),
         ("DAY_NAME", [x]) => Some(Ok(DateCall::Name(NameOf::Day, x))),
         ("MONTH_NAME", [x]) => Some(Ok(DateCall::Name(NameOf::Month, x))),
+        ("CONVERT_TZ", [x, from, to]) => match [from, to].into_iter().find_map(bad_zone) {
+            Some(zone) => bad(&format!(
+                "'{zone}' is not a time zone's name: zones are IANA names such as 'UTC' or \
+                 'America/New_York' (offsets such as '+05:00' are read differently by \
+                 different databases)"
+            )),
+            None => Some(Ok(DateCall::ConvertZone(x, from, to))),
+        },
         ("EXTRACT" | "DATE_PART" | "DATE_TRUNC", [a, b]) => {
             // The unit may come first or second, as the reference engine accepts.
             let (unit, x) = match (unit_of(a), unit_of(b)) {

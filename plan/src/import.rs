@@ -61,6 +61,7 @@ mod json;
 mod qualify;
 mod series;
 mod spellings;
+mod zones;
 
 /// What a SELECT asks of the query around it, applied once its ORDER BY and LIMIT are read.
 enum Keep {
@@ -1146,9 +1147,12 @@ impl Importer<'_> {
             SqlExpr::AtTimeZone {
                 timestamp,
                 time_zone,
-            } => match self.utc_epoch(timestamp, time_zone)? {
-                Some(moment) => moment,
-                None => return unsupported(first_words(&e.to_string())),
+            } => match self.zone_conversion(timestamp, time_zone)? {
+                Some(converted) => converted,
+                None => match self.utc_epoch(timestamp, time_zone)? {
+                    Some(moment) => moment,
+                    None => return unsupported(first_words(&e.to_string())),
+                },
             },
             SqlExpr::Extract {
                 field: ast::DateTimeField::Isoyear,
@@ -1359,6 +1363,7 @@ impl Importer<'_> {
             Importer::json_function,
             Importer::function_spelling,
             Importer::date_spelling,
+            Importer::zone_spelling,
             Importer::field_position,
         ];
         for read in spelt {

@@ -693,6 +693,75 @@ fn each_dialects_text_and_number_spellings_import_as_the_plans_functions() {
     ]);
 }
 
+#[test]
+fn time_zone_conversions_of_zone_less_timestamps_import_as_convert_tz() {
+    let converted = "CONVERT_TZ(InvoiceDate, 'UTC', 'Asia/Tokyo')".to_string();
+    imports_as([
+        (
+            Dialect::Postgres,
+            "SELECT (InvoiceDate AT TIME ZONE 'UTC') AT TIME ZONE 'Asia/Tokyo' FROM Invoice",
+            converted.clone(),
+        ),
+        (
+            Dialect::DuckDb,
+            "SELECT timezone('Asia/Tokyo', timezone('UTC', InvoiceDate)) FROM Invoice",
+            converted.clone(),
+        ),
+        (
+            Dialect::Spark,
+            "SELECT from_utc_timestamp(InvoiceDate, 'Asia/Tokyo') FROM Invoice",
+            converted,
+        ),
+        (
+            Dialect::Spark,
+            "SELECT to_utc_timestamp(InvoiceDate, BillingCountry) FROM Invoice",
+            "CONVERT_TZ(InvoiceDate, BillingCountry, 'UTC')".to_string(),
+        ),
+        (
+            Dialect::MySql,
+            "SELECT CONVERT_TZ(InvoiceDate, 'UTC', 'Europe/Paris') FROM Invoice",
+            "CONVERT_TZ(InvoiceDate, 'UTC', 'Europe/Paris')".to_string(),
+        ),
+    ]);
+    // A value of unknown zone (a text column), and one AT TIME ZONE alone: a moment, which
+    // the plan does not hold.
+    import_refused([
+        (
+            Dialect::Postgres,
+            "SELECT (BillingCountry AT TIME ZONE 'UTC') AT TIME ZONE 'Asia/Tokyo' FROM Invoice",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT InvoiceDate AT TIME ZONE 'Asia/Tokyo' FROM Invoice",
+        ),
+    ]);
+}
+
+#[test]
+fn time_zones_must_be_iana_names() {
+    for zone in [
+        "UTC",
+        "Europe/Paris",
+        "America/Port-au-Prince",
+        "Etc/GMT+5",
+        "America/Argentina/Buenos_Aires",
+    ] {
+        assert!(crate::functions::zone_name(zone), "{zone}");
+    }
+    for zone in [
+        "",
+        "+05:00",
+        "UTC+5",
+        "EST5EDT",
+        "Europe/",
+        "/Paris",
+        "Etc/GMT+",
+        "Europe/Paris'",
+    ] {
+        assert!(!crate::functions::zone_name(zone), "{zone}");
+    }
+}
+
 /// Each SQL, imported in its dialect, shows as a plan holding the expected text.
 fn imports_as<const N: usize>(cases: [(Dialect, &str, String); N]) {
     let mut schema = crate::test_fixtures::schema();

@@ -13,10 +13,10 @@ use serde_json::json;
 pub const PLANNER_SYSTEM: &str = "You turn a question about a database into a query plan: a JSON object the engine checks and renders as SQL.
 
 - `tables` lists every table read, each with a short alias; `joins` connect them on key columns.
-- Expressions are objects with a `kind` (`column`, `literal`, `func`, `binary`, …) and that kind's fields in the schema.
+- Expressions are objects with a `kind` and that kind's fields in the schema.
 - Give each select item a readable `alias`; grouped columns go in `group_by`, filters on aggregates in `having`; add a `limit` when the question asks for a number of rows.
 - Use only the tables and columns shown; match text values exactly as the hints spell them.
-- Dates: DATE_PART, DATE_TRUNC, DATE_ADD, DATE_DIFF, ELAPSED (whole units: ages), DAY_NAME, MONTH_NAME; units 'month', 'day'…; today as given. JSON: JSON_VALUE(col, '$.key').
+- Dates: DATE_PART, DATE_TRUNC, DATE_ADD, DATE_DIFF, ELAPSED (whole units: ages), DAY_NAME, MONTH_NAME, CONVERT_TZ(ts, 'UTC', zone); units 'month', 'day'…; today as given. JSON: JSON_VALUE(col, '$.key').
 - Write a one-sentence `reasoning`.";
 
 /// The planner's question message: today, the datasource's schema as retrieved, the values

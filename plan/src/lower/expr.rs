@@ -5,7 +5,7 @@ use super::build::{
     object_name, order_by_expr, real, text,
 };
 use super::temporal::Temporal;
-use super::{dates, fail, LowerError, Lowerer};
+use super::{dates, fail, zones, LowerError, Lowerer};
 use crate::dialect::Dialect;
 use crate::functions::{self, date_call, DateCall, FuncClass};
 use crate::Error;
@@ -417,6 +417,9 @@ impl Lowerer<'_> {
                 dates::make(self.expr(y)?, self.expr(m)?, self.expr(day)?, d)
             }
             DateCall::Name(of, x) => dates::name(of, &|| self.expr(x), d)?,
+            DateCall::ConvertZone(x, from, to) => {
+                zones::convert(self.expr(x)?, self.expr(from)?, self.expr(to)?, d)?
+            }
         })
     }
 

@@ -15,6 +15,7 @@ mod numbers;
 mod percentiles;
 mod temporal;
 mod text;
+mod zones;
 
 use crate::dialect::Dialect;
 use crate::schema::SchemaSnapshot;

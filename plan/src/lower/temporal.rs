@@ -39,7 +39,7 @@ impl Lowerer<'_> {
             Expr::Literal(Literal::Text(t)) => literal_kind(t),
             Expr::Func(f) if date_call(f).is_some() => match date_call(f)?.ok()? {
                 DateCall::CurrentDate | DateCall::Make(..) => Some(Temporal::Date),
-                DateCall::CurrentTimestamp => Some(Temporal::Timestamp),
+                DateCall::CurrentTimestamp | DateCall::ConvertZone(..) => Some(Temporal::Timestamp),
                 DateCall::Trunc(unit, x) | DateCall::Add(unit, _, x) => {
                     Temporal::after(unit, self.temporal_kind(x))
                 }

@@ -493,6 +493,36 @@ fn constructs() -> Vec<(&'static str, Json)> {
             ),
         ),
         (
+            "an invoice's UTC time on the wall clock of Tokyo and of its billing state",
+            invoices(
+                vec![
+                    func(
+                        "CONVERT_TZ",
+                        vec![
+                            c("i", "InvoiceDate"),
+                            lit(json!("UTC")),
+                            lit(json!("Asia/Tokyo")),
+                        ],
+                    ),
+                    func(
+                        "DATE_PART",
+                        vec![
+                            lit(json!("hour")),
+                            func(
+                                "CONVERT_TZ",
+                                vec![
+                                    c("i", "InvoiceDate"),
+                                    lit(json!("UTC")),
+                                    c("i", "BillingState"),
+                                ],
+                            ),
+                        ],
+                    ),
+                ],
+                json!({}),
+            ),
+        ),
+        (
             "a rank within each subtotal level",
             invoices(
                 vec![

@@ -482,9 +482,8 @@ impl<'s> Resolver<'s, '_> {
                 "STRING_AGG" | "DAY_NAME" | "MONTH_NAME" | "JSON_VALUE" | "SPLIT_PART" | "LPAD"
                 | "RPAD" => Some(TypeCategory::Text),
                 "BOOL_OR" | "BOOL_AND" => Some(TypeCategory::Boolean),
-                "DATE_TRUNC" | "DATE_ADD" | "CURRENT_DATE" | "CURRENT_TIMESTAMP" | "MAKE_DATE" => {
-                    Some(TypeCategory::Temporal)
-                }
+                "DATE_TRUNC" | "DATE_ADD" | "CURRENT_DATE" | "CURRENT_TIMESTAMP" | "MAKE_DATE"
+                | "CONVERT_TZ" => Some(TypeCategory::Temporal),
                 "MIN" | "MAX" | "FIRST_VALUE" | "LAST_VALUE" | "LAG" | "LEAD" => {
                     f.args.first().and_then(|a| self.category(a, chain))
                 }
