@@ -61,6 +61,7 @@ mod json;
 mod qualify;
 mod series;
 mod spellings;
+mod tsql;
 mod zones;
 
 /// What a SELECT asks of the query around it, applied once its ORDER BY and LIMIT are read.
@@ -300,6 +301,9 @@ impl Importer<'_> {
                 set_quantifier,
                 right,
             } => {
+                if topped(left) || topped(right) {
+                    return unsupported("TOP in a member of a set operation");
+                }
                 let mut plan = match &**left {
                     SetExpr::Query(q) if ordered_or_limited(q) => {
                         let inner = self.query(q)?;
@@ -443,14 +447,13 @@ impl Importer<'_> {
     }
 
     fn select_merged(&self, s: &ast::Select) -> R<Plan> {
-        if s.top.is_some() {
-            return unsupported("TOP");
-        }
+        let top_rows = s.top.as_ref().map(top_count).transpose()?;
         if s.into.is_some() {
             return unsupported("SELECT INTO");
         }
         let mut plan = Plan {
             distinct: matches!(&s.distinct, Some(ast::Distinct::Distinct)),
+            limit: top_rows,
             ..Plan::default()
         };
         match s.from.as_slice() {
@@ -1364,6 +1367,7 @@ impl Importer<'_> {
             Importer::function_spelling,
             Importer::date_spelling,
             Importer::zone_spelling,
+            Importer::tsql_spelling,
             Importer::field_position,
         ];
         for read in spelt {
@@ -1546,6 +1550,29 @@ fn group_by_all(plan: &mut Plan) -> R<()> {
 
 /// Whether a parenthesised query has a clause of its own that a set operation's member
 /// plan cannot hold.
+/// SQL Server's `TOP n`: the query's LIMIT (its ORDER BY applies first, as LIMIT's does).
+fn top_count(top: &ast::Top) -> R<i64> {
+    if top.with_ties {
+        return unsupported("TOP … WITH TIES");
+    }
+    if top.percent {
+        return unsupported("TOP … PERCENT");
+    }
+    match &top.quantity {
+        Some(ast::TopQuantity::Constant(n)) => {
+            i64::try_from(*n).map_err(|_| failed(format!("TOP {n} is too many rows.")))
+        }
+        Some(ast::TopQuantity::Expr(e)) => count(e),
+        None => unsupported("TOP without a count"),
+    }
+}
+
+/// A set operation's member that is one SELECT with a TOP: the plan's LIMIT would apply to
+/// the whole combination.
+fn topped(e: &SetExpr) -> bool {
+    matches!(e, SetExpr::Select(s) if s.top.is_some())
+}
+
 fn ordered_or_limited(q: &Query) -> bool {
     q.with.is_some() || q.order_by.is_some() || q.limit_clause.is_some()
 }

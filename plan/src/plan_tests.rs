@@ -738,6 +738,74 @@ fn time_zone_conversions_of_zone_less_timestamps_import_as_convert_tz() {
 }
 
 #[test]
+fn sql_servers_top_and_date_functions_import_as_the_plans() {
+    let cases = [
+        (
+            "SELECT TOP 5 InvoiceId FROM Invoice ORDER BY Total DESC",
+            "ORDER BY Total DESC LIMIT 5",
+        ),
+        ("SELECT TOP (3) InvoiceId FROM Invoice", "LIMIT 3"),
+        (
+            "SELECT DATEADD(mm, -3, InvoiceDate) FROM Invoice",
+            "DATE_ADD('month', -3, InvoiceDate)",
+        ),
+        (
+            "SELECT DATEADD(dw, 2, InvoiceDate) FROM Invoice",
+            "DATE_ADD('day', 2, InvoiceDate)",
+        ),
+        (
+            "SELECT DATEDIFF(yy, InvoiceDate, GETDATE()) FROM Invoice",
+            "DATE_DIFF('year', InvoiceDate, CURRENT_TIMESTAMP())",
+        ),
+        (
+            "SELECT DATEDIFF(hour, InvoiceDate, SYSDATETIME()) FROM Invoice",
+            "DATE_DIFF('hour', InvoiceDate, CURRENT_TIMESTAMP())",
+        ),
+        (
+            "SELECT DATEPART(iso_week, InvoiceDate), DATEPART(dy, InvoiceDate) FROM Invoice",
+            "DATE_PART('week', InvoiceDate), DATE_PART('doy', InvoiceDate)",
+        ),
+        (
+            "SELECT EOMONTH(InvoiceDate) FROM Invoice",
+            "DATE_ADD('day', -1, DATE_ADD('month', 1, DATE_TRUNC('month', CAST(InvoiceDate AS DATE))))",
+        ),
+        (
+            "SELECT CHARINDEX('a', BillingCity), ISNULL(BillingState, 'none') FROM Invoice",
+            "INSTR(BillingCity, 'a'), COALESCE(BillingState, 'none')",
+        ),
+    ];
+    imports_as(cases.map(|(sql, shown)| (Dialect::SqlServer, sql, shown.to_string())));
+    // Ties and shares of rows, weeks that start on the server's DATEFIRST, Sundays counted,
+    // and a TOP that would bound a whole UNION.
+    import_refused([
+        (
+            Dialect::SqlServer,
+            "SELECT TOP 5 WITH TIES InvoiceId FROM Invoice ORDER BY Total",
+        ),
+        (
+            Dialect::SqlServer,
+            "SELECT TOP 10 PERCENT InvoiceId FROM Invoice",
+        ),
+        (
+            Dialect::SqlServer,
+            "SELECT DATEPART(week, InvoiceDate) FROM Invoice",
+        ),
+        (
+            Dialect::SqlServer,
+            "SELECT DATEPART(dw, InvoiceDate) FROM Invoice",
+        ),
+        (
+            Dialect::SqlServer,
+            "SELECT DATEDIFF(week, InvoiceDate, GETDATE()) FROM Invoice",
+        ),
+        (
+            Dialect::SqlServer,
+            "SELECT TOP 2 InvoiceId FROM Invoice UNION SELECT InvoiceId FROM Invoice",
+        ),
+    ]);
+}
+
+#[test]
 fn time_zones_must_be_iana_names() {
     for zone in [
         "UTC",

@@ -598,11 +598,9 @@ impl Importer<'_> {
             ("DATEDIFF", [end, start]) if matches!(d, Dialect::MySql | Dialect::Spark) => {
                 date_diff(DateUnit::Day, self.expr(start)?, self.expr(end)?)
             }
-            // DuckDB's date_diff('unit', a, b) and SQL Server's DATEDIFF(unit, a, b) count
-            // boundaries crossed, as the plan's does.
-            ("DATEDIFF" | "DATE_DIFF", [unit, a, b])
-                if matches!(d, Dialect::DuckDb | Dialect::SqlServer) =>
-            {
+            // DuckDB's date_diff('unit', a, b) counts boundaries crossed, and whole weeks,
+            // as the plan's does (SQL Server's DATEDIFF: tsql.rs).
+            ("DATEDIFF" | "DATE_DIFF", [unit, a, b]) if d == Dialect::DuckDb => {
                 let unit_word = match unit {
                     SqlExpr::Identifier(id) => Some(id.value.as_str()),
                     other => text_of(other),
