@@ -60,6 +60,7 @@ mod joins;
 mod json;
 mod qualify;
 mod series;
+mod spark;
 mod spellings;
 mod tsql;
 mod zones;
@@ -1368,6 +1369,7 @@ impl Importer<'_> {
             Importer::date_spelling,
             Importer::zone_spelling,
             Importer::tsql_spelling,
+            Importer::spark_spelling,
             Importer::field_position,
         ];
         for read in spelt {

@@ -806,6 +806,40 @@ fn sql_servers_top_and_date_functions_import_as_the_plans() {
 }
 
 #[test]
+fn sparks_date_functions_import_as_the_plans() {
+    let cases = [
+        (
+            "SELECT add_months(InvoiceDate, 3) FROM Invoice",
+            "DATE_ADD('month', 3, CAST(InvoiceDate AS DATE))",
+        ),
+        (
+            "SELECT last_day(InvoiceDate) FROM Invoice",
+            "DATE_ADD('day', -1, DATE_ADD('month', 1, DATE_TRUNC('month', CAST(InvoiceDate AS DATE))))",
+        ),
+        (
+            "SELECT trunc(InvoiceDate, 'MM'), trunc(InvoiceDate, 'year') FROM Invoice",
+            "DATE_TRUNC('month', CAST(InvoiceDate AS DATE)), DATE_TRUNC('year', CAST(InvoiceDate AS DATE))",
+        ),
+        ("SELECT to_date(InvoiceDate) FROM Invoice", "CAST(InvoiceDate AS DATE)"),
+        (
+            "SELECT weekofyear(InvoiceDate) FROM Invoice",
+            "DATE_PART('week', InvoiceDate)",
+        ),
+    ];
+    imports_as(cases.map(|(sql, shown)| (Dialect::Spark, sql, shown.to_string())));
+    import_refused([
+        (
+            Dialect::Spark,
+            "SELECT trunc(InvoiceDate, 'DD') FROM Invoice",
+        ),
+        (
+            Dialect::Spark,
+            "SELECT to_date(BillingCity, 'yyyy-MM-dd') FROM Invoice",
+        ),
+    ]);
+}
+
+#[test]
 fn time_zones_must_be_iana_names() {
     for zone in [
         "UTC",

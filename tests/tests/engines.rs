@@ -10,7 +10,6 @@
 mod constructs;
 
 use constructs::*;
-use nl2sql_core::datasource::ExecLimits;
 use nl2sql_core::plan::Plan;
 use nl2sql_core::Value;
 use nl2sql_tests::servers::Server;
@@ -410,30 +409,7 @@ fn each_dialects_own_spelling_gives_the_databases_own_rows() {
     ENGINES.with(|(sqlite, duckdb)| {
         for (engine, sql) in SPELLINGS {
             let engine_ref = if engine == "sqlite" { sqlite } else { duckdb };
-            let limits = ExecLimits {
-                max_rows: 100_000,
-                timeout_ms: None,
-                reading: false,
-            };
-            let mut direct = pollster::block_on(engine_ref.db.execute(sql, limits))
-                .unwrap_or_else(|e| panic!("{engine} runs {sql}: {e:?}"))
-                .rows;
-            let plan =
-                nl2sql_core::import::import_sql(sql, &engine_ref.schema, engine_ref.schema.dialect)
-                    .unwrap_or_else(|e| panic!("{engine} imports {sql}: {e:?}"));
-            let mut through =
-                rows(engine_ref, &plan).unwrap_or_else(|e| panic!("{engine}: {sql}: {e}"));
-            direct.sort_by_key(|r| key(r));
-            through.sort_by_key(|r| key(r));
-            assert!(
-                !direct.is_empty(),
-                "{engine}: no rows, so nothing compared: {sql}"
-            );
-            assert_eq!(direct.len(), through.len(), "{engine}: {sql}");
-            for (a, b) in direct.iter().zip(&through) {
-                let agree = a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y));
-                assert!(agree, "{engine}: {a:?} against {b:?}\n{sql}\n{plan}");
-            }
+            spelt_as_written(engine_ref, engine, sql);
         }
     });
 }

@@ -610,6 +610,32 @@ fn gold_plan_latency_on_every_engine() {
     }
 }
 
+/// Each server's own spellings of zone conversions and dates, imported as plans, give the
+/// rows the server gives for the SQL as written.
+#[test]
+#[ignore = "needs the servers cargo xtask test starts"]
+fn each_servers_own_spelling_gives_its_own_rows() {
+    use constructs::{open, spelt_as_written};
+    use nl2sql_tests::servers::Server;
+    let postgres = open(Server::Postgres.open("chinook"));
+    spelt_as_written(
+        &postgres,
+        "PostgreSQL",
+        "SELECT \"InvoiceId\", (\"InvoiceDate\" AT TIME ZONE 'UTC') AT TIME ZONE 'America/New_York', \
+         EXTRACT(HOUR FROM timezone('Australia/Sydney', timezone('Europe/London', \"InvoiceDate\"))) \
+         FROM \"Invoice\"",
+    );
+    let spark = open(Server::Spark.open("chinook"));
+    spelt_as_written(
+        &spark,
+        "Spark",
+        "SELECT InvoiceId, from_utc_timestamp(InvoiceDate, 'America/New_York'), \
+         to_utc_timestamp(InvoiceDate, 'Asia/Kolkata'), add_months(InvoiceDate, 1), \
+         last_day(InvoiceDate), trunc(InvoiceDate, 'QUARTER'), weekofyear(InvoiceDate), \
+         to_date(InvoiceDate) FROM Invoice",
+    );
+}
+
 /// The random plans `engines.rs` runs on SQLite and DuckDB, run on SQLite and PostgreSQL.
 mod postgres_constructs {
     use super::constructs::*;

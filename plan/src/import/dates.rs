@@ -17,7 +17,7 @@ use sqlparser::ast::{
     FunctionArguments, Value,
 };
 
-fn unit_text(unit: DateUnit) -> Expr {
+pub(super) fn unit_text(unit: DateUnit) -> Expr {
     Expr::Literal(Literal::Text(unit.as_str().to_string()))
 }
 
@@ -97,7 +97,7 @@ pub(super) fn extract_unit(field: &DateTimeField) -> R<DateUnit> {
     })
 }
 
-fn text_of(e: &SqlExpr) -> Option<&str> {
+pub(super) fn text_of(e: &SqlExpr) -> Option<&str> {
     match e {
         SqlExpr::Value(v) => match &v.value {
             Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Some(s),
@@ -204,6 +204,21 @@ fn as_difference(e: &SqlExpr) -> Option<(&SqlExpr, &SqlExpr)> {
 
 /// The year an ISO week belongs to: the year of that week's Thursday (`x` moved by
 /// 4 − its ISO day of the week), on every engine from the plan's own parts.
+/// `x` as a date.
+pub(super) fn as_date(x: Expr) -> Expr {
+    Expr::Cast {
+        expr: Box::new(x),
+        to: CastType::Date,
+    }
+}
+
+/// The last day of `x`'s month, a date: its first day, a month on, a day back.
+pub(super) fn month_end(x: Expr) -> Expr {
+    let first = call("DATE_TRUNC", vec![unit_text(DateUnit::Month), as_date(x)]);
+    let next = date_add(DateUnit::Month, int(1), first);
+    date_add(DateUnit::Day, int(-1), next)
+}
+
 pub(super) fn iso_year(x: Expr) -> Expr {
     let isodow = call(
         "DATE_PART",

@@ -3,11 +3,11 @@
 //! weeks), `DATEPART` in the parts that do not hang on the server's `DATEFIRST`, `EOMONTH`,
 //! `GETDATE`, `CHARINDEX` and `ISNULL`. (`TOP n` is read with the SELECT it belongs to.)
 
-use super::dates::call_args;
+use super::dates::{call_args, month_end, unit_text};
 use super::{call, unsupported, Importer, R};
 use crate::dialect::Dialect;
 use crate::functions::DateUnit;
-use crate::{CastType, Expr, Literal};
+use crate::Expr;
 use sqlparser::ast::{self, Expr as SqlExpr};
 
 /// A `DATEADD`/`DATEDIFF`/`DATEPART` unit, by any of its T-SQL names.
@@ -41,10 +41,6 @@ fn unit(e: &SqlExpr) -> Option<Unit> {
         "weekday" | "dw" | "w" => Unit::Weekday,
         _ => return None,
     })
-}
-
-fn unit_text(u: DateUnit) -> Expr {
-    Expr::Literal(Literal::Text(u.as_str().to_string()))
 }
 
 impl Importer<'_> {
@@ -105,24 +101,7 @@ impl Importer<'_> {
                 };
                 call("DATE_PART", vec![unit_text(unit), self.expr(x)?])
             }
-            ("EOMONTH", [x]) => {
-                // The month's first day, a month on, a day back.
-                let first = call(
-                    "DATE_TRUNC",
-                    vec![
-                        unit_text(DateUnit::Month),
-                        Expr::Cast {
-                            expr: Box::new(self.expr(x)?),
-                            to: CastType::Date,
-                        },
-                    ],
-                );
-                let next = call("DATE_ADD", vec![unit_text(DateUnit::Month), one(), first]);
-                call(
-                    "DATE_ADD",
-                    vec![unit_text(DateUnit::Day), minus_one(), next],
-                )
-            }
+            ("EOMONTH", [x]) => month_end(self.expr(x)?),
             ("GETDATE" | "SYSDATETIME", []) => call("CURRENT_TIMESTAMP", vec![]),
             ("CHARINDEX", [part, text]) => call("INSTR", vec![self.expr(text)?, self.expr(part)?]),
             ("ISNULL", [x, otherwise]) => {
@@ -131,12 +110,4 @@ impl Importer<'_> {
             _ => return Ok(None),
         }))
     }
-}
-
-fn one() -> Expr {
-    Expr::Literal(Literal::Integer(1))
-}
-
-fn minus_one() -> Expr {
-    Expr::Literal(Literal::Integer(-1))
 }

@@ -83,6 +83,33 @@ pub fn compare(
     Ok(())
 }
 
+/// `sql`, written in `engine`'s own dialect, gives the same rows run as written and
+/// imported as a plan (as multisets); `label` names the engine in failures.
+pub fn spelt_as_written(engine: &Engine, label: &str, sql: &str) {
+    let limits = nl2sql_core::datasource::ExecLimits {
+        max_rows: 100_000,
+        timeout_ms: None,
+        reading: false,
+    };
+    let mut direct = pollster::block_on(engine.db.execute(sql, limits))
+        .unwrap_or_else(|e| panic!("{label} runs {sql}: {e:?}"))
+        .rows;
+    let plan = nl2sql_core::import::import_sql(sql, &engine.schema, engine.schema.dialect)
+        .unwrap_or_else(|e| panic!("{label} imports {sql}: {e:?}"));
+    let mut through = rows(engine, &plan).unwrap_or_else(|e| panic!("{label}: {sql}: {e}"));
+    direct.sort_by_key(|r| key(r));
+    through.sort_by_key(|r| key(r));
+    assert!(
+        !direct.is_empty(),
+        "{label}: no rows, so nothing compared: {sql}"
+    );
+    assert_eq!(direct.len(), through.len(), "{label}: {sql}");
+    for (a, b) in direct.iter().zip(&through) {
+        let agree = a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y));
+        assert!(agree, "{label}: {a:?} against {b:?}\n{sql}\n{plan}");
+    }
+}
+
 pub fn col(alias: &str, column: &str) -> Json {
     json!({"kind": "column", "alias": alias, "column_name": column})
 }
