@@ -26,6 +26,9 @@ pub(super) fn is_statistic(name: &str) -> bool {
             | "STDDEV_POP"
             | "VAR_SAMP"
             | "VAR_POP"
+            | "CORR"
+            | "COVAR_POP"
+            | "COVAR_SAMP"
             | "STRING_AGG"
             | "BOOL_OR"
             | "BOOL_AND"
@@ -37,6 +40,13 @@ impl Lowerer<'_> {
     #[inline(never)]
     pub(super) fn statistic(&self, f: &FuncCall, name: &str) -> Result<SqlExpr, LowerError> {
         let d = self.dialect;
+        // A statistic computed from sums is no one aggregate a FILTER could follow: the
+        // filter goes into the values summed.
+        if let Some(condition) = &f.filter {
+            if from_sums(name, d) && f.over.is_none() && !f.distinct {
+                return self.statistic(&super::expr::filtered_by_case(f, condition)?, name);
+            }
+        }
         let over = match &f.over {
             Some(w) => Some(self.window(w)?),
             None => None,
@@ -152,6 +162,38 @@ impl Lowerer<'_> {
                 }
                 _ => call_with(name, vec![arg(x()?)], f.distinct, over),
             },
+            "CORR" | "COVAR_POP" | "COVAR_SAMP" => {
+                let (Some(x), Some(y)) = (f.args.first(), f.args.get(1)) else {
+                    return fail(format!("{name} takes two numbers."));
+                };
+                match d {
+                    _ if from_sums(name, d) => {
+                        if f.over.is_some() || f.distinct {
+                            return unsupported();
+                        }
+                        self.expr(&covariance_from_sums(x, y, name))?
+                    }
+                    // DuckDB's CORR is NaN where a variance is 0, the others' NULL.
+                    Dialect::DuckDb if name == "CORR" => call(
+                        "NULLIF",
+                        vec![
+                            call_with(
+                                name,
+                                vec![arg(self.expr(x)?), arg(self.expr(y)?)],
+                                f.distinct,
+                                over,
+                            ),
+                            cast(super::build::text("NaN", d), custom_type("DOUBLE", &[])),
+                        ],
+                    ),
+                    _ => call_with(
+                        name,
+                        vec![arg(self.expr(x)?), arg(self.expr(y)?)],
+                        f.distinct,
+                        over,
+                    ),
+                }
+            }
             "BOOL_OR" | "BOOL_AND" => match d {
                 Dialect::Postgres | Dialect::DuckDb | Dialect::Spark => {
                     call_with(name, vec![arg(x()?)], f.distinct, over)
@@ -324,5 +366,80 @@ impl Lowerer<'_> {
                 return fail("Spark has no ordered string aggregation; drop its order_by.")
             }
         })
+    }
+}
+
+/// Whether `name` is computed from sums on `d`, which has no such aggregate.
+fn from_sums(name: &str, d: Dialect) -> bool {
+    match name {
+        "STDDEV_SAMP" | "STDDEV_POP" | "VAR_SAMP" | "VAR_POP" => d == Dialect::Sqlite,
+        "CORR" | "COVAR_POP" | "COVAR_SAMP" => {
+            matches!(d, Dialect::Sqlite | Dialect::MySql | Dialect::SqlServer)
+        }
+        _ => false,
+    }
+}
+
+/// `CORR(x, y)`, `COVAR_POP(x, y)` or `COVAR_SAMP(x, y)` as the plan's sums over the pairs
+/// where both are present: the covariance `(Σxy − ΣxΣy/n) / n` (`/ (n − 1)` for the
+/// sample), and the correlation `(nΣxy − ΣxΣy) / √((nΣx² − (Σx)²)(nΣy² − (Σy)²))`, NULL
+/// where a variance is 0 or there are too few pairs, as PostgreSQL gives.
+fn covariance_from_sums(x: &Expr, y: &Expr, name: &str) -> Expr {
+    use crate::ast::call;
+    use crate::{BinaryOp, CastType, When};
+    let bin = |op, left, right| Expr::Binary {
+        op,
+        left: Box::new(left),
+        right: Box::new(right),
+    };
+    // A value counts only beside a present other value.
+    let paired = |value: &Expr, other: &Expr| Expr::Case {
+        whens: vec![When {
+            condition: bin(BinaryOp::IsNot, other.clone(), Expr::Literal(Literal::Null)),
+            result: Expr::Cast {
+                expr: Box::new(value.clone()),
+                to: CastType::Real,
+            },
+        }],
+        else_expr: None,
+    };
+    let (px, py) = (paired(x, y), paired(y, x));
+    let sum = |e: Expr| call("SUM", vec![e]);
+    let n = || call("COUNT", vec![px.clone()]);
+    let product = |a: &Expr, b: &Expr| sum(bin(BinaryOp::Multiply, a.clone(), b.clone()));
+    let nonzero = |e: Expr| call("NULLIF", vec![e, Expr::Literal(Literal::Integer(0))]);
+    match name {
+        "CORR" => {
+            let scaled = |a: &Expr, b: &Expr| {
+                bin(
+                    BinaryOp::Minus,
+                    bin(BinaryOp::Multiply, n(), product(a, b)),
+                    bin(BinaryOp::Multiply, sum(a.clone()), sum(b.clone())),
+                )
+            };
+            let spread = bin(BinaryOp::Multiply, scaled(&px, &px), scaled(&py, &py));
+            bin(
+                BinaryOp::Divide,
+                scaled(&px, &py),
+                nonzero(call("SQRT", vec![spread])),
+            )
+        }
+        _ => {
+            let spread = bin(
+                BinaryOp::Minus,
+                product(&px, &py),
+                bin(
+                    BinaryOp::Divide,
+                    bin(BinaryOp::Multiply, sum(px.clone()), sum(py.clone())),
+                    n(),
+                ),
+            );
+            let divisor = if name == "COVAR_POP" {
+                n()
+            } else {
+                bin(BinaryOp::Minus, n(), Expr::Literal(Literal::Integer(1)))
+            };
+            bin(BinaryOp::Divide, spread, nonzero(divisor))
+        }
     }
 }

@@ -810,7 +810,7 @@ impl Lowerer<'_> {
 /// `AGG(x) FILTER (WHERE c)` as `AGG(CASE WHEN c THEN x END)`, for the dialects without
 /// FILTER: the same value, since an aggregate skips the NULL a failed condition gives
 /// (`COUNT(*)` counts `CASE WHEN c THEN 1 END`).
-fn filtered_by_case(f: &FuncCall, condition: &Expr) -> Result<FuncCall, LowerError> {
+pub(super) fn filtered_by_case(f: &FuncCall, condition: &Expr) -> Result<FuncCall, LowerError> {
     let only_when = |value: &Expr| -> Result<Expr, LowerError> {
         let value =
             match value {

@@ -523,6 +523,17 @@ fn constructs() -> Vec<(&'static str, Json)> {
             ),
         ),
         (
+            "how totals go with invoice numbers, and a filtered spread",
+            invoices(
+                vec![
+                    func("CORR", vec![c("i", "Total"), c("i", "InvoiceId")]),
+                    json!({"kind": "func", "func_name": "VAR_SAMP", "args": [c("i", "Total")],
+                           "filter": bin(">", c("i", "Total"), lit(json!(10)))}),
+                ],
+                json!({}),
+            ),
+        ),
+        (
             "a rank within each subtotal level",
             invoices(
                 vec![

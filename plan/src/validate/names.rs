@@ -478,7 +478,9 @@ impl<'s> Resolver<'s, '_> {
                 | "LOG10" | "EXP" | "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE"
                 | "DATE_PART" | "DATE_DIFF" | "ELAPSED" | "YEAR" | "MONTH" | "DAY" | "QUARTER"
                 | "EXTRACT" | "MEDIAN" | "PERCENTILE_CONT" | "STDDEV_SAMP" | "STDDEV_POP"
-                | "VAR_SAMP" | "VAR_POP" | "GROUPING" => Some(TypeCategory::Number),
+                | "VAR_SAMP" | "VAR_POP" | "CORR" | "COVAR_POP" | "COVAR_SAMP" | "GROUPING" => {
+                    Some(TypeCategory::Number)
+                }
                 "STRING_AGG" | "DAY_NAME" | "MONTH_NAME" | "JSON_VALUE" | "SPLIT_PART" | "LPAD"
                 | "RPAD" => Some(TypeCategory::Text),
                 "BOOL_OR" | "BOOL_AND" => Some(TypeCategory::Boolean),

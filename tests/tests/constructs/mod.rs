@@ -285,8 +285,9 @@ pub fn dates() -> impl Strategy<Value = Json> {
     )
 }
 
-/// Spread of track lengths per media type, and the names of its first tracks joined in
-/// order. SQLite computes the spread from sums (its square root registered natively).
+/// Spread of track lengths per media type (of the long ones only, or of all), how they go
+/// with the tracks' sizes, and the names of its first tracks joined in order. SQLite
+/// computes spreads and correlations from sums (its square root registered natively).
 pub fn statistics() -> impl Strategy<Value = Json> {
     (
         prop_oneof![
@@ -295,15 +296,22 @@ pub fn statistics() -> impl Strategy<Value = Json> {
             Just("STDDEV_SAMP"),
             Just("STDDEV_POP")
         ],
+        any::<bool>(),
+        prop_oneof![Just("CORR"), Just("COVAR_POP"), Just("COVAR_SAMP")],
         direction(),
         prop_oneof![Just(", "), Just("|")],
     )
-        .prop_map(|(statistic, direction, separator)| {
+        .prop_map(|(statistic, only_long, paired, direction, separator)| {
+            let mut spread = func(statistic, vec![col("t", "Milliseconds")]);
+            if only_long {
+                spread["filter"] = bin(">", col("t", "Milliseconds"), lit(json!(200_000)));
+            }
             json!({
                 "tables": [{"name": "Track", "alias": "t"}],
                 "select_items": [
                     {"expr": col("t", "MediaTypeId")},
-                    {"expr": func(statistic, vec![col("t", "Milliseconds")]), "alias": "spread"},
+                    {"expr": spread, "alias": "spread"},
+                    {"expr": func(paired, vec![col("t", "Milliseconds"), col("t", "Bytes")]), "alias": "paired"},
                     {"expr": {"kind": "func", "func_name": "STRING_AGG",
                               "args": [col("t", "Name"), lit(json!(separator))],
                               "order_by": [{"expr": col("t", "Name"), "direction": direction},
