@@ -2,9 +2,13 @@
 """TPC-H's 22 and TPC-DS's 99 queries through nl2sql, on DuckDB and on copies of the same
 data in SQLite, PostgreSQL and MariaDB (issue 32).
 
-    python3 corpus/tpc.py [--bin target/debug/nl2sql] [--engines duckdb,sqlite,postgres,mysql]
-                          [--suites tpch,tpcds] [--sf 0.01] [--queries tpch:1,tpcds:5]
+    python3 corpus/tpc.py [--bin target/debug/nl2sql] [--engines duckdb,sqlite,postgres,mysql,spark]
+                          [--spark sc://host:port] [--suites tpch,tpcds] [--sf 0.01] [--queries tpch:1,tpcds:5]
                           [--work DIR] [--json FILE] [--show SUITE:N] [--jobs N] [--top N]
+
+Spark needs a server of its own (--spark, or NL2SQL_SPARK_URL as `cargo xtask servers` prints
+it): the data goes there through `nl2sql copy` of the SQLite copy, and the plans run through
+a project indexed once, so that each command reads only the catalogue, not the statistics.
 
 Data and queries come from DuckDB's tpch and tpcds extensions (PyPI duckdb-extension-tpch
 and duckdb-extension-tpcds, loaded from the package: DuckDB cannot download here), each
@@ -414,7 +418,7 @@ def summarise(cases, args, elapsed, timings, unavailable):
         counts = {f"{suite} {e}": collections.Counter(c["runs"][e]["outcome"] for c in cases
                                                       if c["suite"] == suite and e in c["runs"] and "gold_error" not in c)
                   for suite in args.suites for e in engines}
-        problems = harness.check_floors(args.floors, "tpc", counts)
+        problems = harness.check_floors(args.floors, args.floors_section, counts)
     return 1 if gold_errors or problems else 0
 
 
@@ -432,7 +436,8 @@ def main():
     ap.add_argument("--top", type=int, default=40, help="reasons to print per histogram")
     ap.add_argument("--spark", default=os.environ.get("NL2SQL_SPARK_URL"),
                     help="a Spark Connect server (sc://host:port) for the spark engine")
-    ap.add_argument("--floors", help="fail below the least ok counts in this file's \"tpc\" (or on any different rows)")
+    ap.add_argument("--floors", help="fail below the least ok counts in this file's --floors-section (or on any different rows)")
+    ap.add_argument("--floors-section", default="tpc", help="the floors' section (tpc-spark: Spark's run beside the servers)")
     args = ap.parse_args()
     args.engines = [e for e in args.engines.split(",") if e]
     args.suites = [s for s in args.suites.split(",") if s]

@@ -1,13 +1,14 @@
 //! `cargo xtask coverage`: how much SQL written by others the plan language holds (issue
 //! 32). It builds the command line and runs the two Python harnesses, `corpus/run.py` (the
 //! analyst corpus on its four engines) and `corpus/tpc.py` (TPC-H and TPC-DS on DuckDB,
-//! SQLite, PostgreSQL and MariaDB), printing their summaries and keeping their JSON under
+//! SQLite, PostgreSQL, MariaDB and Spark), printing their summaries and keeping their JSON under
 //! `target/coverage/`.
 //!
 //! `cargo xtask coverage` is a measurement: low numbers never fail it, only a harness that
 //! could not run (a gold query that failed, a package that would not install, a crash of
 //! the script itself). `cargo xtask test` runs it too, without MariaDB for TPC (too slow),
-//! and fails below the floors of `corpus/floors.json` or on any answer that differs.
+//! and fails below the floors of `corpus/floors.json` or on any answer that differs; its
+//! servers step runs TPC-H on Spark ([`spark_tpch`]) while the Spark server is up.
 
 use crate::run::{Failure, Project};
 use std::time::Instant;
@@ -31,15 +32,56 @@ const PROBE: &str = "import duckdb, duckdb_extension_tpch, duckdb_extension_tpcd
 const OUT: &str = "target/coverage";
 
 /// The whole measurement: the corpus on its four engines, TPC on DuckDB, SQLite, PostgreSQL
-/// and MariaDB (whose TPC run alone takes about 18 minutes here).
+/// and MariaDB (whose TPC run alone takes about 18 minutes here), then on a Spark Connect
+/// server started for it (about 8 minutes with the server's start).
 pub fn run(project: &Project) -> Result<(), Failure> {
-    harnesses(project, "duckdb,sqlite,postgres,mysql", None)
+    harnesses(project, "duckdb,sqlite,postgres,mysql", None)?;
+    let spark = crate::services::Spark::start(project)?;
+    spark_tpc(project, &spark.url(), "tpch,tpcds", false)
 }
 
 /// The step of `cargo xtask test`: the same, TPC without MariaDB, held to the floors of
 /// `corpus/floors.json` (fewer answers right, or any answer different, fails it).
 pub fn check(project: &Project) -> Result<(), Failure> {
     harnesses(project, "duckdb,sqlite,postgres", Some(FLOORS))
+}
+
+/// TPC-H on the Spark Connect server at `spark` (the one the servers step of `cargo xtask
+/// test` starts), held to the floors' `tpc-spark` section. (TPC-DS on Spark, five more
+/// minutes here, is `cargo xtask coverage`'s.)
+pub fn spark_tpch(project: &Project, spark: &str) -> Result<(), Failure> {
+    spark_tpc(project, spark, "tpch", true)
+}
+
+/// `suites` of TPC on Spark at `spark`, held to the floors' `tpc-spark` section when
+/// `floors`.
+fn spark_tpc(project: &Project, spark: &str, suites: &str, floors: bool) -> Result<(), Failure> {
+    let python = python(project)?;
+    println!("\n==> TPC ({suites}) on Spark (corpus/tpc.py --engines spark)");
+    let started = Instant::now();
+    let out = project.root.join(OUT);
+    std::fs::create_dir_all(&out)
+        .map_err(|e| Failure(format!("cannot create {}: {e}", out.display())))?;
+    let json = out.join("tpc-spark.json").to_string_lossy().into_owned();
+    let mut args = vec![
+        "corpus/tpc.py",
+        "--engines",
+        "spark",
+        "--suites",
+        suites,
+        "--spark",
+        spark,
+        "--json",
+        &json,
+    ];
+    if floors {
+        args.extend(["--floors", FLOORS, "--floors-section", "tpc-spark"]);
+    }
+    project
+        .command(&python, &args)
+        .run("corpus/tpc.py on Spark")?;
+    println!("    ({:.0} s)", started.elapsed().as_secs_f64());
+    Ok(())
 }
 
 /// The least counts of right answers `cargo xtask test` accepts.

@@ -258,7 +258,7 @@ const TEST_STEPS: &[Step] = &[
         },
     },
     Step {
-        name: "tests on database servers (PostgreSQL, MariaDB, Spark Connect)",
+        name: "tests on database servers (PostgreSQL, MariaDB, Spark Connect), TPC-H on Spark",
         run: |p| {
             let servers = services::Servers::start(p)?;
             let mut tests = p.cargo(&[
@@ -279,7 +279,8 @@ const TEST_STEPS: &[Step] = &[
             for (name, value) in servers.variables() {
                 tests = tests.env(name, &value);
             }
-            tests.run("tests on database servers")
+            tests.run("tests on database servers")?;
+            coverage::spark_tpch(p, &servers.spark.url())
         },
     },
     Step {
