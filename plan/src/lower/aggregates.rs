@@ -44,7 +44,7 @@ impl Lowerer<'_> {
         // filter goes into the values summed.
         if let Some(condition) = &f.filter {
             if from_sums(name, d) && f.over.is_none() && !f.distinct {
-                return self.statistic(&super::expr::filtered_by_case(f, condition)?, name);
+                return self.statistic(&filtered_by_case(f, condition)?, name);
             }
         }
         let over = match &f.over {
@@ -442,4 +442,46 @@ fn covariance_from_sums(x: &Expr, y: &Expr, name: &str) -> Expr {
             bin(BinaryOp::Divide, spread, nonzero(divisor))
         }
     }
+}
+
+/// `AGG(x) FILTER (WHERE c)` as `AGG(CASE WHEN c THEN x END)`, for the dialects without
+/// FILTER: the same value, since an aggregate skips the NULL a failed condition gives
+/// (`COUNT(*)` counts `CASE WHEN c THEN 1 END`).
+pub(super) fn filtered_by_case(f: &FuncCall, condition: &Expr) -> Result<FuncCall, LowerError> {
+    let only_when = |value: &Expr| -> Result<Expr, LowerError> {
+        let value =
+            match value {
+                Expr::Column {
+                    alias: None,
+                    column,
+                } if column == "*" => Expr::Literal(Literal::Integer(1)),
+                Expr::Column { column, .. } if column == "*" => return fail(
+                    "COUNT(alias.*) with a filter has no form here; count the alias's key column.",
+                ),
+                a => a.clone(),
+            };
+        Ok(Expr::Case {
+            whens: vec![crate::When {
+                condition: condition.clone(),
+                result: value,
+            }],
+            else_expr: None,
+        })
+    };
+    let mut filtered = FuncCall {
+        filter: None,
+        ..f.clone()
+    };
+    // The value aggregated: a percentile's is its order; the others' their first argument
+    // (a separator or a fraction after it stays as it is).
+    if let Some(o) = filtered
+        .order_by
+        .first_mut()
+        .filter(|_| f.name.to_ascii_uppercase().starts_with("PERCENTILE"))
+    {
+        o.expr = only_when(&o.expr)?;
+    } else if let Some(first) = filtered.args.first_mut() {
+        *first = only_when(first)?;
+    }
+    Ok(filtered)
 }

@@ -436,7 +436,7 @@ impl Lowerer<'_> {
                 ));
             }
             if !d.has_aggregate_filter() {
-                return self.func(&filtered_by_case(f, condition)?);
+                return self.func(&super::aggregates::filtered_by_case(f, condition)?);
             }
         }
         if super::aggregates::is_statistic(spec.name) {
@@ -805,48 +805,6 @@ impl Lowerer<'_> {
             order_by_expr(expr, o.direction),
         ])
     }
-}
-
-/// `AGG(x) FILTER (WHERE c)` as `AGG(CASE WHEN c THEN x END)`, for the dialects without
-/// FILTER: the same value, since an aggregate skips the NULL a failed condition gives
-/// (`COUNT(*)` counts `CASE WHEN c THEN 1 END`).
-pub(super) fn filtered_by_case(f: &FuncCall, condition: &Expr) -> Result<FuncCall, LowerError> {
-    let only_when = |value: &Expr| -> Result<Expr, LowerError> {
-        let value =
-            match value {
-                Expr::Column {
-                    alias: None,
-                    column,
-                } if column == "*" => Expr::Literal(Literal::Integer(1)),
-                Expr::Column { column, .. } if column == "*" => return fail(
-                    "COUNT(alias.*) with a filter has no form here; count the alias's key column.",
-                ),
-                a => a.clone(),
-            };
-        Ok(Expr::Case {
-            whens: vec![crate::When {
-                condition: condition.clone(),
-                result: value,
-            }],
-            else_expr: None,
-        })
-    };
-    let mut filtered = FuncCall {
-        filter: None,
-        ..f.clone()
-    };
-    // The value aggregated: a percentile's is its order; the others' their first argument
-    // (a separator or a fraction after it stays as it is).
-    if let Some(o) = filtered
-        .order_by
-        .first_mut()
-        .filter(|_| f.name.to_ascii_uppercase().starts_with("PERCENTILE"))
-    {
-        o.expr = only_when(&o.expr)?;
-    } else if let Some(first) = filtered.args.first_mut() {
-        *first = only_when(first)?;
-    }
-    Ok(filtered)
 }
 
 /// An ORDER BY term.
