@@ -286,6 +286,19 @@ pub(super) fn call_args(f: &ast::Function) -> Option<Vec<&SqlExpr>> {
     }
 }
 
+/// `f`'s upper-cased name and plain arguments when it is a plain call (no window, no
+/// clauses) read in `dialect`, the dialect being imported; `None` otherwise.
+pub(super) fn dialect_call(
+    f: &ast::Function,
+    dialect: Dialect,
+    reading: Dialect,
+) -> Option<(String, Vec<&SqlExpr>)> {
+    if dialect != reading || f.over.is_some() {
+        return None;
+    }
+    Some((f.name.to_string().to_ascii_uppercase(), call_args(f)?))
+}
+
 /// Whether `e` is PostgreSQL's `EXTRACT(…)` or `date_part(…)`, which give a `numeric` (a
 /// `double`): a division of one gives a fraction there.
 pub(super) fn is_extract(e: &SqlExpr) -> bool {

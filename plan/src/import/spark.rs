@@ -3,7 +3,7 @@
 //! given), `to_date(x)`, `weekofyear` (ISO weeks). Its `date_add(x, n)`, `datediff` and
 //! `dayofweek` are read with MySQL's (dates.rs).
 
-use super::dates::{as_date, call_args, month_end, text_of, unit_text};
+use super::dates::{as_date, dialect_call, month_end, text_of, unit_text};
 use super::{call, unsupported, Importer, R};
 use crate::dialect::Dialect;
 use crate::functions::DateUnit;
@@ -14,11 +14,7 @@ impl Importer<'_> {
     /// `f` as the plan spells it, when it is one of Spark's functions above; `None`
     /// otherwise (or in another dialect).
     pub(super) fn spark_spelling(&self, f: &ast::Function) -> R<Option<Expr>> {
-        if self.dialect != Dialect::Spark || f.over.is_some() {
-            return Ok(None);
-        }
-        let name = f.name.to_string().to_ascii_uppercase();
-        let Some(args) = call_args(f) else {
+        let Some((name, args)) = dialect_call(f, Dialect::Spark, self.dialect) else {
             return Ok(None);
         };
         Ok(Some(match (name.as_str(), args.as_slice()) {

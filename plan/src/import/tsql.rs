@@ -3,7 +3,7 @@
 //! weeks), `DATEPART` in the parts that do not hang on the server's `DATEFIRST`, `EOMONTH`,
 //! `GETDATE`, `CHARINDEX` and `ISNULL`. (`TOP n` is read with the SELECT it belongs to.)
 
-use super::dates::{call_args, month_end, unit_text};
+use super::dates::{dialect_call, month_end, unit_text};
 use super::{call, unsupported, Importer, R};
 use crate::dialect::Dialect;
 use crate::functions::DateUnit;
@@ -47,11 +47,7 @@ impl Importer<'_> {
     /// `f` as the plan spells it, when it is one of SQL Server's functions above; `None`
     /// otherwise (or in another dialect).
     pub(super) fn tsql_spelling(&self, f: &ast::Function) -> R<Option<Expr>> {
-        if self.dialect != Dialect::SqlServer || f.over.is_some() {
-            return Ok(None);
-        }
-        let name = f.name.to_string().to_ascii_uppercase();
-        let Some(args) = call_args(f) else {
+        let Some((name, args)) = dialect_call(f, Dialect::SqlServer, self.dialect) else {
             return Ok(None);
         };
         let unit_of = |e: &SqlExpr| {
