@@ -1,6 +1,7 @@
 //! The functions a plan may call: one table read by the validator (allow-list, arity,
 //! placement), the generator (rendering) and the prompt (the list offered to the model).
 
+use crate::regex::{self, Flags, Pattern};
 pub use crate::units::DateUnit;
 use crate::{Expr, FuncCall, Literal};
 
@@ -106,6 +107,9 @@ pub const FUNCTIONS: &[FuncSpec] = &[
     spec("RPAD", Scalar, 2, 3),
     spec("CONCAT", Scalar, 1, ANY),
     spec("JSON_VALUE", Scalar, 2, 2),
+    spec("REGEXP_LIKE", Scalar, 2, 3),
+    spec("REGEXP_REPLACE", Scalar, 3, 4),
+    spec("REGEXP_SUBSTR", Scalar, 2, 3),
     spec("YEAR", Date, 1, 1),
     spec("QUARTER", Date, 1, 1),
     spec("MONTH", Date, 1, 1),
@@ -229,6 +233,123 @@ pub fn pad_args(name: &str, args: &[Expr]) -> Result<(i64, char), String> {
         Some(_) => return Err(why()),
     };
     Ok((width, fill))
+}
+
+/// A regular expression call, read from its `FuncCall`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RegexCall<'a> {
+    /// `REGEXP_LIKE(text, pattern[, 'i'])`: whether the pattern matches somewhere in the text.
+    Like(&'a Expr, Pattern, Flags),
+    /// `REGEXP_REPLACE(text, pattern, replacement[, 'g' and/or 'i'])`: the text with the
+    /// first match (every match with `g`) replaced by the literal replacement.
+    Replace {
+        /// The text searched.
+        text: &'a Expr,
+        /// The pattern.
+        pattern: Pattern,
+        /// What each match becomes, as written.
+        replacement: &'a str,
+        /// Every match, not only the first.
+        all: bool,
+        /// Case and all.
+        flags: Flags,
+    },
+    /// `REGEXP_SUBSTR(text, pattern[, 'i'])`: the first match's text, NULL when none.
+    Substr(&'a Expr, Pattern, Flags),
+}
+
+/// The portable forms, for messages.
+pub const REGEX_FORMS: &str = "REGEXP_LIKE(text, 'pattern'[, 'i']), \
+REGEXP_REPLACE(text, 'pattern', 'replacement'[, 'g', 'i' or 'gi']) and \
+REGEXP_SUBSTR(text, 'pattern'[, 'i'])";
+
+/// Reads a regular expression call. `None` when `f` is not one; `Some(Err(why))` when its
+/// pattern, replacement or flags are not read alike by every engine.
+pub fn regex_call(f: &FuncCall) -> Option<Result<RegexCall<'_>, String>> {
+    let spec = lookup(&f.name)?;
+    let name = spec.name;
+    if !matches!(name, "REGEXP_LIKE" | "REGEXP_REPLACE" | "REGEXP_SUBSTR") {
+        return None;
+    }
+    Some(read_regex(name, &f.args).map_err(|why| format!("{name}: {why} Use {REGEX_FORMS}.")))
+}
+
+fn read_regex<'a>(name: &str, args: &'a [Expr]) -> Result<RegexCall<'a>, String> {
+    let literal = |e: Option<&'a Expr>, what: &str| match e {
+        Some(Expr::Literal(Literal::Text(t))) => Ok(t.as_str()),
+        _ => Err(format!("the {what} must be a text literal.")),
+    };
+    let replace = name == "REGEXP_REPLACE";
+    let (Some(text), Some(pattern)) = (args.first(), args.get(1)) else {
+        return Err("wrong number of arguments.".into());
+    };
+    let pattern = regex::parse(literal(Some(pattern), "pattern")?)?;
+    let flags_at = if replace { 3 } else { 2 };
+    let flags = match args.get(flags_at) {
+        None => "",
+        Some(f) => literal(Some(f), "flags argument")?,
+    };
+    let allowed = if replace { "gi" } else { "i" };
+    let mut seen = String::new();
+    for c in flags.chars() {
+        if !allowed.contains(c) || seen.contains(c) {
+            return Err(format!(
+                "the flags {flags:?} are not a set of {}.",
+                if replace {
+                    "'g' (every match) and 'i' (any case)"
+                } else {
+                    "'i' (any case)"
+                }
+            ));
+        }
+        seen.push(c);
+    }
+    let case = Flags {
+        ignore_case: seen.contains('i'),
+    };
+    let whole_match = |why: &str| {
+        if pattern.ambiguous {
+            Err(format!(
+                "a pattern with alternatives (|) or a repeated group can match different text \
+                 on different engines (PostgreSQL takes the longest match, the others the \
+                 first alternative that fits){why}; REGEXP_LIKE reads it alike."
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    match name {
+        "REGEXP_LIKE" => Ok(RegexCall::Like(text, pattern, case)),
+        "REGEXP_SUBSTR" => {
+            whole_match("")?;
+            Ok(RegexCall::Substr(text, pattern, case))
+        }
+        _ => {
+            whole_match(", so what it replaces may differ")?;
+            let replacement = literal(args.get(2), "replacement")?;
+            if !regex::plain_replacement(replacement) {
+                return Err(format!(
+                    "the replacement {replacement:?} holds \\ or $, which some engines read as \
+                     a reference to a group and others as themselves."
+                ));
+            }
+            let all = seen.contains('g');
+            if all && pattern.matches_empty {
+                return Err(
+                    "a pattern that can match the empty text is replaced everywhere differently \
+                     by each engine; make it match at least one character."
+                        .into(),
+                );
+            }
+            Ok(RegexCall::Replace {
+                text,
+                pattern,
+                replacement,
+                all,
+                flags: case,
+            })
+        }
+    }
 }
 
 /// A portable date function call, read from its `FuncCall`.

@@ -59,6 +59,7 @@ mod frames;
 mod joins;
 mod json;
 mod qualify;
+mod regex;
 mod series;
 mod spark;
 mod spellings;
@@ -914,6 +915,9 @@ impl Importer<'_> {
                 if let Some(compared) = self.interval_comparison(left, op, right)? {
                     return Ok(compared);
                 }
+                if let Some(matched) = self.regex_operator(left, op, right)? {
+                    return Ok(matched);
+                }
                 if *op == Op::Minus {
                     if let Some(days) = self.julian_difference(left, right)? {
                         return Ok(days);
@@ -1196,12 +1200,23 @@ impl Importer<'_> {
             }
             SqlExpr::Function(f) => self.function_call(f)?,
             SqlExpr::Position { expr, r#in } => self.position(expr, r#in)?,
+            SqlExpr::RLike {
+                negated,
+                expr,
+                pattern,
+                ..
+            } => self.rlike(expr, pattern, *negated)?,
             SqlExpr::Substring {
                 expr,
                 substring_from,
                 substring_for,
                 ..
             } => {
+                if let (Some(from), None) = (substring_from, substring_for) {
+                    if let Some(found) = self.regex_substring(expr, from)? {
+                        return Ok(found);
+                    }
+                }
                 let mut args = vec![self.expr(expr)?];
                 args.push(match substring_from {
                     Some(from) => self.expr(from)?,
@@ -1365,6 +1380,7 @@ impl Importer<'_> {
         }
         let spelt = [
             Importer::json_function,
+            Importer::regex_spelling,
             Importer::function_spelling,
             Importer::date_spelling,
             Importer::zone_spelling,

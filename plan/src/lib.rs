@@ -20,6 +20,7 @@ mod json_schema;
 pub mod lower;
 pub mod policy;
 mod read;
+pub mod regex;
 pub mod schema;
 #[cfg(not(target_arch = "wasm32"))]
 mod spark_sql;

@@ -875,6 +875,121 @@ fn imports_as<const N: usize>(cases: [(Dialect, &str, String); N]) {
     }
 }
 
+#[test]
+fn each_dialects_regular_expressions_import_with_their_own_meaning() {
+    imports_as([
+        (
+            Dialect::Postgres,
+            r"SELECT InvoiceId FROM Invoice WHERE BillingCity ~* '^s\w+' AND BillingCity !~ 'x'",
+            r"REGEXP_LIKE(BillingCity, '^s\w+', 'i')".to_string(),
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT regexp_replace(lower(BillingCity), '^the\\s+', '') FROM Invoice",
+            r"REGEXP_REPLACE(LOWER(BillingCity), '^the\s+', '')".to_string(),
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT regexp_replace(BillingCity, 'a', 'b', 'gi') FROM Invoice",
+            "REGEXP_REPLACE(BillingCity, 'a', 'b', 'gi')".to_string(),
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT SUBSTRING(BillingAddress FROM '[0-9]+') FROM Invoice",
+            "REGEXP_SUBSTR(BillingAddress, '[0-9]+')".to_string(),
+        ),
+        (
+            Dialect::MySql,
+            "SELECT InvoiceId FROM Invoice WHERE BillingCity NOT REGEXP '^[0-9]\\\\d'",
+            r"NOT REGEXP_LIKE(BillingCity, '^[0-9]\d')".to_string(),
+        ),
+        (
+            Dialect::MySql,
+            "SELECT InvoiceId FROM Invoice WHERE REGEXP_LIKE(BillingCity, '^s', 'c')",
+            "REGEXP_LIKE(BillingCity, '^s')".to_string(),
+        ),
+        (
+            Dialect::MySql,
+            "SELECT REGEXP_REPLACE(BillingCity, ' +', '-') FROM Invoice",
+            "REGEXP_REPLACE(BillingCity, ' +', '-', 'g')".to_string(),
+        ),
+        (
+            Dialect::DuckDb,
+            "SELECT InvoiceId FROM Invoice WHERE BillingCity ~ 'S.*o'",
+            "REGEXP_LIKE(BillingCity, '^(?:S.*o)$')".to_string(),
+        ),
+        (
+            Dialect::DuckDb,
+            "SELECT regexp_extract(BillingAddress, '[0-9]+') FROM Invoice",
+            "COALESCE(REGEXP_SUBSTR(BillingAddress, '[0-9]+'), '')".to_string(),
+        ),
+        (
+            Dialect::Spark,
+            "SELECT InvoiceId FROM Invoice WHERE BillingCity RLIKE '^S'",
+            "REGEXP_LIKE(BillingCity, '^S')".to_string(),
+        ),
+        (
+            Dialect::Spark,
+            "SELECT regexp_replace(BillingCity, 'a', 'b') FROM Invoice",
+            "REGEXP_REPLACE(BillingCity, 'a', 'b', 'g')".to_string(),
+        ),
+    ]);
+    // A group PostgreSQL's substring would return, flags no other engine has, a group
+    // extracted, MySQL's letters in the collation's case, MySQL's or MariaDB's extraction.
+    import_refused([
+        (
+            Dialect::Postgres,
+            "SELECT SUBSTRING(BillingAddress FROM '([0-9]+) ') FROM Invoice",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT regexp_replace(BillingCity, 'a', 'b', 'x') FROM Invoice",
+        ),
+        (
+            Dialect::Spark,
+            "SELECT regexp_extract(BillingCity, '(a)', 1) FROM Invoice",
+        ),
+        (
+            Dialect::MySql,
+            "SELECT InvoiceId FROM Invoice WHERE BillingCity REGEXP '^s'",
+        ),
+        (
+            Dialect::MySql,
+            "SELECT REGEXP_SUBSTR(BillingCity, '[0-9]+') FROM Invoice",
+        ),
+    ]);
+}
+
+#[test]
+fn a_pattern_engines_read_differently_is_refused_by_the_validator_with_the_reason() {
+    let schema = crate::test_fixtures::schema();
+    for (sql, why) in [
+        (
+            r"SELECT regexp_replace(BillingCity, 'a|ab', '') FROM Invoice",
+            "longest",
+        ),
+        (
+            r"SELECT regexp_replace(BillingCity, 'x*', '', 'g') FROM Invoice",
+            "empty text",
+        ),
+        (
+            r"SELECT regexp_replace(BillingCity, 'a', '\1') FROM Invoice",
+            "group",
+        ),
+        (
+            r"SELECT InvoiceId FROM Invoice WHERE BillingCity ~ '\bS'",
+            r"\b",
+        ),
+    ] {
+        let plan = crate::import::import_sql(sql, &schema, Dialect::Postgres).expect(sql);
+        let policies = crate::policy::Policies::demo();
+        let scope = policies.scope(&["admin".to_string()]);
+        let findings = crate::validate::validate(Some(&plan), &schema, &scope, &Default::default());
+        let shown = format!("{:?}", findings.errors);
+        assert!(shown.contains(why), "{sql}: {shown}");
+    }
+}
+
 /// Each SQL, imported in its dialect, is refused as SQL_IMPORT_FAILED.
 fn import_refused<const N: usize>(cases: [(Dialect, &str); N]) {
     let mut schema = crate::test_fixtures::schema();

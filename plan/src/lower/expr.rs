@@ -594,6 +594,17 @@ impl Lowerer<'_> {
                         let left = spec.name == "LPAD";
                         super::text::pad(&|| self.expr(x), width, fill, left, d)?
                     }
+                    ("REGEXP_LIKE" | "REGEXP_REPLACE" | "REGEXP_SUBSTR", _) => {
+                        let read = functions::regex_call(f)
+                            .unwrap_or_else(|| Err(format!("{} is not read.", spec.name)))
+                            .or_else(fail)?;
+                        let subject = f.args.first();
+                        let x = || match subject {
+                            Some(x) => self.expr(x),
+                            None => fail(format!("{} takes a text.", spec.name)),
+                        };
+                        super::regex::regex(&read, &x, d)?
+                    }
                     ("INSTR", Dialect::Postgres) => call("STRPOS", a),
                     // CHARINDEX finds an empty text nowhere; every other engine at 1.
                     ("INSTR", Dialect::SqlServer) => {

@@ -13,6 +13,7 @@ mod grouping;
 mod json;
 mod numbers;
 mod percentiles;
+mod regex;
 mod temporal;
 mod text;
 mod zones;

@@ -493,6 +493,55 @@ fn constructs() -> Vec<(&'static str, Json)> {
             ),
         ),
         (
+            "regular expressions: a match in any case, every match replaced, the first found",
+            invoices(
+                vec![
+                    func(
+                        "REGEXP_LIKE",
+                        vec![
+                            c("i", "BillingCity"),
+                            lit(json!(r"^s\w+o$")),
+                            lit(json!("i")),
+                        ],
+                    ),
+                    func(
+                        "REGEXP_REPLACE",
+                        vec![
+                            c("i", "BillingAddress"),
+                            lit(json!(r"[0-9]+")),
+                            lit(json!("#")),
+                            lit(json!("g")),
+                        ],
+                    ),
+                    func(
+                        "REGEXP_SUBSTR",
+                        vec![c("i", "BillingAddress"), lit(json!(r"\d{3,}"))],
+                    ),
+                ],
+                json!({}),
+            ),
+        ),
+        (
+            "the first match replaced: exact where every match is replaced only when anchored",
+            invoices(
+                vec![
+                    func(
+                        "REGEXP_REPLACE",
+                        vec![
+                            c("i", "BillingCity"),
+                            lit(json!(r"^the\s+")),
+                            lit(json!("")),
+                        ],
+                    ),
+                    func(
+                        "REGEXP_REPLACE",
+                        vec![c("i", "BillingCity"), lit(json!("a")), lit(json!("4"))],
+                    ),
+                ],
+                json!({}),
+            ),
+        ),
+        (
             "an invoice's UTC time on the wall clock of Tokyo and of its billing state",
             invoices(
                 vec![

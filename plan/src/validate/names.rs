@@ -482,8 +482,8 @@ impl<'s> Resolver<'s, '_> {
                     Some(TypeCategory::Number)
                 }
                 "STRING_AGG" | "DAY_NAME" | "MONTH_NAME" | "JSON_VALUE" | "SPLIT_PART" | "LPAD"
-                | "RPAD" => Some(TypeCategory::Text),
-                "BOOL_OR" | "BOOL_AND" => Some(TypeCategory::Boolean),
+                | "RPAD" | "REGEXP_REPLACE" | "REGEXP_SUBSTR" => Some(TypeCategory::Text),
+                "BOOL_OR" | "BOOL_AND" | "REGEXP_LIKE" => Some(TypeCategory::Boolean),
                 "DATE_TRUNC" | "DATE_ADD" | "CURRENT_DATE" | "CURRENT_TIMESTAMP" | "MAKE_DATE"
                 | "CONVERT_TZ" => Some(TypeCategory::Temporal),
                 "MIN" | "MAX" | "FIRST_VALUE" | "LAST_VALUE" | "LAG" | "LEAD" => {

@@ -186,6 +186,8 @@ pub fn calls(plan: &Plan, out: &mut Findings) {
                     arity(spec.min_args, spec.max_args),
                     f.args.len()
                 ));
+            } else if let Some(Err(why)) = functions::regex_call(f) {
+                out.invalid(why);
             }
             match spec.class {
                 FuncClass::Window if f.over.is_none() => out.invalid(format!(
