@@ -56,21 +56,31 @@ class Nl2sql:
         self.wall_limit = timeout_ms / 1000 * 3 + 60
 
     def sql(self, address, sql):
-        """`nl2sql sql`: imports `sql` in the datasource's dialect."""
-        return self._call(["sql", *self.common, "--db", address, sql], None)
+        """`nl2sql sql`: imports `sql` in the datasource's dialect; `address` a database's
+        address or a Project."""
+        where, cwd = self._where(address)
+        return self._call(["sql", *self.common, *where, sql], None, cwd=cwd)
 
     def plan(self, address, plan):
         """`nl2sql plan -`: the plan JSON (a dict) on standard input; `address` a database's
         address or a Project."""
+        where, cwd = self._where(address)
+        return self._call(["plan", *self.common, *where, "-"], json.dumps(plan), cwd=cwd)
+
+    @staticmethod
+    def _where(address):
+        """The arguments naming `address`, and the directory to run in (None: the empty one)."""
         if isinstance(address, Project):
-            return self._call(["plan", *self.common, "--datasource", address.datasource, "-"], json.dumps(plan),
-                              cwd=address.folder)
-        return self._call(["plan", *self.common, "--db", address, "-"], json.dumps(plan))
+            return ["--datasource", address.datasource], address.folder
+        return ["--db", address], None
 
     def index(self, folder, datasource, address):
         """A project in `folder` of one datasource at `address`, indexed (its schema cached):
         None when it worked, else what `nl2sql index` said."""
         os.makedirs(folder, exist_ok=True)
+        if os.path.exists(address):
+            # A file's path, read from the project's folder.
+            address = os.path.abspath(address)
         with open(os.path.join(folder, "nl2sql.toml"), "w") as f:
             f.write(f'[[datasources]]\nid = "{datasource}"\nconnection = "{address}"\n')
         p = subprocess.run([self.binary, "index"], capture_output=True, text=True, cwd=folder)
