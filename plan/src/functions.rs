@@ -239,7 +239,7 @@ pub fn pad_args(name: &str, args: &[Expr]) -> Result<(i64, char), String> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum RegexCall<'a> {
     /// `REGEXP_LIKE(text, pattern[, 'i'])`: whether the pattern matches somewhere in the text.
-    Like(&'a Expr, Pattern, Flags),
+    Like(&'a Expr, Pattern),
     /// `REGEXP_REPLACE(text, pattern, replacement[, 'g' and/or 'i'])`: the text with the
     /// first match (every match with `g`) replaced by the literal replacement.
     Replace {
@@ -251,11 +251,9 @@ pub enum RegexCall<'a> {
         replacement: &'a str,
         /// Every match, not only the first.
         all: bool,
-        /// Case and all.
-        flags: Flags,
     },
     /// `REGEXP_SUBSTR(text, pattern[, 'i'])`: the first match's text, NULL when none.
-    Substr(&'a Expr, Pattern, Flags),
+    Substr(&'a Expr, Pattern),
 }
 
 /// The portable forms, for messages.
@@ -283,7 +281,7 @@ fn read_regex<'a>(name: &str, args: &'a [Expr]) -> Result<RegexCall<'a>, String>
     let (Some(text), Some(pattern)) = (args.first(), args.get(1)) else {
         return Err("wrong number of arguments.".into());
     };
-    let pattern = regex::parse(literal(Some(pattern), "pattern")?)?;
+    let pattern = literal(Some(pattern), "pattern")?;
     let flags_at = if replace { 3 } else { 2 };
     let flags = match args.get(flags_at) {
         None => "",
@@ -304,9 +302,12 @@ fn read_regex<'a>(name: &str, args: &'a [Expr]) -> Result<RegexCall<'a>, String>
         }
         seen.push(c);
     }
-    let case = Flags {
-        ignore_case: seen.contains('i'),
-    };
+    let pattern = regex::parse(
+        pattern,
+        Flags {
+            ignore_case: seen.contains('i'),
+        },
+    )?;
     let whole_match = |why: &str| {
         if pattern.ambiguous {
             Err(format!(
@@ -319,10 +320,10 @@ fn read_regex<'a>(name: &str, args: &'a [Expr]) -> Result<RegexCall<'a>, String>
         }
     };
     match name {
-        "REGEXP_LIKE" => Ok(RegexCall::Like(text, pattern, case)),
+        "REGEXP_LIKE" => Ok(RegexCall::Like(text, pattern)),
         "REGEXP_SUBSTR" => {
             whole_match("")?;
-            Ok(RegexCall::Substr(text, pattern, case))
+            Ok(RegexCall::Substr(text, pattern))
         }
         _ => {
             whole_match(", so what it replaces may differ")?;
@@ -346,7 +347,6 @@ fn read_regex<'a>(name: &str, args: &'a [Expr]) -> Result<RegexCall<'a>, String>
                 pattern,
                 replacement,
                 all,
-                flags: case,
             })
         }
     }

@@ -58,6 +58,7 @@ mod dates;
 mod frames;
 mod joins;
 mod json;
+mod parsed;
 mod qualify;
 mod regex;
 mod series;
@@ -1381,6 +1382,7 @@ impl Importer<'_> {
         let spelt = [
             Importer::json_function,
             Importer::regex_spelling,
+            Importer::parsed_literal,
             Importer::function_spelling,
             Importer::date_spelling,
             Importer::zone_spelling,

@@ -904,6 +904,12 @@ fn each_dialects_regular_expressions_import_with_their_own_meaning() {
             r"NOT REGEXP_LIKE(BillingCity, '^[0-9]\d')".to_string(),
         ),
         (
+            // MySQL's `.` stops at a newline and its `$` matches before a final one.
+            Dialect::MySql,
+            "SELECT InvoiceId FROM Invoice WHERE BillingCity REGEXP '[0-9].$'",
+            r"REGEXP_LIKE(BillingCity, '[0-9][^\n]\n?$')".to_string(),
+        ),
+        (
             Dialect::MySql,
             "SELECT InvoiceId FROM Invoice WHERE REGEXP_LIKE(BillingCity, '^s', 'c')",
             "REGEXP_LIKE(BillingCity, '^s')".to_string(),
@@ -916,7 +922,7 @@ fn each_dialects_regular_expressions_import_with_their_own_meaning() {
         (
             Dialect::DuckDb,
             "SELECT InvoiceId FROM Invoice WHERE BillingCity ~ 'S.*o'",
-            "REGEXP_LIKE(BillingCity, '^(?:S.*o)$')".to_string(),
+            r"REGEXP_LIKE(BillingCity, '^(?:S[^\n]*o)$')".to_string(),
         ),
         (
             Dialect::DuckDb,
@@ -957,6 +963,70 @@ fn each_dialects_regular_expressions_import_with_their_own_meaning() {
             Dialect::MySql,
             "SELECT REGEXP_SUBSTR(BillingCity, '[0-9]+') FROM Invoice",
         ),
+        (
+            Dialect::Spark,
+            "SELECT regexp_replace(BillingCity, ' +$', '') FROM Invoice",
+        ),
+    ]);
+}
+
+#[test]
+fn a_date_parsed_from_a_literal_by_its_format_imports_as_the_date_itself() {
+    imports_as([
+        (
+            Dialect::Postgres,
+            "SELECT InvoiceId FROM Invoice WHERE InvoiceDate >= to_date('05/01/2024', 'dd/mm/YYYY')",
+            "CAST('2024-01-05' AS DATE)".to_string(),
+        ),
+        (
+            Dialect::MySql,
+            "SELECT InvoiceId FROM Invoice WHERE InvoiceDate < STR_TO_DATE('2024-02-29', '%Y-%m-%d')",
+            "CAST('2024-02-29' AS DATE)".to_string(),
+        ),
+        (
+            Dialect::MySql,
+            "SELECT STR_TO_DATE('2024-02-29 13:05', '%Y-%m-%d %H:%i') FROM Invoice",
+            "CAST('2024-02-29 13:05:00' AS TIMESTAMP)".to_string(),
+        ),
+        (
+            Dialect::DuckDb,
+            "SELECT strptime('2024.03.01', '%Y.%m.%d') FROM Invoice",
+            "CAST('2024-03-01 00:00:00' AS TIMESTAMP)".to_string(),
+        ),
+        (
+            Dialect::Spark,
+            "SELECT to_timestamp('2024-03-01 23:59:58', 'yyyy-MM-dd HH:mm:ss') FROM Invoice",
+            "CAST('2024-03-01 23:59:58' AS TIMESTAMP)".to_string(),
+        ),
+    ]);
+    // A column's text, a day that is not (PostgreSQL would give March 1st), a month of one
+    // digit, a 12-hour clock, PostgreSQL's to_timestamp (a moment in the session's zone),
+    // a time where a date is asked for.
+    import_refused([
+        (
+            Dialect::Postgres,
+            "SELECT to_date(BillingCity, 'YYYY-MM-DD') FROM Invoice",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT to_date('2024-02-30', 'YYYY-MM-DD') FROM Invoice",
+        ),
+        (
+            Dialect::MySql,
+            "SELECT STR_TO_DATE('2024-2-01', '%Y-%m-%d') FROM Invoice",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT to_date('2024-02-01 01', 'YYYY-MM-DD HH') FROM Invoice",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT to_timestamp('2024-02-01', 'YYYY-MM-DD') FROM Invoice",
+        ),
+        (
+            Dialect::Spark,
+            "SELECT to_date('2024-02-01 10', 'yyyy-MM-dd HH') FROM Invoice",
+        ),
     ]);
 }
 
@@ -979,6 +1049,14 @@ fn a_pattern_engines_read_differently_is_refused_by_the_validator_with_the_reaso
         (
             r"SELECT InvoiceId FROM Invoice WHERE BillingCity ~ '\bS'",
             r"\b",
+        ),
+        (
+            r"SELECT InvoiceId FROM Invoice WHERE Total ~ '^1'",
+            "searches text",
+        ),
+        (
+            r"SELECT InvoiceId FROM Invoice WHERE BillingCity ~* '^Zürich'",
+            "beyond ASCII",
         ),
     ] {
         let plan = crate::import::import_sql(sql, &schema, Dialect::Postgres).expect(sql);

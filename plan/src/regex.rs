@@ -7,7 +7,10 @@
 //! which of several matches at one place wins (PostgreSQL takes the longest, the others
 //! the first alternative). A pattern is accepted only when every engine reads it alike,
 //! and spelt with the flags that make them agree: `.` matches any character, newlines
-//! included, and `$` only the very end.
+//! included, and `$` only the very end. Case is never left to an engine's flag, as each
+//! folds letters beyond ASCII its own way (`ſ` is an `s` to some, `İ` an `i` to Java):
+//! matched in any case, each ASCII letter is spelt with its other case (`[sS]`), and a
+//! letter beyond ASCII is refused.
 
 use crate::dialect::Dialect;
 
@@ -55,8 +58,10 @@ pub struct Pattern {
     pub captures: bool,
 }
 
-/// Reads `pattern`; `Err` says what no engine-independent reading allows.
-pub fn parse(pattern: &str) -> Result<Pattern, String> {
+/// Reads `pattern`, matched as `flags` say; `Err` says what no engine-independent reading
+/// allows.
+pub fn parse(pattern: &str, flags: Flags) -> Result<Pattern, String> {
+    let fold = flags.ignore_case;
     if pattern.is_empty() {
         return Err("The pattern is empty.".into());
     }
@@ -105,7 +110,7 @@ pub fn parse(pattern: &str) -> Result<Pattern, String> {
                 Piece::Atom(text)
             }
             '[' => {
-                let (text, next) = class(&chars, i)?;
+                let (text, next) = class(&chars, i, fold)?;
                 i = next;
                 Piece::Atom(text)
             }
@@ -114,6 +119,7 @@ pub fn parse(pattern: &str) -> Result<Pattern, String> {
                     "A lone {c} is read differently by different engines; write \\{c}."
                 ))
             }
+            c if fold => Piece::Atom(either_case(c)?),
             c => Piece::Atom(c.to_string()),
         };
         pieces.push(piece);
@@ -256,11 +262,15 @@ fn repetition(chars: &[char], i: usize) -> Result<(String, usize), String> {
         .map(|p| i + p)
         .ok_or("A { that does not close a repetition {n,m} is read differently by different engines; write \\{.")?;
     let inner: String = chars[i..end].iter().collect();
+    // RE2 reads a count with a leading zero (`{05}`) as the literal text.
     let bound = |s: &str| -> Option<u32> {
-        (!s.is_empty() && s.len() <= 3 && s.chars().all(|c| c.is_ascii_digit()))
-            .then(|| s.parse().ok())
-            .flatten()
-            .filter(|n| *n <= REPEAT_MOST)
+        (!s.is_empty()
+            && s.len() <= 3
+            && s.chars().all(|c| c.is_ascii_digit())
+            && (s == "0" || !s.starts_with('0')))
+        .then(|| s.parse().ok())
+        .flatten()
+        .filter(|n| *n <= REPEAT_MOST)
     };
     let ok = match inner.split_once(',') {
         None => bound(&inner).is_some(),
@@ -319,10 +329,61 @@ const DIGITS: &str = "0-9";
 const WORD: &str = "A-Za-z0-9_";
 const SPACE: &str = " \t\n\r\u{b}\u{c}";
 
+/// `c` matched in either case: an ASCII letter with its other case, anything else but a
+/// letter as itself.
+fn either_case(c: char) -> Result<String, String> {
+    if c.is_ascii_alphabetic() {
+        Ok(format!(
+            "[{}{}]",
+            c.to_ascii_lowercase(),
+            c.to_ascii_uppercase()
+        ))
+    } else if c.is_alphabetic() {
+        Err(format!(
+            "{c} in any case: engines fold letters beyond ASCII differently; write both cases \
+             in a class ([éÉ]) and match case."
+        ))
+    } else {
+        Ok(c.to_string())
+    }
+}
+
+/// A range `low-high` of a class, in either case when `fold`.
+fn range(low: char, high: char, fold: bool) -> Result<String, String> {
+    let spelt = format!("{low}-{high}");
+    if !fold {
+        return Ok(spelt);
+    }
+    let within = |a: char, b: char| (low..=high).contains(&a) || (low..=high).contains(&b);
+    Ok(match (low, high) {
+        (l, h) if l.is_ascii_lowercase() && h.is_ascii_lowercase() => {
+            format!(
+                "{spelt}{}-{}",
+                l.to_ascii_uppercase(),
+                h.to_ascii_uppercase()
+            )
+        }
+        (l, h) if l.is_ascii_uppercase() && h.is_ascii_uppercase() => {
+            format!(
+                "{spelt}{}-{}",
+                l.to_ascii_lowercase(),
+                h.to_ascii_lowercase()
+            )
+        }
+        _ if !within('A', 'Z') && !within('a', 'z') && high.is_ascii() => spelt,
+        _ => {
+            return Err(format!(
+                "The range {spelt} in any case: only ranges of letters of one case, or of \
+                 ASCII characters that are no letters, are folded alike; match case."
+            ))
+        }
+    })
+}
+
 /// A bracketed class after the `[` at `i - 1`: characters, ranges and escapes, negated by a
-/// leading `^`. Nested brackets, `[:alpha:]` names and `&&`/`--` (set operations in Java
-/// and ICU) are refused.
-fn class(chars: &[char], mut i: usize) -> Result<(String, usize), String> {
+/// leading `^`, each letter in either case when `fold`. Nested brackets, `[:alpha:]` names
+/// and `&&`/`--` (set operations in Java and ICU) are refused.
+fn class(chars: &[char], mut i: usize, fold: bool) -> Result<(String, usize), String> {
     let mut text = String::from("[");
     if chars.get(i) == Some(&'^') {
         text.push('^');
@@ -369,6 +430,21 @@ fn class(chars: &[char], mut i: usize) -> Result<(String, usize), String> {
                     "{c}{c} inside a class is a set operation in some engines; escape one of them."
                 ))
             }
+            c if chars.get(i) == Some(&'-')
+                && chars
+                    .get(i + 1)
+                    .is_some_and(|h| !matches!(h, ']' | '\\' | '[')) =>
+            {
+                let high = chars[i + 1];
+                text.push_str(&range(c, high, fold)?);
+                i += 2;
+                previous = Some(high);
+            }
+            c if fold => {
+                let spelt = either_case(c)?;
+                text.push_str(spelt.trim_start_matches('[').trim_end_matches(']'));
+                previous = Some(c);
+            }
             c => {
                 text.push(c);
                 previous = Some(c);
@@ -388,7 +464,7 @@ pub struct Flags {
 impl Pattern {
     /// The pattern as `dialect`'s regular expression functions read it, with the flags that
     /// make its engine agree with the others. `None` where the dialect has none built in.
-    pub fn spelt(&self, dialect: Dialect, flags: Flags) -> Option<String> {
+    pub fn spelt(&self, dialect: Dialect) -> Option<String> {
         // ICU (MySQL), PCRE (MariaDB) and Java (Spark) let `$` match before a final
         // newline; `\z` is the very end in all three.
         let end = match dialect {
@@ -396,16 +472,13 @@ impl Pattern {
             Dialect::MySql | Dialect::Spark => "\\z",
             Dialect::Sqlite | Dialect::SqlServer => return None,
         };
-        let mut out = String::from(match (dialect, flags.ignore_case) {
+        let mut out = String::from(match dialect {
             // PostgreSQL's `.` already matches a newline.
-            (Dialect::Postgres, false) => "",
-            (Dialect::Postgres, true) => "(?i)",
-            // MySQL's case follows the column's collation unless the pattern says.
-            (Dialect::MySql, false) => "(?s-i)",
-            // Java folds only ASCII letters unless told `u`.
-            (Dialect::Spark, true) => "(?siu)",
-            (_, false) => "(?s)",
-            (_, true) => "(?si)",
+            Dialect::Postgres => "",
+            // MySQL's case follows the column's collation unless the pattern says, and
+            // MariaDB's server may set multi-line or extended matching by default.
+            Dialect::MySql => "(?s-imx)",
+            _ => "(?s)",
         });
         for p in &self.pieces {
             match p {
@@ -422,6 +495,64 @@ impl Pattern {
     }
 }
 
+/// How the engine a pattern is imported from reads `.` and `$`, where it differs from a
+/// plan (whose `.` matches a newline and whose `$` is the very end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reading {
+    /// `.` stops at a newline (MySQL's ICU, DuckDB's RE2 and Java by default).
+    pub dot_stops_at_newline: bool,
+    /// `$` also matches before a final newline (ICU and Java).
+    pub end_before_newline: bool,
+}
+
+/// `pattern`, written for an engine that reads it as `reading` says, respelt so that a plan
+/// means the same: `.` as `[^\n]`, `$` as `\n?$`. That `$` is exact only where the match's
+/// own text does not matter (whether it matches), so `Err` where `text_matters`.
+pub fn respelt(pattern: &str, reading: Reading, text_matters: bool) -> Result<String, String> {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars().peekable();
+    // Inside a class, and whether a member has been read (a `]` first is one).
+    let mut class: Option<bool> = None;
+    while let Some(c) = chars.next() {
+        match (c, class) {
+            ('\\', _) => {
+                out.push(c);
+                if let Some(next) = chars.next() {
+                    out.push(next);
+                }
+                class = class.map(|_| true);
+            }
+            (']', Some(true)) => {
+                out.push(c);
+                class = None;
+            }
+            ('^', Some(false)) if out.ends_with('[') => out.push(c),
+            (_, Some(_)) => {
+                out.push(c);
+                class = Some(true);
+            }
+            ('[', None) => {
+                out.push(c);
+                class = Some(false);
+            }
+            ('.', None) if reading.dot_stops_at_newline => out.push_str("[^\\n]"),
+            ('$', None) if reading.end_before_newline => {
+                if text_matters {
+                    return Err(
+                        "$ also matches before a final newline where this pattern was written, \
+                         which a replacement or an extraction cannot keep; anchor with \\z or \
+                         drop the $"
+                            .into(),
+                    );
+                }
+                out.push_str("\\n?$");
+            }
+            _ => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
 /// Whether `replacement` means itself to every engine's replace: PostgreSQL and DuckDB read
 /// `\1` in it, Java, ICU and PCRE `$1`.
 pub fn plain_replacement(replacement: &str) -> bool {
@@ -433,30 +564,33 @@ mod tests {
     use super::*;
 
     const CASE: Flags = Flags { ignore_case: false };
+    const ANY_CASE: Flags = Flags { ignore_case: true };
 
     #[test]
     fn a_pattern_every_engine_reads_alike_is_spelt_for_each() {
-        let p = parse(r"^the\.(a|b)[a-z\d_-]{2,5}\W$").unwrap();
+        let p = parse(r"^the\.(a|b)[a-z\d_-]{2,5}\W$", CASE).unwrap();
         assert!(p.ambiguous && !p.matches_empty && p.anchored);
         assert_eq!(
-            p.spelt(Dialect::Postgres, CASE).unwrap(),
+            p.spelt(Dialect::Postgres).unwrap(),
             r"^the\.(?:a|b)[a-z0-9_-]{2,5}[^A-Za-z0-9_]$"
         );
         assert_eq!(
-            p.spelt(Dialect::Spark, Flags { ignore_case: true })
-                .unwrap(),
-            r"(?siu)^the\.(?:a|b)[a-z0-9_-]{2,5}[^A-Za-z0-9_]\z"
+            p.spelt(Dialect::MySql).unwrap(),
+            r"(?s-imx)^the\.(?:a|b)[a-z0-9_-]{2,5}[^A-Za-z0-9_]\z"
         );
         assert_eq!(
-            p.spelt(Dialect::MySql, CASE).unwrap(),
-            r"(?s-i)^the\.(?:a|b)[a-z0-9_-]{2,5}[^A-Za-z0-9_]\z"
-        );
-        assert_eq!(
-            parse(r"\s").unwrap().spelt(Dialect::DuckDb, CASE).unwrap(),
+            parse(r"\s", CASE).unwrap().spelt(Dialect::DuckDb).unwrap(),
             "(?s)[ \t\n\r\u{b}\u{c}]"
         );
-        assert_eq!(p.spelt(Dialect::Sqlite, CASE), None);
-        assert_eq!(p.spelt(Dialect::SqlServer, CASE), None);
+        assert_eq!(p.spelt(Dialect::Sqlite), None);
+        assert_eq!(p.spelt(Dialect::SqlServer), None);
+        // In any case, each ASCII letter is spelt with its other case, a class's letters
+        // and ranges too; no engine's own folding is asked for.
+        let folded = parse(r"^The [a-c\dX_]+[^q0-5]", ANY_CASE).unwrap();
+        assert_eq!(
+            folded.spelt(Dialect::Spark).unwrap(),
+            r"(?s)^[tT][hH][eE] [a-cA-C0-9xX_]+[^qQ0-5]"
+        );
     }
 
     #[test]
@@ -482,22 +616,54 @@ mod tests {
             ("[\\D]", "inside [ ]"),
             (r"[a-\d]", "cannot end"),
             (r"[\w-z]", "cannot start"),
+            ("a{05}", "n ≤ m"),
         ] {
-            let err = parse(pattern).unwrap_err();
+            let err = parse(pattern, CASE).unwrap_err();
+            assert!(err.contains(why), "{pattern}: {err}");
+        }
+        // Letters beyond ASCII, and ranges over letters and other characters, in any case.
+        for (pattern, why) in [
+            ("é", "beyond ASCII"),
+            ("[à-é]", "in any case"),
+            ("[0-z]", "range"),
+        ] {
+            let err = parse(pattern, ANY_CASE).unwrap_err();
             assert!(err.contains(why), "{pattern}: {err}");
         }
     }
 
     #[test]
     fn what_can_match_nothing_and_what_is_anchored_is_known() {
-        let empty = |p: &str| parse(p).unwrap().matches_empty;
+        let empty = |p: &str| parse(p, CASE).unwrap().matches_empty;
         assert!(empty("a*") && empty("(ab)?c*") && empty("a|b*") && empty("^$"));
         assert!(!empty("a+") && !empty("(a|b)c*") && !empty("x{1,3}") && !empty("(a*)b"));
-        assert!(!parse("^a|b").unwrap().anchored);
-        assert!(parse("^(a|b)").unwrap().anchored);
-        assert!(!parse("abc+").unwrap().ambiguous);
-        assert!(parse("(ab)+").unwrap().ambiguous);
-        assert!(parse("a(b)").unwrap().captures && !parse("a(?:b)").unwrap().captures);
+        assert!(!parse_("^a|b").unwrap().anchored);
+        assert!(parse_("^(a|b)").unwrap().anchored);
+        assert!(!parse_("abc+").unwrap().ambiguous);
+        assert!(parse_("(ab)+").unwrap().ambiguous);
+        assert!(parse_("a(b)").unwrap().captures && !parse_("a(?:b)").unwrap().captures);
+    }
+
+    fn parse_(pattern: &str) -> Result<Pattern, String> {
+        parse(pattern, CASE)
+    }
+
+    #[test]
+    fn an_imported_dot_and_end_keep_the_meaning_they_had() {
+        let icu = Reading {
+            dot_stops_at_newline: true,
+            end_before_newline: true,
+        };
+        assert_eq!(
+            respelt(r"a.b$|[.$]\.\$", icu, false).unwrap(),
+            r"a[^\n]b\n?$|[.$]\.\$"
+        );
+        assert!(respelt("a$", icu, true).is_err());
+        let re2 = Reading {
+            dot_stops_at_newline: true,
+            end_before_newline: false,
+        };
+        assert_eq!(respelt("[]a.]x.$", re2, true).unwrap(), r"[]a.]x[^\n]$");
     }
 
     #[test]

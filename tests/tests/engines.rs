@@ -395,7 +395,7 @@ fn mysqls_find_in_set_counts_the_same_places_on_sqlite_and_duckdb() {
 
 /// SQL as analysts write it for SQLite, then for DuckDB: each imported as a plan, rendered
 /// and run must give the rows the database gives for the SQL itself.
-const SPELLINGS: [(&str, &str); 37] = [
+const SPELLINGS: [(&str, &str); 38] = [
     ("sqlite", "SELECT c.Country, COUNT(*) FROM Customer c, Invoice i WHERE i.CustomerId = c.CustomerId GROUP BY c.Country"),
     ("sqlite", "SELECT Name FROM Track JOIN Album USING (AlbumId) WHERE Title LIKE 'A%'"),
     ("sqlite", "SELECT InvoiceId, date(InvoiceDate, 'start of month', '+1 month', '-1 day') FROM Invoice WHERE InvoiceId < 30"),
@@ -431,6 +431,7 @@ const SPELLINGS: [(&str, &str); 37] = [
     ("duckdb", "SELECT InvoiceId, isoyear(InvoiceDate), EXTRACT(isoyear FROM InvoiceDate), EXTRACT(week FROM InvoiceDate) FROM Invoice"),
     ("sqlite", "WITH RECURSIVE days(day) AS (SELECT '2013-12-01' UNION ALL SELECT date(day, '+1 day') FROM days WHERE day < '2013-12-31') SELECT d.day, COUNT(i.InvoiceId) FROM days d LEFT JOIN Invoice i ON date(i.InvoiceDate) = d.day GROUP BY d.day"),
     ("duckdb", "WITH RECURSIVE up AS (SELECT EmployeeId, ReportsTo, 0 AS hops FROM Employee WHERE EmployeeId = 7 UNION ALL SELECT e.EmployeeId, e.ReportsTo, u.hops + 1 FROM Employee e JOIN up u ON e.EmployeeId = u.ReportsTo) SELECT EmployeeId, hops FROM up"),
+    ("duckdb", "SELECT InvoiceId, strptime('2009.01.06 10:30', '%Y.%m.%d %H:%M') FROM Invoice WHERE InvoiceDate >= strptime('2009-01-06', '%Y-%m-%d') AND InvoiceId < 20"),
     ("duckdb", "SELECT ArtistId, regexp_matches(Name, '^[A-Z][a-z]+ [A-Z]'), regexp_replace(Name, '[aeiou]', '_', 'g'), regexp_extract(Name, '[0-9]+'), regexp_full_match(Name, 'A.*') FROM Artist WHERE Name ~ '.*[Tt]he.*' OR regexp_matches(Name, 'ac/dc', 'i')"),
     ("duckdb", "SELECT InvoiceId, (InvoiceDate AT TIME ZONE 'UTC') AT TIME ZONE 'America/New_York', EXTRACT(hour FROM timezone('Australia/Sydney', timezone('Europe/London', InvoiceDate))) FROM Invoice"),
 ];

@@ -7,13 +7,15 @@
 //! matches on MySQL, `''` on MariaDB); DuckDB's `regexp_matches`, `regexp_full_match` and
 //! its `~` (a whole-text match), `regexp_replace`, `regexp_extract`; Spark's `RLIKE`,
 //! `regexp`, `regexp_like`, `regexp_replace` (every match) and `regexp_extract(x, p, 0)`.
-//! DuckDB's and Spark's extraction give `''` where nothing matches. Whether the pattern
-//! itself is read alike everywhere is the validator's to say (crate::regex).
+//! DuckDB's and Spark's extraction give `''` where nothing matches. Where the dialect reads
+//! `.` or `$` otherwise than a plan, the pattern is respelt to keep its meaning. Whether
+//! the pattern itself is read alike everywhere is the validator's to say (crate::regex).
 
 use super::dates::{call_args, text_of};
 use super::{unsupported, Importer, R};
 use crate::ast::call;
 use crate::dialect::Dialect;
+use crate::regex::{respelt, Reading};
 use crate::{BinaryOp, Expr, Literal, UnaryOp, When};
 use sqlparser::ast::{self, BinaryOperator as Op, Expr as SqlExpr};
 
@@ -117,14 +119,36 @@ impl Importer<'_> {
         let Some(pattern) = text_of(from).filter(|_| self.dialect == Dialect::Postgres) else {
             return Ok(None);
         };
-        if crate::regex::parse(pattern).is_ok_and(|p| p.captures) {
+        let flags = crate::regex::Flags { ignore_case: false };
+        if crate::regex::parse(pattern, flags).is_ok_and(|p| p.captures) {
             return unsupported("SUBSTRING(x FROM pattern) of a pattern with a group");
         }
         Ok(Some(self.substr(x, from, "")?))
     }
 
+    /// The pattern `p` as a plan reads it: respelt where the dialect reads `.` or `$`
+    /// otherwise (crate::regex::respelt); `text_matters` for a replacement or extraction.
+    fn pattern(&self, p: &SqlExpr, text_matters: bool) -> R<Expr> {
+        let reading = |dot_stops_at_newline, end_before_newline| Reading {
+            dot_stops_at_newline,
+            end_before_newline,
+        };
+        let reading = match self.dialect {
+            Dialect::MySql | Dialect::Spark => reading(true, true),
+            Dialect::DuckDb => reading(true, false),
+            _ => return self.expr(p),
+        };
+        let Some(written) = text_of(p) else {
+            return self.expr(p);
+        };
+        match respelt(written, reading, text_matters) {
+            Ok(pattern) => Ok(text(&pattern)),
+            Err(why) => unsupported(format!("The pattern {written:?}: {why},")),
+        }
+    }
+
     fn like(&self, x: &SqlExpr, p: &SqlExpr, flags: &str) -> R<Expr> {
-        let mut args = vec![self.expr(x)?, self.expr(p)?];
+        let mut args = vec![self.expr(x)?, self.pattern(p, false)?];
         if !flags.is_empty() {
             args.push(text(flags));
         }
@@ -133,7 +157,7 @@ impl Importer<'_> {
 
     /// A match of the whole text: the pattern anchored at both ends.
     fn whole(&self, x: &SqlExpr, p: &SqlExpr) -> R<Expr> {
-        let Some(pattern) = text_of(p) else {
+        let Expr::Literal(Literal::Text(pattern)) = self.pattern(p, false)? else {
             return unsupported("A whole-text match of a pattern that is not a literal");
         };
         Ok(call(
@@ -143,7 +167,7 @@ impl Importer<'_> {
     }
 
     fn replace(&self, x: &SqlExpr, p: &SqlExpr, r: &SqlExpr, flags: &str) -> R<Expr> {
-        let mut args = vec![self.expr(x)?, self.expr(p)?, self.expr(r)?];
+        let mut args = vec![self.expr(x)?, self.pattern(p, true)?, self.expr(r)?];
         if !flags.is_empty() {
             args.push(text(flags));
         }
@@ -151,7 +175,7 @@ impl Importer<'_> {
     }
 
     fn substr(&self, x: &SqlExpr, p: &SqlExpr, flags: &str) -> R<Expr> {
-        let mut args = vec![self.expr(x)?, self.expr(p)?];
+        let mut args = vec![self.expr(x)?, self.pattern(p, true)?];
         if !flags.is_empty() {
             args.push(text(flags));
         }

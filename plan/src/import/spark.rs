@@ -39,7 +39,6 @@ impl Importer<'_> {
                 call("DATE_TRUNC", vec![unit_text(unit), as_date(self.expr(x)?)])
             }
             ("TO_DATE", [x]) => as_date(self.expr(x)?),
-            ("TO_DATE", [_, _]) => return unsupported("to_date with a format"),
             ("WEEKOFYEAR", [x]) => {
                 call("DATE_PART", vec![unit_text(DateUnit::Week), self.expr(x)?])
             }

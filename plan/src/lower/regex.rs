@@ -13,20 +13,20 @@ use super::dates::Operand;
 use super::{fail, LowerError};
 use crate::dialect::Dialect;
 use crate::functions::RegexCall;
-use crate::regex::{Flags, Pattern};
+use crate::regex::Pattern;
 use sqlparser::ast::{BinaryOperator as Op, Expr as SqlExpr};
 
 /// `call` on `x` (the text, lowered afresh each time it is asked for).
 pub(super) fn regex(call_: &RegexCall, x: Operand, d: Dialect) -> Result<SqlExpr, LowerError> {
-    let spelt = |p: &Pattern, flags: Flags| match p.spelt(d, flags) {
+    let spelt = |p: &Pattern| match p.spelt(d) {
         Some(s) => Ok(text(&s, d)),
         None => fail(format!(
             "Regular expressions have no built-in form in {d}; REGEXP_LIKE, REGEXP_REPLACE and \
              REGEXP_SUBSTR run on PostgreSQL, MySQL, MariaDB, DuckDB and Spark."
         )),
     };
-    let matches = |p: &Pattern, flags: Flags| -> Result<SqlExpr, LowerError> {
-        let pattern = spelt(p, flags)?;
+    let matches = |p: &Pattern| -> Result<SqlExpr, LowerError> {
+        let pattern = spelt(p)?;
         Ok(match d {
             Dialect::Postgres => nested(super::build::binary(x()?, Op::PGRegexMatch, pattern)),
             Dialect::MySql | Dialect::Spark => nested(SqlExpr::RLike {
@@ -39,32 +39,29 @@ pub(super) fn regex(call_: &RegexCall, x: Operand, d: Dialect) -> Result<SqlExpr
         })
     };
     Ok(match call_ {
-        RegexCall::Like(_, p, flags) => matches(p, *flags)?,
-        RegexCall::Substr(_, p, flags) => match d {
-            Dialect::Postgres => call("SUBSTRING", vec![x()?, spelt(p, *flags)?]),
+        RegexCall::Like(_, p) => matches(p)?,
+        RegexCall::Substr(_, p) if d == Dialect::MySql && p.matches_empty => {
+            return fail(empty_on_mysql("REGEXP_SUBSTR"))
+        }
+        RegexCall::Substr(_, p) => match d {
+            Dialect::Postgres => call("SUBSTRING", vec![x()?, spelt(p)?]),
             // MariaDB's gives '' where nothing matches, MySQL's NULL.
             Dialect::MySql => case_when(
-                vec![(
-                    matches(p, *flags)?,
-                    call("REGEXP_SUBSTR", vec![x()?, spelt(p, *flags)?]),
-                )],
+                vec![(matches(p)?, call("REGEXP_SUBSTR", vec![x()?, spelt(p)?]))],
                 null(),
             ),
             Dialect::Spark => case_when(
                 vec![(
-                    matches(p, *flags)?,
+                    matches(p)?,
                     call(
                         "REGEXP_EXTRACT",
-                        vec![x()?, spelt(p, *flags)?, super::build::int(0)],
+                        vec![x()?, spelt(p)?, super::build::int(0)],
                     ),
                 )],
                 null(),
             ),
             _ => case_when(
-                vec![(
-                    matches(p, *flags)?,
-                    call("REGEXP_EXTRACT", vec![x()?, spelt(p, *flags)?]),
-                )],
+                vec![(matches(p)?, call("REGEXP_EXTRACT", vec![x()?, spelt(p)?]))],
                 null(),
             ),
         },
@@ -72,11 +69,13 @@ pub(super) fn regex(call_: &RegexCall, x: Operand, d: Dialect) -> Result<SqlExpr
             pattern,
             replacement,
             all,
-            flags,
             ..
         } => {
-            let mut args = vec![x()?, spelt(pattern, *flags)?, text(replacement, d)];
+            let mut args = vec![x()?, spelt(pattern)?, text(replacement, d)];
             match d {
+                Dialect::MySql if pattern.matches_empty => {
+                    return fail(empty_on_mysql("REGEXP_REPLACE"))
+                }
                 Dialect::Postgres | Dialect::DuckDb if *all => args.push(text("g", d)),
                 Dialect::MySql | Dialect::Spark if !*all && !pattern.anchored => {
                     return fail(format!(
@@ -90,4 +89,15 @@ pub(super) fn regex(call_: &RegexCall, x: Operand, d: Dialect) -> Result<SqlExpr
             call("REGEXP_REPLACE", args)
         }
     })
+}
+
+/// Why a pattern that can match the empty text is refused on MySQL and MariaDB: MySQL
+/// gives an empty text back unsearched, and MariaDB replaces no empty match
+/// (`REGEXP_REPLACE('bc', '^a*', 'X')` is `'bc'` there, `'Xbc'` elsewhere).
+fn empty_on_mysql(name: &str) -> String {
+    format!(
+        "{name} of a pattern that can match the empty text has no exact form on MySQL or \
+         MariaDB, which leave an empty match unreplaced; make the pattern match at least one \
+         character."
+    )
 }

@@ -542,6 +542,16 @@ fn constructs() -> Vec<(&'static str, Json)> {
             ),
         ),
         (
+            "a pattern that can match the empty text: MySQL and MariaDB leave empty matches alone",
+            invoices(
+                vec![func(
+                    "REGEXP_REPLACE",
+                    vec![c("i", "BillingCity"), lit(json!("^a*")), lit(json!("X"))],
+                )],
+                json!({}),
+            ),
+        ),
+        (
             "an invoice's UTC time on the wall clock of Tokyo and of its billing state",
             invoices(
                 vec![

@@ -342,14 +342,32 @@ impl<'s> Resolver<'s, '_> {
     fn expr(&mut self, root: &'s Expr, clause: Clause, chain: &[&Level<'s>], ctes: &Ctes) {
         let mut subplans: Vec<(&'s Plan, bool)> = Vec::new();
         let mut columns: Vec<(Option<&'s str>, &'s str)> = Vec::new();
+        let mut searched: Vec<(&'s str, &'s Expr)> = Vec::new();
         walk::each_node(root, &mut |e| match e {
             Expr::Column { alias, column } => columns.push((alias.as_deref(), column)),
             Expr::Subquery { plan: p } => subplans.push((p, true)),
             Expr::Exists { plan: p } => subplans.push((p, false)),
+            Expr::Func(f) if f.name.to_ascii_uppercase().starts_with("REGEXP_") => {
+                if let Some(text) = f.args.first() {
+                    searched.push((&f.name, text));
+                }
+            }
             _ => {}
         });
         for (alias, column) in columns {
             self.column(alias, column, clause, chain);
+        }
+        // A number or a date is not searched alike: PostgreSQL and DuckDB refuse it, MySQL
+        // and Spark print it each their own way first.
+        for (name, text) in searched {
+            match self.category(text, chain) {
+                Some(c) if c != TypeCategory::Text => self.out.invalid(format!(
+                    "{name} searches text, and its first argument is {}: cast it to text \
+                     first if its printed form is what you mean.",
+                    category_word(c)
+                )),
+                _ => {}
+            }
         }
         for (p, single) in subplans {
             let cols = self.plan(p, chain, ctes);
