@@ -28,7 +28,7 @@ pub fn import_sql(
     schema: &SchemaSnapshot,
     dialect: Dialect,
 ) -> Result<Plan, PipelineError> {
-    let query = crate::guard::parse_read_only(sql, sql_dialect(dialect)).map_err(|e| {
+    let mut query = crate::guard::parse_read_only(sql, sql_dialect(dialect)).map_err(|e| {
         if e.kind == ErrorKind::Unreadable {
             failed(e.message)
         } else {
@@ -40,6 +40,9 @@ pub fn import_sql(
             )
         }
     })?;
+    if let Err(why) = unpivot::lateral_values(&mut query) {
+        return unsupported(why);
+    }
     Importer {
         schema,
         dialect,
@@ -65,6 +68,7 @@ mod series;
 mod spark;
 mod spellings;
 mod tsql;
+mod unpivot;
 mod zones;
 
 /// What a SELECT asks of the query around it, applied once its ORDER BY and LIMIT are read.

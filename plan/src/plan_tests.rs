@@ -971,6 +971,42 @@ fn each_dialects_regular_expressions_import_with_their_own_meaning() {
 }
 
 #[test]
+fn a_lateral_values_unpivot_imports_as_a_join_on_row_numbers() {
+    imports_as([
+        (
+            Dialect::Postgres,
+            "SELECT s.k, s.v AS value FROM Invoice i CROSS JOIN LATERAL (VALUES (1, i.Total), \
+             (2, i.InvoiceId)) AS s(k, v) WHERE i.InvoiceId < 3 ORDER BY s.k, value",
+            "CASE WHEN s.values_row = 1 THEN 1 WHEN s.values_row = 2 THEN 2 END AS k".to_string(),
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT s.k FROM Invoice i LEFT JOIN LATERAL (VALUES ('a'), ('b')) AS s(k) ON TRUE",
+            "CROSS JOIN s s".to_string(),
+        ),
+    ]);
+    // A column named without the alias, a star, a join with a condition, no column names.
+    import_refused([
+        (
+            Dialect::Postgres,
+            "SELECT k FROM Invoice i CROSS JOIN LATERAL (VALUES (1), (2)) AS s(k)",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT * FROM Invoice i CROSS JOIN LATERAL (VALUES (1), (2)) AS s(k)",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT s.k FROM Invoice i LEFT JOIN LATERAL (VALUES (1), (2)) AS s(k) ON s.k = 1",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT 1 FROM Invoice i CROSS JOIN LATERAL (VALUES (1), (2)) AS s",
+        ),
+    ]);
+}
+
+#[test]
 fn a_date_parsed_from_a_literal_by_its_format_imports_as_the_date_itself() {
     imports_as([
         (

@@ -632,6 +632,13 @@ fn each_servers_own_spelling_gives_its_own_rows() {
         "SELECT \"InvoiceId\", to_date('06/01/2009', 'DD/MM/YYYY') FROM \"Invoice\" \
          WHERE \"InvoiceDate\" < to_date('2009.02.01', 'yyyy.mm.dd')",
     );
+    spelt_as_written(
+        &postgres,
+        "PostgreSQL",
+        "SELECT i.\"InvoiceId\", s.part, s.amount FROM \"Invoice\" i \
+         CROSS JOIN LATERAL (VALUES ('total', i.\"Total\"), ('customer', i.\"CustomerId\"), \
+         ('none', NULL)) AS s(part, amount) WHERE i.\"InvoiceId\" < 20",
+    );
     let mariadb = open(Server::MariaDb.open("chinook"));
     spelt_as_written(
         &mariadb,
