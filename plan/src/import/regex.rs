@@ -148,11 +148,8 @@ impl Importer<'_> {
     }
 
     fn like(&self, x: &SqlExpr, p: &SqlExpr, flags: &str) -> R<Expr> {
-        let mut args = vec![self.expr(x)?, self.pattern(p, false)?];
-        if !flags.is_empty() {
-            args.push(text(flags));
-        }
-        Ok(call("REGEXP_LIKE", args))
+        let args = vec![self.expr(x)?, self.pattern(p, false)?];
+        Ok(flagged("REGEXP_LIKE", args, flags))
     }
 
     /// A match of the whole text: the pattern anchored at both ends.
@@ -167,19 +164,13 @@ impl Importer<'_> {
     }
 
     fn replace(&self, x: &SqlExpr, p: &SqlExpr, r: &SqlExpr, flags: &str) -> R<Expr> {
-        let mut args = vec![self.expr(x)?, self.pattern(p, true)?, self.expr(r)?];
-        if !flags.is_empty() {
-            args.push(text(flags));
-        }
-        Ok(call("REGEXP_REPLACE", args))
+        let args = vec![self.expr(x)?, self.pattern(p, true)?, self.expr(r)?];
+        Ok(flagged("REGEXP_REPLACE", args, flags))
     }
 
     fn substr(&self, x: &SqlExpr, p: &SqlExpr, flags: &str) -> R<Expr> {
-        let mut args = vec![self.expr(x)?, self.pattern(p, true)?];
-        if !flags.is_empty() {
-            args.push(text(flags));
-        }
-        Ok(call("REGEXP_SUBSTR", args))
+        let args = vec![self.expr(x)?, self.pattern(p, true)?];
+        Ok(flagged("REGEXP_SUBSTR", args, flags))
     }
 
     /// The first match's text, `''` when nothing matches, NULL for a NULL text.
@@ -243,6 +234,14 @@ fn flag_error(flags: &SqlExpr) -> nl2sql_error::PipelineError {
         "The regular expression flags {flags} cannot be expressed as a plan: it reads 'i' \
          (any case), 'c' (this case) and, for a replacement, 'g' (every match)."
     ))
+}
+
+/// The plan's call `name(args…)`, with its flags last when there are any.
+fn flagged(name: &str, mut args: Vec<Expr>, flags: &str) -> Expr {
+    if !flags.is_empty() {
+        args.push(text(flags));
+    }
+    call(name, args)
 }
 
 fn text(t: &str) -> Expr {
