@@ -271,7 +271,7 @@ pub fn run(args: &AskArgs) -> Result<(), Failure> {
         std::fs::write(file, json)
             .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", file.display())))?;
     }
-    Ok(())
+    crate::whole(&service)
 }
 
 /// The thread kept in `file`: a new one when there is no file yet.
@@ -326,6 +326,7 @@ fn open(
         .workspace_reporting(sources.policies())
         .map_err(|e| Failure::Runtime(e.to_string()))?;
     crate::say_cache_problems(&cache);
+    crate::say_unavailable(workspace.unavailable());
     Ok(Service::new(
         NativeHost::default(),
         workspace,

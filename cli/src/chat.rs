@@ -128,16 +128,21 @@ fn open(
     for id in sources.ids() {
         sources.id(Some(&id)).map_err(crate::source_failure)?;
     }
-    let (reads, report) = sources
+    let readings = sources
         .read_all(false)
+        .some()
         .map_err(|e| Failure::Runtime(e.to_string()))?;
-    crate::say_cache_problems(&report);
-    let reads: Vec<_> = reads
-        .into_iter()
+    crate::say_cache_problems(&readings.cache);
+    crate::say_unavailable(&readings.unavailable);
+    let reads: Vec<_> = (readings.reads.into_iter())
         .map(|r| (r.profile.id.clone(), r.read))
         .collect();
     let workspace = sources
-        .workspace_over(sources.policies(), Some(interrupt), &reads)
+        .workspace_over(
+            sources.policies(),
+            Some(interrupt),
+            (&reads, &readings.unavailable),
+        )
         .map_err(|e| Failure::Runtime(e.to_string()))?;
     Ok(Service::new(
         NativeHost::default(),

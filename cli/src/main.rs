@@ -131,6 +131,9 @@ pub(crate) enum Failure {
     Usage(String),
     /// The command was right but could not be carried out (e.g. an unreadable file): exit 1.
     Runtime(String),
+    /// The command did its work with the datasources it could read, and some could not be
+    /// (unreachable, refused, unreadable): exit 3, so a script can tell.
+    Partly(String),
 }
 
 fn main() -> ExitCode {
@@ -153,6 +156,10 @@ fn main() -> ExitCode {
         Err(Failure::Runtime(message)) => {
             eprintln!("nl2sql: {message}");
             ExitCode::from(1)
+        }
+        Err(Failure::Partly(message)) => {
+            eprintln!("nl2sql: {message}");
+            ExitCode::from(3)
         }
     }
 }
@@ -238,6 +245,35 @@ pub(crate) fn say_cache_problems(report: &nl2sql_native::CacheReport) {
     for problem in &report.problems {
         eprintln!("nl2sql: the schema cache was not used: {problem}");
     }
+}
+
+/// Says on stderr which datasources were left out, each with its code and reason.
+pub(crate) fn say_unavailable(left_out: &[nl2sql_core::service::Unavailable]) {
+    for u in left_out {
+        eprintln!("nl2sql: {} was left out ({}): {}", u.id, u.code, u.reason);
+    }
+}
+
+/// `Ok` when every datasource was in use; else the failure that says the command did its
+/// work without some (exit 3), naming them.
+pub(crate) fn whole<H: nl2sql_core::service::Host>(
+    service: &nl2sql_core::service::Service<H>,
+) -> Result<(), Failure> {
+    let workspace = service.workspace();
+    let left_out: Vec<&str> = workspace
+        .unavailable()
+        .iter()
+        .map(|u| u.id.as_str())
+        .collect();
+    if left_out.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::Partly(format!(
+        "{} of {} datasources could not be used ({}); the rest were",
+        left_out.len(),
+        left_out.len() + workspace.ids().len(),
+        left_out.join(", ")
+    )))
 }
 
 /// Says on stderr what the engine dropped from the configuration, each by code, naming

@@ -187,12 +187,15 @@ impl IndexArgs {
             RunConfig::default(),
         );
         crate::say_notices(&service);
-        then(&Built {
+        crate::say_unavailable(service.workspace().unavailable());
+        let built = Built {
             service,
             provider,
             build_ms,
             cache,
-        })
+        };
+        then(&built)?;
+        crate::whole(&built.service)
     }
 }
 

@@ -55,6 +55,10 @@ struct CommonArgs {
     /// Runs one API key may have in flight at once [default: the project file's, else 4]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_runs_per_key: Option<u64>,
+    /// Try a datasource that could not be reached or read again every this many
+    /// milliseconds (it is in use from the next run once it reads)
+    #[arg(long, value_name = "MS", value_parser = crate::query::positive, default_value_t = 30_000)]
+    retry_ms: u64,
     #[command(flatten)]
     dbs: crate::DbArgs,
 }
@@ -106,6 +110,7 @@ impl CommonArgs {
             run,
             lanes: usize::from(self.workers),
             limits,
+            retry: std::time::Duration::from_millis(self.retry_ms),
         };
         Ok((options, server))
     }

@@ -352,3 +352,83 @@ fn notes_name_tables_columns_and_values_in_the_words_people_use() {
         "{said}"
     );
 }
+
+/// One datasource's server answers nobody, one is an empty file and one a file that is not
+/// a database: `index`, `route` and `sql` work with the one left, say each left out by its
+/// code on stderr (never a password), and exit 3 — done, but partly — so a script can
+/// tell. With none left, the command fails (exit 1) with the first one's code.
+#[test]
+fn a_bad_datasource_is_left_out_alone_and_the_exit_code_says_partly() {
+    let config = r#"
+[[datasources]]
+id = "music"
+connection = "data/chinook.sqlite"
+
+[[datasources]]
+id = "nowhere"
+connection = "postgres://nl2sql@127.0.0.1:1/shop"
+
+[[datasources]]
+id = "blank"
+connection = "data/blank.sqlite"
+
+[[datasources]]
+id = "words"
+connection = "data/words.sqlite"
+"#;
+    let dir = project("left-out", config);
+    let blank = dir.join("data/blank.sqlite");
+    rusqlite::Connection::open(&blank)
+        .and_then(|c| c.execute_batch("PRAGMA user_version = 1;"))
+        .expect("an empty database");
+    std::fs::write(dir.join("data/words.sqlite"), "not a database, just words").expect("a file");
+    let said = |out: &std::process::Output| String::from_utf8_lossy(&out.stderr).into_owned();
+    let index = nl2sql_in(&dir, &["index", "--json"]);
+    let stderr = said(&index);
+    assert_eq!(index.status.code(), Some(3), "{stderr}");
+    for (id, code) in [
+        ("nowhere", "DATASOURCE_UNREACHABLE"),
+        ("blank", "DATASOURCE_EMPTY"),
+        ("words", "DATASOURCE_UNREADABLE"),
+    ] {
+        assert!(
+            stderr.contains(&format!("{id} was left out ({code})")),
+            "{id}: {stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("3 of 4 datasources could not be used") && !stderr.contains("hunter2"),
+        "{stderr}"
+    );
+    let stdout = |out: &std::process::Output| -> serde_json::Value {
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"))
+    };
+    assert!(stdout(&index)["entries"]["table"].as_u64().unwrap_or(0) > 0);
+    let routed = nl2sql_in(&dir, &["route", "--json", "How many albums are there?"]);
+    assert_eq!(routed.status.code(), Some(3), "{}", said(&routed));
+    assert_eq!(stdout(&routed)["ranked"], serde_json::json!(["music"]));
+    let counted = nl2sql_in(
+        &dir,
+        &[
+            "sql",
+            "--datasource",
+            "music",
+            "--json",
+            "SELECT COUNT(*) FROM Album",
+        ],
+    );
+    assert_eq!(json(&counted)["rows"], serde_json::json!([[347]]));
+
+    let none = project(
+        "left-out-all",
+        "[[datasources]]\nid = \"nowhere\"\nconnection = \"postgres://nl2sql@127.0.0.1:1/shop\"\n",
+    );
+    let index = nl2sql_in(&none, &["index"]);
+    let stderr = said(&index);
+    assert_eq!(index.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("DATASOURCE_UNREACHABLE") && stderr.contains("cannot connect"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+}

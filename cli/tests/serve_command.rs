@@ -9,7 +9,7 @@ use nl2sql_core::result::Value;
 use nl2sql_core::result::{Event, QueryResult, Status};
 use nl2sql_core::result::{SqlRun, SqlStatus};
 use nl2sql_core::service::DatasourceInfo;
-use nl2sql_server::types::{ApiError, DatasourceSummary, Health};
+use nl2sql_server::types::{ApiError, DatasourceSummary, Health, HealthStatus};
 use nl2sql_tests::hostile::{OUTSIDE_SQL, REFUSED_SQL};
 use nl2sql_tests::mock::{Fixture, MockProvider};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -474,7 +474,10 @@ fn each_key_asks_as_its_role_and_a_body_may_narrow_it_never_widen_it() {
 
     let (_, health) = server.call("GET", "/healthz", None, None);
     let health: Health = serde_json::from_str(&health).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(health.status, "ok");
+    assert_eq!(
+        (health.status, health.unavailable_datasources),
+        (HealthStatus::Ok, 0)
+    );
     server.assert_no_secret(&[&text, &words]);
     let log = server.log();
     assert!(
@@ -987,4 +990,88 @@ fn threads_feedback_and_approval_over_the_api() {
     assert!(book.proposals.is_empty(), "the deleted proposal is gone");
     assert_eq!(book.entries.len(), 1);
     server.assert_no_secret(&[&text, &listed, &kept]);
+}
+
+/// A project whose datasources include one whose file is not there yet and one whose
+/// server nothing answers for: the server starts with the rest, lists each left out with
+/// its code (and nothing of its address), says `degraded`, and once the file is there it
+/// is read on the next retry and answers, with no restart.
+#[test]
+fn a_datasource_left_out_is_listed_by_code_and_used_once_it_reads() {
+    let mock = MockProvider::start().unwrap_or_else(|e| panic!("{e}"));
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-left-out");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let later = dir.join("later.sqlite");
+    let config = dir.join("nl2sql.toml");
+    let project = format!(
+        "[[datasources]]\nid = \"chinook\"\nconnection = {:?}\n\n\
+         [[datasources]]\nid = \"later\"\nconnection = {:?}\n\n\
+         [[datasources]]\nid = \"nowhere\"\nconnection = \"postgres://nl2sql@127.0.0.1:1/shop\"\n",
+        data.join("chinook.sqlite").to_string_lossy(),
+        later.to_string_lossy()
+    );
+    std::fs::write(&config, project).unwrap_or_else(|e| panic!("{e}"));
+    let config = config.to_string_lossy().into_owned();
+    let server = Server::start(&mock, "m", &["--config", &config, "--retry-ms", "200"]);
+    let listed = || -> Vec<DatasourceSummary> {
+        let (status, text) = server.call("GET", "/api/v1/datasources", Some(ADMIN), None);
+        assert_eq!(status, 200, "{text}");
+        assert!(
+            !text.contains("hunter2") && !text.contains("127.0.0.1"),
+            "{text}"
+        );
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+    };
+    let code_of = |id: &str| {
+        let all = listed();
+        let found = all.into_iter().find(|d| d.id == id);
+        found.map(|d| d.unavailable.map(|u| u.code))
+    };
+    assert_eq!(code_of("chinook"), Some(None));
+    assert_eq!(
+        code_of("later"),
+        Some(Some(ErrorCode::DatasourceUnreadable))
+    );
+    assert_eq!(
+        code_of("nowhere"),
+        Some(Some(ErrorCode::DatasourceUnreachable))
+    );
+    let health = |expected: (HealthStatus, usize)| {
+        let (_, text) = server.call("GET", "/healthz", None, None);
+        let health: Health = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((health.status, health.unavailable_datasources), expected);
+    };
+    health((HealthStatus::Degraded, 2));
+    // SQL on one left out, or its schema, says why by its code (503: try again later).
+    let body = serde_json::json!({"sql": "SELECT 1", "datasource": "nowhere"}).to_string();
+    assert_eq!(
+        server.refused("POST", "/api/v1/sql", Some(ADMIN), Some(&body)),
+        (503, ErrorCode::DatasourceUnreachable)
+    );
+    assert_eq!(
+        server.refused("GET", "/api/v1/datasources/later/schema", Some(ADMIN), None),
+        (503, ErrorCode::DatasourceUnreadable)
+    );
+    let counted = server.sql(
+        ADMIN,
+        serde_json::json!({"sql": "SELECT COUNT(*) FROM Album", "datasource": "chinook"}),
+    );
+    assert_eq!(counted.rows, vec![vec![Value::Integer(347)]]);
+
+    std::fs::copy(data.join("chinook.sqlite"), &later).unwrap_or_else(|e| panic!("{e}"));
+    let until = Instant::now() + Duration::from_secs(30);
+    while code_of("later") != Some(None) {
+        assert!(Instant::now() < until, "not read again: {:?}", listed());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    health((HealthStatus::Degraded, 1));
+    let counted = server.sql(
+        ADMIN,
+        serde_json::json!({"sql": "SELECT COUNT(*) FROM Album", "datasource": "later"}),
+    );
+    assert_eq!(counted.rows, vec![vec![Value::Integer(347)]], "{counted:?}");
+    server.assert_no_secret(&[]);
+    assert!(!server.log().contains("hunter2"));
 }

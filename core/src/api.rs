@@ -77,16 +77,34 @@ pub struct DatasourceSummary {
     pub id: String,
     /// What it holds.
     pub description: String,
-    /// The tables the caller's role may read.
+    /// The tables the caller's role may read (none while it is left out).
     pub tables: Vec<String>,
+    /// Why it is left out for now (it could not be reached or read), when it is: the
+    /// server tries it again every so often.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<ErrorBody>,
+}
+
+/// Whether the server works with every datasource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum HealthStatus {
+    /// Every datasource is in use.
+    Ok,
+    /// Some datasources are left out (unreachable, refused, unreadable); the others work.
+    Degraded,
 }
 
 /// `GET /healthz`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Health {
-    /// Always `ok` when the server answers.
-    pub status: String,
+    /// `ok`, or `degraded` while some datasources are left out.
+    pub status: HealthStatus,
+    /// How many datasources are left out now (which, to a caller with a key: the
+    /// datasource list).
+    pub unavailable_datasources: usize,
     /// The server's version.
     pub version: String,
     /// Engine threads: runs served at once.

@@ -8,6 +8,7 @@ use crate::error::{ErrorCode, Node, PipelineError, Severity};
 use crate::index::{Embedder, SchemaIndex};
 use crate::policy::Policies;
 use crate::schema::SchemaSnapshot;
+use crate::workspace::Unavailable;
 
 /// One datasource as the engine sees it.
 #[derive(Clone, Copy)]
@@ -32,9 +33,17 @@ pub trait Catalog {
     fn embedder(&self) -> &dyn Embedder;
     /// Who may read what.
     fn policies(&self) -> &Policies;
+    /// The datasources left out because they could not be opened or read.
+    fn unavailable(&self) -> &[Unavailable] {
+        &[]
+    }
 
-    /// Datasource `id`, or the one error saying it is not there (`node` found out).
+    /// Datasource `id`, or the one error saying it is not there (`node` found out): why,
+    /// when it was left out.
     fn require(&self, id: &str, node: Node) -> Result<Entry<'_>, PipelineError> {
+        if let Some(left_out) = self.unavailable().iter().find(|u| u.id == id) {
+            return Err(left_out.error(node));
+        }
         self.entry(id).ok_or_else(|| {
             PipelineError::new(
                 node,
@@ -68,6 +77,10 @@ impl<C: Catalog + ?Sized> Catalog for &C {
 
     fn policies(&self) -> &Policies {
         (**self).policies()
+    }
+
+    fn unavailable(&self) -> &[Unavailable] {
+        (**self).unavailable()
     }
 }
 

@@ -102,6 +102,11 @@ pub enum DatasourceErrorKind {
     Refused,
     /// The database could not run it: not a database, corrupt, out of memory, interrupted.
     Unavailable,
+    /// The database server could not be reached (nothing listens, unknown host, connecting
+    /// timed out).
+    Unreachable,
+    /// The database server refused the login.
+    Denied,
     /// It ran past [`ExecLimits::timeout_ms`] and was stopped.
     TimedOut,
     /// Its run was cancelled and the query stopped.
@@ -133,6 +138,8 @@ impl fmt::Display for DatasourceError {
             DatasourceErrorKind::InvalidQuery => "invalid query",
             DatasourceErrorKind::Refused => "refused",
             DatasourceErrorKind::Unavailable => "database unavailable",
+            DatasourceErrorKind::Unreachable => "database unreachable",
+            DatasourceErrorKind::Denied => "login refused",
             DatasourceErrorKind::TimedOut => "timed out",
             DatasourceErrorKind::Cancelled => "cancelled",
         };

@@ -61,7 +61,10 @@ pub fn execution_error(e: &crate::datasource::DatasourceError) -> PipelineError 
                 "The run was cancelled; its query was stopped.",
             )
         }
-        DatasourceErrorKind::Refused | DatasourceErrorKind::Unavailable => {
+        DatasourceErrorKind::Refused
+        | DatasourceErrorKind::Unavailable
+        | DatasourceErrorKind::Unreachable
+        | DatasourceErrorKind::Denied => {
             ErrorCode::DbExecutionError
         }
     };

@@ -31,8 +31,8 @@ use crate::scratch::Scratch;
 use crate::validate::ValidatorSettings;
 use crate::workspace::World;
 pub use crate::workspace::{
-    read_source, valid_id, Catalogue, CatalogueEntry, Opening, ReadSource, Source, Workspace,
-    CATALOGUE_FORMAT,
+    read_source, valid_id, Catalogue, CatalogueEntry, Opening, ReadSource, Source, Unavailable,
+    Workspace, CATALOGUE_FORMAT,
 };
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -435,6 +435,18 @@ impl<H: Host> Service<H> {
         self.datasources()
             .iter()
             .filter_map(|d| d.seen_by(workspace.policies(), roles))
+            .collect()
+    }
+
+    /// The datasources left out (they could not be opened or read) that `roles` may
+    /// reach, each with its code and reason.
+    pub fn unavailable_for(&self, roles: &[String]) -> Vec<Unavailable> {
+        let workspace = self.workspace();
+        let scope = workspace.policies().scope(roles);
+        let left_out = workspace.unavailable().iter();
+        left_out
+            .filter(|u| scope.can_reach(&u.id))
+            .cloned()
             .collect()
     }
 

@@ -10,7 +10,9 @@ use crate::curated::Curated;
 use crate::datasource::Datasource;
 use crate::introspect::Metadata;
 use crate::engine::{Engine, EngineSettings, Parts, Sleep};
-use crate::error::{Error, ErrorCode, Node, RunWarning};
+use crate::error::{
+    Boundary, Clean, Error, ErrorCode, Node, PipelineError, RunWarning, Severity,
+};
 use crate::http::HttpTransport;
 use crate::index::{
     retrieve, route, Clock, DatasourceProfile, Embedder, Retrieval, RetrieveSettings,
@@ -95,6 +97,84 @@ pub async fn read_source(id: &str, datasource: &dyn Datasource) -> Result<ReadSo
     Ok(ReadSource { schema, values })
 }
 
+/// A datasource left out because it could not be opened or read: the others work without
+/// it, and every front end says which and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Unavailable {
+    /// Its id.
+    pub id: String,
+    /// Why, as a stable code: `DATASOURCE_UNREACHABLE`, `DATASOURCE_AUTH_FAILED`,
+    /// `DATASOURCE_UNREADABLE`, `DATASOURCE_EMPTY`, …
+    pub code: ErrorCode,
+    /// The database's or the engine's own words, for the owner (never a password). A caller
+    /// across a trust boundary reads [`Unavailable::summary`] instead.
+    pub reason: String,
+}
+
+impl Unavailable {
+    /// Datasource `id`, left out for `error`.
+    pub fn new(id: &str, error: &Error) -> Unavailable {
+        Unavailable {
+            id: id.to_string(),
+            code: error.code,
+            reason: error.message.clone(),
+        }
+    }
+
+    /// One sentence naming the datasource and the kind of failure, nothing of the server
+    /// (its address, its login) or the database's words.
+    pub fn summary(&self) -> String {
+        let id = &self.id;
+        match self.code {
+            ErrorCode::DatasourceUnreachable => format!("{id} could not be reached"),
+            ErrorCode::DatasourceAuthFailed => format!("{id} refused the login"),
+            ErrorCode::DatasourceEmpty => format!("{id} has no tables"),
+            _ => format!("{id} could not be read"),
+        }
+    }
+
+    /// The warning every run's result carries while it is left out: the summary as the
+    /// message, the reason as the detail (which a cleaned result drops).
+    pub fn warning(&self) -> RunWarning {
+        RunWarning {
+            detail: Some(serde_json::json!({ "reason": self.reason })),
+            ..RunWarning::new(
+                Node::DatasourceResolver,
+                self.code,
+                format!(
+                    "{}, so it was left out; questions go to the other datasources.",
+                    self.summary()
+                ),
+            )
+        }
+    }
+
+    /// The error of a step that needs it.
+    pub fn error(&self, node: Node) -> PipelineError {
+        PipelineError {
+            details: Some(serde_json::json!({ "reason": self.reason })),
+            ..PipelineError::new(
+                node,
+                self.code,
+                Severity::Error,
+                format!("{}; try again later.", self.summary()),
+            )
+        }
+    }
+}
+
+/// The summary in place of the reason.
+impl Clean for Unavailable {
+    fn cleaned(self, _: &Boundary) -> Unavailable {
+        Unavailable {
+            reason: self.summary(),
+            ..self
+        }
+    }
+}
+
 /// One datasource, read.
 pub struct Source {
     /// How routing describes it.
@@ -136,6 +216,8 @@ pub struct Workspace {
     curated: Curated,
     /// What was dropped from the configuration (verified queries that no longer fit).
     notices: Vec<RunWarning>,
+    /// The datasources left out: they could not be opened or read.
+    unavailable: Vec<Unavailable>,
 }
 
 impl Workspace {
@@ -153,14 +235,42 @@ impl Workspace {
             check_id(&opening.profile.id, &sources)?;
             sources.push(Rc::new(opening.read().await?));
         }
-        Workspace::build(sources, policies, (declared, Curated::default()), embedder).await
+        let parts = (sources, Vec::new());
+        Workspace::build(parts, policies, (declared, Curated::default()), embedder).await
+    }
+
+    /// [`Workspace::open`], a datasource that cannot be read left out alone (beside
+    /// `unavailable`, those that could not even be opened), so one bad database never
+    /// stops the others. Fails only for what concerns them all: an id that is not a plain
+    /// name or is given twice, or an index that cannot be built.
+    pub async fn open_isolated(
+        datasources: Vec<Opening>,
+        mut unavailable: Vec<Unavailable>,
+        policies: Policies,
+        declared: Curated,
+        embedder: Rc<dyn Embedder>,
+    ) -> Result<Workspace, Error> {
+        let mut sources = Vec::with_capacity(datasources.len());
+        for opening in datasources {
+            let id = opening.profile.id.clone();
+            check_id(&id, &sources)?;
+            if unavailable.iter().any(|u| u.id == id) {
+                return Err(taken(&id));
+            }
+            match opening.read().await {
+                Ok(source) => sources.push(Rc::new(source)),
+                Err(e) => unavailable.push(Unavailable::new(&id, &e)),
+            }
+        }
+        let parts = (sources, unavailable);
+        Workspace::build(parts, policies, (declared, Curated::default()), embedder).await
     }
 
     /// This workspace with `approved` (verified queries approved from feedback) in force
     /// beside the declared ones, replacing those approved before.
     pub async fn with_approved(&self, approved: Curated) -> Result<Workspace, Error> {
         Workspace::build(
-            self.sources.clone(),
+            (self.sources.clone(), self.unavailable.clone()),
             self.policies.clone(),
             (self.declared.clone(), approved),
             Rc::clone(&self.embedder),
@@ -168,17 +278,21 @@ impl Workspace {
         .await
     }
 
-    /// This workspace with one more datasource, read and indexed.
+    /// This workspace with one more datasource, read and indexed (one left out before
+    /// comes back this way).
     pub async fn with_source(&self, opening: Opening) -> Result<Workspace, Error> {
         check_id(&opening.profile.id, &self.sources)?;
         let mut sources = self.sources.clone();
         sources.push(Rc::new(opening.read().await?));
-        self.rebuilt(sources).await
+        self.rebuilt((sources, self.unavailable.clone())).await
     }
 
-    /// This workspace without datasource `id`.
+    /// This workspace without datasource `id` (read or left out).
     pub async fn without(&self, id: &str) -> Result<Workspace, Error> {
-        if !self.sources.iter().any(|s| s.profile.id == id) {
+        let present = |wanted: &str| wanted == id;
+        if !self.sources.iter().any(|s| present(&s.profile.id))
+            && !self.unavailable.iter().any(|u| present(&u.id))
+        {
             return Err(Error::no_datasource(id));
         }
         let sources = self
@@ -187,12 +301,21 @@ impl Workspace {
             .filter(|s| s.profile.id != id)
             .cloned()
             .collect();
-        self.rebuilt(sources).await
+        let unavailable = self.unavailable.iter().filter(|u| u.id != id);
+        self.rebuilt((sources, unavailable.cloned().collect())).await
     }
 
-    async fn rebuilt(&self, sources: Vec<Rc<Source>>) -> Result<Workspace, Error> {
+    async fn rebuilt(
+        &self,
+        (sources, unavailable): (Vec<Rc<Source>>, Vec<Unavailable>),
+    ) -> Result<Workspace, Error> {
+        // A datasource read now is no longer left out.
+        let unavailable = unavailable
+            .into_iter()
+            .filter(|u| !sources.iter().any(|s| s.profile.id == u.id))
+            .collect();
         Workspace::build(
-            sources,
+            (sources, unavailable),
             self.policies.clone(),
             (self.declared.clone(), self.approved.clone()),
             Rc::clone(&self.embedder),
@@ -201,7 +324,7 @@ impl Workspace {
     }
 
     async fn build(
-        sources: Vec<Rc<Source>>,
+        (sources, unavailable): (Vec<Rc<Source>>, Vec<Unavailable>),
         policies: Policies,
         (declared, approved): (Curated, Curated),
         embedder: Rc<dyn Embedder>,
@@ -286,7 +409,13 @@ impl Workspace {
             approved,
             curated,
             notices,
+            unavailable,
         })
+    }
+
+    /// The datasources left out, each with its code and reason.
+    pub fn unavailable(&self) -> &[Unavailable] {
+        &self.unavailable
     }
 
     /// The datasources, in the order they were added.
@@ -437,6 +566,10 @@ impl Catalog for Workspace {
     fn policies(&self) -> &Policies {
         &self.policies
     }
+
+    fn unavailable(&self) -> &[Unavailable] {
+        &self.unavailable
+    }
 }
 
 /// What a datasource id may be: 1 to 64 letters, digits, `_` or `-`.
@@ -456,12 +589,16 @@ fn check_id(id: &str, sources: &[Rc<Source>]) -> Result<(), Error> {
         ));
     }
     if sources.iter().any(|s| s.profile.id == id) {
-        return Err(Error::new(
-            ErrorCode::DatasourceIdTaken,
-            format!("there is already a datasource {id:?}"),
-        ));
+        return Err(taken(id));
     }
     Ok(())
+}
+
+fn taken(id: &str) -> Error {
+    Error::new(
+        ErrorCode::DatasourceIdTaken,
+        format!("there is already a datasource {id:?}"),
+    )
 }
 
 /// A datasource to add: how routing describes it, the open database, and what reading it

@@ -181,9 +181,15 @@ codes! {
     /// A datasource id already in use.
     DatasourceIdTaken = "DATASOURCE_ID_TAKEN", Some(409);
     /// A datasource that cannot be opened or read: not a database, corrupt, unreachable.
-    DatasourceUnreadable = "DATASOURCE_UNREADABLE", None;
+    DatasourceUnreadable = "DATASOURCE_UNREADABLE", Some(503);
+    /// A database server that could not be reached: nothing listens at its address, its
+    /// host is unknown, or connecting timed out.
+    DatasourceUnreachable = "DATASOURCE_UNREACHABLE", Some(503);
+    /// A database server that refused the login (a wrong user or password, or a user not
+    /// allowed that database).
+    DatasourceAuthFailed = "DATASOURCE_AUTH_FAILED", Some(503);
     /// A datasource with no tables (or none its project file admits): nothing to ask about.
-    DatasourceEmpty = "DATASOURCE_EMPTY", None;
+    DatasourceEmpty = "DATASOURCE_EMPTY", Some(503);
 
     // Feedback and verified queries.
     /// No proposed verified query has this id.
@@ -254,6 +260,8 @@ impl ErrorCode {
                 | ErrorCode::ConfigInvalid
                 | ErrorCode::DatasourceNotFound
                 | ErrorCode::QueryTimeout
+                | ErrorCode::DatasourceUnreachable
+                | ErrorCode::DatasourceAuthFailed
         )
     }
 

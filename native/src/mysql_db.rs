@@ -51,10 +51,13 @@ impl MySqlDb {
     pub fn connect(id: impl Into<String>, address: &Address) -> Result<Self, DatasourceError> {
         let (opts, secret) = connect_opts(address)?;
         let fail = |e: mysql::Error| {
-            unavailable(format!(
-                "cannot connect to MySQL at {address}: {}",
-                redact(&e.to_string(), secret.as_deref())
-            ))
+            DatasourceError::new(
+                connect_failure(&e),
+                format!(
+                    "cannot connect to MySQL at {address}: {}",
+                    redact(&e.to_string(), secret.as_deref())
+                ),
+            )
         };
         let mut conn = Conn::new(opts.clone()).map_err(fail)?;
         let version: Option<String> = conn.query_first("SELECT VERSION()").map_err(fail)?;
@@ -322,6 +325,21 @@ fn to_value(value: mysql::Value, ty: ColumnType, binary: bool) -> Value {
             }
             _ => Value::Text(String::from_utf8_lossy(&bytes).into_owned()),
         },
+    }
+}
+
+/// What kind of failure a failed connection is: a login the server refused (1044: no
+/// access to the database, 1045: wrong user or password, 1698: a user who may not log in
+/// so), a server not reached (the network, a connect timeout), or anything else.
+fn connect_failure(e: &mysql::Error) -> DatasourceErrorKind {
+    use mysql::{DriverError, Error};
+    match e {
+        Error::MySqlError(e) if matches!(e.code, 1044 | 1045 | 1698) => DatasourceErrorKind::Denied,
+        Error::IoError(_)
+        | Error::DriverError(DriverError::ConnectTimeout | DriverError::CouldNotConnect(_)) => {
+            DatasourceErrorKind::Unreachable
+        }
+        _ => DatasourceErrorKind::Unavailable,
     }
 }
 

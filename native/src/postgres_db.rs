@@ -45,10 +45,13 @@ impl PostgresDb {
     pub fn connect(id: impl Into<String>, address: &Address) -> Result<Self, DatasourceError> {
         let (config, secret) = connect_config(address)?;
         let fail = |e: postgres::Error| {
-            unavailable(format!(
-                "cannot connect to PostgreSQL at {address}: {}",
-                redact(&described(&e), secret.as_deref())
-            ))
+            DatasourceError::new(
+                connect_failure(&e),
+                format!(
+                    "cannot connect to PostgreSQL at {address}: {}",
+                    redact(&described(&e), secret.as_deref())
+                ),
+            )
         };
         let tls = connector(address)?;
         let mut client = connect_with(&config, &tls).map_err(fail)?;
@@ -253,6 +256,35 @@ pub(crate) fn connect_with(
     match tls {
         Some(tls) => config.connect(tls.clone()),
         None => config.connect(NoTls),
+    }
+}
+
+/// What kind of failure a failed connection is: a login the server refused, a server not
+/// reached (an error of the network, not of the server), or anything else the server said.
+fn connect_failure(e: &postgres::Error) -> DatasourceErrorKind {
+    let denied = [
+        SqlState::INVALID_PASSWORD,
+        SqlState::INVALID_AUTHORIZATION_SPECIFICATION,
+    ];
+    if let Some(code) = e.code() {
+        return if denied.contains(code) {
+            DatasourceErrorKind::Denied
+        } else {
+            DatasourceErrorKind::Unavailable
+        };
+    }
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        if c.is::<std::io::Error>() {
+            return DatasourceErrorKind::Unreachable;
+        }
+        cause = c.source();
+    }
+    // The driver's own connect timeout is not an I/O error.
+    if described(e).contains("timed out") {
+        DatasourceErrorKind::Unreachable
+    } else {
+        DatasourceErrorKind::Unavailable
     }
 }
 

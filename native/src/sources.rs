@@ -18,7 +18,7 @@ use nl2sql_core::config::Policies;
 use nl2sql_core::demo::{demo_database, demo_profile, DEMO_DATABASES, DEMO_VERIFIED};
 use nl2sql_core::error::Error;
 use nl2sql_core::feedback::Curated;
-use nl2sql_core::service::{read_source, valid_id, Opening, ReadSource, Workspace};
+use nl2sql_core::service::{read_source, valid_id, Opening, ReadSource, Unavailable, Workspace};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -45,6 +45,27 @@ pub struct Read {
     pub datasource: Rc<dyn Datasource>,
     /// Its schema with statistics, and its text values.
     pub read: ReadSource,
+}
+
+/// What reading a command's databases gave.
+pub struct Readings {
+    /// The databases opened and read.
+    pub reads: Vec<Read>,
+    /// Those left out, each with its code and reason.
+    pub unavailable: Vec<Unavailable>,
+    /// What was done with the schema cache.
+    pub cache: CacheReport,
+}
+
+impl Readings {
+    /// These readings when at least one database was read (or none was named); else the
+    /// first one's failure, since there is nothing to work with.
+    pub fn some(self) -> Result<Readings, Error> {
+        match (self.reads.is_empty(), self.unavailable.first()) {
+            (true, Some(first)) => Err(Error::new(first.code, first.reason.clone())),
+            _ => Ok(self),
+        }
+    }
 }
 
 /// What reading a project's databases did with its schema cache.
@@ -195,25 +216,43 @@ impl Sources {
         }
     }
 
-    /// Every database opened, each with how routing describes it.
-    pub fn open_all(&self) -> Result<Vec<Opened>, Error> {
-        self.open_all_interruptible(None)
-    }
-
-    /// [`Sources::open_all`], every query also stopped when `interrupt` is set.
-    pub fn open_all_interruptible(
-        &self,
-        interrupt: Option<&Interrupt>,
-    ) -> Result<Vec<Opened>, Error> {
+    /// Every database opened, each with how routing describes it, or left out with why it
+    /// could not be opened (each query also stopped when `interrupt` is set).
+    pub fn open_each(&self, interrupt: Option<&Interrupt>) -> Vec<Result<Opened, Unavailable>> {
         self.ids()
             .iter()
-            .map(|id| {
-                Ok((
-                    self.profile(id),
-                    self.open_interruptible(Some(id), interrupt)?,
-                ))
+            .map(|id| match self.open_interruptible(Some(id), interrupt) {
+                Ok(datasource) => Ok((self.profile(id), datasource)),
+                Err(e) => Err(Unavailable::new(id, &e)),
             })
             .collect()
+    }
+
+    /// Datasource `id` opened anew (its queries also stopped when `interrupt` is set) with
+    /// what reading it gave: how a server brings back a datasource that was left out.
+    pub fn opening(
+        &self,
+        id: &str,
+        interrupt: Option<&Interrupt>,
+        read: ReadSource,
+    ) -> Result<Opening, Error> {
+        Ok(Opening {
+            datasource: self.open_interruptible(Some(id), interrupt)?,
+            profile: self.profile(id),
+            read_ahead: Some(read),
+        })
+    }
+
+    /// Datasource `id` opened and read now, past the schema cache: how a server tries
+    /// again a datasource that was left out.
+    pub fn open_read(&self, id: &str) -> Result<Opening, Error> {
+        let datasource = self.open(Some(id))?;
+        let read = pollster::block_on(read_source(id, datasource.as_ref()))?;
+        Ok(Opening {
+            profile: self.profile(id),
+            datasource,
+            read_ahead: Some(read),
+        })
     }
 
     /// How routing describes `id`: a demo database's own words, else its engine and name
@@ -272,13 +311,24 @@ impl Sources {
     /// again. What was read anew is written back when the cache file exists, and always
     /// when `fresh` (which is how `nl2sql index` builds it) — but not a read whose
     /// statistics ran past the time limit, which the next command tries again.
-    pub fn read_all(&self, fresh: bool) -> Result<(Vec<Read>, CacheReport), Error> {
+    ///
+    /// A database that cannot be opened or read is left out alone, with its code and
+    /// reason ([`Readings::unavailable`]); the others are read all the same.
+    pub fn read_all(&self, fresh: bool) -> Readings {
         let mut report = CacheReport::default();
         let mut cache = self.load_cache(&mut report);
         let in_use = cache.is_some() || fresh;
         let mut written = false;
         let mut reads = Vec::new();
-        for (profile, datasource) in self.open_all()? {
+        let mut unavailable = Vec::new();
+        for opened in self.open_each(None) {
+            let (profile, datasource) = match opened {
+                Ok(opened) => opened,
+                Err(left_out) => {
+                    unavailable.push(left_out);
+                    continue;
+                }
+            };
             let id = profile.id.clone();
             let cached = match (&cache, fresh) {
                 (Some(cache), false) => self.cached(cache, datasource.as_ref()),
@@ -290,7 +340,13 @@ impl Sources {
                     read
                 }
                 None => {
-                    let read = pollster::block_on(read_source(&id, datasource.as_ref()))?;
+                    let read = match pollster::block_on(read_source(&id, datasource.as_ref())) {
+                        Ok(read) => read,
+                        Err(e) => {
+                            unavailable.push(Unavailable::new(&id, &e));
+                            continue;
+                        }
+                    };
                     report.read.push(id.clone());
                     let whole = read.schema.tables.iter().all(|t| t.unread.is_none());
                     if let (true, true, Some(key)) = (in_use, whole, self.cache_key(&id)) {
@@ -317,7 +373,11 @@ impl Sources {
                 Err(problem) => report.problems.push(problem.0),
             }
         }
-        Ok((reads, report))
+        Readings {
+            reads,
+            unavailable,
+            cache: report,
+        }
     }
 
     /// Datasource `id` (as [`Sources::id`]) opened, with its schema (the cached one when it
@@ -408,8 +468,14 @@ impl Sources {
 
     /// Every database read (`fresh`: past the schema cache, rewriting it) and indexed by
     /// `embedder`, with `policies` and `verified` in force; what was done with the cache.
+    /// A database that cannot be opened or read is left out ([`Workspace::unavailable`]),
+    /// unless none can be: then the first one's failure is the error.
     pub fn workspace_with(&self, reading: Reading) -> Result<(Workspace, CacheReport), Error> {
-        let (reads, report) = self.read_all(reading.fresh)?;
+        let Readings {
+            reads,
+            unavailable,
+            cache,
+        } = self.read_all(reading.fresh).some()?;
         let openings = reads
             .into_iter()
             .map(|r| Opening {
@@ -418,40 +484,53 @@ impl Sources {
                 read_ahead: Some(r.read),
             })
             .collect();
-        let workspace = pollster::block_on(Workspace::open(
+        let workspace = pollster::block_on(Workspace::open_isolated(
             openings,
+            unavailable,
             reading.policies,
             reading.verified,
             reading.embedder,
         ))?;
-        Ok((workspace, report))
+        Ok((workspace, cache))
     }
 
     /// A workspace over databases opened afresh (each query also stopped when `interrupt`
     /// is set) with the schemas and values already read in `reads` (by id; a database
-    /// without one is read now): how a server gives each engine thread its own connections
-    /// without reading every database once per thread.
+    /// without one is read now), those in `left_out` left out unopened: how a server gives
+    /// each engine thread its own connections without reading every database once per
+    /// thread.
     pub fn workspace_over(
         &self,
         policies: Policies,
         interrupt: Option<&Interrupt>,
-        reads: &[(String, ReadSource)],
+        (reads, left_out): (&[(String, ReadSource)], &[Unavailable]),
     ) -> Result<Workspace, Error> {
         let curated = self.verified()?;
-        let openings = self
-            .open_all_interruptible(interrupt)?
-            .into_iter()
-            .map(|(profile, datasource)| Opening {
-                read_ahead: reads
-                    .iter()
-                    .find(|(id, _)| *id == profile.id)
-                    .map(|(_, read)| read.clone()),
-                profile,
-                datasource,
-            })
-            .collect();
-        pollster::block_on(Workspace::open(
+        let mut unavailable = left_out.to_vec();
+        let mut openings = Vec::new();
+        for id in self.ids() {
+            if left_out.iter().any(|u| u.id == id) {
+                continue;
+            }
+            let read = reads.iter().find(|(read, _)| *read == id);
+            let opened = match read {
+                Some((_, read)) => self.opening(&id, interrupt, read.clone()),
+                None => self
+                    .open_interruptible(Some(&id), interrupt)
+                    .map(|datasource| Opening {
+                        profile: self.profile(&id),
+                        datasource,
+                        read_ahead: None,
+                    }),
+            };
+            match opened {
+                Ok(opening) => openings.push(opening),
+                Err(e) => unavailable.push(Unavailable::new(&id, &e)),
+            }
+        }
+        pollster::block_on(Workspace::open_isolated(
             openings,
+            unavailable,
             policies,
             curated,
             Rc::new(BuiltinEmbedder::default()),
@@ -492,7 +571,7 @@ fn open_address(
     address: &Address,
     interrupt: Option<&Interrupt>,
 ) -> Result<Rc<dyn Datasource>, Error> {
-    let unreadable = |e: DatasourceError| crate::errors::unreadable(e.to_string());
+    let unreadable = |e: DatasourceError| crate::errors::not_opened(&e);
     let stop = interrupt.cloned();
     match (address.engine(), address.path()) {
         (Engine::Sqlite, Some(path)) => Ok(Rc::new(open_sqlite(id, &path, stop)?)),
@@ -523,7 +602,7 @@ fn open_spark(
     address: &Address,
     stop: Option<Interrupt>,
 ) -> Result<Rc<dyn Datasource>, Error> {
-    let db = crate::SparkDb::connect(id, address).map_err(|e| unreadable(e.to_string()))?;
+    let db = crate::SparkDb::connect(id, address).map_err(|e| crate::errors::not_opened(&e))?;
     Ok(Rc::new(match stop {
         Some(stop) => db.interrupted_by(stop),
         None => db,

@@ -473,7 +473,12 @@ fn reachable(address: &Address) -> Result<(), DatasourceError> {
         .and_then(|rest| rest.split('/').next())
         .unwrap_or_default()
         .to_string();
-    let fail = |why: String| unavailable(format!("cannot connect to Spark at {address}: {why}"));
+    let fail = |why: String| {
+        DatasourceError::new(
+            DatasourceErrorKind::Unreachable,
+            format!("cannot connect to Spark at {address}: {why}"),
+        )
+    };
     let targets = authority
         .to_socket_addrs()
         .map_err(|e| fail(e.to_string()))?;
@@ -625,7 +630,7 @@ mod tests {
         let Err(e) = SparkDb::connect("db", &address) else {
             panic!("nothing listens there");
         };
-        assert_eq!(e.kind, DatasourceErrorKind::Unavailable);
+        assert_eq!(e.kind, DatasourceErrorKind::Unreachable);
         assert!(e.message.contains("cannot connect to Spark"), "{e}");
         assert!(!e.message.contains("hunter2"), "{e}");
     }

@@ -5,8 +5,8 @@
 use crate::auth::{Caller, Keys};
 use crate::shared::{Decision, Shared};
 use crate::types::{
-    ApiError, DatasourceSummary, ErrorCode, Failure, FeedbackRequest, Health, Question,
-    RouteRequest, SqlRequest,
+    ApiError, DatasourceSummary, ErrorCode, Failure, FeedbackRequest, Health, HealthStatus,
+    Question, RouteRequest, SqlRequest,
 };
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, FromRequest, Path, Request, State};
@@ -172,8 +172,13 @@ fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
 }
 
 async fn health(State(state): State<AppState>) -> Json<Health> {
+    let unavailable = state.shared.unavailable_count();
     Json(Health {
-        status: "ok".into(),
+        status: match unavailable {
+            0 => HealthStatus::Ok,
+            _ => HealthStatus::Degraded,
+        },
+        unavailable_datasources: unavailable,
         version: env!("CARGO_PKG_VERSION").into(),
         engine_threads: state.shared.lanes(),
     })

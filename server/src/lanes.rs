@@ -2,6 +2,10 @@
 //! is single-threaded: `Rc` databases, futures that are not `Send`) and takes one job at a
 //! time from a shared queue. The schemas are read once, before the threads start, and
 //! every thread builds its workspace from that read.
+//!
+//! A database that cannot be opened or read is left out alone; a retry thread tries it
+//! again every so often and, once it reads, every engine thread adds it before its next
+//! job ([`Known`]).
 
 use nl2sql_core::api::Streamed;
 use nl2sql_core::config::{ProviderConfig, RunConfig};
@@ -11,15 +15,15 @@ use nl2sql_core::feedback::Curated;
 use nl2sql_core::result::Routing;
 use nl2sql_core::result::SqlRun;
 use nl2sql_core::result::{Event, Events, QueryResult};
-use nl2sql_core::service::ReadSource;
 use nl2sql_core::service::{DatasourceInfo, Question, Service};
+use nl2sql_core::service::{ReadSource, Unavailable};
 use nl2sql_native::{Interrupt, NativeHost, Sources};
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::{mpsc as live, oneshot, OwnedSemaphorePermit};
 
 /// Where the databases are, as the command line names them; every engine thread opens
@@ -123,25 +127,63 @@ impl Approved {
     }
 }
 
+/// What the server knows of its datasources: those read, with their schemas, and those
+/// left out, with why. The retry thread changes it; each engine thread catches up before
+/// its next job.
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    /// Bumped on every change.
+    version: u64,
+    /// The datasources read, with their schemas.
+    pub datasources: Vec<DatasourceInfo>,
+    /// Those left out, each with its code and reason.
+    pub unavailable: Vec<Unavailable>,
+    /// The reads of those that came back since the start, for the engine threads to add.
+    recovered: Vec<(String, ReadSource)>,
+}
+
+/// [`Known`], shared.
+#[derive(Debug, Default)]
+struct Shared(RwLock<Arc<Known>>);
+
+impl Shared {
+    fn now(&self) -> Arc<Known> {
+        Arc::clone(&self.0.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn change(&self, change: impl FnOnce(&mut Known)) {
+        let mut held = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        let mut next = Known::clone(&held);
+        change(&mut next);
+        next.version += 1;
+        *held = Arc::new(next);
+    }
+}
+
 /// The engine threads and their queue.
 pub struct Lanes {
     queue: Mutex<Option<mpsc::Sender<Job>>>,
     count: usize,
-    datasources: Vec<DatasourceInfo>,
+    known: Arc<Shared>,
     approved: Arc<Approved>,
+    /// Dropped with the lanes, which ends the retry thread.
+    _retrying: Option<mpsc::Sender<()>>,
 }
 
 impl Lanes {
-    /// Reads the databases once, then starts `count` engine threads over them; fails when
-    /// any cannot open its databases or build its workspace.
+    /// Reads the databases once, then starts `count` engine threads over them; a database
+    /// that cannot be opened or read is left out and tried again every `retry`. Fails when
+    /// an engine thread cannot start or build its workspace.
     pub fn start(
         spec: &SourcesSpec,
-        provider: &ProviderConfig,
-        run: &RunConfig,
+        (provider, run): (&ProviderConfig, &RunConfig),
         count: usize,
+        retry: Duration,
     ) -> Result<Lanes, String> {
         let count = count.max(1);
-        let reads = Arc::new(read_once(spec)?);
+        let (reads, unavailable) = read_once(spec)?;
+        let reads = Arc::new((reads, unavailable.clone()));
+        let known = Arc::new(Shared::default());
         let approved = Arc::new(Approved::default());
         let (queue, jobs) = mpsc::channel::<Job>();
         let jobs = Arc::new(Mutex::new(jobs));
@@ -150,21 +192,38 @@ impl Lanes {
             let (ready, started) = mpsc::channel();
             let (spec, provider, run) = (spec.clone(), provider.clone(), run.clone());
             let (reads, jobs) = (Arc::clone(&reads), Arc::clone(&jobs));
-            let approved = Arc::clone(&approved);
+            let (approved, known) = (Arc::clone(&approved), Arc::clone(&known));
             std::thread::Builder::new()
                 .name(format!("nl2sql-engine-{n}"))
-                .spawn(move || lane(&spec, (provider, run), &reads, (&jobs, &approved), &ready))
+                .spawn(move || {
+                    let (reads, unavailable) = reads.as_ref();
+                    let shared = Catching {
+                        jobs: &jobs,
+                        approved: &approved,
+                        known: &known,
+                    };
+                    lane(&spec, (provider, run), (reads, unavailable), shared, &ready);
+                })
                 .map_err(|e| format!("cannot start an engine thread: {e}"))?;
             let listed = started
                 .recv()
                 .map_err(|_| "an engine thread ended while starting".to_string())??;
             datasources.get_or_insert(listed);
         }
+        known.change(|k| {
+            k.datasources = datasources.unwrap_or_default();
+            k.unavailable = unavailable;
+        });
+        let retrying = match known.now().unavailable.is_empty() {
+            true => None,
+            false => Some(start_retrying(spec, Arc::clone(&known), retry)?),
+        };
         Ok(Lanes {
             queue: Mutex::new(Some(queue)),
             count,
-            datasources: datasources.unwrap_or_default(),
+            known,
             approved,
+            _retrying: retrying,
         })
     }
 
@@ -173,9 +232,9 @@ impl Lanes {
         self.count
     }
 
-    /// The datasources with their schemas, as read at start.
-    pub fn datasources(&self) -> &[DatasourceInfo] {
-        &self.datasources
+    /// The datasources read, with their schemas, and those left out, as now.
+    pub fn known(&self) -> Arc<Known> {
+        self.known.now()
     }
 
     /// Where the approved verified queries are put in force for every thread.
@@ -221,43 +280,123 @@ impl Drop for Lanes {
     }
 }
 
-/// Every database's schema and values, read once (through a project's schema cache).
-fn read_once(spec: &SourcesSpec) -> Result<Vec<(String, ReadSource)>, String> {
+/// Every database's schema and values, read once (through a project's schema cache), and
+/// those left out, each logged with why.
+type ReadOnce = (Vec<(String, ReadSource)>, Vec<Unavailable>);
+
+fn read_once(spec: &SourcesSpec) -> Result<ReadOnce, String> {
     let sources = spec.sources()?;
-    let (reads, report) = sources.read_all(false).map_err(|e| e.to_string())?;
-    for problem in &report.problems {
+    let readings = sources.read_all(false);
+    for problem in &readings.cache.problems {
         tracing::warn!(target: "nl2sql::serve", problem = %problem, "the schema cache was not used");
     }
-    Ok(reads
-        .into_iter()
-        .map(|r| (r.profile.id.clone(), r.read))
-        .collect())
+    for left_out in &readings.unavailable {
+        tracing::warn!(target: "nl2sql::serve", datasource = %left_out.id, code = %left_out.code, reason = %left_out.reason, "a datasource was left out; it is tried again later");
+    }
+    let reads = readings.reads.into_iter();
+    let reads = reads.map(|r| (r.profile.id.clone(), r.read)).collect();
+    Ok((reads, readings.unavailable))
+}
+
+/// Tries the datasources left out again every `every` (at first after one `every`), on a
+/// thread of its own, until the sender it returns is dropped. A datasource that reads is
+/// moved to the known ones; one that still fails keeps its newest reason.
+fn start_retrying(
+    spec: &SourcesSpec,
+    known: Arc<Shared>,
+    every: Duration,
+) -> Result<mpsc::Sender<()>, String> {
+    let (stop, stopped) = mpsc::channel::<()>();
+    let spec = spec.clone();
+    std::thread::Builder::new()
+        .name("nl2sql-retry".into())
+        .spawn(move || {
+            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                let left_out = known.now().unavailable.clone();
+                if left_out.is_empty() {
+                    return;
+                }
+                let sources = match spec.sources() {
+                    Ok(sources) => sources,
+                    Err(why) => {
+                        tracing::error!(target: "nl2sql::serve", error = %why, "the datasources could not be named again");
+                        continue;
+                    }
+                };
+                for before in left_out {
+                    retry(&sources, &known, &before);
+                }
+            }
+        })
+        .map_err(|e| format!("cannot start the retry thread: {e}"))?;
+    Ok(stop)
+}
+
+/// One more try of a datasource left out.
+fn retry(sources: &Sources, known: &Shared, before: &Unavailable) {
+    let id = before.id.clone();
+    match sources.open_read(&id) {
+        Ok(opening) => {
+            tracing::info!(target: "nl2sql::serve", datasource = %id, "a datasource left out was read; it is in use from the next run");
+            let Some(read) = opening.read_ahead else {
+                return;
+            };
+            let info = DatasourceInfo {
+                id: id.clone(),
+                description: opening.profile.description,
+                schema: read.schema.clone(),
+            };
+            known.change(|k| {
+                k.unavailable.retain(|u| u.id != id);
+                k.datasources.push(info);
+                k.recovered.push((id, read));
+            });
+        }
+        Err(e) => {
+            let now = Unavailable::new(&id, &e);
+            if now != *before {
+                known.change(|k| {
+                    for u in k.unavailable.iter_mut().filter(|u| u.id == id) {
+                        *u = now.clone();
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// What every engine thread shares: the queue, and what it catches up with before a job.
+struct Catching<'a> {
+    jobs: &'a Mutex<mpsc::Receiver<Job>>,
+    approved: &'a Approved,
+    known: &'a Shared,
 }
 
 /// One engine thread: its own connections and service, then jobs until the queue closes.
 fn lane(
     spec: &SourcesSpec,
     (provider, run): (ProviderConfig, RunConfig),
-    reads: &[(String, ReadSource)],
-    (jobs, approved): (&Mutex<mpsc::Receiver<Job>>, &Approved),
+    reads: (&[(String, ReadSource)], &[Unavailable]),
+    shared: Catching<'_>,
     ready: &mpsc::Sender<Result<Vec<DatasourceInfo>, String>>,
 ) {
+    let Catching {
+        jobs,
+        approved,
+        known,
+    } = shared;
     let interrupt = Interrupt::new();
     let service = spec.sources().and_then(|sources| {
         let workspace = sources
             .workspace_over(sources.policies(), Some(&interrupt), reads)
             .map_err(|e| e.to_string())?;
-        Ok(Service::new(
-            NativeHost::default(),
-            workspace,
-            provider,
-            run,
-        ))
+        let service = Service::new(NativeHost::default(), workspace, provider, run);
+        Ok((sources, service))
     });
-    let service = match service {
-        Ok(service) => {
+    let (sources, service) = match service {
+        Ok((sources, service)) => {
             let _ = ready.send(Ok(service.datasources()));
-            service
+            (sources, service)
         }
         Err(why) => {
             let _ = ready.send(Err(why));
@@ -265,12 +404,14 @@ fn lane(
         }
     };
     let mut in_force = 0;
+    let mut added = 0;
     loop {
         // The lock is held only while waiting: one thread waits, the others work.
         let job = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
         let Ok(job) = job else {
             return;
         };
+        added = catch_up(&sources, &service, &interrupt, (known, added));
         if let Some((version, curated)) = approved.newer_than(in_force) {
             match pollster::block_on(service.use_verified(curated)) {
                 Ok(()) => in_force = version,
@@ -304,6 +445,28 @@ fn lane(
         // The caller may have gone; its run was cancelled then, and nobody reads this.
         let _ = job.reply.send(reply);
     }
+}
+
+/// Adds to `service` the datasources that came back since the first `added` did; says how
+/// many have been added now. One that cannot be opened here is tried again next job.
+fn catch_up(
+    sources: &Sources,
+    service: &Service<NativeHost>,
+    interrupt: &Interrupt,
+    (known, added): (&Shared, usize),
+) -> usize {
+    let now = known.now();
+    let mut done = added;
+    for (id, read) in now.recovered.iter().skip(added) {
+        let opened = sources.opening(id, Some(interrupt), read.clone());
+        let added = opened.and_then(|opening| pollster::block_on(service.add(opening)));
+        if let Err(e) = added {
+            tracing::error!(target: "nl2sql::serve", datasource = %id, error = %e, "a datasource that came back could not be added");
+            break;
+        }
+        done += 1;
+    }
+    done
 }
 
 fn serve_job(

@@ -38,6 +38,8 @@ pub struct Options {
     pub lanes: usize,
     /// Request and run limits.
     pub limits: Limits,
+    /// How often a datasource left out (unreachable, refused, unreadable) is tried again.
+    pub retry: std::time::Duration,
 }
 
 /// Why the server could not start.

@@ -4,7 +4,8 @@
 use crate::auth::Caller;
 use crate::lanes::{Lanes, Reply, Work};
 use crate::types::{
-    ApiError, DatasourceSummary, ErrorCode, FeedbackRequest, Question, RouteRequest, SqlRequest,
+    ApiError, DatasourceSummary, ErrorBody, ErrorCode, FeedbackRequest, Question, RouteRequest,
+    SqlRequest,
 };
 use crate::{Options, StartError};
 use nl2sql_core::api::Streamed;
@@ -127,9 +128,9 @@ impl Shared {
         let book = feedback_file::load(&feedback_file).map_err(|e| StartError(e.to_string()))?;
         let lanes = Lanes::start(
             &options.sources,
-            &options.provider,
-            &options.run,
+            (&options.provider, &options.run),
             options.lanes,
+            options.retry,
         )
         .map_err(StartError)?;
         lanes.approved().set(book.approved());
@@ -161,7 +162,7 @@ impl Shared {
         let roles = [role.clone()];
         let checked = match &request.sql {
             Some(sql) => Some(
-                verified_sql(sql, full, &self.policies, &roles)
+                verified_sql(sql, &full, &self.policies, &roles)
                     .map_err(|e| ApiError::new(e.code, e.message))?,
             ),
             None => None,
@@ -186,7 +187,7 @@ impl Shared {
                 by: &by,
                 at: &at,
             },
-            Some(full),
+            Some(&full),
         );
         self.keep(&book)?;
         *held = book;
@@ -228,7 +229,7 @@ impl Shared {
                         format!("no proposal {datasource}.{id}"),
                     )
                 })?;
-                book.edit(datasource, id, *query, &scope, schema).map(Some)
+                book.edit(datasource, id, *query, &scope, &schema).map(Some)
             }
             Decision::Delete => book.delete(datasource, id, &scope).map(|()| None),
         }
@@ -241,12 +242,10 @@ impl Shared {
 
     /// Datasource `id`'s whole schema as read (no role's view: for checking SQL a caller
     /// sent, never for showing).
-    fn full_schema(&self, id: &str) -> Option<&nl2sql_core::result::SchemaSnapshot> {
-        self.lanes
-            .datasources()
-            .iter()
-            .find(|d| d.id == id)
-            .map(|d| &d.schema)
+    fn full_schema(&self, id: &str) -> Option<nl2sql_core::result::SchemaSnapshot> {
+        let known = self.lanes.known();
+        let found = known.datasources.iter().find(|d| d.id == id);
+        found.map(|d| d.schema.clone())
     }
 
     /// The caller's role, when it approves (APPROVAL_NOT_ALLOWED otherwise).
@@ -306,7 +305,7 @@ impl Shared {
         }
         if crate::auth::narrows(
             &self.policies,
-            self.lanes.datasources(),
+            &self.lanes.known().datasources,
             &caller.role,
             asked,
         ) {
@@ -476,26 +475,54 @@ impl Shared {
         })
     }
 
-    /// The datasources `role` may reach, each with the tables it may read.
+    /// The datasources `role` may reach, each with the tables it may read; then those left
+    /// out, each with its code and a sentence that names nothing of the server.
     pub fn datasources(&self, role: &str) -> Vec<DatasourceSummary> {
-        self.lanes
-            .datasources()
+        let known = self.lanes.known();
+        let read = known
+            .datasources
             .iter()
-            .filter_map(|d| self.visible(d, role))
-            .map(|d| DatasourceSummary {
-                tables: d.schema.tables.iter().map(|t| t.name.clone()).collect(),
-                id: d.id,
-                description: d.description,
-            })
-            .collect()
+            .filter_map(|d| self.visible(d, role));
+        let read = read.map(|d| DatasourceSummary {
+            tables: d.schema.tables.iter().map(|t| t.name.clone()).collect(),
+            id: d.id,
+            description: d.description,
+            unavailable: None,
+        });
+        let scope = self.policies.scope(&[role.to_string()]);
+        let left_out = known.unavailable.iter().filter(|u| scope.can_reach(&u.id));
+        let left_out = left_out.map(|u| DatasourceSummary {
+            id: u.id.clone(),
+            description: String::new(),
+            tables: Vec::new(),
+            unavailable: Some(ErrorBody {
+                code: u.code,
+                message: format!("{}; the server tries it again every so often.", u.summary()),
+            }),
+        });
+        read.chain(left_out).collect()
+    }
+
+    /// How many datasources are left out now.
+    pub fn unavailable_count(&self) -> usize {
+        self.lanes.known().unavailable.len()
     }
 
     /// Datasource `id` as `role` may see it: only the tables it may read, and no key that
     /// points at another (DATASOURCE_NOT_FOUND when it may reach none, as when there is no
     /// such datasource: a hidden datasource is not confirmed to exist).
     pub fn schema(&self, id: &str, role: &str) -> Result<DatasourceInfo, ApiError> {
-        self.lanes
-            .datasources()
+        let known = self.lanes.known();
+        let scope = self.policies.scope(&[role.to_string()]);
+        let left_out = known.unavailable.iter().find(|u| u.id == id);
+        if let Some(u) = left_out.filter(|u| scope.can_reach(&u.id)) {
+            return Err(ApiError::new(
+                u.code,
+                format!("{}; the server tries it again every so often.", u.summary()),
+            ));
+        }
+        known
+            .datasources
             .iter()
             .find(|d| d.id == id)
             .and_then(|d| self.visible(d, role))

@@ -4,8 +4,8 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 pub use nl2sql_core::api::{
-    ApiError, DatasourceSummary, DescribeRequest, ErrorBody, FeedbackRequest, Health, Question,
-    RouteRequest, SqlRequest,
+    ApiError, DatasourceSummary, DescribeRequest, ErrorBody, FeedbackRequest, Health, HealthStatus,
+    Question, RouteRequest, SqlRequest,
 };
 pub use nl2sql_core::error::ErrorCode;
 

@@ -208,8 +208,12 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         ErrorCode::DatasourceIdInvalid
         | ErrorCode::DatasourceIdTaken
         | ErrorCode::DatasourceUnreadable
+        | ErrorCode::DatasourceUnreachable
         | ErrorCode::DatasourceEmpty
         | ErrorCode::IndexBuildFailed => opening_failure(code),
+        // A login a real server refuses: tests/tests/servers.rs,
+        // `a_login_the_server_refuses_is_said_by_code` (PostgreSQL and MariaDB).
+        ErrorCode::DatasourceAuthFailed => vec![code],
         ErrorCode::FeedbackNotFound
         | ErrorCode::ApprovalNotAllowed
         | ErrorCode::VerifiedQueryInvalid
@@ -351,6 +355,17 @@ fn opening_failure(code: ErrorCode) -> Vec<ErrorCode> {
             let named = path.to_string_lossy();
             let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
             let opened = nl2sql_native::Sources::new(Some(&named), None, None, &data)
+                .and_then(|sources| sources.open(None).map(|_| ()));
+            return match opened {
+                Ok(()) => vec![],
+                Err(e) => vec![e.code],
+            };
+        }
+        ErrorCode::DatasourceUnreachable => {
+            // Nothing listens on port 1 of this machine.
+            let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+            let address = "postgres://nl2sql@127.0.0.1:1/nothing";
+            let opened = nl2sql_native::Sources::new(Some(address), None, None, &data)
                 .and_then(|sources| sources.open(None).map(|_| ()));
             return match opened {
                 Ok(()) => vec![],

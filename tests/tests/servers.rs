@@ -535,6 +535,44 @@ fn connects_over_tls_as_the_address_asks() {
     }
 }
 
+/// A login the server refuses (a user it does not know) is DATASOURCE_AUTH_FAILED, and a
+/// port where nothing listens DATASOURCE_UNREACHABLE: each said by its code, on PostgreSQL
+/// and MariaDB alike.
+#[test]
+#[ignore = "needs the servers cargo xtask test starts"]
+fn a_login_the_server_refuses_is_said_by_code() {
+    use nl2sql_core::error::ErrorCode;
+    use nl2sql_tests::servers::Server;
+    let data = nl2sql_tests::native::data_dir();
+    let opened = |address: &str| {
+        nl2sql_native::Sources::new(Some(address), None, None, &data)
+            .and_then(|sources| sources.open(None).map(|_| ()))
+    };
+    for server in [Server::Postgres, Server::MariaDb] {
+        let base = server.address("chinook");
+        let stranger = base.replacen("nl2sql@", "nobody_here:hunter2@", 1);
+        assert_ne!(stranger, base, "{server:?}: the address names its user");
+        match opened(&stranger) {
+            Ok(()) => panic!("{server:?}: a user it does not know logged in"),
+            Err(e) => assert!(
+                e.code == ErrorCode::DatasourceAuthFailed && !e.message.contains("hunter2"),
+                "{server:?}: {e:?}"
+            ),
+        }
+    }
+    let nowhere = Server::Postgres.address("chinook");
+    let port = nowhere
+        .rsplit_once(':')
+        .map(|(_, rest)| rest)
+        .unwrap_or_default();
+    let port = port.split('/').next().unwrap_or_default();
+    let nowhere = nowhere.replacen(&format!(":{port}/"), ":1/", 1);
+    match opened(&nowhere) {
+        Ok(()) => panic!("something listens on port 1"),
+        Err(e) => assert_eq!(e.code, ErrorCode::DatasourceUnreachable, "{e:?}"),
+    }
+}
+
 /// A PostgreSQL schema other than `public`, named by the address's search path
 /// (`options=-csearch_path=…`, which the driver passes on): its tables are the ones read,
 /// and a query finds them by their bare names.

@@ -579,3 +579,124 @@ fn a_planned_query_that_would_run_for_hours_ends_the_run_at_its_time_limit() {
     let codes: Vec<ErrorCode> = r.errors.iter().map(|e| e.error_code).collect();
     assert_eq!(codes, [ErrorCode::PipelineTimeout]);
 }
+
+/// A workspace opened with one empty database and one that could not be opened keeps them
+/// out alone: Chinook answers, every result says which were left out to a role that may
+/// reach them (their reason only in the detail, which a cleaned result drops) and nothing
+/// to one that may not, and SQL sent to one left out fails with its own code.
+#[test]
+fn a_datasource_left_out_is_said_in_every_result_to_those_who_may_reach_it() {
+    use nl2sql_core::curated::Curated;
+    use nl2sql_core::error::{Boundary, Clean, Error};
+    use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
+    use nl2sql_core::service::Unavailable;
+    use nl2sql_core::workspace::{Opening, Workspace};
+    use std::rc::Rc;
+    let dir = std::env::temp_dir().join(format!("nl2sql-left-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let empty = dir.join("empty.sqlite");
+    rusqlite::Connection::open(&empty)
+        .and_then(|c| c.execute_batch("PRAGMA user_version = 1;"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let opening = |id: &str, path: &std::path::Path| Opening {
+        profile: DatasourceProfile {
+            id: id.into(),
+            description: format!("The database {id}."),
+            examples: vec![],
+            verified: vec![],
+            notes: Default::default(),
+        },
+        datasource: Rc::new(
+            nl2sql_native::SqliteFile::open(id, path).unwrap_or_else(|e| panic!("{e}")),
+        ),
+        read_ahead: None,
+    };
+    let never_opened = Unavailable::new(
+        "support",
+        &Error::new(
+            ErrorCode::DatasourceUnreachable,
+            "cannot connect to PostgreSQL at postgres://app@10.0.0.5/support",
+        ),
+    );
+    let workspace = pollster::block_on(Workspace::open_isolated(
+        vec![
+            opening("chinook", &data_dir().join("chinook.sqlite")),
+            opening("blank", &empty),
+        ],
+        vec![never_opened],
+        Policies::demo(),
+        Curated::default(),
+        Rc::new(BuiltinEmbedder::default()),
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let left_out: Vec<(&str, ErrorCode)> = (workspace.unavailable().iter())
+        .map(|u| (u.id.as_str(), u.code))
+        .collect();
+    assert_eq!(
+        left_out,
+        [
+            ("support", ErrorCode::DatasourceUnreachable),
+            ("blank", ErrorCode::DatasourceEmpty)
+        ]
+    );
+    assert_eq!(workspace.ids(), ["chinook"]);
+
+    let mock = MockProvider::start().expect("the mock provider starts");
+    albums_fixtures(&mock, "chinook");
+    let run = RunConfig {
+        answer: AnswerConfig::Template,
+        ..RunConfig::default()
+    };
+    let s = Service::new(NativeHost::default(), workspace, mock_provider(&mock), run);
+    let ask = s
+        .request(question(COUNT_ALBUMS))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let result = pollster::block_on(s.ask(ask, None));
+    assert_eq!(result.status, Status::Success, "{:?}", result.errors);
+    let said: Vec<(ErrorCode, &str)> = (result.warnings.iter())
+        .map(|w| (w.code, w.message.as_str()))
+        .collect();
+    assert!(
+        said.contains(&(
+            ErrorCode::DatasourceUnreachable,
+            "support could not be reached, so it was left out; questions go to the other datasources."
+        )) && said.iter().any(|(c, _)| *c == ErrorCode::DatasourceEmpty),
+        "{said:?}"
+    );
+    let cleaned = serde_json::to_string(&result.warnings.clone().cleaned(&Boundary::default()))
+        .unwrap_or_default();
+    assert!(!cleaned.contains("10.0.0.5"), "{cleaned}");
+    assert!(serde_json::to_string(&result.warnings)
+        .unwrap_or_default()
+        .contains("10.0.0.5"));
+    // A role hears only of those it may reach; blank is no demo role's.
+    let roles = ["viewer".to_string()];
+    let demo = Policies::demo();
+    let scope = demo.scope(&roles);
+    let heard: Vec<String> = (s.unavailable_for(&roles).into_iter())
+        .map(|u| u.id)
+        .collect();
+    let reached: Vec<&str> = ["support", "blank"]
+        .into_iter()
+        .filter(|id| scope.can_reach(id))
+        .collect();
+    assert_eq!(heard, reached);
+    let cleaned = cleaned_list(&s);
+    assert!(
+        cleaned.contains("support could not be reached") && !cleaned.contains("10.0.0.5"),
+        "{cleaned}"
+    );
+
+    let sent = pollster::block_on(s.sql("SELECT 1", Some("support"), &["admin".into()]));
+    assert_eq!(sent.status, SqlStatus::Error);
+    let codes: Vec<ErrorCode> = sent.errors.iter().map(|e| e.error_code).collect();
+    assert_eq!(codes, [ErrorCode::DatasourceUnreachable]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The left-out list as a caller across a trust boundary reads it.
+fn cleaned_list(s: &Service<NativeHost>) -> String {
+    use nl2sql_core::error::{Boundary, Clean};
+    let seen = s.unavailable_for(&["admin".to_string()]);
+    serde_json::to_string(&seen.cleaned(&Boundary::default())).unwrap_or_default()
+}

@@ -117,14 +117,15 @@ impl Remote {
         self.post(transport, "/api/v1/route", route).await
     }
 
-    /// The datasources the key's role may reach, each with its schema as the role sees it.
+    /// The datasources the key's role may reach, each with its schema as the role sees it
+    /// (those the server left out for now have none, and are not among them).
     pub async fn datasources(
         &self,
         transport: &FetchTransport,
     ) -> Result<Vec<DatasourceInfo>, Error> {
         let listed: Vec<DatasourceSummary> = self.get(transport, "/api/v1/datasources").await?;
         let mut out = Vec::with_capacity(listed.len());
-        for d in listed {
+        for d in listed.into_iter().filter(|d| d.unavailable.is_none()) {
             let path = format!("/api/v1/datasources/{}/schema", d.id);
             out.push(self.get(transport, &path).await?);
         }

@@ -71,6 +71,7 @@ use crate::policy::Scope;
 use crate::provider::chat::PriceTable;
 use crate::provider::{Message, Role};
 use crate::scratch::Scratch;
+use crate::workspace::Unavailable;
 use llm::{structured, Budget, Caller, Structured};
 use model::{Live, Model};
 use node::{At, Record, Run, RunParts, Span, Step};
@@ -518,8 +519,13 @@ impl<'a> Engine<'a> {
             talk: Talk::of(question, thread),
         };
         let Staged { found, outcome } = self.steps(&asked, &run).await;
+        // A datasource left out is said to those who may reach it, in every result.
+        let left_out = self.catalog.unavailable().iter();
+        let left_out = left_out.filter(|u| asked.scope.can_reach(&u.id));
         let mut found = Found {
-            warnings: self.notices.to_vec(),
+            warnings: (self.notices.iter().cloned())
+                .chain(left_out.map(Unavailable::warning))
+                .collect(),
             ..Found::default()
         }
         .then(found);
