@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 /// The cache's format; a cache of another format is ignored (and rewritten by `nl2sql
 /// index`).
-pub const CACHE_FORMAT: u32 = 1;
+pub const CACHE_FORMAT: u32 = 2;
 
 /// Where a project's cache lives: `.nl2sql/schema-cache.json` beside its file.
 pub fn cache_path(project_file: &Path) -> PathBuf {

@@ -370,9 +370,10 @@ fn url_has_password(text: &str) -> bool {
 
 /// A table glob of datasource `id` as a policy pattern.
 pub fn table_pattern(id: &str, glob: &str) -> Result<Pattern, String> {
-    if glob.is_empty() || glob.contains('.') {
+    if glob.is_empty() || glob.split('.').count() > 2 || glob.split('.').any(str::is_empty) {
         return Err(format!(
-            "{glob:?}: a table pattern is a table name or a glob (`*`, `?`), without a datasource"
+            "{glob:?}: a table pattern is a table name or a glob (`*`, `?`), `schema.table` for a \
+             table outside the connection's own schema, without a datasource"
         ));
     }
     Pattern::try_from(format!("{id}.{glob}")).map_err(|e| e.message)

@@ -239,6 +239,7 @@ impl SparkDb {
                 .map_err(fail)?;
             let mut shape = TableShape {
                 name: name.clone(),
+                schema: None,
                 columns: Vec::new(),
                 foreign_keys: keys.foreign_keys,
                 view,

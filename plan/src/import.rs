@@ -720,7 +720,7 @@ impl Importer<'_> {
                         Some(_) => unsupported(format!("The table name {name}")),
                     }
                 };
-                let schema_name = part(2)?;
+                let mut schema_name = part(2)?;
                 let database = part(3)?;
                 if name.0.len() > 3 {
                     return unsupported(format!("The table name {name}"));
@@ -728,6 +728,19 @@ impl Importer<'_> {
                 let alias = alias
                     .as_ref()
                     .map_or_else(|| table.clone(), |a| ident_text(&a.name));
+                // `sales.deals` (or a bare `deals` no other table shares) is the table the
+                // schema calls `sales.deals`; `public.Track` on a connection whose schema is
+                // `public` is `Track`. A CTE's name is never qualified.
+                let mut table = table;
+                let cte = schema_name.is_none() && self.is_cte_name(&table, plan);
+                if let (false, None, Some(found)) = (
+                    cte,
+                    &database,
+                    self.schema.resolve(schema_name.as_deref(), &table),
+                ) {
+                    table = found.name.clone();
+                    schema_name = None;
+                }
                 plan.tables.push(TableRef {
                     name: table,
                     schema_name,
@@ -788,6 +801,13 @@ impl Importer<'_> {
                 return name;
             }
         }
+    }
+
+    /// Whether `name` is a WITH table in scope here (or one `plan` declares).
+    fn is_cte_name(&self, name: &str, plan: &Plan) -> bool {
+        let same = |n: &str| n.eq_ignore_ascii_case(name);
+        self.visible.borrow().iter().any(|(n, _)| same(n))
+            || plan.ctes.iter().any(|c| same(&c.name))
     }
 
     /// Whether the schema has a table named `name`.

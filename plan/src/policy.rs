@@ -64,13 +64,21 @@ impl TryFrom<String> for Pattern {
                 datasource: ds.to_lowercase(),
                 table: None,
             }),
-            [ds, table] if !ds.is_empty() && !table.is_empty() => Ok(Pattern {
-                datasource: ds.to_lowercase(),
-                table: Some(table.to_lowercase()),
-            }),
+            // A table outside the connection's own schema is named `schema.table`.
+            [ds, name @ ..]
+                if !ds.is_empty() && name.len() <= 2 && name.iter().all(|p| !p.is_empty()) =>
+            {
+                Ok(Pattern {
+                    datasource: ds.to_lowercase(),
+                    table: Some(name.join(".").to_lowercase()),
+                })
+            }
             _ => Err(Error::new(
                 ErrorKind::Policy,
-                format!("policy pattern {text:?} is not `*`, `datasource` or `datasource.table`"),
+                format!(
+                    "policy pattern {text:?} is not `*`, `datasource`, `datasource.table` or \
+                     `datasource.schema.table`"
+                ),
             )),
         }
     }
@@ -433,9 +441,13 @@ mod tests {
         assert!(!p.covers("webanalytics", "sessions"));
         assert!(pattern("*").unwrap().covers("anything", "at_all"));
         assert!(pattern("chinook").unwrap().covers("Chinook", "Track"));
-        for bad in ["", "a..b", "a.b.c", ".t", "ds.", " . "] {
+        for bad in ["", "a..b", "a.b.c.d", "a.b.", ".t", "ds.", " . "] {
             assert!(pattern(bad).is_err(), "{bad:?}");
         }
+        // A table outside the connection's own schema is `schema.table`.
+        let sales = pattern("shop.sales.*").unwrap();
+        assert!(sales.covers("shop", "sales.deals") && !sales.covers("shop", "deals"));
+        assert!(pattern("shop.*").unwrap().covers("shop", "sales.deals"));
         let spaced = pattern(" chinook . Employee ").unwrap();
         assert!(spaced.covers("chinook", "Employee"), "parts are trimmed");
         assert!(glob("a*b*c", "aXXbYYc"));
@@ -463,9 +475,9 @@ mod tests {
             .unwrap_err()
             .message
             .contains("default_role \"boss\""));
-        let err = serde_json::from_str::<Policies>(r#"{"roles": {"x": {"allow": ["a.b.c"]}}}"#)
+        let err = serde_json::from_str::<Policies>(r#"{"roles": {"x": {"allow": ["a.b.c.d"]}}}"#)
             .unwrap_err();
-        assert!(err.to_string().contains("a.b.c"), "{err}");
+        assert!(err.to_string().contains("a.b.c.d"), "{err}");
         assert!(serde_json::from_str::<Policies>(r#"{"rolez": {}}"#).is_err());
     }
 }

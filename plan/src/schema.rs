@@ -20,6 +20,10 @@ pub struct SchemaSnapshot {
     pub fingerprint: String,
     /// A short version label derived from the fingerprint, for people and traces.
     pub version: String,
+    /// The connection's own schema (PostgreSQL's current schema, DuckDB's, MySQL's
+    /// database), whose tables have bare names, when the engine has schemas.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
 }
 
 impl SchemaSnapshot {
@@ -34,6 +38,42 @@ impl SchemaSnapshot {
             tables,
             fingerprint,
             version,
+            schema: None,
+        }
+    }
+
+    /// This snapshot with `schema` as the connection's own schema.
+    pub fn in_schema(self, schema: Option<String>) -> Self {
+        SchemaSnapshot { schema, ..self }
+    }
+
+    /// The table SQL names as `schema.table` (`schema` `None`: a bare `table`): the one of
+    /// that name in that schema, the connection's own schema being named or not; a bare
+    /// name of another schema's table when no other table has it.
+    pub fn resolve(&self, schema: Option<&str>, table: &str) -> Option<&Table> {
+        let own = |s: &str| {
+            self.schema
+                .as_deref()
+                .is_some_and(|own| own.eq_ignore_ascii_case(s))
+        };
+        match schema {
+            Some(s) if own(s) => self.table(table).filter(|t| t.schema.is_none()),
+            Some(s) => self.tables.iter().find(|t| {
+                t.schema
+                    .as_deref()
+                    .is_some_and(|o| o.eq_ignore_ascii_case(s))
+                    && t.bare_name().eq_ignore_ascii_case(table)
+            }),
+            None => self.table(table).or_else(|| {
+                let mut elsewhere = self
+                    .tables
+                    .iter()
+                    .filter(|t| t.schema.is_some() && t.bare_name().eq_ignore_ascii_case(table));
+                match (elsewhere.next(), elsewhere.next()) {
+                    (Some(only), None) => Some(only),
+                    _ => None,
+                }
+            }),
         }
     }
 
@@ -50,8 +90,14 @@ impl SchemaSnapshot {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Table {
-    /// The table name as declared.
+    /// The table name as declared; `schema.table` for a table outside the connection's
+    /// own schema (so a policy, a note or a verified query naming it keeps meaning that one
+    /// table, whatever other schemas hold).
     pub name: String,
+    /// The schema it lives in, when that is not the connection's own (PostgreSQL's current
+    /// schema, DuckDB's `main`); SQL names it `schema.table`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
     /// Columns in declaration order.
     pub columns: Vec<Column>,
     /// Foreign keys declared on this table, each possibly over several columns.
@@ -69,6 +115,11 @@ pub struct Table {
 }
 
 impl Table {
+    /// The name within its schema: [`Table::name`] without the schema.
+    pub fn bare_name(&self) -> &str {
+        bare(&self.name, self.schema.as_deref())
+    }
+
     /// The column with this name, compared case-insensitively as SQLite does.
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns
@@ -212,6 +263,7 @@ mod tests {
 
     fn table(name: &str, rows: u64) -> Table {
         Table {
+            schema: None,
             name: name.into(),
             columns: vec![column("B", "INTEGER", Some(2)), column("A", "int", Some(1))],
             foreign_keys: vec![],
@@ -250,14 +302,39 @@ mod tests {
 /// A table's structure as the catalogue declares it, before statistics.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableShape {
-    /// The table's name as declared.
+    /// The table's name as declared (`schema.table` outside the connection's own schema).
     pub name: String,
+    /// Its schema, when that is not the connection's own.
+    pub schema: Option<String>,
     /// Its columns, in declaration order.
     pub columns: Vec<ColumnShape>,
     /// Its foreign keys, in declaration order.
     pub foreign_keys: Vec<ForeignKey>,
     /// Whether it is a view.
     pub view: bool,
+}
+
+impl TableShape {
+    /// A table of `schema` (`None` or empty: the connection's own) named `table` there.
+    pub fn named(schema: Option<&str>, table: &str) -> (String, Option<String>) {
+        match schema.filter(|s| !s.is_empty()) {
+            Some(s) => (format!("{s}.{table}"), Some(s.to_string())),
+            None => (table.to_string(), None),
+        }
+    }
+
+    /// The name within its schema.
+    pub fn bare_name(&self) -> &str {
+        bare(&self.name, self.schema.as_deref())
+    }
+}
+
+/// `name` without its `schema.` prefix.
+fn bare<'a>(name: &'a str, schema: Option<&str>) -> &'a str {
+    schema
+        .and_then(|s| name.strip_prefix(s))
+        .and_then(|rest| rest.strip_prefix('.'))
+        .unwrap_or(name)
 }
 
 /// A column as the catalogue declares it.

@@ -25,6 +25,7 @@ fn fk(columns: &str, table: &str, referenced: &str) -> ForeignKey {
 
 fn table(name: &str, columns: Vec<Column>, foreign_keys: Vec<ForeignKey>) -> Table {
     Table {
+        schema: None,
         name: name.into(),
         columns,
         foreign_keys,

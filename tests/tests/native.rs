@@ -1,4 +1,5 @@
-//! The datasource contract suite on rusqlite, natively, against the files in `data/`.
+//! The datasource contract suite on rusqlite, natively, against the files in `data/`; a
+//! DuckDB file with several schemas.
 #![cfg(not(target_arch = "wasm32"))]
 
 use nl2sql_core::DatasourceErrorKind;
@@ -31,4 +32,62 @@ fn a_file_that_is_not_a_database_is_unavailable() {
         .err()
         .expect("missing file");
     assert_eq!(err.kind, DatasourceErrorKind::Unavailable, "{err}");
+}
+
+/// Tables of a schema other than `main` are read too, named `schema.table`, with their
+/// statistics, and SQL naming them qualified (or bare, where unique) runs on them.
+#[test]
+fn every_schema_is_read_and_the_others_are_named_schema_table() {
+    use nl2sql_core::policy::Policies;
+    use nl2sql_core::run::{sql_mode, SqlQuery};
+    use nl2sql_core::validate::ValidatorSettings;
+    use nl2sql_core::Metadata;
+    use nl2sql_core::Value;
+    use nl2sql_native::DuckDbFile;
+    let dir = std::env::temp_dir().join(format!("nl2sql-duckdb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("schemas.duckdb");
+    let _ = std::fs::remove_file(&path);
+    let w = ::duckdb::Connection::open(&path).unwrap();
+    w.execute_batch(
+        "CREATE TABLE t (a BIGINT PRIMARY KEY); INSERT INTO t VALUES (1); \
+         CREATE SCHEMA sales; \
+         CREATE TABLE sales.deals (id INTEGER PRIMARY KEY, amount DECIMAL(10,2)); \
+         INSERT INTO sales.deals VALUES (1, 9.50), (2, 20.00); \
+         CREATE TABLE sales.t (z VARCHAR); INSERT INTO sales.t VALUES ('a'), ('b')",
+    )
+    .unwrap();
+    drop(w);
+    let db = DuckDbFile::open("shop", &path).unwrap();
+    let schema = pollster::block_on(db.introspect()).unwrap();
+    let names: Vec<(&str, Option<&str>)> = (schema.tables.iter())
+        .map(|t| (t.name.as_str(), t.schema.as_deref()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("sales.deals", Some("sales")),
+            ("sales.t", Some("sales")),
+            ("t", None)
+        ]
+    );
+    assert_eq!(schema.schema.as_deref(), Some("main"));
+    assert_eq!(schema.table("sales.t").map(|t| t.row_count), Some(2));
+    let run = |sql: &str| {
+        let ran = pollster::block_on(sql_mode(
+            &db,
+            &schema,
+            &Policies::read_all(),
+            &SqlQuery::sql(sql),
+            &ValidatorSettings::default(),
+        ));
+        assert!(ran.errors.is_empty(), "{sql}: {:?}", ran.errors);
+        ran.rows
+    };
+    let total = vec![vec![Value::Real(29.5)]];
+    assert_eq!(run("SELECT SUM(amount) FROM sales.deals"), total);
+    assert_eq!(run("SELECT SUM(amount) FROM deals"), total);
+    assert_eq!(run("SELECT COUNT(*) FROM main.t"), [[Value::Integer(1)]]);
+    assert_eq!(run("SELECT COUNT(*) FROM t"), [[Value::Integer(1)]]);
+    assert_eq!(run("SELECT COUNT(*) FROM sales.t"), [[Value::Integer(2)]]);
 }

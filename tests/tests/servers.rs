@@ -573,13 +573,19 @@ fn a_login_the_server_refuses_is_said_by_code() {
     }
 }
 
-/// A PostgreSQL schema other than `public`, named by the address's search path
-/// (`options=-csearch_path=…`, which the driver passes on): its tables are the ones read,
-/// and a query finds them by their bare names.
+/// A PostgreSQL database with tables in `public` and in two other schemas, one table name
+/// in both, a key across schemas: a plain address reads every schema the login may use
+/// (the system's excepted), the current schema's tables by bare names and the others as
+/// `schema.table`; SQL naming them either way (qualified, or bare where unique) imports
+/// and runs against the right table; a policy can hide a whole schema; and a search path
+/// makes another schema the current one.
 #[test]
 #[ignore = "needs the servers cargo xtask test starts"]
-fn reads_the_postgresql_schema_the_search_path_names() {
-    use nl2sql_core::{ExecLimits, Metadata, Value};
+fn reads_every_postgresql_schema_and_names_the_others_schema_table() {
+    use nl2sql_core::policy::Policies;
+    use nl2sql_core::run::{sql_mode, SqlQuery};
+    use nl2sql_core::validate::ValidatorSettings;
+    use nl2sql_core::{Metadata, Value};
     use nl2sql_tests::servers::Server;
     let name = format!("schemas_{}", std::process::id());
     let base = Server::Postgres.address(&name);
@@ -590,19 +596,106 @@ fn reads_the_postgresql_schema_the_search_path_names() {
     let mut client = ::postgres::Client::connect(&base, ::postgres::NoTls).unwrap();
     client
         .batch_execute(
-            "CREATE SCHEMA IF NOT EXISTS sales; \
-             CREATE TABLE IF NOT EXISTS sales.deals (id integer PRIMARY KEY, amount numeric(10,2)); \
-             INSERT INTO sales.deals VALUES (1, 9.50), (2, 20.00) ON CONFLICT DO NOTHING",
+            "CREATE SCHEMA IF NOT EXISTS sales; CREATE SCHEMA IF NOT EXISTS \"Audit\"; \
+             CREATE TABLE IF NOT EXISTS sales.deals (id integer PRIMARY KEY, \
+               ticket_id integer REFERENCES public.tickets (ticket_id), amount numeric(10,2)); \
+             INSERT INTO sales.deals VALUES (1, 1, 9.50), (2, 2, 20.00) ON CONFLICT DO NOTHING; \
+             CREATE TABLE IF NOT EXISTS \"Audit\".tickets (id integer, note text); \
+             INSERT INTO \"Audit\".tickets SELECT 1, 'seen' WHERE NOT EXISTS (SELECT 1 FROM \"Audit\".tickets)",
         )
         .unwrap();
+    let db = Server::Postgres.open_address(&name, &base);
+    let s = pollster::block_on(db.introspect()).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = s.tables.iter().map(|t| t.name.as_str()).collect();
+    assert!(
+        names.contains(&"tickets")
+            && names.contains(&"sales.deals")
+            && names.contains(&"Audit.tickets"),
+        "{names:?}"
+    );
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("pg_") || n.starts_with("information_schema")),
+        "{names:?}"
+    );
+    assert_eq!(s.schema.as_deref(), Some("public"));
+    let deals = s.table("sales.deals").unwrap();
+    assert_eq!(deals.schema.as_deref(), Some("sales"));
+    assert_eq!(
+        deals.row_count, 2,
+        "statistics read from the schema's own table"
+    );
+    assert_eq!(deals.foreign_keys[0].referenced_table, "tickets");
+
+    let run = |sql: &str, policies: &Policies| {
+        let query = SqlQuery {
+            roles: vec!["admin".into()],
+            ..SqlQuery::sql(sql)
+        };
+        let ran = pollster::block_on(sql_mode(
+            &*db,
+            &s,
+            policies,
+            &query,
+            &ValidatorSettings::default(),
+        ));
+        let codes: Vec<_> = ran.errors.iter().map(|e| e.error_code).collect();
+        (ran.rows, codes)
+    };
+    let all = Policies::demo();
+    let total = vec![vec![Value::Real(29.5)]];
+    for sql in [
+        "SELECT SUM(amount) FROM sales.deals",
+        "SELECT SUM(d.amount) FROM deals d",
+        "SELECT SUM(d.amount) FROM sales.deals d JOIN public.tickets t ON t.ticket_id = d.ticket_id",
+    ] {
+        assert_eq!(run(sql, &all), (total.clone(), vec![]), "{sql}");
+    }
+    // A bare name shared by two schemas is the current schema's table.
+    let (rows, codes) = run("SELECT COUNT(*) FROM \"Audit\".tickets", &all);
+    assert_eq!((rows, codes), (vec![vec![Value::Integer(1)]], vec![]));
+    let (bare, _) = run("SELECT COUNT(*) FROM tickets", &all);
+    assert_ne!(
+        bare,
+        vec![vec![Value::Integer(1)]],
+        "public.tickets, not Audit's"
+    );
+    // A schema the datasource does not have is named, not read from elsewhere.
+    let (_, codes) = run("SELECT COUNT(*) FROM nowhere.tickets", &all);
+    assert_eq!(codes, vec![nl2sql_core::error::ErrorCode::TableNotFound]);
+    // A policy hides a whole schema by its pattern.
+    let no_sales: Policies = serde_json::from_str(&format!(
+        r#"{{"default_role": "admin", "roles": {{"admin": {{"allow": ["*"], "deny": ["{name}.sales.*"]}}}}}}"#
+    ))
+    .unwrap();
+    for sql in [
+        "SELECT SUM(amount) FROM sales.deals",
+        "SELECT SUM(d.amount) FROM deals d",
+    ] {
+        let (_, codes) = run(sql, &no_sales);
+        assert_eq!(
+            codes,
+            vec![nl2sql_core::error::ErrorCode::SecurityViolation],
+            "{sql}"
+        );
+    }
+    let (rows, _) = run("SELECT COUNT(*) FROM \"Audit\".tickets", &no_sales);
+    assert_eq!(
+        rows,
+        vec![vec![Value::Integer(1)]],
+        "other schemas stay readable"
+    );
+
+    // Through a search path, sales is the current schema: its tables are bare.
     let db =
         Server::Postgres.open_address("sales", &format!("{base}?options=-csearch_path%3Dsales"));
     let s = pollster::block_on(db.introspect()).unwrap_or_else(|e| panic!("{e}"));
     let names: Vec<&str> = s.tables.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, vec!["deals"], "only the schema the path names");
-    let total =
-        pollster::block_on(db.execute("SELECT SUM(amount) FROM deals", ExecLimits::rows(1)));
-    assert_eq!(total.map(|f| f.rows), Ok(vec![vec![Value::Real(29.5)]]));
+    assert!(
+        names.contains(&"deals") && names.contains(&"public.tickets"),
+        "{names:?}"
+    );
 }
 
 /// The plan path plus execution on every engine (parse, validate, render, run, read the

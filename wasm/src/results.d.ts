@@ -1138,16 +1138,28 @@ fingerprint: string,
 /**
  * A short version label derived from the fingerprint, for people and traces.
  */
-version: string, };
+version: string, 
+/**
+ * The connection's own schema (PostgreSQL's current schema, DuckDB's, MySQL's
+ * database), whose tables have bare names, when the engine has schemas.
+ */
+schema?: string | null, };
 
 /**
  * One table.
  */
 export type Table = { 
 /**
- * The table name as declared.
+ * The table name as declared; `schema.table` for a table outside the connection's
+ * own schema (so a policy, a note or a verified query naming it keeps meaning that one
+ * table, whatever other schemas hold).
  */
 name: string, 
+/**
+ * The schema it lives in, when that is not the connection's own (PostgreSQL's current
+ * schema, DuckDB's `main`); SQL names it `schema.table`.
+ */
+schema?: string | null, 
 /**
  * Columns in declaration order.
  */

@@ -103,6 +103,7 @@ async fn read_server<D: Datasource + ?Sized>(
             Ok(table) => tables.push(table),
             Err(e) if view || e.kind == DatasourceErrorKind::TimedOut => {
                 tables.push(Table {
+                    schema: shape.schema.clone(),
                     columns: shape
                         .columns
                         .into_iter()
@@ -122,7 +123,30 @@ async fn read_server<D: Datasource + ?Sized>(
         }
     }
     drop_keys_to_missing_tables(&mut tables);
-    Ok((SchemaSnapshot::new(ds.id(), dialect, tables), hid))
+    let own = own_schema(ds, dialect).await?;
+    Ok((
+        SchemaSnapshot::new(ds.id(), dialect, tables).in_schema(own),
+        hid,
+    ))
+}
+
+/// The connection's own schema, whose tables have bare names: PostgreSQL's and DuckDB's
+/// current schema, MySQL's database; none where the engine has no such thing here.
+async fn own_schema<D: Datasource + ?Sized>(
+    ds: &D,
+    dialect: Dialect,
+) -> Result<Option<String>, DatasourceError> {
+    let sql = match dialect {
+        Dialect::Postgres | Dialect::DuckDb => "SELECT current_schema()",
+        Dialect::MySql => "SELECT DATABASE()",
+        _ => return Ok(None),
+    };
+    let frame = run(ds, sql).await?;
+    let first = frame.rows.first().and_then(|r| r.first());
+    Ok(match first {
+        Some(Value::Text(own)) if !own.is_empty() => Some(own.clone()),
+        _ => None,
+    })
 }
 
 /// Leaves out the foreign keys whose referenced table is not among `tables`.
@@ -144,6 +168,7 @@ async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, Datasourc
         .await?
         .into_iter()
         .map(|shape| Table {
+            schema: shape.schema,
             columns: shape
                 .columns
                 .into_iter()
@@ -201,7 +226,7 @@ async fn with_statistics<D: Datasource + ?Sized>(
     dialect: Dialect,
     shape: TableShape,
 ) -> Result<Table, DatasourceError> {
-    let table = quote_name(&shape.name, dialect);
+    let table = quote_table(shape.schema.as_deref(), shape.bare_name(), dialect);
     let categories: Vec<TypeCategory> = shape
         .columns
         .iter()
@@ -278,12 +303,25 @@ async fn with_statistics<D: Datasource + ?Sized>(
     }
     Ok(Table {
         name: shape.name,
+        schema: shape.schema,
         columns,
         foreign_keys: shape.foreign_keys,
         row_count,
         view: shape.view,
         unread: None,
     })
+}
+
+/// A table's name for SQL text: `"schema"."table"` outside the connection's own schema.
+fn quote_table(schema: Option<&str>, table: &str, dialect: Dialect) -> String {
+    match schema {
+        Some(schema) => format!(
+            "{}.{}",
+            quote_name(schema, dialect),
+            quote_name(table, dialect)
+        ),
+        None => quote_name(table, dialect),
+    }
 }
 
 /// A text column's values: all of them up to [`SAMPLE_ALL_MAX`] distinct, else the
@@ -375,38 +413,45 @@ pub(crate) fn count_at(row: &[Value], i: usize) -> Result<u64, DatasourceError> 
     }
 }
 
-/// Builds the structure from three catalogue reads every engine can give in the same shape:
-/// columns (`table, column, declared type, not null as 0/1, view as 0/1`) in declaration
-/// order, primary
-/// key columns (`table, column, position`) and foreign-key columns (`table, key name,
-/// column, referenced table, referenced column`) in key order.
+/// Builds the structure from three catalogue reads every engine can give in the same shape,
+/// each row led by the table's schema (empty for the connection's own): columns (`schema,
+/// table, column, declared type, not null as 0/1, view as 0/1`) in declaration order,
+/// primary key columns (`schema, table, column, position`) and foreign-key columns
+/// (`schema, table, key name, column, referenced schema, referenced table, referenced
+/// column`) in key order.
 fn assemble(
     columns: &ResultFrame,
     primary_keys: &ResultFrame,
     foreign_keys: &ResultFrame,
 ) -> Result<Structure, DatasourceError> {
+    let named = |row: &[Value], at: usize| -> Result<String, DatasourceError> {
+        let (schema, table) = (text_at(row, at)?, text_at(row, at + 1)?);
+        Ok(TableShape::named(Some(&schema), &table).0)
+    };
     let mut tables: Structure = Vec::new();
     for row in &columns.rows {
-        let table = text_at(row, 0)?;
+        let (schema, table) = (text_at(row, 0)?, text_at(row, 1)?);
+        let (name, schema) = TableShape::named(Some(&schema), &table);
         let col = ColumnShape {
-            name: text_at(row, 1)?,
-            declared_type: text_at(row, 2)?,
-            nullable: int_at(row, 3)? == 0,
+            name: text_at(row, 2)?,
+            declared_type: text_at(row, 3)?,
+            nullable: int_at(row, 4)? == 0,
             primary_key_position: None,
         };
         match tables.last_mut() {
-            Some(t) if t.name == table => t.columns.push(col),
+            Some(t) if t.name == name => t.columns.push(col),
             _ => tables.push(TableShape {
-                name: table,
+                name,
+                schema,
                 columns: vec![col],
                 foreign_keys: Vec::new(),
-                view: int_at(row, 4)? != 0,
+                view: int_at(row, 5)? != 0,
             }),
         }
     }
     for row in &primary_keys.rows {
-        let (table, name) = (text_at(row, 0)?, text_at(row, 1)?);
-        let position = u32::try_from(int_at(row, 2)?).unwrap_or(0);
+        let (table, name) = (named(row, 0)?, text_at(row, 2)?);
+        let position = u32::try_from(int_at(row, 3)?).unwrap_or(0);
         if let Some(col) = tables
             .iter_mut()
             .find(|t| t.name == table)
@@ -417,8 +462,8 @@ fn assemble(
     }
     let mut last_key: Option<(String, String)> = None;
     for row in &foreign_keys.rows {
-        let (table, key) = (text_at(row, 0)?, text_at(row, 1)?);
-        let (from, referenced_table, to) = (text_at(row, 2)?, text_at(row, 3)?, text_at(row, 4)?);
+        let (table, key) = (named(row, 0)?, text_at(row, 2)?);
+        let (from, referenced_table, to) = (text_at(row, 3)?, named(row, 4)?, text_at(row, 6)?);
         let Some(shape) = tables.iter_mut().find(|t| t.name == table) else {
             continue;
         };
@@ -491,25 +536,35 @@ mod tests {
     #[test]
     fn catalogue_rows_assemble_into_tables_keys_and_multi_column_foreign_keys() {
         let (no, yes) = (Value::Integer(0), Value::Integer(1));
+        let here = || t("");
         let columns = frame(vec![
-            vec![t("a"), t("x"), t("integer"), yes.clone(), no.clone()],
-            vec![t("a"), t("y"), t("integer"), yes.clone(), no.clone()],
-            vec![t("b"), t("ax"), t("integer"), no.clone(), no.clone()],
-            vec![t("b"), t("ay"), t("integer"), no.clone(), no.clone()],
-            vec![t("v"), t("x"), t("integer"), no.clone(), yes],
+            vec![here(), t("a"), t("x"), t("integer"), yes.clone(), no.clone()],
+            vec![here(), t("a"), t("y"), t("integer"), yes.clone(), no.clone()],
+            vec![here(), t("b"), t("ax"), t("integer"), no.clone(), no.clone()],
+            vec![here(), t("b"), t("ay"), t("integer"), no.clone(), no.clone()],
+            vec![here(), t("v"), t("x"), t("integer"), no.clone(), yes],
+            vec![t("sales"), t("a"), t("z"), t("integer"), no.clone(), no.clone()],
         ]);
         let pks = frame(vec![
-            vec![t("a"), t("y"), Value::Integer(2)],
-            vec![t("a"), t("x"), t("1")],
+            vec![here(), t("a"), t("y"), Value::Integer(2)],
+            vec![here(), t("a"), t("x"), t("1")],
         ]);
         let fks = frame(vec![
-            vec![t("b"), t("k"), t("ax"), t("a"), t("x")],
-            vec![t("b"), t("k"), t("ay"), t("a"), t("y")],
-            vec![t("gone"), t("k"), t("q"), t("a"), t("x")],
+            vec![here(), t("b"), t("k"), t("ax"), here(), t("a"), t("x")],
+            vec![here(), t("b"), t("k"), t("ay"), here(), t("a"), t("y")],
+            vec![here(), t("gone"), t("k"), t("q"), here(), t("a"), t("x")],
+            vec![t("sales"), t("a"), t("k"), t("z"), here(), t("a"), t("x")],
         ]);
         let s = assemble(&columns, &pks, &fks).unwrap();
-        assert_eq!(s.len(), 3);
-        assert!(!s[0].view && s[2].view, "the last is a view");
+        assert_eq!(s.len(), 4);
+        assert!(!s[0].view && s[2].view, "the third is a view");
+        // A table of another schema is named with it, and so is a key to or from one.
+        assert_eq!(
+            (s[3].name.as_str(), s[3].schema.as_deref(), s[3].bare_name()),
+            ("sales.a", Some("sales"), "a")
+        );
+        assert_eq!(s[3].foreign_keys[0].referenced_table, "a");
+        assert_eq!(s[0].schema, None);
         assert_eq!(s[0].columns[0].primary_key_position, Some(1));
         assert_eq!(s[0].columns[1].primary_key_position, Some(2));
         assert!(!s[0].columns[0].nullable && s[1].columns[0].nullable);
@@ -521,7 +576,7 @@ mod tests {
                 referenced_columns: vec!["x".into(), "y".into()],
             }]
         );
-        let bad = frame(vec![vec![t("a"), Value::Integer(3), t("int"), t("no"), no]]);
+        let bad = frame(vec![vec![here(), t("a"), Value::Integer(3), t("int"), t("no"), no]]);
         assert!(assemble(&bad, &pks, &fks).is_err());
     }
 }

@@ -1,37 +1,46 @@
-//! PostgreSQL's catalogue: the tables of the connection's current schema (ordinary and
-//! partitioned tables, not their partitions, and views, materialized ones included), read
-//! from `pg_catalog` so that declared types come as PostgreSQL writes them (`format_type`)
-//! and keys keep their column order.
+//! PostgreSQL's catalogue: the tables of every schema the login may use (ordinary and
+//! partitioned tables, not their partitions, and views, materialized ones included), the
+//! system's own schemas excepted, read from `pg_catalog` so that declared types come as
+//! PostgreSQL writes them (`format_type`) and keys keep their column order. A table of the
+//! connection's current schema keeps its bare name; any other is `schema.table`.
 
 use super::{assemble, run, Structure};
 use crate::datasource::{Datasource, DatasourceError};
 
-/// Tables of the current schema, as a join's first lines.
+/// Tables of every schema the login may use, as a join's first lines.
 const TABLES: &str = "FROM pg_catalog.pg_class AS c \
      JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace \
-     AND n.nspname = current_schema()";
+     AND n.nspname NOT IN ('pg_catalog', 'information_schema') \
+     AND n.nspname NOT LIKE 'pg\\_%' AND has_schema_privilege(n.oid, 'USAGE')";
 
 const KINDS: &str = "c.relkind IN ('r', 'p', 'v', 'm') AND NOT c.relispartition";
 
 pub(super) async fn structure<D: Datasource + ?Sized>(
     ds: &D,
 ) -> Result<Structure, DatasourceError> {
+    // A schema's name as `assemble` takes it: empty for the current schema.
+    let own = |n: &str| {
+        format!("CASE WHEN {n}.nspname = current_schema() THEN '' ELSE {n}.nspname::text END")
+    };
+    let (schema, referenced) = (own("n"), own("rn"));
     let columns = run(
         ds,
         &format!(
-            "SELECT c.relname::text, a.attname::text, format_type(a.atttypid, a.atttypmod), \
+            "SELECT {schema}, c.relname::text, a.attname::text, \
+             format_type(a.atttypid, a.atttypmod), \
              CASE WHEN a.attnotnull THEN 1 ELSE 0 END, \
              CASE WHEN c.relkind IN ('v', 'm') THEN 1 ELSE 0 END \
              {TABLES} JOIN pg_catalog.pg_attribute AS a ON a.attrelid = c.oid \
              WHERE {KINDS} AND a.attnum > 0 AND NOT a.attisdropped \
-             ORDER BY c.relname, a.attnum"
+             ORDER BY n.nspname, c.relname, a.attnum"
         ),
     )
     .await?;
     let primary_keys = run(
         ds,
         &format!(
-            "SELECT c.relname::text, a.attname::text, array_position(k.conkey, a.attnum) \
+            "SELECT {schema}, c.relname::text, a.attname::text, \
+             array_position(k.conkey, a.attnum) \
              {TABLES} JOIN pg_catalog.pg_constraint AS k ON k.conrelid = c.oid AND k.contype = 'p' \
              JOIN pg_catalog.pg_attribute AS a ON a.attrelid = c.oid AND a.attnum = ANY (k.conkey) \
              WHERE {KINDS}"
@@ -42,14 +51,15 @@ pub(super) async fn structure<D: Datasource + ?Sized>(
     let foreign_keys = run(
         ds,
         &format!(
-            "SELECT c.relname::text, k.conname::text, a.attname::text, r.relname::text, \
-             ra.attname::text \
+            "SELECT {schema}, c.relname::text, k.conname::text, a.attname::text, \
+             {referenced}, r.relname::text, ra.attname::text \
              {TABLES} JOIN pg_catalog.pg_constraint AS k ON k.conrelid = c.oid AND k.contype = 'f' \
-             JOIN pg_catalog.pg_class AS r ON r.oid = k.confrelid AND r.relnamespace = c.relnamespace \
+             JOIN pg_catalog.pg_class AS r ON r.oid = k.confrelid \
+             JOIN pg_catalog.pg_namespace AS rn ON rn.oid = r.relnamespace \
              JOIN generate_series(1, 32) AS i(pos) ON i.pos <= array_length(k.conkey, 1) \
              JOIN pg_catalog.pg_attribute AS a ON a.attrelid = c.oid AND a.attnum = k.conkey[i.pos] \
              JOIN pg_catalog.pg_attribute AS ra ON ra.attrelid = r.oid AND ra.attnum = k.confkey[i.pos] \
-             WHERE {KINDS} ORDER BY c.relname, k.oid, i.pos"
+             WHERE {KINDS} ORDER BY n.nspname, c.relname, k.oid, i.pos"
         ),
     )
     .await?;

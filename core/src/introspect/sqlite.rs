@@ -135,6 +135,7 @@ async fn cheap_fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, Dat
         .await?;
         let single_pk = single_pk(cols);
         tables.push(Table {
+            schema: None,
             name: name.clone(),
             columns: cols
                 .iter()
@@ -206,6 +207,7 @@ async fn read_table<D: Datasource + ?Sized>(
         // why, and the rest of the database is read.
         Err(e) if view => {
             return Ok(Table {
+                schema: None,
                 name: name.to_string(),
                 columns: Vec::new(),
                 foreign_keys: Vec::new(),
@@ -246,6 +248,7 @@ async fn read_table<D: Datasource + ?Sized>(
         Err(e) => return Err(e),
     };
     Ok(Table {
+        schema: None,
         name: name.to_string(),
         columns,
         foreign_keys,

@@ -253,6 +253,7 @@ mod tests {
     #[test]
     fn text_in_a_key_gets_a_length_mysql_can_index() {
         let mut table = Table {
+            schema: None,
             name: "t".into(),
             columns: vec![column("TEXT", TypeCategory::Text, "", "")],
             foreign_keys: vec![],

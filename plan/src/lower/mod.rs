@@ -976,14 +976,21 @@ impl Lowerer<'_> {
 
     fn table_factor(&self, t: &TableRef) -> Result<TableFactor, LowerError> {
         let d = self.dialect;
-        // The declared spelling: the table's, or the CTE's.
+        // The declared spelling: the table's (with its schema when it is not the
+        // connection's own), or the CTE's.
         let name = match self.bound(&t.alias).map(|b| b.source) {
-            Some(Source::Table(table)) => table.name.clone(),
-            Some(Source::Cte(name, _)) => name,
+            Some(Source::Table(table)) => match &table.schema {
+                Some(schema) => ast::ObjectName(vec![
+                    ast::ObjectNamePart::Identifier(ident(schema, d)),
+                    ast::ObjectNamePart::Identifier(ident(table.bare_name(), d)),
+                ]),
+                None => object_name(ident(&table.name, d)),
+            },
+            Some(Source::Cte(name, _)) => object_name(ident(&name, d)),
             None => return fail(format!("Alias {} is not in scope.", t.alias)),
         };
         Ok(TableFactor::Table {
-            name: object_name(ident(&name, d)),
+            name,
             alias: Some(table_alias(ident(&t.alias, d))),
             args: None,
             with_hints: vec![],

@@ -263,17 +263,30 @@ impl<'s> Resolver<'s, '_> {
             {
                 Source::Derived(name.clone(), cols.clone())
             } else if let Some(table) = self.schema.table(&t.name) {
-                let other_schema = t
-                    .schema_name
-                    .as_deref()
-                    .is_some_and(|s| !s.eq_ignore_ascii_case("main"));
-                if other_schema || t.database.is_some() {
+                // The importer names a table of another schema `schema.table`; what is left
+                // qualified names a schema (or a database) the table is not in.
+                let own = |s: &str| {
+                    s.eq_ignore_ascii_case("main")
+                        || self
+                            .schema
+                            .schema
+                            .as_deref()
+                            .is_some_and(|o| o.eq_ignore_ascii_case(s))
+                };
+                let elsewhere = t.schema_name.as_deref().is_some_and(|s| !own(s));
+                if elsewhere || t.database.is_some() {
+                    let qualified = [&t.database, &t.schema_name, &Some(t.name.clone())]
+                        .into_iter()
+                        .flatten()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(".");
                     self.out.error(
                         ErrorCode::TableNotFound,
                         format!(
-                            "Table {} is read from another schema or database; datasource {} has \
-                             one schema. Leave schema_name and database out.",
-                            t.name, self.schema.datasource_id
+                            "Table {qualified} is not in datasource {}; a table outside the \
+                             connection's own schema is named schema.table.",
+                            self.schema.datasource_id
                         ),
                     );
                 }
