@@ -245,6 +245,9 @@ pub(crate) fn say_cache_problems(report: &nl2sql_native::CacheReport) {
     for problem in &report.problems {
         eprintln!("nl2sql: the schema cache was not used: {problem}");
     }
+    for dropped in &report.dropped {
+        eprintln!("nl2sql: CONFIG_INVALID: {dropped}");
+    }
 }
 
 /// Says on stderr which datasources were left out, each with its code and reason.

@@ -1,7 +1,7 @@
 //! `nl2sql schema`: a datasource's tables, columns, keys and statistics, as text or JSON.
 
 use crate::{source_failure, Failure};
-use nl2sql_core::result::SchemaSnapshot;
+use nl2sql_core::result::{KeySource, SchemaSnapshot};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -70,8 +70,13 @@ fn print_schema(s: &SchemaSnapshot) {
             );
         }
         for fk in &t.foreign_keys {
+            let source = match &fk.source {
+                KeySource::Database => String::new(),
+                KeySource::Configured => "  (declared in the project file)".into(),
+                KeySource::Inferred { evidence } => format!("  (inferred: {evidence})"),
+            };
             println!(
-                "  FK ({}) -> {}({})",
+                "  FK ({}) -> {}({}){source}",
                 fk.columns.join(", "),
                 fk.referenced_table,
                 fk.referenced_columns.join(", ")

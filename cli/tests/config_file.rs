@@ -432,3 +432,90 @@ connection = "data/words.sqlite"
     );
     assert!(!stderr.contains("hunter2"), "{stderr}");
 }
+
+/// A database that declares no keys: `nl2sql schema` shows the relationships the engine
+/// infers with their evidence; the project file declares one no name says and rejects one
+/// the engine would infer; one naming a column the table lacks is dropped alone, said by
+/// code, and the rest apply.
+#[test]
+fn relationships_are_inferred_declared_and_rejected() {
+    let plain = r#"
+[[datasources]]
+id = "shop"
+connection = "data/shop.sqlite"
+"#;
+    let dir = project("relationships", plain);
+    rusqlite::Connection::open(dir.join("data/shop.sqlite"))
+        .and_then(|c| {
+            c.execute_batch(
+                "CREATE TABLE customers (id INTEGER, name TEXT); \
+                 CREATE TABLE users (id INTEGER, email TEXT); \
+                 CREATE TABLE orders (id INTEGER, customer INTEGER, seller INTEGER, total REAL); \
+                 INSERT INTO customers VALUES (1, 'Ann'), (2, 'Bo'), (3, 'Cy'); \
+                 INSERT INTO users VALUES (10, 'a@x'), (11, 'b@x'); \
+                 INSERT INTO orders VALUES (1, 1, 10, 5.0), (2, 2, 11, 7.5), (3, 1, 10, 1.0);",
+            )
+        })
+        .expect("a database without keys");
+    let keys = |dir: &std::path::Path| -> Vec<(String, String, String)> {
+        let schema = json(&nl2sql_in(dir, &["schema", "--json"]));
+        let tables = schema["tables"].as_array().cloned().unwrap_or_default();
+        let mut out = Vec::new();
+        for t in &tables {
+            for k in t["foreign_keys"].as_array().cloned().unwrap_or_default() {
+                out.push((
+                    format!(
+                        "{}.{}",
+                        t["name"].as_str().unwrap_or(""),
+                        k["columns"][0].as_str().unwrap_or("")
+                    ),
+                    format!(
+                        "{}.{}",
+                        k["referenced_table"].as_str().unwrap_or(""),
+                        k["referenced_columns"][0].as_str().unwrap_or("")
+                    ),
+                    k["source"]["kind"]
+                        .as_str()
+                        .unwrap_or("database")
+                        .to_string(),
+                ));
+            }
+        }
+        out
+    };
+    let inferred = (
+        "orders.customer".to_string(),
+        "customers.id".to_string(),
+        "inferred".to_string(),
+    );
+    assert_eq!(keys(&dir), vec![inferred]);
+    let text = nl2sql_in(&dir, &["schema"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(
+            "FK (customer) -> customers(id)  (inferred: orders.customer is named for customers"
+        ),
+        "{text}"
+    );
+
+    let configured = format!(
+        "{plain}\n[[datasources.relationships]]\nfrom = \"orders.seller\"\nto = \"users.id\"\n\n\
+         [[datasources.relationships]]\nfrom = \"orders.customer\"\nreject = true\n\n\
+         [[datasources.relationships]]\nfrom = \"orders.nothing\"\nto = \"users.id\"\n"
+    );
+    std::fs::write(dir.join("nl2sql.toml"), configured).expect("the config");
+    assert_eq!(
+        keys(&dir),
+        vec![(
+            "orders.seller".to_string(),
+            "users.id".to_string(),
+            "configured".to_string()
+        )]
+    );
+    let out = nl2sql_in(&dir, &["schema"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("CONFIG_INVALID") && stderr.contains("orders.nothing"),
+        "{stderr}"
+    );
+}

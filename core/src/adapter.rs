@@ -11,7 +11,7 @@ pub use crate::engine::{join_all, CancelToken, Sleep};
 pub use crate::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport, Offline, Utf8Chunks};
 pub use crate::index::{
     BuiltinEmbedder, CircuitBreaker, Clock, ColumnNotes, DatasourceProfile, Embedder,
-    GuardedEmbedder, Notes, TableNotes, Term,
+    GuardedEmbedder, Notes, Relationship, TableNotes, Term,
 };
 pub use crate::introspect::Metadata;
 pub use crate::provider::{ApiKey, Provider, ProviderEmbedder, Wire};

@@ -17,4 +17,4 @@ pub use crate::engine::{
 pub use crate::index::{Dropped, Retrieval, Routing, SignalRecord};
 pub use crate::run::{SqlRun, SqlStatus};
 pub use nl2sql_plan::validate::ValidationCheck;
-pub use nl2sql_plan::{Column, ForeignKey, Plan, SchemaSnapshot, Table, Value};
+pub use nl2sql_plan::{Column, ForeignKey, KeySource, Plan, SchemaSnapshot, Table, Value};

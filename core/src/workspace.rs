@@ -185,6 +185,8 @@ pub struct Source {
     pub schema: SchemaSnapshot,
     /// Its text columns' distinct values, as [`ValueIndex::read`] returns them.
     values: Vec<(String, String, Vec<String>)>,
+    /// The relationships its notes declare or reject that could not be applied, and why.
+    dropped: Vec<String>,
 }
 
 /// The outside world a run needs: HTTP, the clock, and optionally a scratch database (for
@@ -391,6 +393,16 @@ impl Workspace {
                     ));
                 }
             }
+        }
+        // Relationships that cannot be applied are left out alone, and said.
+        for s in &sources {
+            notices.extend(s.dropped.iter().map(|why| {
+                RunWarning::new(
+                    Node::SchemaRetriever,
+                    ErrorCode::ConfigInvalid,
+                    format!("A relationship was dropped: {why}."),
+                )
+            }));
         }
         // Notes about what a schema does not have are left out alone, and said.
         notices.extend(index.dropped_notes().iter().map(|why| {
@@ -615,15 +627,18 @@ pub struct Opening {
 
 impl Opening {
     async fn read(self) -> Result<Source, Error> {
-        let read = match self.read_ahead {
+        let mut read = match self.read_ahead {
             Some(read) => read,
             None => read_source(&self.profile.id, self.datasource.as_ref()).await?,
         };
+        // The owner's word on relationships overrides the engine's inference, each alone.
+        let dropped = self.profile.notes.apply_relationships(&mut read.schema);
         Ok(Source {
             profile: self.profile,
             datasource: self.datasource,
             schema: read.schema,
             values: read.values,
+            dropped,
         })
     }
 }

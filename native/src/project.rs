@@ -6,7 +6,7 @@
 //! `api_key_env`). The format is documented in `docs/config.md`.
 
 use crate::address::Address;
-use nl2sql_core::adapter::{Notes, TableNotes, Term};
+use nl2sql_core::adapter::{Notes, Relationship, TableNotes, Term};
 use nl2sql_core::config::{NodeModels, ProviderKind};
 use nl2sql_core::config::{Pattern, Policies};
 use nl2sql_core::error::Error;
@@ -108,6 +108,10 @@ pub struct DatasourceEntry {
     /// Its business terms (`[[datasources.terms]]`).
     #[serde(default)]
     pub terms: Vec<Term>,
+    /// Joins declared where the database declares none, or rejected where the engine would
+    /// infer them.
+    #[serde(default)]
+    pub relationships: Vec<Relationship>,
 }
 
 impl DatasourceEntry {
@@ -116,6 +120,7 @@ impl DatasourceEntry {
         Notes {
             tables: self.tables.clone(),
             terms: self.terms.clone(),
+            relationships: self.relationships.clone(),
         }
     }
 }

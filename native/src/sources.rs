@@ -82,6 +82,9 @@ pub struct CacheReport {
     /// Why the cache could not be used or written, when it could not (the databases were
     /// read instead; nothing is lost).
     pub problems: Vec<String>,
+    /// What of the project's configuration could not be applied to what was read (a
+    /// relationship naming a column the table lacks), each left out alone.
+    pub dropped: Vec<String>,
 }
 
 /// The databases a command reads.
@@ -391,7 +394,7 @@ impl Sources {
         let cached = self
             .load_cache(&mut report)
             .and_then(|cache| self.cached(&cache, datasource.as_ref()));
-        let schema = match cached {
+        let mut schema = match cached {
             Some(read) => {
                 report.reused.push(datasource.id().to_string());
                 read.schema
@@ -399,6 +402,13 @@ impl Sources {
             None => pollster::block_on(datasource.introspect())
                 .map_err(|e| unreadable(e.to_string()))?,
         };
+        // The project's word on relationships, as a workspace applies it.
+        let notes = self.profile(datasource.id()).notes;
+        for why in notes.apply_relationships(&mut schema) {
+            report
+                .dropped
+                .push(format!("a relationship was dropped: {why}"));
+        }
         Ok((datasource, schema, report))
     }
 

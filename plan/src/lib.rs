@@ -40,7 +40,7 @@ pub use ast::{
 pub use dialect::Dialect;
 pub use error::{Error, ErrorKind};
 pub use json_schema::plan_json_schema;
-pub use schema::{Column, ColumnStats, ForeignKey, SchemaSnapshot, Table, TypeCategory};
+pub use schema::{Column, ColumnStats, ForeignKey, KeySource, SchemaSnapshot, Table, TypeCategory};
 pub use value::Value;
 
 #[cfg(test)]

@@ -188,6 +188,35 @@ pub struct ForeignKey {
     pub referenced_table: String,
     /// The referenced columns, paired with `columns` by position.
     pub referenced_columns: Vec<String>,
+    /// Who says so: the database (a declared key), the project file, or the engine's
+    /// inference, with its evidence.
+    #[serde(default, skip_serializing_if = "KeySource::is_database")]
+    pub source: KeySource,
+}
+
+/// Where a relationship between tables comes from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum KeySource {
+    /// A foreign key the database declares.
+    #[default]
+    Database,
+    /// Declared in the project file (`[[datasources.relationships]]`).
+    Configured,
+    /// Inferred by the engine where none is declared: what it rests on.
+    Inferred {
+        /// The names, types and values that agree, in words.
+        evidence: String,
+    },
+}
+
+impl KeySource {
+    /// Whether the database declares it.
+    pub fn is_database(&self) -> bool {
+        *self == KeySource::Database
+    }
 }
 
 /// How a column's data is distributed.
@@ -229,7 +258,8 @@ fn fingerprint(dialect: Dialect, tables: &[Table]) -> String {
                 c.primary_key_position.unwrap_or(0)
             ));
         }
-        for fk in &table.foreign_keys {
+        // Relationships the engine or the project adds are not the database's structure.
+        for fk in table.foreign_keys.iter().filter(|k| k.source.is_database()) {
             canonical.push_str(&format!(
                 " fk {} -> {}({})\n",
                 fk.columns.join(","),

@@ -17,6 +17,7 @@ fn column(name: &str, declared: &str, category: TypeCategory, pk: Option<u32>) -
 
 fn fk(columns: &str, table: &str, referenced: &str) -> ForeignKey {
     ForeignKey {
+        source: Default::default(),
         columns: vec![columns.into()],
         referenced_table: table.into(),
         referenced_columns: vec![referenced.into()],

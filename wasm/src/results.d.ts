@@ -1254,7 +1254,21 @@ referenced_table: string,
 /**
  * The referenced columns, paired with `columns` by position.
  */
-referenced_columns: Array<string>, };
+referenced_columns: Array<string>, 
+/**
+ * Who says so: the database (a declared key), the project file, or the engine's
+ * inference, with its evidence.
+ */
+source?: KeySource, };
+
+/**
+ * Where a relationship between tables comes from.
+ */
+export type KeySource = { "kind": "database" } | { "kind": "configured" } | { "kind": "inferred", 
+/**
+ * The names, types and values that agree, in words.
+ */
+evidence: string, };
 
 /**
  * A datasource's notes, as its configuration gives them.
@@ -1267,7 +1281,12 @@ tables: { [key in string]: TableNotes },
 /**
  * Business terms.
  */
-terms: Array<Term>, };
+terms: Array<Term>, 
+/**
+ * Joins the owner declares where the database does not, or rejects where the engine
+ * would infer them.
+ */
+relationships: Array<Relationship>, };
 
 /**
  * What a table is, in words.
@@ -1320,6 +1339,25 @@ means: string,
  * may read them all.
  */
 tables: Array<string>, };
+
+/**
+ * A join the owner declares (`from` refers to `to`) or rejects (`reject`: the engine never
+ * infers one from `from`).
+ */
+export type Relationship = { 
+/**
+ * The referring column, `table.column` (`schema.table.column` outside the
+ * connection's own schema).
+ */
+from: string, 
+/**
+ * The column it refers to, `table.column`; none when rejecting.
+ */
+to: string | null, 
+/**
+ * Never infer a relationship from `from` (and drop one inferred already).
+ */
+reject: boolean, };
 
 /**
  * The broad kind of a column's values; what the validator and the planner reason with.

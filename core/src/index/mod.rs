@@ -21,7 +21,7 @@ pub use breaker::{CircuitBreaker, Clock, GuardedEmbedder};
 #[cfg(feature = "internals")]
 pub use embed::similarity;
 pub use embed::{unsearchable, BuiltinEmbedder, Embedder, Vector};
-pub use notes::{ColumnNotes, Notes, TableNotes, Term};
+pub use notes::{ColumnNotes, Notes, Relationship, TableNotes, Term};
 pub use retrieve::{render, retrieve, Retrieval, RetrieveSettings};
 #[cfg(feature = "internals")]
 pub use route::PoolEntry;

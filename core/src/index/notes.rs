@@ -4,7 +4,7 @@
 //! synonyms link a question's word to a stored value ("waiting" → `status = 'pending'`),
 //! and the planner's prompt shows the notes of the tables it is given.
 
-use crate::schema::SchemaSnapshot;
+use crate::schema::{ForeignKey, KeySource, SchemaSnapshot, TypeCategory};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -20,6 +20,86 @@ pub struct Notes {
     /// Business terms.
     #[serde(default)]
     pub terms: Vec<Term>,
+    /// Joins the owner declares where the database does not, or rejects where the engine
+    /// would infer them.
+    #[serde(default)]
+    pub relationships: Vec<Relationship>,
+}
+
+/// A join the owner declares (`from` refers to `to`) or rejects (`reject`: the engine never
+/// infers one from `from`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Relationship {
+    /// The referring column, `table.column` (`schema.table.column` outside the
+    /// connection's own schema).
+    pub from: String,
+    /// The column it refers to, `table.column`; none when rejecting.
+    #[serde(default)]
+    pub to: Option<String>,
+    /// Never infer a relationship from `from` (and drop one inferred already).
+    #[serde(default)]
+    pub reject: bool,
+}
+
+impl Relationship {
+    /// `schema` with this relationship declared (as a foreign key from the project file,
+    /// replacing an inferred one from the same column) or rejected (every inferred one from
+    /// `from` dropped); why it cannot be, when it names a table or column `schema` does not
+    /// have or types that cannot be compared.
+    pub fn apply(&self, schema: &mut SchemaSnapshot) -> Result<(), String> {
+        let id = schema.datasource_id.clone();
+        let column_of = |schema: &SchemaSnapshot, at: &str| -> Result<(String, String, TypeCategory), String> {
+            let (table, column) = at
+                .rsplit_once('.')
+                .ok_or_else(|| format!("the relationship {at:?} of {id}: name table.column"))?;
+            let t = schema
+                .table(table)
+                .ok_or_else(|| format!("the relationship from {at} of {id}: it has no table {table}"))?;
+            let c = t
+                .column(column)
+                .ok_or_else(|| format!("the relationship from {at} of {id}: {} has no column {column}", t.name))?;
+            Ok((t.name.clone(), c.name.clone(), c.category))
+        };
+        let (table, column, kind) = column_of(schema, &self.from)?;
+        let inferred_from = |k: &ForeignKey| {
+            matches!(k.source, KeySource::Inferred { .. })
+                && k.columns.iter().any(|c| c.eq_ignore_ascii_case(&column))
+        };
+        let to = match (&self.to, self.reject) {
+            (None, true) => None,
+            (Some(to), false) => Some(column_of(schema, to)?),
+            _ => {
+                return Err(format!(
+                    "the relationship from {} of {id}: give `to`, or `reject = true`, not both",
+                    self.from
+                ))
+            }
+        };
+        if let Some((_, to_column, to_kind)) = &to {
+            if *to_kind != kind {
+                return Err(format!(
+                    "the relationship from {} of {id}: {column} and {to_column} hold different kinds of values",
+                    self.from
+                ));
+            }
+        }
+        let Some(t) = schema.tables.iter_mut().find(|t| t.name == table) else {
+            return Ok(());
+        };
+        t.foreign_keys.retain(|k| !inferred_from(k));
+        if let Some((to_table, to_column, _)) = to {
+            t.foreign_keys.push(ForeignKey {
+                columns: vec![column],
+                referenced_table: to_table,
+                referenced_columns: vec![to_column],
+                source: KeySource::Configured,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// What a table is, in words.
@@ -75,7 +155,14 @@ pub struct Term {
 impl Notes {
     /// True when there is nothing in them.
     pub fn is_empty(&self) -> bool {
-        self.tables.is_empty() && self.terms.is_empty()
+        self.tables.is_empty() && self.terms.is_empty() && self.relationships.is_empty()
+    }
+
+    /// `schema` with the relationships these notes declare or reject applied, each alone;
+    /// why each that could not be applied was left out.
+    pub fn apply_relationships(&self, schema: &mut SchemaSnapshot) -> Vec<String> {
+        let relationships = self.relationships.iter();
+        relationships.filter_map(|r| r.apply(schema).err()).collect()
     }
 
     /// The notes that fit `schema`, spelled as it declares its names, and a sentence for

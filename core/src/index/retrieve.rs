@@ -473,6 +473,10 @@ pub fn render(schema: &SchemaSnapshot, retrieval: &Retrieval) -> String {
                 let at = fk.columns.iter().position(|x| x == &c.name).unwrap_or(0);
                 let to = fk.referenced_columns.get(at).map_or("?", String::as_str);
                 part.push_str(&format!(" -> {}.{to}", fk.referenced_table));
+                // The planner weighs a join the database does not declare itself.
+                if matches!(fk.source, crate::schema::KeySource::Inferred { .. }) {
+                    part.push_str(" (inferred)");
+                }
             }
             let key = c.primary_key_position.is_some()
                 || t.foreign_keys.iter().any(|fk| fk.columns.contains(&c.name));

@@ -8,6 +8,7 @@
 //! generator's own quoting.
 
 mod duckdb;
+pub mod infer;
 mod mysql;
 mod postgres;
 mod sqlite;
@@ -65,6 +66,12 @@ pub async fn read<D: Datasource + ?Sized>(ds: &D) -> Result<SchemaSnapshot, Data
         let whole = structure_fingerprint(ds).await?;
         snapshot.version = format!("v{}", whole.get(..8).unwrap_or(&whole));
         snapshot.fingerprint = whole;
+    }
+    // After the fingerprint: an inferred relationship is not the database's structure.
+    for (table, key) in infer::infer(ds, &snapshot).await {
+        if let Some(t) = snapshot.tables.iter_mut().find(|t| t.name == table) {
+            t.foreign_keys.push(key);
+        }
     }
     Ok(snapshot)
 }
@@ -474,6 +481,7 @@ fn assemble(
                 fk.referenced_columns.push(to);
             }
             _ => shape.foreign_keys.push(ForeignKey {
+                source: Default::default(),
                 columns: vec![from],
                 referenced_table,
                 referenced_columns: vec![to],
@@ -571,6 +579,7 @@ mod tests {
         assert_eq!(
             s[1].foreign_keys,
             vec![ForeignKey {
+                source: Default::default(),
                 columns: vec!["ax".into(), "ay".into()],
                 referenced_table: "a".into(),
                 referenced_columns: vec!["x".into(), "y".into()],

@@ -305,6 +305,7 @@ where
             _ => keys.push((
                 id,
                 ForeignKey {
+                    source: Default::default(),
                     columns: vec![from],
                     referenced_table,
                     referenced_columns: to.into_iter().collect(),
