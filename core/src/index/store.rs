@@ -411,7 +411,22 @@ impl SchemaIndex {
     /// Which entries the scope lets the caller see, one flag per entry: asked once per
     /// question, then used by every search.
     pub fn visibility(&self, scope: &Scope<'_>) -> Vec<bool> {
-        self.entries.iter().map(|e| visible(e, scope)).collect()
+        // A table's many column entries share its answer: the policy is asked once a table.
+        let mut asked: Option<((&str, &str), bool)> = None;
+        self.entries
+            .iter()
+            .map(|e| match (&e.table, asked) {
+                (Some(t), Some((seen, answer))) if seen == (e.datasource.as_str(), t.as_str()) => {
+                    answer
+                }
+                (Some(t), _) => {
+                    let answer = visible(e, scope);
+                    asked = Some(((e.datasource.as_str(), t.as_str()), answer));
+                    answer
+                }
+                (None, _) => visible(e, scope),
+            })
+            .collect()
     }
 
     /// Entries of `kind` the scope lets the caller see, most similar first, at most `k`
@@ -436,24 +451,48 @@ impl SchemaIndex {
         visible: &[bool],
         k: Option<usize>,
     ) -> Vec<Hit<'_>> {
-        let mut hits: Vec<Hit<'_>> = self
+        // A question's vector is mostly zeros: only its other dimensions are multiplied,
+        // in the same order, so every similarity is the dense product's; a zero is made
+        // +0.0 either way (products of signed features can sum to -0.0), so entries that
+        // share nothing with the question tie, in index order.
+        let terms: Vec<(usize, f32)> = (query.iter().copied().enumerate())
+            .filter(|(_, x)| *x != 0.0)
+            .collect();
+        let mut hits: Vec<(usize, Hit<'_>)> = self
             .entries
             .iter()
             .zip(&self.vectors)
             .zip(visible)
-            .filter(|((e, _), seen)| **seen && e.kind == kind)
-            .map(|(pair, _)| pair)
-            .filter(|(e, _)| datasource.is_none_or(|d| e.datasource == d))
-            .map(|(entry, v)| Hit {
-                entry,
-                similarity: similarity(query, v),
+            .enumerate()
+            .filter(|(_, ((e, _), seen))| **seen && e.kind == kind)
+            .filter(|(_, ((e, _), _))| datasource.is_none_or(|d| e.datasource == d))
+            .map(|(at, ((entry, v), _))| {
+                let product: f32 = if terms.len() == query.len() {
+                    similarity(query, v)
+                } else {
+                    terms
+                        .iter()
+                        .map(|&(i, x)| x * v.get(i).copied().unwrap_or(0.0))
+                        .sum()
+                };
+                let similarity = product + 0.0;
+                (at, Hit { entry, similarity })
             })
             .collect();
-        hits.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
-        if let Some(k) = k {
+        // Most similar first, ties in index order (deterministic); only the first `k` are
+        // put in order.
+        let order = |a: &(usize, Hit<'_>), b: &(usize, Hit<'_>)| {
+            (b.1.similarity.total_cmp(&a.1.similarity)).then(a.0.cmp(&b.0))
+        };
+        if let Some(k) = k.filter(|k| *k < hits.len()) {
+            if k == 0 {
+                return Vec::new();
+            }
+            hits.select_nth_unstable_by(k - 1, order);
             hits.truncate(k);
         }
-        hits
+        hits.sort_unstable_by(order);
+        hits.into_iter().map(|(_, hit)| hit).collect()
     }
 }
 

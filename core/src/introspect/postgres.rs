@@ -1,8 +1,9 @@
-//! PostgreSQL's catalogue: the tables of every schema the login may use (ordinary and
-//! partitioned tables, not their partitions, and views, materialized ones included), the
-//! system's own schemas excepted, read from `pg_catalog` so that declared types come as
-//! PostgreSQL writes them (`format_type`) and keys keep their column order. A table of the
-//! connection's current schema keeps its bare name; any other is `schema.table`.
+//! PostgreSQL's catalogue: the tables the login may read in every schema it may use
+//! (ordinary and partitioned tables, not their partitions, and views, materialized ones
+//! included), the system's own schemas excepted, read from `pg_catalog` so that declared
+//! types come as PostgreSQL writes them (`format_type`) and keys keep their column order.
+//! A table of the connection's current schema keeps its bare name; any other is
+//! `schema.table`.
 
 use super::{assemble, run, Structure};
 use crate::datasource::{Datasource, DatasourceError};
@@ -11,7 +12,8 @@ use crate::datasource::{Datasource, DatasourceError};
 const TABLES: &str = "FROM pg_catalog.pg_class AS c \
      JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace \
      AND n.nspname NOT IN ('pg_catalog', 'information_schema') \
-     AND n.nspname NOT LIKE 'pg\\_%' AND has_schema_privilege(n.oid, 'USAGE')";
+     AND n.nspname NOT LIKE 'pg\\_%' AND has_schema_privilege(n.oid, 'USAGE') \
+     AND has_table_privilege(c.oid, 'SELECT')";
 
 const KINDS: &str = "c.relkind IN ('r', 'p', 'v', 'm') AND NOT c.relispartition";
 
