@@ -100,6 +100,13 @@ pub fn run(o: &Args) -> Result<(), Failure> {
             fresh: false,
         })
         .map_err(|e| Failure::Runtime(e.to_string()))?;
+    // A measurement without some of the datasources would be another measurement.
+    if !workspace.unavailable().is_empty() {
+        crate::say_unavailable(workspace.unavailable());
+        return Err(Failure::Runtime(
+            "the evaluation needs every datasource, and some could not be used".into(),
+        ));
+    }
     let started = Instant::now();
     let (metrics, board, stopped, models) = match o.mode {
         Mode::Retrieval => {

@@ -175,6 +175,7 @@ impl Place {
         let workspace = sources
             .workspace(sources.policies())
             .map_err(|e| Failure::Runtime(e.to_string()))?;
+        crate::say_unavailable(workspace.unavailable());
         Ok(Service::new(
             NativeHost::default(),
             workspace,

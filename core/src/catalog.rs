@@ -4,11 +4,80 @@
 //! DATASOURCE_NOT_FOUND.
 
 use crate::datasource::Datasource;
-use crate::error::{ErrorCode, Node, PipelineError, Severity};
+use crate::error::{Error, ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::index::{Embedder, SchemaIndex};
 use crate::policy::Policies;
 use crate::schema::SchemaSnapshot;
-use crate::workspace::Unavailable;
+use serde::{Deserialize, Serialize};
+
+/// A datasource left out because it could not be opened or read: the others work without
+/// it, and every front end says which and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Unavailable {
+    /// Its id.
+    pub id: String,
+    /// Why, as a stable code: `DATASOURCE_UNREACHABLE`, `DATASOURCE_AUTH_FAILED`,
+    /// `DATASOURCE_UNREADABLE`, `DATASOURCE_EMPTY`, …
+    pub code: ErrorCode,
+    /// The database's or the engine's own words, for the owner (never a password); what
+    /// crosses a trust boundary is [`Unavailable::summary`] (a warning's `detail`, which a
+    /// cleaned result drops, holds the reason).
+    pub reason: String,
+}
+
+impl Unavailable {
+    /// Datasource `id`, left out for `error`.
+    pub fn new(id: &str, error: &Error) -> Unavailable {
+        Unavailable {
+            id: id.to_string(),
+            code: error.code,
+            reason: error.message.clone(),
+        }
+    }
+
+    /// One sentence naming the datasource and the kind of failure, nothing of the server
+    /// (its address, its login) or the database's words.
+    pub fn summary(&self) -> String {
+        let id = &self.id;
+        match self.code {
+            ErrorCode::DatasourceUnreachable => format!("{id} could not be reached"),
+            ErrorCode::DatasourceAuthFailed => format!("{id} refused the login"),
+            ErrorCode::DatasourceEmpty => format!("{id} has no tables"),
+            _ => format!("{id} could not be read"),
+        }
+    }
+
+    /// The warning every run's result carries while it is left out: the summary as the
+    /// message, the reason as the detail (which a cleaned result drops).
+    pub fn warning(&self) -> RunWarning {
+        RunWarning {
+            detail: Some(serde_json::json!({ "reason": self.reason })),
+            ..RunWarning::new(
+                Node::DatasourceResolver,
+                self.code,
+                format!(
+                    "{}, so it was left out; questions go to the other datasources.",
+                    self.summary()
+                ),
+            )
+        }
+    }
+
+    /// The error of a step that needs it.
+    pub fn error(&self, node: Node) -> PipelineError {
+        PipelineError {
+            details: Some(serde_json::json!({ "reason": self.reason })),
+            ..PipelineError::new(
+                node,
+                self.code,
+                Severity::Error,
+                format!("{}; try again later.", self.summary()),
+            )
+        }
+    }
+}
 
 /// One datasource as the engine sees it.
 #[derive(Clone, Copy)]
@@ -35,6 +104,11 @@ pub trait Catalog {
     fn policies(&self) -> &Policies;
     /// The datasources left out because they could not be opened or read.
     fn unavailable(&self) -> &[Unavailable] {
+        &[]
+    }
+    /// Warnings about one datasource (a table without statistics, a relationship dropped),
+    /// with its id: for callers who may reach it.
+    fn scoped_notices(&self) -> &[(String, RunWarning)] {
         &[]
     }
 
@@ -81,6 +155,10 @@ impl<C: Catalog + ?Sized> Catalog for &C {
 
     fn unavailable(&self) -> &[Unavailable] {
         (**self).unavailable()
+    }
+
+    fn scoped_notices(&self) -> &[(String, RunWarning)] {
+        (**self).scoped_notices()
     }
 }
 

@@ -438,18 +438,6 @@ impl<H: Host> Service<H> {
             .collect()
     }
 
-    /// The datasources left out (they could not be opened or read) that `roles` may
-    /// reach, each with its code and reason.
-    pub fn unavailable_for(&self, roles: &[String]) -> Vec<Unavailable> {
-        let workspace = self.workspace();
-        let scope = workspace.policies().scope(roles);
-        let left_out = workspace.unavailable().iter();
-        left_out
-            .filter(|u| scope.can_reach(&u.id))
-            .cloned()
-            .collect()
-    }
-
     /// Who may read what.
     pub fn policies(&self) -> Policies {
         self.workspace().policies().clone()
@@ -458,7 +446,9 @@ impl<H: Host> Service<H> {
     /// What was dropped from the configuration, each naming what and why (every run's
     /// result carries them too).
     pub fn notices(&self) -> Vec<RunWarning> {
-        self.workspace().notices().to_vec()
+        let workspace = self.workspace();
+        let scoped = workspace.scoped_notices().iter().map(|(_, w)| w.clone());
+        workspace.notices().iter().cloned().chain(scoped).collect()
     }
 
     /// What the schema index holds.

@@ -5,14 +5,13 @@
 //! A workspace never changes: adding or removing a datasource builds a new one from the
 //! parts already read, so a run that started keeps the catalogue it started with.
 
+pub use crate::catalog::Unavailable;
 use crate::catalog::{Catalog, Entry};
 use crate::curated::Curated;
 use crate::datasource::Datasource;
 use crate::introspect::Metadata;
 use crate::engine::{Engine, EngineSettings, Parts, Sleep};
-use crate::error::{
-    Boundary, Clean, Error, ErrorCode, Node, PipelineError, RunWarning, Severity,
-};
+use crate::error::{Error, ErrorCode, Node, RunWarning};
 use crate::http::HttpTransport;
 use crate::index::{
     retrieve, route, Clock, DatasourceProfile, Embedder, Retrieval, RetrieveSettings,
@@ -97,84 +96,6 @@ pub async fn read_source(id: &str, datasource: &dyn Datasource) -> Result<ReadSo
     Ok(ReadSource { schema, values })
 }
 
-/// A datasource left out because it could not be opened or read: the others work without
-/// it, and every front end says which and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Unavailable {
-    /// Its id.
-    pub id: String,
-    /// Why, as a stable code: `DATASOURCE_UNREACHABLE`, `DATASOURCE_AUTH_FAILED`,
-    /// `DATASOURCE_UNREADABLE`, `DATASOURCE_EMPTY`, …
-    pub code: ErrorCode,
-    /// The database's or the engine's own words, for the owner (never a password). A caller
-    /// across a trust boundary reads [`Unavailable::summary`] instead.
-    pub reason: String,
-}
-
-impl Unavailable {
-    /// Datasource `id`, left out for `error`.
-    pub fn new(id: &str, error: &Error) -> Unavailable {
-        Unavailable {
-            id: id.to_string(),
-            code: error.code,
-            reason: error.message.clone(),
-        }
-    }
-
-    /// One sentence naming the datasource and the kind of failure, nothing of the server
-    /// (its address, its login) or the database's words.
-    pub fn summary(&self) -> String {
-        let id = &self.id;
-        match self.code {
-            ErrorCode::DatasourceUnreachable => format!("{id} could not be reached"),
-            ErrorCode::DatasourceAuthFailed => format!("{id} refused the login"),
-            ErrorCode::DatasourceEmpty => format!("{id} has no tables"),
-            _ => format!("{id} could not be read"),
-        }
-    }
-
-    /// The warning every run's result carries while it is left out: the summary as the
-    /// message, the reason as the detail (which a cleaned result drops).
-    pub fn warning(&self) -> RunWarning {
-        RunWarning {
-            detail: Some(serde_json::json!({ "reason": self.reason })),
-            ..RunWarning::new(
-                Node::DatasourceResolver,
-                self.code,
-                format!(
-                    "{}, so it was left out; questions go to the other datasources.",
-                    self.summary()
-                ),
-            )
-        }
-    }
-
-    /// The error of a step that needs it.
-    pub fn error(&self, node: Node) -> PipelineError {
-        PipelineError {
-            details: Some(serde_json::json!({ "reason": self.reason })),
-            ..PipelineError::new(
-                node,
-                self.code,
-                Severity::Error,
-                format!("{}; try again later.", self.summary()),
-            )
-        }
-    }
-}
-
-/// The summary in place of the reason.
-impl Clean for Unavailable {
-    fn cleaned(self, _: &Boundary) -> Unavailable {
-        Unavailable {
-            reason: self.summary(),
-            ..self
-        }
-    }
-}
-
 /// One datasource, read.
 pub struct Source {
     /// How routing describes it.
@@ -218,6 +139,8 @@ pub struct Workspace {
     curated: Curated,
     /// What was dropped from the configuration (verified queries that no longer fit).
     notices: Vec<RunWarning>,
+    /// What was dropped or is incomplete in one datasource, with its id.
+    scoped: Vec<(String, RunWarning)>,
     /// The datasources left out: they could not be opened or read.
     unavailable: Vec<Unavailable>,
 }
@@ -382,26 +305,24 @@ impl Workspace {
                 )
             })
             .collect();
-        // A table whose statistics or values ran past the read limit is kept, and said.
+        // What concerns one datasource is said to those who may reach it.
+        let mut scoped: Vec<(String, RunWarning)> = Vec::new();
         for s in &sources {
+            let id = &s.profile.id;
+            // A table whose statistics or values ran past the read limit is kept, and said.
             for t in &s.schema.tables {
                 if let Some(why) = &t.unread {
-                    notices.push(RunWarning::new(
-                        Node::SchemaRetriever,
-                        ErrorCode::StatisticsIncomplete,
-                        format!("Table {} of {}: {why}.", t.name, s.profile.id),
-                    ));
+                    let said = format!("Table {} of {id}: {why}.", t.name);
+                    let warning =
+                        RunWarning::new(Node::SchemaRetriever, ErrorCode::StatisticsIncomplete, said);
+                    scoped.push((id.clone(), warning));
                 }
             }
-        }
-        // Relationships that cannot be applied are left out alone, and said.
-        for s in &sources {
-            notices.extend(s.dropped.iter().map(|why| {
-                RunWarning::new(
-                    Node::SchemaRetriever,
-                    ErrorCode::ConfigInvalid,
-                    format!("A relationship was dropped: {why}."),
-                )
+            // Relationships that cannot be applied are left out alone, and said.
+            scoped.extend(s.dropped.iter().map(|why| {
+                let said = format!("A relationship was dropped: {why}.");
+                let warning = RunWarning::new(Node::SchemaRetriever, ErrorCode::ConfigInvalid, said);
+                (id.clone(), warning)
             }));
         }
         // Notes about what a schema does not have are left out alone, and said.
@@ -421,8 +342,15 @@ impl Workspace {
             approved,
             curated,
             notices,
+            scoped,
             unavailable,
         })
+    }
+
+    /// What was dropped or is incomplete in one datasource, with its id; every run's result
+    /// carries those of the datasources its caller may reach.
+    pub fn scoped_notices(&self) -> &[(String, RunWarning)] {
+        &self.scoped
     }
 
     /// The datasources left out, each with its code and reason.
@@ -539,7 +467,13 @@ impl Workspace {
                 .find(|id| scope.can_reach(id))
                 .unwrap_or_default(),
         };
-        match self.require(id, Node::SqlImport) {
+        // Why one is left out is said only to a caller who may reach it.
+        let hidden = self.unavailable.iter().any(|u| u.id == id) && !scope.can_reach(id);
+        let found = match hidden {
+            true => Err(Error::no_datasource(id).at(Node::SqlImport)),
+            false => self.require(id, Node::SqlImport),
+        };
+        match found {
             Ok(source) => {
                 sql_mode(source.datasource, source.schema, &self.policies, query, settings).await
             }
@@ -581,6 +515,10 @@ impl Catalog for Workspace {
 
     fn unavailable(&self) -> &[Unavailable] {
         &self.unavailable
+    }
+
+    fn scoped_notices(&self) -> &[(String, RunWarning)] {
+        &self.scoped
     }
 }
 

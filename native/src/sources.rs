@@ -261,7 +261,7 @@ impl Sources {
     /// How routing describes `id`: a demo database's own words, else its engine and name
     /// (never a file's folders or a server's host, which would reach the model provider in
     /// the prompts).
-    fn profile(&self, id: &str) -> DatasourceProfile {
+    pub fn profile(&self, id: &str) -> DatasourceProfile {
         if let Sources::Project(p) = self {
             if let Some(entry) = p.file.datasources.iter().find(|d| d.id == id) {
                 let description = if entry.description.trim().is_empty() {

@@ -7,7 +7,7 @@
 //! Adapters add the database's own read-only switches behind it (defence in depth).
 
 use crate::{Error, ErrorKind};
-use sqlparser::ast::{ObjectName, Query, Select, Statement, Visit, Visitor};
+use sqlparser::ast::{ObjectName, ObjectNamePart, Query, Select, Statement, Visit, Visitor};
 use sqlparser::dialect::SQLiteDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
@@ -245,7 +245,12 @@ pub fn tables_read(sql: &str) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     let _ = walk(&query, &mut |met| {
         if let Met::Relation(name) = met {
-            let table = name.to_string().trim_matches('"').to_string();
+            // Each part's own text (`"Sales"."Deals"` is `Sales.Deals`).
+            let parts = name.0.iter().map(|part| match part {
+                ObjectNamePart::Identifier(id) => id.value.clone(),
+                other => other.to_string(),
+            });
+            let table = parts.collect::<Vec<_>>().join(".");
             if !names.contains(&table) {
                 names.push(table);
             }

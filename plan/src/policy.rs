@@ -45,7 +45,9 @@ pub struct Role {
     pub approves: bool,
 }
 
-/// `*`, `datasource` or `datasource.table`, each part a case-insensitive glob.
+/// `*`, `datasource`, `datasource.table` or `datasource.schema.table` (a table outside the
+/// connection's own schema), each part a case-insensitive glob; a table glob's `*` also
+/// crosses the schema's dot, so `datasource.*` is every table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Pattern {
@@ -301,6 +303,17 @@ impl Scope<'_> {
                     .deny
                     .iter()
                     .any(|p| p.covers_all_tables() && p.reaches(datasource))
+        })
+    }
+
+    /// May the caller read every table of this datasource, whatever it holds: a role allows
+    /// all of it and denies none of it. What a datasource not read yet may be checked by.
+    pub fn reads_whole(&self, datasource: &str) -> bool {
+        self.known_roles().any(|role| {
+            role.allow
+                .iter()
+                .any(|p| p.covers_all_tables() && p.reaches(datasource))
+                && !role.deny.iter().any(|p| p.reaches(datasource))
         })
     }
 

@@ -3,7 +3,7 @@
 //! key's role (ask as a role that reads nothing the key's cannot), never widen it.
 
 use nl2sql_core::config::Policies;
-use nl2sql_core::service::DatasourceInfo;
+use nl2sql_core::service::{DatasourceInfo, Unavailable};
 use nl2sql_native::project::ApiKeyEntry;
 use sha2::{Digest, Sha256};
 
@@ -175,22 +175,26 @@ fn hex32(text: &str) -> Option<[u8; 32]> {
 }
 
 /// True when role `asked` reads nothing role `held` cannot, over every table of
-/// `datasources` (the policies are table-level, so this is exact for what is served).
+/// `datasources` (the policies are table-level, so this is exact for what is served) and
+/// of those `left_out` (not read yet: whatever tables they turn out to hold, so `held` must
+/// read all of any `asked` reaches).
 pub fn narrows(
     policies: &Policies,
-    datasources: &[DatasourceInfo],
+    (datasources, left_out): (&[DatasourceInfo], &[Unavailable]),
     held: &str,
     asked: &str,
 ) -> bool {
     let (held, asked) = ([held.to_string()], [asked.to_string()]);
     let (held, asked) = (policies.scope(&held), policies.scope(&asked));
-    datasources.iter().all(|d| {
-        (!asked.can_reach(&d.id) || held.can_reach(&d.id))
-            && d.schema
-                .tables
-                .iter()
-                .all(|t| !asked.can_read(&d.id, &t.name) || held.can_read(&d.id, &t.name))
-    })
+    let unread = |u: &Unavailable| !asked.can_reach(&u.id) || held.reads_whole(&u.id);
+    left_out.iter().all(unread)
+        && datasources.iter().all(|d| {
+            (!asked.can_reach(&d.id) || held.can_reach(&d.id))
+                && d.schema
+                    .tables
+                    .iter()
+                    .all(|t| !asked.can_read(&d.id, &t.name) || held.can_read(&d.id, &t.name))
+        })
 }
 
 #[cfg(test)]
@@ -245,5 +249,41 @@ mod tests {
             "{e}"
         );
         assert!(keys.check_unique().is_ok());
+    }
+
+    /// A datasource not read yet (left out) holds tables nobody has seen: a role that
+    /// reaches it narrows another only when that other reads all of it.
+    #[test]
+    fn a_role_reaching_a_datasource_left_out_narrows_only_one_that_reads_all_of_it() {
+        use nl2sql_core::error::{Error, ErrorCode};
+        let policies: Policies = serde_json::from_str(
+            r#"{"roles": {
+                "all": {"allow": ["*"]},
+                "shop_only": {"allow": ["shop"]},
+                "hr_only": {"allow": ["hr"]},
+                "hr_but_pay": {"allow": ["hr"], "deny": ["hr.salaries"]}
+            }}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let down = Unavailable::new(
+            "hr",
+            &Error::new(ErrorCode::DatasourceUnreachable, "refused"),
+        );
+        let left_out = [down];
+        let narrows = |held: &str, asked: &str| narrows(&policies, (&[], &left_out), held, asked);
+        assert!(
+            !narrows("shop_only", "hr_only"),
+            "shop_only cannot reach hr"
+        );
+        assert!(
+            !narrows("hr_but_pay", "hr_only"),
+            "hr_only may read salaries"
+        );
+        assert!(narrows("all", "hr_only"));
+        assert!(narrows("hr_only", "hr_but_pay"));
+        assert!(
+            narrows("hr_only", "shop_only"),
+            "shop_only does not reach hr"
+        );
     }
 }

@@ -16,7 +16,7 @@ use nl2sql_core::result::Routing;
 use nl2sql_core::result::SqlRun;
 use nl2sql_core::result::{Event, Events, QueryResult};
 use nl2sql_core::service::{DatasourceInfo, Question, Service};
-use nl2sql_core::service::{ReadSource, Unavailable};
+use nl2sql_core::service::{Opening, ReadSource, Unavailable};
 use nl2sql_native::{Interrupt, NativeHost, Sources};
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -132,8 +132,6 @@ impl Approved {
 /// its next job.
 #[derive(Debug, Clone, Default)]
 pub struct Known {
-    /// Bumped on every change.
-    version: u64,
     /// The datasources read, with their schemas.
     pub datasources: Vec<DatasourceInfo>,
     /// Those left out, each with its code and reason.
@@ -155,7 +153,6 @@ impl Shared {
         let mut held = self.0.write().unwrap_or_else(PoisonError::into_inner);
         let mut next = Known::clone(&held);
         change(&mut next);
-        next.version += 1;
         *held = Arc::new(next);
     }
 }
@@ -210,8 +207,17 @@ impl Lanes {
                 .map_err(|_| "an engine thread ended while starting".to_string())??;
             datasources.get_or_insert(listed);
         }
+        // Every datasource read is listed, also one the first thread could not open (it
+        // catches up before a job).
+        let mut datasources = datasources.unwrap_or_default();
+        let sources = spec.sources()?;
+        for (id, read) in &reads.0 {
+            if !datasources.iter().any(|d| d.id == *id) {
+                datasources.push(described(&sources, id, read));
+            }
+        }
         known.change(|k| {
-            k.datasources = datasources.unwrap_or_default();
+            k.datasources = datasources;
             k.unavailable = unavailable;
         });
         let retrying = match known.now().unavailable.is_empty() {
@@ -336,22 +342,20 @@ fn start_retrying(
 fn retry(sources: &Sources, known: &Shared, before: &Unavailable) {
     let id = before.id.clone();
     match sources.open_read(&id) {
-        Ok(opening) => {
+        Ok(Opening {
+            read_ahead: Some(read),
+            ..
+        }) => {
             tracing::info!(target: "nl2sql::serve", datasource = %id, "a datasource left out was read; it is in use from the next run");
-            let Some(read) = opening.read_ahead else {
-                return;
-            };
-            let info = DatasourceInfo {
-                id: id.clone(),
-                description: opening.profile.description,
-                schema: read.schema.clone(),
-            };
+            let info = described(sources, &id, &read);
             known.change(|k| {
                 k.unavailable.retain(|u| u.id != id);
                 k.datasources.push(info);
                 k.recovered.push((id, read));
             });
         }
+        // `open_read` always reads; nothing to add without a read.
+        Ok(_) => {}
         Err(e) => {
             let now = Unavailable::new(&id, &e);
             if now != *before {
@@ -362,6 +366,21 @@ fn retry(sources: &Sources, known: &Shared, before: &Unavailable) {
                 });
             }
         }
+    }
+}
+
+/// Datasource `id` as the server lists it: its description, and the schema `read` gave with
+/// the project's word on relationships applied, as each engine thread applies it.
+fn described(sources: &Sources, id: &str, read: &ReadSource) -> DatasourceInfo {
+    let profile = sources.profile(id);
+    let mut schema = read.schema.clone();
+    for why in profile.notes.apply_relationships(&mut schema) {
+        tracing::warn!(target: "nl2sql::serve", datasource = %id, problem = %why, "a relationship was dropped");
+    }
+    DatasourceInfo {
+        id: id.to_string(),
+        description: profile.description,
+        schema,
     }
 }
 
@@ -404,14 +423,14 @@ fn lane(
         }
     };
     let mut in_force = 0;
-    let mut added = 0;
+    let mut tried = Vec::new();
     loop {
         // The lock is held only while waiting: one thread waits, the others work.
         let job = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
         let Ok(job) = job else {
             return;
         };
-        added = catch_up(&sources, &service, &interrupt, (known, added));
+        catch_up(&sources, &service, &interrupt, (known, reads.0, &mut tried));
         if let Some((version, curated)) = approved.newer_than(in_force) {
             match pollster::block_on(service.use_verified(curated)) {
                 Ok(()) => in_force = version,
@@ -447,26 +466,49 @@ fn lane(
     }
 }
 
-/// Adds to `service` the datasources that came back since the first `added` did; says how
-/// many have been added now. One that cannot be opened here is tried again next job.
+/// How long an engine thread waits before it tries again to open a datasource it could not.
+const REOPEN: Duration = Duration::from_secs(5);
+
+/// The datasources an engine thread could not open, and when it last tried.
+type Tried = Vec<(String, Instant)>;
+
+/// Adds to `service` every datasource the server has read (at the start, or since, by the
+/// retry thread) that this thread does not have yet — one that came back, or one this
+/// thread alone could not open — each alone; one that still cannot be opened here is tried
+/// again after [`REOPEN`].
 fn catch_up(
     sources: &Sources,
     service: &Service<NativeHost>,
     interrupt: &Interrupt,
-    (known, added): (&Shared, usize),
-) -> usize {
+    (known, reads, tried): (&Shared, &[(String, ReadSource)], &mut Tried),
+) {
     let now = known.now();
-    let mut done = added;
-    for (id, read) in now.recovered.iter().skip(added) {
-        let opened = sources.opening(id, Some(interrupt), read.clone());
-        let added = opened.and_then(|opening| pollster::block_on(service.add(opening)));
-        if let Err(e) = added {
-            tracing::error!(target: "nl2sql::serve", datasource = %id, error = %e, "a datasource that came back could not be added");
-            break;
+    let workspace = service.workspace();
+    let missing = (reads.iter().chain(&now.recovered))
+        .filter(|(id, _)| now.datasources.iter().any(|d| d.id == *id))
+        .filter(|(id, _)| workspace.source(id).is_none());
+    let mut to_add: Vec<&(String, ReadSource)> = Vec::new();
+    for entry in missing {
+        if !to_add.iter().any(|(id, _)| *id == entry.0) {
+            to_add.push(entry);
         }
-        done += 1;
     }
-    done
+    drop(workspace);
+    for (id, read) in to_add {
+        let waited = tried.iter().find(|(t, _)| t == id);
+        if waited.is_some_and(|(_, at)| at.elapsed() < REOPEN) {
+            continue;
+        }
+        let opened = sources.opening(id, Some(interrupt), read.clone());
+        match opened.and_then(|opening| pollster::block_on(service.add(opening))) {
+            Ok(()) => tried.retain(|(t, _)| t != id),
+            Err(e) => {
+                tracing::error!(target: "nl2sql::serve", datasource = %id, error = %e, "a datasource could not be added on this engine thread; it is tried again");
+                tried.retain(|(t, _)| t != id);
+                tried.push((id.clone(), Instant::now()));
+            }
+        }
+    }
 }
 
 fn serve_job(

@@ -303,9 +303,10 @@ impl Shared {
                 format!("there is no role {asked:?}"),
             ));
         }
+        let known = self.lanes.known();
         if crate::auth::narrows(
             &self.policies,
-            &self.lanes.known().datasources,
+            (&known.datasources, &known.unavailable),
             &caller.role,
             asked,
         ) {

@@ -302,7 +302,7 @@ fn statistics_incomplete() -> Vec<ErrorCode> {
             .map(|t| t.row_count),
         Some(2000)
     );
-    ws.notices().iter().map(|w| w.code).collect()
+    ws.scoped_notices().iter().map(|(_, w)| w.code).collect()
 }
 
 /// A verified query that no longer fits its schema is dropped with a CONFIG_INVALID

@@ -71,7 +71,7 @@ use crate::policy::Scope;
 use crate::provider::chat::PriceTable;
 use crate::provider::{Message, Role};
 use crate::scratch::Scratch;
-use crate::workspace::Unavailable;
+use crate::catalog::Unavailable;
 use llm::{structured, Budget, Caller, Structured};
 use model::{Live, Model};
 use node::{At, Record, Run, RunParts, Span, Step};
@@ -519,11 +519,15 @@ impl<'a> Engine<'a> {
             talk: Talk::of(question, thread),
         };
         let Staged { found, outcome } = self.steps(&asked, &run).await;
-        // A datasource left out is said to those who may reach it, in every result.
-        let left_out = self.catalog.unavailable().iter();
-        let left_out = left_out.filter(|u| asked.scope.can_reach(&u.id));
+        // What concerns one datasource (left out, incomplete, a relationship dropped) is
+        // said to those who may reach it, in every result.
+        let reach = |id: &str| asked.scope.can_reach(id);
+        let left_out = self.catalog.unavailable().iter().filter(|u| reach(&u.id));
+        let scoped = self.catalog.scoped_notices().iter();
+        let scoped = scoped.filter(|(id, _)| reach(id)).map(|(_, w)| w.clone());
         let mut found = Found {
             warnings: (self.notices.iter().cloned())
+                .chain(scoped)
                 .chain(left_out.map(Unavailable::warning))
                 .collect(),
             ..Found::default()
@@ -1208,7 +1212,12 @@ impl<'a> Engine<'a> {
         };
         let mut skipped = None;
         let candidates = if let Some(id) = &q.options.datasource {
-            // An unknown id is answered with the ids this caller may ask about, never others.
+            // One left out says why to a caller who may reach it; an unknown id is answered
+            // with the ids this caller may ask about, never others.
+            let left_out = self.catalog.unavailable().iter().find(|u| u.id == *id);
+            if let Some(u) = left_out.filter(|u| q.scope.can_reach(&u.id)) {
+                return Err(u.error(Node::DatasourceResolver));
+            }
             if self.catalog.entry(id).is_none() {
                 return Err(resolver(
                     ErrorCode::DatasourceNotFound,

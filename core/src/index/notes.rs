@@ -71,9 +71,15 @@ impl Relationship {
         let to = match (&self.to, self.reject) {
             (None, true) => None,
             (Some(to), false) => Some(column_of(schema, to)?),
-            _ => {
+            (None, false) => {
                 return Err(format!(
-                    "the relationship from {} of {id}: give `to`, or `reject = true`, not both",
+                    "the relationship from {} of {id}: give `to`, or `reject = true`",
+                    self.from
+                ))
+            }
+            (Some(_), true) => {
+                return Err(format!(
+                    "the relationship from {} of {id}: give `to` or `reject = true`, not both",
                     self.from
                 ))
             }
@@ -91,6 +97,16 @@ impl Relationship {
         };
         t.foreign_keys.retain(|k| !inferred_from(k));
         if let Some((to_table, to_column, _)) = to {
+            // The database declaring it already says as much.
+            let declared = t.foreign_keys.iter().any(|k| {
+                k.referenced_table == to_table
+                    && k.columns.len() == 1
+                    && k.columns.first() == Some(&column)
+                    && k.referenced_columns.first() == Some(&to_column)
+            });
+            if declared {
+                return Ok(());
+            }
             t.foreign_keys.push(ForeignKey {
                 columns: vec![column],
                 referenced_table: to_table,

@@ -176,9 +176,23 @@ impl SchemaIndex {
                 entries.push(entry(EntryKind::Example, None, None, q.clone()));
             }
             for v in &profile.verified {
+                // As the schema names them, so `sales.deals` written bare, or
+                // `public.tickets` on a connection whose schema is `public`, meets the
+                // policy under the name a pattern gives it.
+                let reads = (v.reads.iter())
+                    .map(|r| {
+                        let (in_schema, table) = match r.rsplit_once('.') {
+                            Some((s, t)) => (Some(s), t),
+                            None => (None, r.as_str()),
+                        };
+                        schema
+                            .resolve(in_schema, table)
+                            .map_or_else(|| r.clone(), |t| t.name.clone())
+                    })
+                    .collect();
                 entries.push(Entry {
                     verified_query: Some(v.query_id.clone()),
-                    reads: v.reads.clone(),
+                    reads,
                     ..entry(EntryKind::Verified, None, None, v.text.clone())
                 });
             }

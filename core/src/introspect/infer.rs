@@ -43,15 +43,9 @@ pub async fn infer<D: Datasource + ?Sized>(
             continue;
         };
         let evidence = format!(
-            "{}.{} is named for {} and has the type of its key {}; {}",
-            table.name,
-            column.name,
-            parent.name,
-            key.name,
-            match sampled {
-                0 => "it holds no values yet".to_string(),
-                n => format!("all {n} of its values looked at are {} values", key.name),
-            }
+            "{}.{} is named for {} and has the type of its key {}; all {sampled} of its \
+             values looked at are {} values",
+            table.name, column.name, parent.name, key.name, key.name
         );
         found.push((
             table.name.clone(),
@@ -76,7 +70,8 @@ fn candidates(snapshot: &SchemaSnapshot) -> Vec<Candidate> {
         .collect();
     let mut out = Vec::new();
     for (ti, table) in tables.iter().enumerate() {
-        if table.view {
+        // A table whose statistics ran past the time limit would only do so again.
+        if table.view || table.unread.is_some() {
             continue;
         }
         let own_key = table.primary_key();
@@ -94,7 +89,7 @@ fn candidates(snapshot: &SchemaSnapshot) -> Vec<Candidate> {
             };
             let mut best: Vec<Candidate> = Vec::new();
             for (pi, parent) in tables.iter().enumerate() {
-                if parent.view {
+                if parent.view || parent.unread.is_some() {
                     continue;
                 }
                 let Some(named) = names(&stem, &forms[pi]) else {
@@ -268,7 +263,8 @@ fn fits(column: &Column, key: &Column) -> bool {
 }
 
 /// How many of up to [`SAMPLE`] of the column's values were looked up, when every one is a
-/// key value; `None` when one is not, or the look could not be made.
+/// key value; `None` when one is not, when there is none to look at (nothing is inferred on
+/// names alone), or when the look could not be made.
 async fn contained<D: Datasource + ?Sized>(
     ds: &D,
     snapshot: &SchemaSnapshot,
@@ -286,7 +282,7 @@ async fn contained<D: Datasource + ?Sized>(
     let frame = run(ds, &sql).await.ok()?;
     let row = frame.rows.first()?;
     let (looked, found) = (count_at(row, 0).ok()?, count_at(row, 1).ok()?);
-    (looked == found).then_some(looked)
+    (looked > 0 && looked == found).then_some(looked)
 }
 
 #[cfg(test)]

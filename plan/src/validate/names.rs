@@ -679,7 +679,13 @@ impl<'s> Resolver<'s, '_> {
                 ));
                 continue;
             }
-            if pairs.iter().any(|(lc, rc)| fk_declared(l, lc, r, rc)) {
+            // Under `fk_only`, only keys someone declared (the database or the project
+            // file); otherwise the engine's inferred ones too.
+            let inferred_too = self.joins != JoinRule::FkOnly;
+            if pairs
+                .iter()
+                .any(|(lc, rc)| fk_declared(l, lc, r, rc, inferred_too))
+            {
                 continue;
             }
             let mut mismatch = false;
@@ -840,12 +846,15 @@ impl<'s> Resolver<'s, '_> {
     }
 }
 
-fn fk_declared(l: &Bound, lc: &str, r: &Bound, rc: &str) -> bool {
+fn fk_declared(l: &Bound, lc: &str, r: &Bound, rc: &str, inferred_too: bool) -> bool {
     let (Source::Table(lt), Source::Table(rt)) = (&l.source, &r.source) else {
         return false;
     };
+    let counts = |fk: &crate::schema::ForeignKey| {
+        inferred_too || !matches!(fk.source, crate::schema::KeySource::Inferred { .. })
+    };
     let declares = |from: &Table, fc: &str, to: &Table, tc: &str| {
-        from.foreign_keys.iter().any(|fk| {
+        from.foreign_keys.iter().filter(|fk| counts(fk)).any(|fk| {
             fk.referenced_table.eq_ignore_ascii_case(&to.name)
                 && fk
                     .columns
