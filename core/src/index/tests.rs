@@ -244,3 +244,51 @@ fn a_changed_schema_fails_warns_or_passes_as_the_policy_says() {
         Ok(None)
     );
 }
+
+/// A verified query's tables are named as the schema names them, so a deny pattern over a
+/// schema hides its phrasings however its SQL spelt the table (bare where unique, or with
+/// the connection's own schema).
+#[test]
+fn a_verified_query_s_tables_meet_the_policy_under_the_schema_s_names() {
+    let mut snapshot = schema();
+    let mut deals = snapshot.tables[0].clone();
+    deals.name = "sales.deals".into();
+    deals.schema = Some("sales".into());
+    snapshot.tables.push(deals);
+    let snapshot = snapshot.in_schema(Some("public".into()));
+    let phrase = |id: &str, reads: &[&str]| VerifiedPhrase {
+        query_id: id.into(),
+        reads: reads.iter().map(|r| r.to_string()).collect(),
+        text: format!("the {id} question"),
+    };
+    let profile = DatasourceProfile {
+        id: "shop".into(),
+        description: "A shop.".into(),
+        examples: vec![],
+        verified: vec![phrase("bare", &["deals"]), phrase("own", &["public.Album"])],
+        notes: Default::default(),
+    };
+    let index = pollster::block_on(SchemaIndex::build(
+        &[(profile, snapshot)],
+        ValueIndex::default(),
+        &BuiltinEmbedder::default(),
+    ))
+    .expect("builds");
+    let reads = |id: &str| -> Vec<String> {
+        let entry = index.entries().iter().find(|e| e.verified_query.as_deref() == Some(id));
+        entry.map(|e| e.reads.clone()).unwrap_or_default()
+    };
+    assert_eq!(reads("bare"), ["sales.deals"]);
+    assert_eq!(reads("own"), ["Album"]);
+    let policies: Policies = serde_json::from_str(
+        r#"{"roles": {"no_sales": {"allow": ["*"], "deny": ["shop.sales.*"]}}}"#,
+    )
+    .expect("policies");
+    let scope = policies.scope(&["no_sales".to_string()]);
+    let seen = index.visibility(&scope);
+    let visible = |id: &str| {
+        (index.entries().iter().zip(&seen))
+            .any(|(e, v)| *v && e.verified_query.as_deref() == Some(id))
+    };
+    assert!(!visible("bare") && visible("own"));
+}
