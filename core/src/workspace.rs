@@ -146,22 +146,22 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// Reads every datasource (schema, values; unless read ahead) and indexes them.
-    /// Verified queries of datasources not given are kept aside until one with that id is
-    /// added.
+    /// Reads every datasource (schema, values; unless read ahead) and indexes them; the
+    /// first that cannot be read is the error. Verified queries of datasources not given
+    /// are kept aside until one with that id is added.
     pub async fn open(
         datasources: Vec<Opening>,
         policies: Policies,
         declared: Curated,
         embedder: Rc<dyn Embedder>,
     ) -> Result<Workspace, Error> {
-        let mut sources = Vec::with_capacity(datasources.len());
-        for opening in datasources {
-            check_id(&opening.profile.id, &sources)?;
-            sources.push(Rc::new(opening.read().await?));
+        let workspace =
+            Workspace::open_isolated(datasources, Vec::new(), policies, declared, embedder)
+                .await?;
+        match workspace.unavailable.first() {
+            Some(u) => Err(Error::new(u.code, u.reason.clone())),
+            None => Ok(workspace),
         }
-        let parts = (sources, Vec::new());
-        Workspace::build(parts, policies, (declared, Curated::default()), embedder).await
     }
 
     /// [`Workspace::open`], a datasource that cannot be read left out alone (beside

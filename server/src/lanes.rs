@@ -484,17 +484,13 @@ fn catch_up(
 ) {
     let now = known.now();
     let workspace = service.workspace();
-    let missing = (reads.iter().chain(&now.recovered))
+    // An id is in one of the two lists: a datasource recovered was not read at the start.
+    let missing: Vec<&(String, ReadSource)> = (reads.iter().chain(&now.recovered))
         .filter(|(id, _)| now.datasources.iter().any(|d| d.id == *id))
-        .filter(|(id, _)| workspace.source(id).is_none());
-    let mut to_add: Vec<&(String, ReadSource)> = Vec::new();
-    for entry in missing {
-        if !to_add.iter().any(|(id, _)| *id == entry.0) {
-            to_add.push(entry);
-        }
-    }
+        .filter(|(id, _)| workspace.source(id).is_none())
+        .collect();
     drop(workspace);
-    for (id, read) in to_add {
+    for (id, read) in missing {
         let waited = tried.iter().find(|(t, _)| t == id);
         if waited.is_some_and(|(_, at)| at.elapsed() < REOPEN) {
             continue;
