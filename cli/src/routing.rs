@@ -6,7 +6,7 @@ use crate::{source_failure, Failure};
 use clap::ValueEnum;
 use nl2sql_core::adapter::HttpTransport;
 use nl2sql_core::adapter::{ApiKey, Provider, ProviderEmbedder, Wire};
-use nl2sql_core::adapter::{BuiltinEmbedder, CircuitBreaker, Embedder, GuardedEmbedder};
+use nl2sql_core::adapter::{CircuitBreaker, Embedder, GuardedEmbedder};
 use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::error::{Error, Node};
 use nl2sql_core::service::Service;
@@ -80,7 +80,9 @@ struct Embeddings {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Source {
-    /// The built-in embedder: no network, the same as in the browser
+    /// The built-in embedder: no network, no key (blended with the semantic one when its
+    /// weights are found: the project file's [index], NL2SQL_SEMANTIC_WEIGHTS, or
+    /// data/semantic-wordllama-256.bin)
     Builtin,
     /// OpenAI's embeddings API
     Openai,
@@ -160,15 +162,15 @@ impl IndexArgs {
             .map(|(p, model)| Rc::new(ProviderEmbedder::new(transport, p, &model)));
         // A provider's embeddings go through the vector breaker, as the design asks of
         // every provider embedder: after repeated failures it stops calling for a while.
+        let sources = self.dbs.sources()?;
         let embedder: Rc<dyn Embedder> = match &provider {
             Some(p) => Rc::new(GuardedEmbedder::new(
                 Rc::clone(p) as Rc<dyn Embedder>,
                 CircuitBreaker::vector(),
                 Rc::new(WallClock::start()),
             )),
-            None => Rc::new(BuiltinEmbedder::default()),
+            None => sources.embedder().map_err(source_failure)?,
         };
-        let sources = self.dbs.sources()?;
         let started = Instant::now();
         let (workspace, cache) = sources
             .workspace_with(Reading {
@@ -230,7 +232,8 @@ pub fn route_command(args: &RouteArgs) -> Result<(), Failure> {
                 })
                 .collect();
             return print_json(
-                &json!({"ranked": r.ranked, "dropped": r.dropped, "signals": signals}),
+                &json!({"ranked": r.ranked, "dropped": r.dropped, "signals": signals,
+                        "close_call": r.close_call}),
             );
         }
         println!("ranked: {}", r.ranked.join(", "));
@@ -239,6 +242,15 @@ pub fn route_command(args: &RouteArgs) -> Result<(), Failure> {
         }
         for s in &r.signals {
             println!("signal {}: {}", s.name, s.ranking.join(", "));
+        }
+        if let Some(c) = &r.close_call {
+            println!(
+                "close call: {} (first on {}) and {} (first on {})",
+                c.chosen,
+                c.chosen_led.join(", "),
+                c.runner_up,
+                c.runner_up_led.join(", ")
+            );
         }
         Ok(())
     })

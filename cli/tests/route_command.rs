@@ -97,11 +97,59 @@ fn retrieve_gives_tables_columns_and_value_hints() {
 
 #[test]
 fn index_reports_its_entries_and_embedder() {
+    // `cargo xtask setup` puts the semantic weights in the demo data folder: the index
+    // blends them with the lexical embedder.
     let r = json(&nl2sql(&["index", "--json"]));
-    assert_eq!(r["embedder"], "builtin-v1-512");
+    assert_eq!(r["embedder"], "builtin-v1-512+wordllama-256@0.70");
     assert_eq!(r["entries"]["datasource"], 3);
     assert!(r["entries"]["value"].as_u64().unwrap() > 1_000, "{r}");
     assert!(r["build_ms"].as_f64().is_some());
+}
+
+#[test]
+fn semantic_weights_named_but_unusable_are_refused_not_skipped() {
+    let dir = std::env::temp_dir().join(format!("nl2sql-weights-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let corrupt = dir.join("corrupt.bin");
+    std::fs::write(&corrupt, b"N2SEMB01 but nothing after it").unwrap();
+    for (path, says) in [
+        (dir.join("missing.bin"), "cannot be read"),
+        (corrupt, "weights cannot be read"),
+        (dir.clone(), "cannot be read"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_nl2sql"))
+            .args(["index", "--json", "--data"])
+            .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data"))
+            .env("NL2SQL_SEMANTIC_WEIGHTS", &path)
+            .output()
+            .expect("the nl2sql binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{stderr}");
+        assert!(
+            stderr.contains("CONFIG_INVALID") && stderr.contains(says),
+            "{stderr}"
+        );
+    }
+    // A project that asks for the lexical embedder alone gets it.
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+    std::fs::write(
+        dir.join("nl2sql.toml"),
+        format!(
+            "[[datasources]]\nid = \"chinook\"\nconnection = \"{}\"\n\n[index]\nsemantic_weights = \"\"\n",
+            data.join("chinook.sqlite").display()
+        ),
+    )
+    .unwrap();
+    // Named as a person in that folder would, by a relative path.
+    let r = json(
+        &Command::new(env!("CARGO_BIN_EXE_nl2sql"))
+            .args(["index", "--json", "--config", "nl2sql.toml"])
+            .current_dir(&dir)
+            .output()
+            .expect("the nl2sql binary runs"),
+    );
+    assert_eq!(r["embedder"], "builtin-v1-512", "{r}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -10,8 +10,8 @@ pub use crate::datasource::{
 pub use crate::engine::{join_all, CancelToken, Sleep};
 pub use crate::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport, Offline, Utf8Chunks};
 pub use crate::index::{
-    BuiltinEmbedder, CircuitBreaker, Clock, ColumnNotes, DatasourceProfile, Embedder,
-    GuardedEmbedder, Notes, Relationship, TableNotes, Term,
+    BlendedEmbedder, BuiltinEmbedder, CircuitBreaker, Clock, ColumnNotes, DatasourceProfile,
+    Embedder, GuardedEmbedder, Notes, Relationship, SemanticEmbedder, TableNotes, Term,
 };
 pub use crate::introspect::Metadata;
 pub use crate::provider::{ApiKey, Provider, ProviderEmbedder, Wire};

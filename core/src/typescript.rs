@@ -16,7 +16,9 @@ use crate::engine::{
     ValidatorOutputs, VerdictNote, Writer,
 };
 use crate::error::{ErrorCode, Node, PipelineError, RunWarning, Severity};
-use crate::index::{Dropped, MatchKind, PoolEntry, Retrieval, Routing, SignalRecord, ValueHint};
+use crate::index::{
+    CloseCall, Dropped, MatchKind, PoolEntry, Retrieval, Routing, SignalRecord, ValueHint,
+};
 use crate::provider::{Message, Role, Usage};
 use crate::run::{SqlRun, SqlStatus};
 use crate::service::DatasourceInfo;
@@ -67,6 +69,7 @@ pub fn declarations() -> String {
         crate::validate::ValidationCheck,
         crate::validate::CheckName,
         Routing,
+        CloseCall,
         Dropped,
         SignalRecord,
         PoolEntry,

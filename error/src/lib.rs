@@ -127,6 +127,10 @@ codes! {
     /// opened (reading them ran past the read time limit); questions about it still run,
     /// with less for routing, retrieval and value linking to go on.
     StatisticsIncomplete = "STATISTICS_INCOMPLETE", None;
+    /// A warning: routing's first two datasources matched the question about equally well
+    /// (the second came first in as many signals as the first, or in at least one and one
+    /// fewer), so the answer names both and how to ask the other.
+    RoutingCloseCall = "ROUTING_CLOSE_CALL", None;
     /// The schema index could not be searched (an embedder failed, or the breaker is open).
     SchemaRetrievalFailed = "SCHEMA_RETRIEVAL_FAILED", Some(502);
     /// The schema index could not be built (the embedder failed while indexing).

@@ -38,6 +38,21 @@ pub struct ProjectFile {
     /// `nl2sql serve` and `nl2sql mcp`: API keys and the roles they carry, limits.
     #[serde(default)]
     pub server: ServerEntry,
+    /// The schema index: which embedders build it.
+    #[serde(default)]
+    pub index: IndexEntry,
+}
+
+/// The schema index's settings.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexEntry {
+    /// The semantic embedder's weights (`cargo xtask embedder` writes them to
+    /// `data/semantic-wordllama-256.bin`), relative to the project file: routing and
+    /// retrieval then blend it with the lexical embedder. None: the lexical one alone,
+    /// unless `NL2SQL_SEMANTIC_WEIGHTS` names a file.
+    #[serde(default)]
+    pub semantic_weights: Option<PathBuf>,
 }
 
 /// What `nl2sql serve` and `nl2sql mcp` read from the project file.

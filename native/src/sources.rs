@@ -12,7 +12,8 @@ use crate::errors::{unreadable, usage};
 use crate::project::{Project, DEFAULT_FILE};
 use crate::{Interrupt, MySqlDb, PostgresDb, SqliteFile};
 use nl2sql_core::adapter::Metadata;
-use nl2sql_core::adapter::{BuiltinEmbedder, DatasourceProfile, Embedder};
+use nl2sql_core::adapter::SemanticEmbedder;
+use nl2sql_core::adapter::{BlendedEmbedder, BuiltinEmbedder, DatasourceProfile, Embedder};
 use nl2sql_core::adapter::{Datasource, DatasourceError, SchemaSnapshot};
 use nl2sql_core::config::Policies;
 use nl2sql_core::demo::{demo_database, demo_profile, DEMO_DATABASES, DEMO_VERIFIED};
@@ -67,6 +68,13 @@ impl Readings {
         }
     }
 }
+
+/// The variable that names the semantic embedder's weights where a project file does not.
+pub const SEMANTIC_WEIGHTS_VARIABLE: &str = "NL2SQL_SEMANTIC_WEIGHTS";
+
+/// The semantic embedder's weights as `cargo xtask setup` writes them, in the demo data
+/// folder.
+pub const SEMANTIC_WEIGHTS_FILE: &str = "semantic-wordllama-256.bin";
 
 /// What reading a project's databases did with its schema cache.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -471,9 +479,57 @@ impl Sources {
         self.workspace_with(Reading {
             policies,
             verified: self.verified()?,
-            embedder: Rc::new(BuiltinEmbedder::default()),
+            embedder: self.embedder()?,
             fresh: false,
         })
+    }
+
+    /// The embedder the index is built with: the lexical one, blended with the semantic one
+    /// when its weights are found: where the project file's `[index] semantic_weights`
+    /// says (relative to it), else where `NL2SQL_SEMANTIC_WEIGHTS` says, else
+    /// `semantic-wordllama-256.bin` in the demo data folder (`./data` unless the demo's
+    /// own folder is given). Weights named but unreadable are CONFIG_INVALID: routing never
+    /// falls back quietly to something other than what was asked for. With none found, the
+    /// lexical embedder alone (`semantic_weights = ""` asks for that).
+    pub fn embedder(&self) -> Result<Rc<dyn Embedder>, Error> {
+        let configured = match self {
+            Sources::Project(p) => (p.file.index.semantic_weights.as_ref()).map(|w| {
+                // `semantic_weights = ""`: the lexical embedder alone.
+                (!w.as_os_str().is_empty())
+                    .then(|| p.path.parent().unwrap_or_else(|| Path::new("")).join(w))
+            }),
+            _ => None,
+        };
+        let named = configured.or_else(|| {
+            std::env::var_os(SEMANTIC_WEIGHTS_VARIABLE)
+                .filter(|v| !v.is_empty())
+                .map(|v| Some(PathBuf::from(v)))
+        });
+        let path = match named {
+            Some(path) => path,
+            None => {
+                let data = match self {
+                    Sources::Demo(data) => data.clone(),
+                    _ => PathBuf::from("data"),
+                };
+                Some(data.join(SEMANTIC_WEIGHTS_FILE)).filter(|p| p.is_file())
+            }
+        };
+        let Some(path) = path else {
+            return Ok(Rc::new(BuiltinEmbedder::default()));
+        };
+        let bytes = std::fs::read(&path).map_err(|e| {
+            Error::config(format!(
+                "The semantic embedder's weights {} cannot be read: {e}",
+                path.display()
+            ))
+        })?;
+        let semantic = SemanticEmbedder::from_bytes("wordllama", &bytes)?;
+        Ok(Rc::new(BlendedEmbedder::new(
+            BuiltinEmbedder::default(),
+            semantic,
+            BlendedEmbedder::SHARE,
+        )))
     }
 
     /// Every database read (`fresh`: past the schema cache, rewriting it) and indexed by
@@ -543,7 +599,7 @@ impl Sources {
             unavailable,
             policies,
             curated,
-            Rc::new(BuiltinEmbedder::default()),
+            self.embedder()?,
         ))
     }
 

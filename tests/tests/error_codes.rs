@@ -203,7 +203,9 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         | ErrorCode::JoinFanOut
         | ErrorCode::PlanFeedback
         | ErrorCode::RefinerFailed => pipeline_failure(env, code),
-        ErrorCode::QuestionTooBroad | ErrorCode::JoinKeyUnconverted => cross_failure(code),
+        ErrorCode::QuestionTooBroad
+        | ErrorCode::JoinKeyUnconverted
+        | ErrorCode::RoutingCloseCall => cross_failure(code),
         ErrorCode::ConfigInvalid => config_invalid(),
         ErrorCode::DatasourceIdInvalid
         | ErrorCode::DatasourceIdTaken
@@ -693,6 +695,25 @@ fn cross_failure(code: ErrorCode) -> Vec<ErrorCode> {
             ],
         )
     };
+    // Both databases hold customers with their countries: routing calls it close.
+    let close = "How many customers do we have, by country?";
+    mock.add([
+        Fixture::new(
+            "answerability",
+            close,
+            r#"{"datasources": ["chinook"], "reason": "customers"}"#,
+        ),
+        Fixture::new(
+            "plan",
+            close,
+            r#"{"tables": [{"name": "Customer", "alias": "c"}], "select_items": [{"expr": {"kind": "column", "alias": "c", "column_name": "Country"}}], "limit": 1}"#,
+        ),
+    ]);
+    let asked = if code == ErrorCode::RoutingCloseCall {
+        close
+    } else {
+        q
+    };
     mock.add(
         [
             Fixture::new(
@@ -726,7 +747,7 @@ fn cross_failure(code: ErrorCode) -> Vec<ErrorCode> {
         EngineSettings::new(Agent::new(provider, "m")),
     )
     .combining_with(&MemoryScratch);
-    let r = pollster::block_on(engine.ask(&Question::new(q), Hooks::default()));
+    let r = pollster::block_on(engine.ask(&Question::new(asked), Hooks::default()));
     // JOIN_KEY_UNCONVERTED is a warning: the run goes on.
     r.errors
         .iter()

@@ -43,7 +43,39 @@ pub fn run(project: &Project) -> Result<(), Failure> {
 /// The step of `cargo xtask test`: the same without Spark, held to the floors of
 /// `corpus/floors.json` (fewer answers right, or any answer different, fails it).
 pub fn check(project: &Project) -> Result<(), Failure> {
-    harnesses(project, TPC_ENGINES, Some(FLOORS))
+    harnesses(project, TPC_ENGINES, Some(FLOORS))?;
+    routing(project)
+}
+
+/// Routing over the corpus's 14 databases, lexical and blended, with and without their
+/// descriptions (tests/tests/corpus_routing.rs, which holds the blend to its floors), and
+/// the demo's suites with the blend.
+fn routing(project: &Project) -> Result<(), Failure> {
+    println!("\n==> routing across the analysts' corpus (tests/tests/corpus_routing.rs)");
+    let started = Instant::now();
+    let dbs = project.root.join(OUT).join("corpus-dbs");
+    let dbs_text = dbs.to_string_lossy().into_owned();
+    if !dbs.join("shop.sqlite").is_file() {
+        project
+            .command("python3", &["corpus/generate.py", &dbs_text])
+            .output("corpus/generate.py")?;
+    }
+    project
+        .cargo(&[
+            "test",
+            "-p",
+            "nl2sql-tests",
+            "--test",
+            "corpus_routing",
+            "--",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("NL2SQL_CORPUS_DBS", &dbs_text)
+        .run("routing across the corpus")?;
+    println!("    ({:.0} s)", started.elapsed().as_secs_f64());
+    Ok(())
 }
 
 /// TPC-H on the Spark Connect server at `spark` (the one the servers step of `cargo xtask

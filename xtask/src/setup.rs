@@ -25,6 +25,7 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
     spark_prerequisites(project)?;
     pyspark(project)?;
     data::ensure(project)?;
+    crate::embedder::ensure(project)?;
     data::ensure_catalogue(project)
 }
 

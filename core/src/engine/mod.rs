@@ -368,6 +368,34 @@ struct Resolved {
     outcome: Result<Resolution, PipelineError>,
 }
 
+/// Says that routing's first two datasources matched about equally well, what put each
+/// first, and how to ask the other: the answer never rests on a silent guess between them.
+fn close_call_warning(c: &crate::index::CloseCall) -> RunWarning {
+    let led = |signals: &[String]| match signals {
+        [] => "no signal".to_string(),
+        _ => signals.join(", "),
+    };
+    RunWarning {
+        detail: serde_json::to_value(c).ok(),
+        ..RunWarning::new(
+            Node::DatasourceResolver,
+            ErrorCode::RoutingCloseCall,
+            format!(
+                "{} and {} match this question about equally well ({} came first on {}, {} on \
+                 {}); routing ranked {} first. If the answer comes from the wrong one, choose \
+                 the other as the datasource.",
+                c.chosen,
+                c.runner_up,
+                c.chosen,
+                led(&c.chosen_led),
+                c.runner_up,
+                led(&c.runner_up_led),
+                c.chosen
+            ),
+        )
+    }
+}
+
 /// The candidates routing ranked (or the caller chose), and routing's record.
 struct Routed {
     /// What routing kept, best first (the chosen one, when the caller chose).
@@ -618,8 +646,12 @@ impl<'a> Engine<'a> {
             routing,
             ..Found::default()
         };
+        let close = (found.routing.as_ref()).and_then(|r| r.close_call.as_ref().map(|c| close_call_warning(c)));
         let found = match self.schemas_current(&candidates).await {
-            Ok(warnings) => Found { warnings, ..found },
+            Ok(warnings) => Found {
+                warnings: close.into_iter().chain(warnings).collect(),
+                ..found
+            },
             Err(e) => {
                 resolver.end(Record::failed(&e));
                 return found.ending(Err(e));

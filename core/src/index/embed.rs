@@ -101,7 +101,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-fn normalize(v: &mut [f32]) {
+pub(super) fn normalize(v: &mut [f32]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if norm > 0.0 {
         for x in v {

@@ -13,6 +13,7 @@ mod fasthash;
 mod notes;
 mod retrieve;
 mod route;
+mod semantic;
 mod store;
 pub mod text;
 mod values;
@@ -25,7 +26,10 @@ pub use notes::{ColumnNotes, Notes, Relationship, TableNotes, Term};
 pub use retrieve::{render, retrieve, Retrieval, RetrieveSettings};
 #[cfg(feature = "internals")]
 pub use route::PoolEntry;
-pub use route::{route, route_in_thread, Dropped, RouteSettings, Routing, SignalRecord};
+pub use semantic::{BlendedEmbedder, SemanticEmbedder};
+pub use route::{
+    route, route_in_thread, CloseCall, Dropped, RouteSettings, Routing, SignalRecord,
+};
 #[cfg(feature = "internals")]
 pub use store::{Entry, Hit};
 pub use store::{DatasourceProfile, EntryKind, MismatchPolicy, SchemaIndex, VerifiedPhrase};

@@ -78,6 +78,23 @@ pub struct Dropped {
     pub reason: String,
 }
 
+/// Routing's first two datasources when the second matched about as well: it came first
+/// in as many signals as the first did, or in at least one and one fewer, and fusion chose
+/// between them on lower places.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CloseCall {
+    /// The datasource ranked first.
+    pub chosen: String,
+    /// The one ranked second.
+    pub runner_up: String,
+    /// The signals that ranked the first one first.
+    pub chosen_led: Vec<String>,
+    /// The signals that ranked the second one first.
+    pub runner_up_led: Vec<String>,
+}
+
 /// Routing's decision and how it was reached.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, Clean)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -95,6 +112,10 @@ pub struct Routing {
     /// Every reachable datasource's fused score, best first.
     #[clean(keep)]
     pub fused: Vec<(String, f32)>,
+    /// When the first two were about equally good matches.
+    #[clean(keep)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub close_call: Option<Box<CloseCall>>,
 }
 
 /// Ranks the datasources the scope reaches for `question`.
@@ -139,6 +160,10 @@ pub async fn route_in_thread(
     let visible = index.visibility(scope);
     for (name, kind, k) in searches {
         let mut hits = index.search_visible(&query, kind, None, &visible, k);
+        // An entry that shares nothing with the question is no evidence: without this, a
+        // signal whose entries are all empty (datasources with no description) would
+        // rank every datasource by id and tilt fusion toward the first in the alphabet.
+        hits.retain(|h| h.similarity > 0.0);
         // A verified query is evidence only when it asks nearly the same thing; a
         // datasource with many verified queries must not win every question by count.
         if kind == EntryKind::Verified {
@@ -260,12 +285,38 @@ pub async fn route_in_thread(
             ranked.push(d.clone());
         }
     }
+    let close_call = close_call(&ranked, &signals);
     Ok(Routing {
         ranked,
         dropped,
         signals,
         fused: fused.into_iter().map(|(d, s)| (d, round(s))).collect(),
+        close_call,
     })
+}
+
+/// The first two routing kept, when the second came first in as many signals as the first,
+/// or in at least one and only one fewer (three signals to two is a split vote; neither
+/// leading anything is one too: nothing told them apart). One kept, or the second dropped
+/// by the floor: no close call.
+fn close_call(ranked: &[String], signals: &[SignalRecord]) -> Option<Box<CloseCall>> {
+    let [chosen, runner_up, ..] = ranked else {
+        return None;
+    };
+    let led = |d: &String| -> Vec<String> {
+        (signals.iter())
+            .filter(|s| s.ranking.first() == Some(d))
+            .map(|s| s.name.clone())
+            .collect()
+    };
+    let (chosen_led, runner_up_led) = (led(chosen), led(runner_up));
+    let (c, r) = (chosen_led.len(), runner_up_led.len());
+    (r >= c || (r >= 1 && r + 1 >= c)).then(|| Box::new(CloseCall {
+        chosen: chosen.clone(),
+        runner_up: runner_up.clone(),
+        chosen_led,
+        runner_up_led,
+    }))
 }
 
 /// Rounded for the trace, so records are byte-identical run to run and easy to read.

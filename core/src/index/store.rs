@@ -43,11 +43,12 @@ pub struct Entry {
     /// The verified query it phrases, for verified entries.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verified_query: Option<String>,
-    /// The tables a verified query reads: the entry is visible only to callers who may
-    /// read them all.
+    /// The tables a verified query reads, or whose names stand in for a missing
+    /// description: the entry is visible only to callers who may read them all.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reads: Vec<String>,
-    /// The text that was embedded.
+    /// The text that was embedded (for a datasource with no description, which stays
+    /// empty here, its tables' names were embedded instead).
     pub text: String,
 }
 
@@ -119,6 +120,14 @@ fn table_text(t: &Table) -> String {
     t.name.clone()
 }
 
+/// A schema's table names, as one text.
+fn table_names(schema: &SchemaSnapshot) -> String {
+    (schema.tables.iter())
+        .map(|t| t.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn column_text(t: &Table, c: &crate::schema::Column) -> String {
     let kind = match c.category {
         TypeCategory::Number => "number",
@@ -166,12 +175,18 @@ impl SchemaIndex {
                 reads: Vec::new(),
                 text,
             };
-            entries.push(entry(
+            let mut description = entry(
                 EntryKind::Datasource,
                 None,
                 None,
                 profile.description.clone(),
-            ));
+            );
+            // Searched by its tables' names (below), it is seen only by roles that read
+            // them all: a name must not vote for a role that may not read its table.
+            if description.text.trim().is_empty() {
+                description.reads = schema.tables.iter().map(|t| t.name.clone()).collect();
+            }
+            entries.push(description);
             for q in &profile.examples {
                 entries.push(entry(EntryKind::Example, None, None, q.clone()));
             }
@@ -243,7 +258,19 @@ impl SchemaIndex {
             }
             notes.push((ds.clone(), fitting));
         }
-        let texts: Vec<String> = entries.iter().map(|e| e.text.clone()).collect();
+        // A datasource with no description is searched by its tables' names, which say
+        // together what it holds (a sub-word embedder places "Customer, Account,
+        // CardTransaction" near banking); its description stays empty.
+        let texts: Vec<String> = (entries.iter())
+            .map(|e| match e.kind {
+                EntryKind::Datasource if e.text.trim().is_empty() => profiles
+                    .iter()
+                    .find(|(p, _)| p.id == e.datasource)
+                    .map(|(_, schema)| table_names(schema))
+                    .unwrap_or_default(),
+                _ => e.text.clone(),
+            })
+            .collect();
         let vectors = embedder.embed(&texts).await?;
         if vectors.len() != entries.len() {
             return Err(crate::index::unsearchable(format!(

@@ -171,6 +171,15 @@ fn undouble(base: String) -> String {
     base
 }
 
+/// The words of a text that carry meaning: split and lower-cased, stopwords dropped, not
+/// stemmed (a sub-word vocabulary knows `categories`, not `categori`).
+pub fn content_words(text: &str) -> Vec<String> {
+    words(text)
+        .into_iter()
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .collect()
+}
+
 /// The terms of a text: words, split and stemmed, stopwords dropped.
 pub fn terms(text: &str) -> Vec<String> {
     words(text)

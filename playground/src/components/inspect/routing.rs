@@ -10,7 +10,17 @@ pub fn RoutingTables(routing: Routing) -> impl IntoView {
         dropped,
         signals,
         fused,
+        close_call,
     } = routing;
+    let close = close_call.map(|c| {
+        format!(
+            "Close call: {} (first on {}) and {} (first on {})",
+            c.chosen,
+            listed(&c.chosen_led),
+            c.runner_up,
+            listed(&c.runner_up_led)
+        )
+    });
     let dropped: Vec<String> = dropped
         .iter()
         .map(|d| format!("{} ({})", d.id, d.reason))
@@ -20,6 +30,7 @@ pub fn RoutingTables(routing: Routing) -> impl IntoView {
             <h4>"Routing"</h4>
             <p class="ranked">"Kept, best first: " <strong>{ranked.join(", ")}</strong></p>
             {(!dropped.is_empty()).then(|| view! { <p>"Dropped: " {dropped.join(", ")}</p> })}
+            {close.map(|c| view! { <p class="close-call">{c}</p> })}
             <table class="grid fused">
                 <thead><tr><th>"Datasource"</th><th>"Fused score"</th></tr></thead>
                 <tbody>{fused.into_iter().map(|(id, score)| view! {
@@ -42,5 +53,14 @@ pub fn RoutingTables(routing: Routing) -> impl IntoView {
                 </details>
             }).collect_view()}
         </div>
+    }
+}
+
+/// Signal names, or "no signal".
+fn listed(signals: &[String]) -> String {
+    if signals.is_empty() {
+        "no signal".to_string()
+    } else {
+        signals.join(", ")
     }
 }
