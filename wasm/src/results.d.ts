@@ -697,8 +697,8 @@ close_call?: CloseCall | null, };
 
 /**
  * Routing's first two datasources when the second matched about as well: it came first
- * in as many signals as the first did, or in one fewer, and fusion chose between them on
- * lower places.
+ * in as many signals as the first did, or in at least one and one fewer, and fusion chose
+ * between them on lower places.
  */
 export type CloseCall = { 
 /**
