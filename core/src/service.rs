@@ -19,7 +19,7 @@ use crate::error::RunWarning;
 use crate::error::{Error, ErrorCode};
 use crate::feedback::{FeedbackBook, Given, Proposal, Recorded};
 use crate::http::{HttpTransport, Offline};
-use crate::index::{render, Clock, EntryKind, Retrieval, Routing};
+use crate::index::{render, Clock, Embedder, EntryKind, Retrieval, Routing};
 use crate::plan_cache::PlanCache;
 use crate::policy::Policies;
 use crate::provider::chat::{ChatError, PriceTable};
@@ -495,6 +495,20 @@ impl<H: Host> Service<H> {
         let next = self.workspace().with_source(opening).await?;
         *self.workspace.borrow_mut() = Rc::new(next);
         Ok(())
+    }
+
+    /// Indexes every datasource with `embedder` from now on (a run already started keeps
+    /// the index it began with).
+    pub async fn use_embedder(&self, embedder: Rc<dyn Embedder>) -> Result<(), Error> {
+        let next = self.workspace().with_embedder(embedder).await?;
+        *self.workspace.borrow_mut() = Rc::new(next);
+        Ok(())
+    }
+
+    /// The embedder the index was built with, as its id (`builtin-v1-512`, or
+    /// `builtin-v1-512+wordllama-256@0.70` for the blend).
+    pub fn embedder_id(&self) -> String {
+        self.workspace().index().embedder().to_string()
     }
 
     /// Removes datasource `id`.

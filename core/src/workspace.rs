@@ -203,6 +203,18 @@ impl Workspace {
         .await
     }
 
+    /// This workspace indexed by `embedder` instead: the page starts with the lexical
+    /// embedder and blends in the semantic one once its weights have arrived.
+    pub async fn with_embedder(&self, embedder: Rc<dyn Embedder>) -> Result<Workspace, Error> {
+        Workspace::build(
+            (self.sources.clone(), self.unavailable.clone()),
+            self.policies.clone(),
+            (self.declared.clone(), self.approved.clone()),
+            embedder,
+        )
+        .await
+    }
+
     /// This workspace with one more datasource, read and indexed (one left out before
     /// comes back this way).
     pub async fn with_source(&self, opening: Opening) -> Result<Workspace, Error> {

@@ -1,8 +1,8 @@
 //! The root component: provides the state, loads the databases, and shows the page the
 //! person chose.
 
-use crate::browser::mark;
-use crate::catalog::{load_demo_databases, now_ms};
+use crate::browser::{mark, note};
+use crate::catalog::{fetch_semantic_weights, load_demo_databases, now_ms};
 use crate::components::{
     AskPage, DatasourcesPage, InspectPage, LoadStatus, RolePicker, SettingsPage, SqlPage,
     TracesPage, VerifiedPage,
@@ -79,5 +79,22 @@ async fn boot(engines: Engines, settings: Settings) {
             }
         }
         Err(e) => leptos::logging::warn!("feedback: {e}"),
+    }
+    blend_semantic(&page).await;
+}
+
+/// Routes with the lexical embedder until the semantic one's weights have arrived, then
+/// with the blend, as natively. Without them the page keeps working, lexical only.
+async fn blend_semantic(page: &InPage) {
+    let blended = match fetch_semantic_weights().await {
+        Ok(weights) => page.blend(weights).await,
+        Err(e) => Err(e),
+    };
+    match blended {
+        Ok(id) => {
+            note("embedder", &id);
+            mark("blended-ms", now_ms());
+        }
+        Err(e) => leptos::logging::warn!("the semantic embedder: {e}; routing stays lexical"),
     }
 }

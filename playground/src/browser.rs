@@ -34,10 +34,15 @@ pub fn copy(text: &str) {
 
 /// Records a timing on `<body>` as `data-<name>` (milliseconds since navigation).
 pub fn mark(name: &str, ms: f64) {
+    note(name, &format!("{ms:.1}"));
+}
+
+/// Records a fact about the page on `<body>` as `data-NAME` (for the end-to-end tests).
+pub fn note(name: &str, text: &str) {
     let body = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.body());
     if let Some(body) = body {
-        let _ = body.set_attribute(&format!("data-{name}"), &format!("{ms:.1}"));
+        let _ = body.set_attribute(&format!("data-{name}"), text);
     }
 }

@@ -78,6 +78,15 @@ pub async fn load_demo_databases(provider: ProviderConfig, run: RunConfig) -> Lo
     Loaded { session, failures }
 }
 
+/// The semantic embedder's weights, copied next to the databases (`cargo xtask embedder`).
+const SEMANTIC_URL: &str = "data/semantic-wordllama-256.bin";
+
+/// Downloads the semantic embedder's weights (9.3 MB): the page asks for them only once it
+/// is ready, so they never delay the first question.
+pub async fn fetch_semantic_weights() -> Result<Vec<u8>, String> {
+    finish_fetch(start_fetch(SEMANTIC_URL)?, SEMANTIC_URL).await
+}
+
 /// Milliseconds since navigation started (0 where the page has no performance clock).
 pub fn now_ms() -> f64 {
     web_sys::window()

@@ -2,11 +2,13 @@
 //! (ignored, run by `cargo xtask bench`) the index build and routing latency in the page.
 #![cfg(target_arch = "wasm32")]
 
-use nl2sql_core::index::{route, BuiltinEmbedder, RouteSettings};
+use nl2sql_core::index::SemanticEmbedder;
+use nl2sql_core::index::{route, BlendedEmbedder, BuiltinEmbedder, RouteSettings};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::Metadata;
 use nl2sql_tests::bench::percentiles;
 use nl2sql_tests::gold::REFERENCE_SUITE;
+use nl2sql_tests::routing::WORDS_ROUTING;
 use nl2sql_tests::routing::{demo_index, recall, routing_score, OWN_ROUTING, ROUTING_SUITE};
 use nl2sql_tests::sqljs::{opener, sqljs};
 use wasm_bindgen_test::*;
@@ -33,6 +35,51 @@ async fn routing_and_recall_in_the_browser_match_the_native_scores() {
         "{} {}",
         r.tables,
         r.columns
+    );
+}
+
+/// The semantic embedder's weights, as the page fetches them (`cargo xtask embedder`).
+const SEMANTIC: &[u8] = include_bytes!("../../data/semantic-wordllama-256.bin");
+
+/// The blend in the page: its weights read, the demo indexed and routed with it, as
+/// natively (tests/corpus_routing.rs: 70 of the reference suite's 78 first for admin, 30/30,
+/// 40/40); the times are printed.
+#[wasm_bindgen_test]
+async fn the_blend_routes_in_the_browser_as_natively() {
+    let sql = sqljs().await;
+    let t = js_sys::Date::now();
+    let semantic =
+        SemanticEmbedder::from_bytes("wordllama", SEMANTIC).unwrap_or_else(|e| panic!("{e}"));
+    let load_ms = js_sys::Date::now() - t;
+    let embedder =
+        BlendedEmbedder::new(BuiltinEmbedder::default(), semantic, BlendedEmbedder::SHARE);
+    let t = js_sys::Date::now();
+    let index = demo_index(&opener(&sql), &embedder).await;
+    let build_ms = js_sys::Date::now() - t;
+    let t = js_sys::Date::now();
+    let reference = routing_score(&index, &embedder, ROUTING_SUITE).await;
+    let route_ms = (js_sys::Date::now() - t) / reference.total.max(1) as f64;
+    let own = routing_score(&index, &embedder, OWN_ROUTING).await;
+    let words = routing_score(&index, &embedder, WORDS_ROUTING).await;
+    console_log!(
+        "the blend in headless Chromium: {} bytes of weights read in {load_ms:.0} ms; the demo \
+         indexed in {build_ms:.0} ms (introspection and value reads on sql.js included); \
+         {route_ms:.1} ms per route; reference suite top-1 {}/{}, own {}/{}, words {}/{}",
+        SEMANTIC.len(),
+        reference.top1,
+        reference.total,
+        own.passed,
+        own.total,
+        words.top1,
+        words.total
+    );
+    assert_eq!(own.passed, own.total, "{}", own.failures.join("\n"));
+    assert_eq!(words.top1, words.total, "{}", words.failures.join("\n"));
+    assert!(
+        reference.top1 * 100 >= 85 * reference.total,
+        "{}/{}",
+        reference.top1,
+        reference.total
     );
 }
 

@@ -306,6 +306,22 @@ impl JsEngine {
         })
     }
 
+    /// Blends the semantic embedder into routing and retrieval: `weights` are the bytes of
+    /// `semantic-wordllama-256.bin` (`cargo xtask embedder`; 9.3 MB, fetch it when the page
+    /// is idle). Resolves to the index's embedder id; rejects with CONFIG_INVALID for bytes
+    /// that are not such weights, leaving the engine as it was.
+    #[wasm_bindgen(js_name = useSemanticWeights, unchecked_return_type = "Promise<string>")]
+    pub fn use_semantic_weights(&self, weights: Uint8Array) -> Promise {
+        let session = Rc::clone(&self.session);
+        let bytes = weights.to_vec();
+        future_to_promise(async move {
+            let id = crate::session::blend_semantic(&session, &bytes)
+                .await
+                .map_err(service_error)?;
+            Ok(JsValue::from_str(&id))
+        })
+    }
+
     /// SQL mode: `sql` imported as a plan, validated for the role, rendered and run.
     #[wasm_bindgen(unchecked_return_type = "Promise<SqlRun>")]
     pub fn sql(&self, sql: String, options: Option<SqlOptionsArg>) -> Promise {

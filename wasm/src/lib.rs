@@ -16,8 +16,8 @@ pub use duckdb::DuckDbDatabase;
 pub use fetch::FetchTransport;
 pub use remote::Remote;
 pub use session::{
-    add_file, demo_session, open_session, DatabaseFile, DatabaseHost, NamedBytes, PageClock,
-    PageHost, Session,
+    add_file, blend_semantic, demo_session, open_session, DatabaseFile, DatabaseHost, NamedBytes,
+    PageClock, PageHost, Session,
 };
 pub use sleep::TimeoutSleep;
 pub use sqljs::{js_message, SqlJs, SqlJsDatabase, SqlJsScratch};

@@ -10,6 +10,7 @@ use crate::{FetchTransport, SqlJs, TimeoutSleep};
 use nl2sql_core::adapter::HttpTransport;
 use nl2sql_core::adapter::Scratch;
 use nl2sql_core::adapter::{join_all, Sleep};
+use nl2sql_core::adapter::{BlendedEmbedder, SemanticEmbedder};
 use nl2sql_core::adapter::{BuiltinEmbedder, Clock, DatasourceProfile};
 use nl2sql_core::adapter::{Datasource, DatasourceError};
 use nl2sql_core::config::Policies;
@@ -215,6 +216,17 @@ pub async fn open_session(
         provider,
         run,
     ))
+}
+
+/// Blends the semantic embedder whose `weights` the page fetched (`cargo xtask embedder`'s
+/// file) into `session`'s index, as natively: routing and retrieval use it from the next
+/// question on. Returns the index's new embedder id; weights that cannot be read leave the
+/// session as it was (CONFIG_INVALID).
+pub async fn blend_semantic(session: &Session, weights: &[u8]) -> Result<String, Error> {
+    let semantic = SemanticEmbedder::from_bytes("wordllama", weights)?;
+    let blend = BlendedEmbedder::new(BuiltinEmbedder::default(), semantic, BlendedEmbedder::SHARE);
+    session.use_embedder(Rc::new(blend)).await?;
+    Ok(session.embedder_id())
 }
 
 /// The three demo databases (`files` holds their bytes and, when read ahead, what reading

@@ -1,6 +1,7 @@
 //! Prints what a visitor (or a package user) downloads: each file of `dist/` or `pkg/` raw,
 //! gzip -9 and brotli q11. Files under `duckdb/` are fetched only when a CSV, Parquet or
-//! DuckDB file is first added; they are counted apart from the first load.
+//! DuckDB file is first added, and the semantic embedder's weights once the page is ready;
+//! they are counted apart from the first load.
 
 use crate::run::Failure;
 use std::fs;
@@ -11,10 +12,18 @@ pub fn report(dist: &Path, label: &str) -> Result<(), Failure> {
     let mut files = Vec::new();
     collect(dist, &mut files)?;
     files.sort();
-    let (later, first): (Vec<_>, Vec<_>) = files
+    let under = |prefix: &'static str| {
+        move |p: &std::path::PathBuf| p.strip_prefix(dist).is_ok_and(|p| p.starts_with(prefix))
+    };
+    let (later, rest): (Vec<_>, Vec<_>) = files.into_iter().partition(under("duckdb"));
+    let (semantic, first): (Vec<_>, Vec<_>) = rest
         .into_iter()
-        .partition(|p| p.strip_prefix(dist).is_ok_and(|p| p.starts_with("duckdb")));
+        .partition(under("data/semantic-wordllama-256.bin"));
     table(dist, label, &first, "total")?;
+    if !semantic.is_empty() {
+        println!("\nfetched once the page is ready (the semantic embedder's weights):");
+        table(dist, label, &semantic, "total once ready")?;
+    }
     if !later.is_empty() {
         println!("\nfetched when the first CSV, Parquet or DuckDB file is added:");
         table(dist, label, &later, "total when first added")?;

@@ -8,7 +8,7 @@ use super::SourceInfo;
 use leptos::prelude::{Notify, Trigger};
 use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::feedback::FeedbackBook;
-use nl2sql_wasm::{add_file, DatabaseFile, DatabaseHost, Session};
+use nl2sql_wasm::{add_file, blend_semantic, DatabaseFile, DatabaseHost, Session};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -58,6 +58,14 @@ impl InPage {
             .map_err(|e| format!("{} ({})", e, e.code))?;
         self.changed.notify();
         Ok(())
+    }
+
+    /// Blends the semantic embedder (its fetched `weights`) into routing and retrieval;
+    /// the index's new embedder id.
+    pub async fn blend(&self, weights: Vec<u8>) -> Result<String, String> {
+        blend_semantic(&self.session, &weights)
+            .await
+            .map_err(|e| format!("{} ({})", e, e.code))
     }
 
     /// Removes datasource `id`.
