@@ -148,7 +148,7 @@ pub struct IndexEntries {
 /// The engine as a front end holds it.
 pub struct Service<H: Host> {
     host: H,
-    /// Replaced whole on add and remove, so a run keeps the catalogue it started with.
+    /// Replaced whole on add and remove (and when the embedder changes), so a run keeps the catalogue it started with.
     workspace: RefCell<Rc<Workspace>>,
     provider: RefCell<ProviderConfig>,
     run: RefCell<RunConfig>,
@@ -492,7 +492,11 @@ impl<H: Host> Service<H> {
 
     /// Reads and indexes one more datasource; routable as soon as this returns.
     pub async fn add(&self, opening: Opening) -> Result<(), Error> {
-        let next = self.workspace().with_source(opening).await?;
+        let source = self.workspace().read_new(opening).await?;
+        // Built on the workspace as it is once the read is done, not as it was before it:
+        // what changed meanwhile (the page blending in the semantic embedder, feedback
+        // approved) is kept.
+        let next = self.workspace().with_read(source).await?;
         *self.workspace.borrow_mut() = Rc::new(next);
         Ok(())
     }
@@ -503,12 +507,6 @@ impl<H: Host> Service<H> {
         let next = self.workspace().with_embedder(embedder).await?;
         *self.workspace.borrow_mut() = Rc::new(next);
         Ok(())
-    }
-
-    /// The embedder the index was built with, as its id (`builtin-v1-512`, or
-    /// `builtin-v1-512+wordllama-256@0.70` for the blend).
-    pub fn embedder_id(&self) -> String {
-        self.workspace().index().embedder().to_string()
     }
 
     /// Removes datasource `id`.

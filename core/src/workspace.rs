@@ -218,9 +218,22 @@ impl Workspace {
     /// This workspace with one more datasource, read and indexed (one left out before
     /// comes back this way).
     pub async fn with_source(&self, opening: Opening) -> Result<Workspace, Error> {
+        let source = self.read_new(opening).await?;
+        self.with_read(source).await
+    }
+
+    /// Reads `opening`, whose id must be new here: the slow half of
+    /// [`Workspace::with_source`], after which the caller may build on a newer workspace.
+    pub async fn read_new(&self, opening: Opening) -> Result<Source, Error> {
         check_id(&opening.profile.id, &self.sources)?;
+        opening.read().await
+    }
+
+    /// This workspace with `source` (from [`Workspace::read_new`]) added and indexed.
+    pub async fn with_read(&self, source: Source) -> Result<Workspace, Error> {
+        check_id(&source.profile.id, &self.sources)?;
         let mut sources = self.sources.clone();
-        sources.push(Rc::new(opening.read().await?));
+        sources.push(Rc::new(source));
         self.rebuilt((sources, self.unavailable.clone())).await
     }
 

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "./static-server.mjs";
-import { launch, openPage } from "./browser.mjs";
+import { launch, openPage, ready } from "./browser.mjs";
 import { MOCK_URL, requireMock, addFixtures, GENRES, GENRES_FIXTURES } from "./mock.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -43,7 +43,7 @@ async function open(width) {
     sessionStorage.setItem("nl2sql.key", "sk-a11y-0123456789abcdef");
   }, [JSON.stringify(saved)]);
   await page.goto(server.url);
-  await page.locator('main[data-ready="true"]').waitFor({ timeout: 30_000 });
+  await ready(page);
   return { page, problems };
 }
 

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "./static-server.mjs";
-import { launch, openPage, watchLongTasks, longestTask } from "./browser.mjs";
+import { launch, openPage, ready, watchLongTasks, longestTask } from "./browser.mjs";
 import {
   MOCK_URL, requireMock, addFixtures, callsAbout,
   GENRES, GENRES_FIXTURES, CUSTOMERS, CUSTOMERS_FIXTURES, WEATHER, WEATHER_FIXTURES,
@@ -43,7 +43,7 @@ async function openReady({ model = "mock-model", kind = "compatible", run = {} }
     sessionStorage.setItem("nl2sql.key", key);
   }, [JSON.stringify(saved), KEY]);
   await page.goto(server.url);
-  await page.locator('main[data-ready="true"]').waitFor({ timeout: 30_000 });
+  await ready(page);
   return { page, problems };
 }
 
@@ -323,7 +323,7 @@ test("without a key the page says how to add one, and routing works", async () =
       sessionStorage.clear();
     });
     await page.goto(server.url);
-    await page.locator('main[data-ready="true"]').waitFor({ timeout: 30_000 });
+    await ready(page);
     assert.match(await page.locator("#no-key").textContent(), /Ollama/);
     await page.locator('button.tab[data-page="inspect"]').click();
     await page.locator("#inspect-question").fill("How many tickets are still open?");
@@ -496,7 +496,7 @@ test("Right proposes a verified query; admin approves it; the same question then
     assert.match(exported, /"status": "approved"/);
     // Kept in this browser: after a reload it is still approved, and it answers.
     await page.reload();
-    await page.locator('main[data-ready="true"]').waitFor({ timeout: 30_000 });
+    await ready(page);
     await page.locator('button.tab[data-page="verified"]').click();
     await page.locator('li.proposal[data-status="approved"]').waitFor();
     await page.locator('button.tab[data-page="ask"]').click();

@@ -32,6 +32,14 @@ export async function launch() {
   };
 }
 
+// Waits until the playground is ready and has blended in the semantic embedder (it fetches
+// the weights once ready and indexes again): a test then routes as the page will from then on,
+// and no re-indexing task runs inside what it measures.
+export async function ready(page) {
+  await page.locator('main[data-ready="true"]').waitFor({ timeout: 30_000 });
+  await page.locator("body[data-embedder]").waitFor({ state: "attached", timeout: 30_000 });
+}
+
 // Opens a page and records every console error and uncaught exception on it.
 export async function openPage(context) {
   const page = await context.newPage();

@@ -12,7 +12,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { serve } from "./static-server.mjs";
-import { launch, openPage, watchLongTasks, watchQueryTimeout, limitTimings } from "./browser.mjs";
+import { launch, openPage, ready, watchLongTasks, watchQueryTimeout, limitTimings } from "./browser.mjs";
 import { MOCK_URL, requireMock, addFixtures, callsAbout, col, eq } from "./mock.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -109,7 +109,7 @@ async function openReady() {
   const saved = { kind: "compatible", model: "mock-model", base_url: MOCK_URL, run: { row_cap: 10000, answer: "template" } };
   await page.addInitScript((settings) => localStorage.setItem("nl2sql.settings", settings), JSON.stringify(saved));
   await page.goto(server.url);
-  await page.locator('main[data-ready="true"]').waitFor({ timeout: 30_000 });
+  await ready(page);
   await watchLongTasks(page);
   await page.locator('button.tab[data-page="datasources"]').click();
   return { page, problems, requested };

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "./static-server.mjs";
-import { launch, openPage, watchLongTasks, longestTask, watchQueryTimeout, limitTimings } from "./browser.mjs";
+import { launch, openPage, ready, watchLongTasks, longestTask, watchQueryTimeout, limitTimings } from "./browser.mjs";
 import { MOCK_URL, requireMock, addFixtures, col, eq } from "./mock.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -74,7 +74,7 @@ async function openReady(run = {}) {
   const saved = { kind: "compatible", model: "mock-model", base_url: MOCK_URL, run: { row_cap: 10000, answer: "template", ...run } };
   await page.addInitScript((settings) => localStorage.setItem("nl2sql.settings", settings), JSON.stringify(saved));
   await page.goto(server.url);
-  await page.locator('main[data-ready="true"]').waitFor({ timeout: 30_000 });
+  await ready(page);
   // Every main-thread task over 50 ms from here on (the Long Tasks API).
   await watchLongTasks(page);
   return { page, problems };

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve as serveStatic } from "./static-server.mjs";
-import { launch, openPage } from "./browser.mjs";
+import { launch, openPage, ready } from "./browser.mjs";
 import { MOCK_URL, requireMock, addFixtures, GENRES, GENRES_FIXTURES } from "./mock.mjs";
 import { startServe } from "./nl2sql.mjs";
 
@@ -58,7 +58,7 @@ test("the page asks through a server: streamed timeline, the answer, no model ke
   const seen = [];
   page.on("request", (r) => seen.push(r.url()));
   await page.goto(site.url);
-  await page.locator('main[data-ready="true"]').waitFor({ timeout: 30_000 });
+  await ready(page);
   await connect(page, VIEWER);
   assert.match(await page.locator("#server-status").textContent(), /chinook/);
   // The server's datasources, as the viewer's key sees them.
@@ -98,7 +98,7 @@ test("the page asks through a server: streamed timeline, the answer, no model ke
 test("a wrong key is said plainly, and the page's own engine comes back", async () => {
   const { page } = await openPage(browser.context);
   await page.goto(site.url);
-  await page.locator('main[data-ready="true"]').waitFor({ timeout: 30_000 });
+  await ready(page);
   await page.locator('button.tab[data-page="settings"]').click();
   await page.locator("#engine-server").check();
   await page.locator("#server-url").fill(api.base);

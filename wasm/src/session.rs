@@ -226,7 +226,7 @@ pub async fn blend_semantic(session: &Session, weights: &[u8]) -> Result<String,
     let semantic = SemanticEmbedder::from_bytes("wordllama", weights)?;
     let blend = BlendedEmbedder::new(BuiltinEmbedder::default(), semantic, BlendedEmbedder::SHARE);
     session.use_embedder(Rc::new(blend)).await?;
-    Ok(session.embedder_id())
+    Ok(session.index_summary().embedder)
 }
 
 /// The three demo databases (`files` holds their bytes and, when read ahead, what reading
