@@ -88,10 +88,16 @@ impl SemanticEmbedder {
         let dims = r.u32()? as usize;
         let merge_count = r.u32()? as usize;
         // Every count is bounded by the bytes that must follow it, before anything is
-        // allocated for it: hostile counts cannot ask for gigabytes.
-        // Each token takes at least two length bytes, four scale bytes and its row.
-        let least = size.checked_mul(dims + 6).filter(|m| *m <= bytes.len());
-        if size == 0 || dims == 0 || dims > 4096 || least.is_none() {
+        // allocated for it: hostile counts cannot ask for gigabytes. Each token takes at
+        // least two length bytes, four scale bytes and its row (`dims` is bounded first,
+        // so adding to it cannot overflow).
+        let fits = |size: usize| {
+            (1..=4096).contains(&dims)
+                && size
+                    .checked_mul(dims + 6)
+                    .is_some_and(|m| m <= bytes.len())
+        };
+        if size == 0 || !fits(size) {
             return Err(invalid(format!(
                 "{size} tokens of {dims} dimensions is not a vocabulary of this size"
             )));
@@ -141,11 +147,6 @@ impl SemanticEmbedder {
             scales,
             rows,
         })
-    }
-
-    /// The vectors' length.
-    pub fn dims(&self) -> usize {
-        self.dims
     }
 
     /// A word's tokens: its characters (bytes where a character has no token), merged pair
@@ -316,6 +317,7 @@ mod tests {
         let good = tiny();
         // Counts that would ask for gigabytes, and a merge naming token 99 of six.
         let huge = [MAGIC.to_vec(), [u32::MAX, 4096, u32::MAX].map(u32::to_le_bytes).concat()];
+        let wide = [MAGIC.to_vec(), [6, u32::MAX, 2].map(u32::to_le_bytes).concat()];
         let mut stray = good.clone();
         // The header, then each token as two length bytes and its UTF-8.
         let first_merge = MAGIC.len() + 12 + [5, 3, 3, 6, 7, 8].iter().sum::<usize>();
@@ -326,6 +328,7 @@ mod tests {
             [good.clone(), vec![0]].concat(),
             Vec::new(),
             huge.concat(),
+            wide.concat(),
             stray,
         ] {
             let e = SemanticEmbedder::from_bytes("tiny", &bad).expect_err("refused");
