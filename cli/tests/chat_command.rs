@@ -332,6 +332,28 @@ fn ctrl_c_cancels_the_running_question_not_the_chat() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the nl2sql binary runs");
+    // Its output is read as it comes: the question goes in once the chat says it is
+    // ready (its start takes most of a second in a debug build, longer on a busy machine,
+    // and a Ctrl-C before then would stop a program that has not started chatting yet).
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let (lines, heard) = std::sync::mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut all = String::new();
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            all.push_str(&line);
+            all.push('\n');
+            let _ = lines.send(line);
+        }
+        all
+    });
+    let ready = heard
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the chat starts and greets");
+    assert!(ready.contains("nl2sql chat"), "{ready}");
     let mut stdin = child.stdin.take().expect("stdin is piped");
     let _ = stdin.write_all(b"How many tracks does the store sell?\n");
     let _ = stdin.flush();
@@ -348,7 +370,11 @@ fn ctrl_c_cancels_the_running_question_not_the_chat() {
     drop(stdin);
     let out = child.wait_with_output().expect("the chat ends");
     let waited = asked.elapsed();
-    let said = text(&out);
+    let said = format!(
+        "{ready}\n{}{}",
+        reader.join().unwrap_or_default(),
+        text(&out)
+    );
     assert_eq!(
         out.status.code(),
         Some(0),

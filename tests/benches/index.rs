@@ -152,8 +152,8 @@ mod native {
         for copies in [1usize, 10] {
             let mut points = Vec::new();
             for c in 0..copies {
-                for (i, v) in index.vectors().iter().enumerate() {
-                    let mut v = v.clone();
+                for i in 0..index.entries().len() {
+                    let mut v = index.vector(i);
                     // A deterministic nudge, so copies are distinct points.
                     if c > 0 {
                         let at = (i * 7 + c) % v.len();

@@ -10,7 +10,9 @@
 //! area and a hash of its name. Rows: twenty to sixty per table, values from small
 //! vocabularies so text columns have the sample values introspection reads.
 
+#[cfg(not(target_arch = "wasm32"))]
 use rusqlite::{params_from_iter, Connection};
+#[cfg(not(target_arch = "wasm32"))]
 use std::path::Path;
 
 #[rustfmt::skip]
@@ -201,8 +203,8 @@ const SHARED: [&str; 6] = [
 ];
 
 /// A column's kind, which decides its declared type and its values.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
     Name,
     Code,
     Status,
@@ -221,7 +223,7 @@ enum Kind {
 
 #[rustfmt::skip]
 /// The attributes tables carry, each with its kind; a table takes about sixteen.
-const ATTRIBUTES: [(&str, Kind); 64] = [
+pub const ATTRIBUTES: [(&str, Kind); 64] = [
     ("name", Kind::Name), ("code", Kind::Code), ("title", Kind::Name),
     ("description", Kind::Note), ("status", Kind::Status), ("type", Kind::Label),
     ("category", Kind::Label), ("priority", Kind::Level), ("notes", Kind::Note),
@@ -273,8 +275,9 @@ pub fn table_names() -> Vec<&'static str> {
         .collect()
 }
 
-/// FNV-1a of a name: the generator's only source of variety.
-fn hash(text: &str) -> u64 {
+/// FNV-1a of a name: the generator's only source of variety. Reduced in 64 bits before any
+/// cast, so the page's 32-bit `usize` generates the same schema.
+pub fn hash(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
@@ -286,7 +289,8 @@ pub struct Design {
     pub name: &'static str,
     /// The tables its foreign keys reference, one `<table>_id` column each.
     pub references: Vec<&'static str>,
-    attributes: Vec<(&'static str, Kind)>,
+    /// Its other columns and their kinds, in column order after the references.
+    pub attributes: Vec<(&'static str, Kind)>,
 }
 
 /// Every table's design.
@@ -312,14 +316,14 @@ pub fn designs() -> Vec<Design> {
                 if earlier.is_empty() {
                     break;
                 }
-                let pick = earlier[((h >> (8 * k + 3)) as usize) % earlier.len()];
+                let pick = earlier[((h >> (8 * k + 3)) % earlier.len() as u64) as usize];
                 if !references.contains(&pick) {
                     references.push(pick);
                 }
             }
             // A shared table, for about half of them.
             if h % 5 < 3 {
-                let shared = SHARED[((h >> 20) as usize) % SHARED.len()];
+                let shared = SHARED[((h >> 20) % SHARED.len() as u64) as usize];
                 if shared != name && !references.contains(&shared) && !tables.contains(&shared) {
                     references.push(shared);
                 }
@@ -328,7 +332,7 @@ pub fn designs() -> Vec<Design> {
             let mut attributes: Vec<(&'static str, Kind)> = vec![ATTRIBUTES[0]];
             // An odd stride visits every attribute before it repeats one.
             let stride = 1 + 2 * ((h >> 40) as usize % 31) + area.len() % 2 * 2;
-            let mut at = (h >> 32) as usize;
+            let mut at = ((h >> 32) % ATTRIBUTES.len() as u64) as usize;
             while attributes.len() < wanted {
                 at = (at + stride) % ATTRIBUTES.len();
                 let a = ATTRIBUTES[at];
@@ -346,8 +350,31 @@ pub fn designs() -> Vec<Design> {
     out
 }
 
+/// One generated value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// An integer.
+    Int(i64),
+    /// A real number.
+    Real(f64),
+    /// A text (dates and times included, as SQLite keeps them).
+    Text(String),
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl From<Cell> for rusqlite::types::Value {
+    fn from(cell: Cell) -> Self {
+        match cell {
+            Cell::Int(n) => n.into(),
+            Cell::Real(x) => x.into(),
+            Cell::Text(t) => t.into(),
+        }
+    }
+}
+
 /// Writes the database to `path` (replacing a file already there) and returns how many
 /// tables and columns it holds.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn generate(path: &Path) -> rusqlite::Result<(usize, usize)> {
     let _ = std::fs::remove_file(path);
     let mut conn = Connection::open(path)?;
@@ -381,7 +408,7 @@ pub fn generate(path: &Path) -> rusqlite::Result<(usize, usize)> {
                 values.push((((row * 7 + k * 3) % 20) as i64 + 1).into());
             }
             for (i, (name, kind)) in d.attributes.iter().enumerate() {
-                values.push(value(*kind, name, row, h.wrapping_add(i as u64)));
+                values.push(value(*kind, name, row, h.wrapping_add(i as u64)).into());
             }
             insert.execute(params_from_iter(values))?;
         }
@@ -390,7 +417,8 @@ pub fn generate(path: &Path) -> rusqlite::Result<(usize, usize)> {
     Ok((designs.len(), columns))
 }
 
-fn declared(kind: Kind) -> &'static str {
+/// The type a column of `kind` is declared with.
+pub fn declared(kind: Kind) -> &'static str {
     match kind {
         Kind::Name
         | Kind::Code
@@ -408,36 +436,44 @@ fn declared(kind: Kind) -> &'static str {
     }
 }
 
-fn value(kind: Kind, column: &str, row: usize, seed: u64) -> rusqlite::types::Value {
+/// The value of column `column` (of `kind`) in row `row` of a table seeded `seed`.
+pub fn value(kind: Kind, column: &str, row: usize, seed: u64) -> Cell {
     let n = row as u64 * 2_654_435_761 + seed;
     let pick = |words: &[&str]| words[(n % words.len() as u64) as usize].to_string();
     match kind {
-        Kind::Name => format!("{} {}", pick(&NAMES), row + 1).into(),
-        Kind::Code => format!(
+        Kind::Name => Cell::Text(format!("{} {}", pick(&NAMES), row + 1)),
+        Kind::Code => Cell::Text(format!(
             "{}-{:04}",
             &column[..2.min(column.len())].to_uppercase(),
             n % 10_000
-        )
-        .into(),
-        Kind::Status => pick(&STATUSES).into(),
-        Kind::Label => pick(&LABELS).into(),
-        Kind::Level => pick(&LEVELS).into(),
-        Kind::Place => pick(&PLACES).into(),
-        Kind::Note => format!("{} review of item {}", pick(&LABELS), row + 1).into(),
-        Kind::Email => format!("{}{}@example.com", pick(&NAMES).to_lowercase(), row + 1).into(),
-        Kind::Money => ((n % 100_000) as f64 / 100.0).into(),
-        Kind::Count => ((n % 200) as i64).into(),
-        Kind::Flag => ((n % 2) as i64).into(),
-        Kind::Ratio => ((n % 1_000) as f64 / 10.0).into(),
-        Kind::Date => format!("20{:02}-{:02}-{:02}", 20 + n % 6, 1 + n % 12, 1 + n % 28).into(),
-        Kind::Stamp => format!(
+        )),
+        Kind::Status => Cell::Text(pick(&STATUSES)),
+        Kind::Label => Cell::Text(pick(&LABELS)),
+        Kind::Level => Cell::Text(pick(&LEVELS)),
+        Kind::Place => Cell::Text(pick(&PLACES)),
+        Kind::Note => Cell::Text(format!("{} review of item {}", pick(&LABELS), row + 1)),
+        Kind::Email => Cell::Text(format!(
+            "{}{}@example.com",
+            pick(&NAMES).to_lowercase(),
+            row + 1
+        )),
+        Kind::Money => Cell::Real((n % 100_000) as f64 / 100.0),
+        Kind::Count => Cell::Int((n % 200) as i64),
+        Kind::Flag => Cell::Int((n % 2) as i64),
+        Kind::Ratio => Cell::Real((n % 1_000) as f64 / 10.0),
+        Kind::Date => Cell::Text(format!(
+            "20{:02}-{:02}-{:02}",
+            20 + n % 6,
+            1 + n % 12,
+            1 + n % 28
+        )),
+        Kind::Stamp => Cell::Text(format!(
             "20{:02}-{:02}-{:02} {:02}:{:02}:00",
             20 + n % 6,
             1 + n % 12,
             1 + n % 28,
             n % 24,
             n % 60
-        )
-        .into(),
+        )),
     }
 }

@@ -11,7 +11,6 @@ pub mod contract;
 pub mod gold;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod hostile;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod large;
 #[cfg(not(target_arch = "wasm32"))]
 pub use nl2sql_mock as mock;
@@ -24,6 +23,7 @@ pub mod schema_check;
 pub mod servers;
 #[cfg(target_arch = "wasm32")]
 pub mod sqljs;
+pub mod warehouse;
 
 /// Polls two futures together on one thread, until both are done.
 pub async fn both<A: std::future::Future, B: std::future::Future>(

@@ -2,7 +2,9 @@
 //! routing suite (`data/routing.yaml`), retrieval recall on its Chinook suite, and our own
 //! routing questions (`tests/gold/routing_own.yaml`).
 
+use nl2sql_core::conversation::Thread;
 use nl2sql_core::demo::{demo_profile, DEMO_DATABASES};
+use nl2sql_core::engine::prompts::{planner_user, PLANNER_SYSTEM};
 use nl2sql_core::index::{retrieve, route, Embedder, RetrieveSettings, RouteSettings, SchemaIndex};
 use nl2sql_core::policy::Policies;
 use nl2sql_core::Datasource;
@@ -128,12 +130,21 @@ pub struct Recall {
 /// tables: the reference Chinook suite's gold cases, or our held-out questions. Each case
 /// is retrieved from its first datasource.
 pub async fn recall(index: &SchemaIndex, embedder: &dyn Embedder, text: &str) -> Recall {
+    recall_of(index, embedder, suite(text).cases).await
+}
+
+/// [`recall`] over cases already read.
+pub async fn recall_of(
+    index: &SchemaIndex,
+    embedder: &dyn Embedder,
+    gold: Vec<nl2sql_suite::Case>,
+) -> Recall {
     let policies = Policies::demo();
     let scope = policies.scope(&["admin".to_string()]);
     let settings = RetrieveSettings::default();
     let (mut need_t, mut got_t, mut need_c, mut got_c, mut sent, mut cases) = (0, 0, 0, 0, 0, 0);
     let mut misses = Vec::new();
-    for case in suite(text).cases {
+    for case in gold {
         if case.tables.is_empty() {
             continue;
         }
@@ -183,4 +194,49 @@ pub async fn recall(index: &SchemaIndex, embedder: &dyn Embedder, text: &str) ->
         cases,
         misses,
     }
+}
+
+/// The planner's whole input for `question` on `datasource`, as the engine asks it (as the
+/// admin): its instructions, the message with the retrieved schema and `thread`'s turns,
+/// and the plan's JSON Schema (the tool's parameters). Retrieval searches with the thread's
+/// questions too, and the schema's share is cut by as much as the turns take.
+pub async fn planner_input(
+    index: &SchemaIndex,
+    embedder: &dyn Embedder,
+    datasource: &str,
+    question: &str,
+    thread: &Thread,
+) -> [String; 3] {
+    let policies = Policies::demo();
+    let scope = policies.scope(&["admin".to_string()]);
+    let schema = index
+        .schema(datasource)
+        .unwrap_or_else(|| panic!("{datasource} is not indexed"));
+    let context = thread.context();
+    let mut search = thread.questions();
+    search.push(question.to_string());
+    let retrieval = retrieve(
+        index,
+        embedder,
+        datasource,
+        &search.join(" "),
+        &scope,
+        &RetrieveSettings::default().sharing(context.len()),
+        false,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    let message = planner_user(
+        Some("2026-12-01"),
+        schema,
+        &retrieval,
+        question,
+        None,
+        &context,
+    );
+    [
+        PLANNER_SYSTEM.to_string(),
+        message,
+        nl2sql_core::plan::plan_json_schema().to_string(),
+    ]
 }

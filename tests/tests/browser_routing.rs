@@ -1,5 +1,6 @@
 //! Routing and retrieval in headless Chromium on sql.js: the same suites as natively, and
-//! (ignored, run by `cargo xtask bench`) the index build and routing latency in the page.
+//! (ignored, run by `cargo xtask bench`) the index build and routing latency in the page,
+//! on the demo and on the generated warehouse.
 #![cfg(target_arch = "wasm32")]
 
 use nl2sql_core::index::SemanticEmbedder;
@@ -11,6 +12,8 @@ use nl2sql_tests::gold::REFERENCE_SUITE;
 use nl2sql_tests::routing::WORDS_ROUTING;
 use nl2sql_tests::routing::{demo_index, recall, routing_score, OWN_ROUTING, ROUTING_SUITE};
 use nl2sql_tests::sqljs::{opener, sqljs};
+use nl2sql_tests::warehouse;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -150,4 +153,88 @@ async fn index_build_and_routing_in_the_browser() {
          {p50:.0} us, p95 {p95:.0} us",
         questions.len()
     );
+}
+
+/// The wasm instance's linear memory, in bytes: it only grows, so the growth over a step is
+/// what the step kept or used at its peak.
+fn wasm_memory_bytes() -> f64 {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map_or(0.0, |m| {
+            m.buffer()
+                .dyn_into::<js_sys::ArrayBuffer>()
+                .map_or(0.0, |b| f64::from(b.byte_length()))
+        })
+}
+
+/// The warehouse-scale benchmark's index (tests/warehouse.rs) built in the page: the four
+/// generated datasources' schemas and values as reading them finds them, indexed with the
+/// blend, and routed and retrieved with it.
+#[wasm_bindgen_test]
+#[ignore = "a benchmark: run it with `cargo xtask bench`"]
+async fn warehouse_index_in_the_browser() {
+    let semantic =
+        SemanticEmbedder::from_bytes("wordllama", SEMANTIC).unwrap_or_else(|e| panic!("{e}"));
+    let embedder =
+        BlendedEmbedder::new(BuiltinEmbedder::default(), semantic, BlendedEmbedder::SHARE);
+    let sources = warehouse::sources();
+    let t = js_sys::Date::now();
+    let reads: Vec<_> = sources.iter().map(warehouse::read).collect();
+    let generated_ms = js_sys::Date::now() - t;
+    let before = wasm_memory_bytes();
+    let t = js_sys::Date::now();
+    let mut values = nl2sql_core::index::ValueIndex::default();
+    let mut profiles = Vec::new();
+    for (s, r) in sources.iter().zip(&reads) {
+        values.add(s.id, r.values.clone());
+        let profile = nl2sql_core::index::DatasourceProfile {
+            id: s.id.into(),
+            description: s.description.into(),
+            ..Default::default()
+        };
+        profiles.push((profile, r.schema.clone()));
+    }
+    let index = nl2sql_core::index::SchemaIndex::build(&profiles, values, &embedder)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let build_ms = js_sys::Date::now() - t;
+    let grown = wasm_memory_bytes() - before;
+    let cases = warehouse::gold_cases(&sources);
+    let policies = Policies::demo();
+    let scope = policies.scope(&["admin".to_string()]);
+    let mut per_question = Vec::new();
+    for c in &cases {
+        let t = js_sys::Date::now();
+        for _ in 0..5 {
+            std::hint::black_box(
+                route(
+                    &index,
+                    &embedder,
+                    &c.question,
+                    &scope,
+                    &RouteSettings::default(),
+                )
+                .await
+                .ok(),
+            );
+        }
+        per_question.push((js_sys::Date::now() - t) / 5.0);
+    }
+    let (p50, p95) = percentiles(per_question);
+    let t = js_sys::Date::now();
+    let r = nl2sql_tests::routing::recall_of(&index, &embedder, cases.clone()).await;
+    let retrieve_ms = (js_sys::Date::now() - t) / cases.len() as f64;
+    console_log!(
+        "the warehouse in headless Chromium: {} tables; schemas generated in {generated_ms:.0} \
+         ms; index built with the blend in {build_ms:.0} ms, {} entries, about {:.0} MB \
+         (the wasm memory grew {:.0} MB); route p50 {p50:.1} ms, p95 {p95:.1} ms; retrieval \
+         {retrieve_ms:.1} ms a question, recall of the tables needed {:.3} over {} questions",
+        reads.iter().map(|r| r.schema.tables.len()).sum::<usize>(),
+        index.entries().len(),
+        index.approx_bytes() as f64 / 1e6,
+        grown / 1e6,
+        r.tables,
+        r.cases
+    );
+    assert!(r.tables >= 0.99, "{}", r.misses.join("\n"));
 }

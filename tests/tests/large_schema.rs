@@ -7,7 +7,6 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use nl2sql_core::conversation::{Thread, Turn};
-use nl2sql_core::engine::prompts::{planner_user, PLANNER_SYSTEM};
 use nl2sql_core::index::{retrieve, route, BuiltinEmbedder, RetrieveSettings, RouteSettings};
 use nl2sql_core::index::{DatasourceProfile, SchemaIndex, ValueIndex};
 use nl2sql_core::policy::Policies;
@@ -83,36 +82,10 @@ fn planner_tokens_in(
     question: &str,
     thread: &Thread,
 ) -> usize {
-    let policies = Policies::demo();
-    let scope = policies.scope(&["admin".to_string()]);
-    let schema = index.schema(ID).expect("indexed");
-    let context = thread.context();
-    let mut search = thread.questions();
-    search.push(question.to_string());
-    let search = search.join(" ");
-    let retrieval = pollster::block_on(retrieve(
-        index,
-        embedder,
-        ID,
-        &search,
-        &scope,
-        &RetrieveSettings::default().sharing(context.len()),
-        false,
-    ))
-    .unwrap_or_else(|e| panic!("{e}"));
-    let message = planner_user(
-        Some("2026-12-01"),
-        schema,
-        &retrieval,
-        question,
-        None,
-        &context,
-    );
-    let tool = nl2sql_core::plan::plan_json_schema().to_string();
-    [PLANNER_SYSTEM, message.as_str(), tool.as_str()]
-        .iter()
-        .map(|t| bpe.encode_ordinary(t).len())
-        .sum()
+    let input = pollster::block_on(nl2sql_tests::routing::planner_input(
+        index, embedder, ID, question, thread,
+    ));
+    input.iter().map(|t| bpe.encode_ordinary(t).len()).sum()
 }
 
 /// A turn of a thread on the large schema: `question`, answered by a plan over the first

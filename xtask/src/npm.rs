@@ -3,6 +3,7 @@
 //! `package.json` and the README (both kept in `wasm/npm/`), and the DuckDB host module.
 
 use crate::run::{Failure, Project};
+use crate::WASM_PROFILE;
 use std::fs;
 
 pub fn build(project: &Project) -> Result<(), Failure> {
@@ -15,16 +16,17 @@ pub fn build(project: &Project) -> Result<(), Failure> {
             "npm",
             "--target",
             "wasm32-unknown-unknown",
-            "--release",
+            "--profile",
+            WASM_PROFILE,
         ])
         .run("cargo build of the wasm crate")?;
     let pkg = project.root.join("pkg");
     if pkg.exists() {
         fs::remove_dir_all(&pkg).map_err(|e| Failure(format!("cannot clear pkg/: {e}")))?;
     }
-    let wasm = project
-        .root
-        .join("target/wasm32-unknown-unknown/release/nl2sql_wasm.wasm");
+    let wasm = project.root.join(format!(
+        "target/wasm32-unknown-unknown/{WASM_PROFILE}/nl2sql_wasm.wasm"
+    ));
     let (wasm, pkg_dir) = (wasm.display().to_string(), pkg.display().to_string());
     project
         .command(

@@ -110,7 +110,9 @@ pub(super) fn normalize(v: &mut [f32]) {
     }
 }
 
-/// Cosine similarity of two unit vectors.
+/// Cosine similarity of two unit vectors (the index scores through its layout; this is the
+/// plain definition its tests and benchmarks compare with).
+#[cfg(any(test, feature = "internals"))]
 pub fn similarity(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }

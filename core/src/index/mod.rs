@@ -10,6 +10,7 @@
 mod breaker;
 mod embed;
 mod fasthash;
+mod layout;
 mod notes;
 mod retrieve;
 mod route;

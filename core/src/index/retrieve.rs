@@ -168,7 +168,9 @@ pub async fn retrieve(
     }
     // A table the question names outright (every word of its name, stemmed, is one of the
     // question's) is chosen too, the longest names first: among hundreds of tables the two
-    // nearest vectors may be its neighbours (`ad_group` for "ads and their clicks").
+    // nearest vectors may be its neighbours (`ad_group` for "ads and their clicks"). Its
+    // name is its own, without its schema (`purchasing.purchase_order` is named by
+    // "purchase orders") or a warehouse layer's prefix (`dim_ticket` by "tickets").
     let asked: std::collections::BTreeSet<String> = terms(question).into_iter().collect();
     let notes = index.notes(datasource);
     let mut named: Vec<(&str, usize)> = readable
@@ -176,9 +178,15 @@ pub async fn retrieve(
         .filter_map(|t| {
             // Its name, or another name its notes give it.
             let other = notes.and_then(|n| n.tables.get(&t.name));
-            std::iter::once(&t.name)
-                .chain(other.into_iter().flat_map(|o| &o.synonyms))
-                .map(|name| terms(name))
+            std::iter::once(t.bare_name())
+                .chain(other.into_iter().flat_map(|o| o.synonyms.iter().map(String::as_str)))
+                .map(|name| {
+                    let mut words = terms(name);
+                    if words.len() > 1 && LAYER_PREFIXES.contains(&words[0].as_str()) {
+                        words.remove(0);
+                    }
+                    words
+                })
                 .filter(|words| !words.is_empty() && words.iter().all(|w| asked.contains(w)))
                 .map(|words| words.len())
                 .max()
@@ -370,6 +378,10 @@ fn with_notes(index: &SchemaIndex, mut retrieval: Retrieval, scope: &Scope<'_>) 
 
 /// At most this many tables are chosen for being named in the question.
 const NAMED_TABLES: usize = 3;
+
+/// The prefixes warehouses give a table by its layer (a dimension, a fact, staging), which a
+/// question does not say: `dim_customer` is named by "customers".
+const LAYER_PREFIXES: [&str; 4] = ["dim", "fct", "fact", "stg"];
 
 /// A value held by at most this many of the datasource's columns (as linked) is specific
 /// enough to bring its table into the schema the planner sees.

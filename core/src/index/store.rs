@@ -1,12 +1,14 @@
 //! The schema index: one entry per datasource description, example question, table and
-//! column, each with its vector, searched by exact scan.
+//! column, each with its vector, searched exactly.
 //!
-//! Exact scan, not an approximate graph: the demo's three databases make 160 entries, which
+//! Exact search, not an approximate graph: the demo's three databases make 160 entries, which
 //! a scan ranks in about 80 µs against 144 µs for an `instant-distance` HNSW search, with no
 //! build (the graph takes 0.4 s to build, and pays only past about a thousand entries).
-//! `docs/benchmarks.md` records the measurement.
+//! At warehouse scale (70,000 entries) the vectors' [`Layout`] keeps exact search within a
+//! few milliseconds. `docs/benchmarks.md` records the measurements.
 
-use super::embed::{similarity, Embedder, Vector};
+use super::embed::{Embedder, Vector};
+use super::layout::{self, Layout};
 use super::values::ValueIndex;
 use crate::introspect::Metadata;
 use crate::error::{Error, ErrorCode};
@@ -96,13 +98,57 @@ pub enum MismatchPolicy {
 pub struct SchemaIndex {
     embedder: String,
     entries: Vec<Entry>,
-    vectors: Vec<Vector>,
+    /// The `(datasource, table)` pairs table and column entries belong to, once each.
+    tables: Vec<(String, String)>,
+    /// Each entry's place in `tables` (`None` for entries of no table).
+    owners: Vec<Option<u32>>,
+    /// The entries' vectors, a group per kind and datasource.
+    groups: Vec<Group>,
     schemas: Vec<SchemaSnapshot>,
     values: ValueIndex,
     /// Each datasource's notes, as far as they fit its schema.
     notes: Vec<(String, super::Notes)>,
     /// The parts of the notes left out, each in a sentence.
     dropped: Vec<String>,
+}
+
+/// The entries of one kind and one datasource, their vectors laid out together: a search
+/// reads only the groups it asks about (routing's table signal, 2,000 entries of a
+/// warehouse's 95,000; retrieval, one datasource's).
+#[derive(Debug, Clone)]
+struct Group {
+    kind: EntryKind,
+    datasource: String,
+    /// The entries' places in [`SchemaIndex::entries`], in order.
+    members: Vec<usize>,
+    layout: Layout,
+}
+
+impl Group {
+    /// The groups of `entries`, whose vectors are `vectors` (one each, all of one length).
+    fn all(entries: &[Entry], vectors: Vec<Vector>) -> Vec<Group> {
+        let split = layout::split(&vectors);
+        let mut parts: Vec<(EntryKind, &str, Vec<usize>, Vec<Vector>)> = Vec::new();
+        for (at, (e, v)) in entries.iter().zip(vectors).enumerate() {
+            let found = (parts.iter_mut().rev())
+                .find(|(kind, datasource, _, _)| *kind == e.kind && *datasource == e.datasource);
+            match found {
+                Some((_, _, members, vectors)) => {
+                    members.push(at);
+                    vectors.push(v);
+                }
+                None => parts.push((e.kind, &e.datasource, vec![at], vec![v])),
+            }
+        }
+        (parts.into_iter())
+            .map(|(kind, datasource, members, vectors)| Group {
+                kind,
+                datasource: datasource.to_string(),
+                members,
+                layout: Layout::new(&vectors, split),
+            })
+            .collect()
+    }
 }
 
 /// A search hit: an entry and its similarity to the query.
@@ -279,10 +325,34 @@ impl SchemaIndex {
                 entries.len()
             )));
         }
+        let dims = vectors.first().map_or(0, Vec::len);
+        if let Some(odd) = vectors.iter().find(|v| v.len() != dims) {
+            return Err(crate::index::unsearchable(format!(
+                "the embedder returned vectors of {} and of {dims} dimensions",
+                odd.len()
+            )));
+        }
+        let groups = Group::all(&entries, vectors);
+        let mut tables: Vec<(String, String)> = Vec::new();
+        let mut places: std::collections::HashMap<(String, String), u32> = Default::default();
+        let owners = (entries.iter())
+            .map(|e| {
+                let t = e.table.as_ref()?;
+                let key = (e.datasource.clone(), t.clone());
+                let next = tables.len() as u32;
+                let place = *places.entry(key.clone()).or_insert(next);
+                if place == next {
+                    tables.push(key);
+                }
+                Some(place)
+            })
+            .collect();
         Ok(SchemaIndex {
             embedder: embedder.id(),
             entries,
-            vectors,
+            tables,
+            owners,
+            groups,
             schemas: profiles.iter().map(|(_, s)| s.clone()).collect(),
             values,
             notes,
@@ -357,9 +427,14 @@ impl SchemaIndex {
         &self.entries
     }
 
-    /// Every entry's vector, in entry order.
-    pub fn vectors(&self) -> &[Vector] {
-        &self.vectors
+    /// Entry `at`'s vector, as laid out (empty past the last entry).
+    pub fn vector(&self, at: usize) -> Vector {
+        (self.groups.iter())
+            .find_map(|g| {
+                let i = g.members.binary_search(&at).ok()?;
+                Some(g.layout.vector(i))
+            })
+            .unwrap_or_default()
     }
 
     /// The schema snapshots the index was built from.
@@ -428,7 +503,9 @@ impl SchemaIndex {
     /// About how many bytes the index holds (vectors, entry texts, values and their
     /// lookups), for the benchmarks.
     pub fn approx_bytes(&self) -> usize {
-        let vectors: usize = self.vectors.iter().map(|v| v.len() * 4).sum();
+        let vectors: usize = (self.groups.iter())
+            .map(|g| g.layout.approx_bytes() + g.members.len() * 8)
+            .sum();
         let texts: usize = self.entries.iter().map(|e| e.text.len() + 96).sum();
         vectors + texts + self.values.approx_bytes()
     }
@@ -453,19 +530,14 @@ impl SchemaIndex {
     /// question, then used by every search.
     pub fn visibility(&self, scope: &Scope<'_>) -> Vec<bool> {
         // A table's many column entries share its answer: the policy is asked once a table.
-        let mut asked: Option<((&str, &str), bool)> = None;
-        self.entries
-            .iter()
-            .map(|e| match (&e.table, asked) {
-                (Some(t), Some((seen, answer))) if seen == (e.datasource.as_str(), t.as_str()) => {
-                    answer
-                }
-                (Some(t), _) => {
-                    let answer = visible(e, scope);
-                    asked = Some(((e.datasource.as_str(), t.as_str()), answer));
-                    answer
-                }
-                (None, _) => visible(e, scope),
+        let readable: Vec<bool> = (self.tables.iter())
+            .map(|(d, t)| scope.can_read(d, t))
+            .collect();
+        (self.entries.iter())
+            .zip(&self.owners)
+            .map(|(e, owner)| match owner {
+                Some(t) => readable.get(*t as usize).copied().unwrap_or(false),
+                None => visible(e, scope),
             })
             .collect()
     }
@@ -492,48 +564,39 @@ impl SchemaIndex {
         visible: &[bool],
         k: Option<usize>,
     ) -> Vec<Hit<'_>> {
-        // A question's vector is mostly zeros: only its other dimensions are multiplied,
-        // in the same order, so every similarity is the dense product's; a zero is made
-        // +0.0 either way (products of signed features can sum to -0.0), so entries that
-        // share nothing with the question tie, in index order.
-        let terms: Vec<(usize, f32)> = (query.iter().copied().enumerate())
-            .filter(|(_, x)| *x != 0.0)
-            .collect();
-        let mut hits: Vec<(usize, Hit<'_>)> = self
-            .entries
-            .iter()
-            .zip(&self.vectors)
-            .zip(visible)
-            .enumerate()
-            .filter(|(_, ((e, _), seen))| **seen && e.kind == kind)
-            .filter(|(_, ((e, _), _))| datasource.is_none_or(|d| e.datasource == d))
-            .map(|(at, ((entry, v), _))| {
-                let product: f32 = if terms.len() == query.len() {
-                    similarity(query, v)
-                } else {
-                    terms
-                        .iter()
-                        .map(|&(i, x)| x * v.get(i).copied().unwrap_or(0.0))
-                        .sum()
-                };
-                let similarity = product + 0.0;
-                (at, Hit { entry, similarity })
-            })
-            .collect();
+        // Places and scores alone while ranking (a warehouse's column search ranks 93,000).
+        let mut ranked: Vec<(u32, f32)> = Vec::new();
+        let asked = (self.groups.iter())
+            .filter(|g| g.kind == kind && datasource.is_none_or(|d| g.datasource == d));
+        for g in asked {
+            let wanted = |i: usize| visible.get(g.members[i]).copied().unwrap_or(false);
+            let scores = g.layout.scores(query, wanted);
+            // A zero is made +0.0 (products of signed features can sum to -0.0), so
+            // entries that share nothing with the question tie, in index order.
+            ranked.extend(
+                (g.members.iter().enumerate())
+                    .filter(|(i, _)| wanted(*i))
+                    .map(|(i, &at)| (at as u32, scores[i] + 0.0)),
+            );
+        }
         // Most similar first, ties in index order (deterministic); only the first `k` are
         // put in order.
-        let order = |a: &(usize, Hit<'_>), b: &(usize, Hit<'_>)| {
-            (b.1.similarity.total_cmp(&a.1.similarity)).then(a.0.cmp(&b.0))
-        };
-        if let Some(k) = k.filter(|k| *k < hits.len()) {
+        let order =
+            |a: &(u32, f32), b: &(u32, f32)| (b.1.total_cmp(&a.1)).then(a.0.cmp(&b.0));
+        if let Some(k) = k.filter(|k| *k < ranked.len()) {
             if k == 0 {
                 return Vec::new();
             }
-            hits.select_nth_unstable_by(k - 1, order);
-            hits.truncate(k);
+            ranked.select_nth_unstable_by(k - 1, order);
+            ranked.truncate(k);
         }
-        hits.sort_unstable_by(order);
-        hits.into_iter().map(|(_, hit)| hit).collect()
+        ranked.sort_unstable_by(order);
+        (ranked.into_iter())
+            .map(|(at, similarity)| Hit {
+                entry: &self.entries[at as usize],
+                similarity,
+            })
+            .collect()
     }
 }
 
