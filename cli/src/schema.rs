@@ -47,6 +47,9 @@ pub fn run(args: &Args) -> Result<(), Failure> {
 
 fn print_schema(s: &SchemaSnapshot) {
     println!("{} ({}, schema {})", s.datasource_id, s.dialect, s.version);
+    if let Some(schemas) = schemas_line(s) {
+        println!("{schemas}");
+    }
     for t in &s.tables {
         let kind = if t.view { " (view)" } else { "" };
         match &t.unread {
@@ -82,5 +85,76 @@ fn print_schema(s: &SchemaSnapshot) {
                 fk.referenced_columns.join(", ")
             );
         }
+    }
+}
+
+/// Where the tables come from, when from more than one schema: each schema with its count
+/// of tables, the connection's own (whose tables have bare names) first.
+fn schemas_line(s: &SchemaSnapshot) -> Option<String> {
+    let mut counts: Vec<(Option<&str>, usize)> = Vec::new();
+    for t in &s.tables {
+        let schema = t.schema.as_deref();
+        match counts.iter_mut().find(|(name, _)| *name == schema) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((schema, 1)),
+        }
+    }
+    if counts.len() < 2 {
+        return None;
+    }
+    counts.sort();
+    let said: Vec<String> = (counts.into_iter())
+        .map(|(schema, n)| {
+            let tables = if n == 1 {
+                "1 table".into()
+            } else {
+                format!("{n} tables")
+            };
+            match schema {
+                Some(name) => format!("{name} ({tables})"),
+                None => format!(
+                    "{} ({tables}, bare names)",
+                    s.schema.as_deref().unwrap_or("the connection's own")
+                ),
+            }
+        })
+        .collect();
+    Some(format!("schemas: {}", said.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nl2sql_core::adapter::Dialect;
+    use nl2sql_core::result::Table;
+
+    fn table(name: &str, schema: Option<&str>) -> Table {
+        Table {
+            name: name.into(),
+            schema: schema.map(str::to_string),
+            columns: Vec::new(),
+            foreign_keys: Vec::new(),
+            row_count: 0,
+            view: false,
+            unread: None,
+        }
+    }
+
+    #[test]
+    fn the_schemas_are_said_when_there_are_several() {
+        let one = SchemaSnapshot::new("shop", Dialect::Postgres, vec![table("a", None)]);
+        assert_eq!(schemas_line(&one), None);
+        let tables = vec![
+            table("sales.deals", Some("sales")),
+            table("a", None),
+            table("b", None),
+            table("Audit.log", Some("Audit")),
+        ];
+        let several =
+            SchemaSnapshot::new("shop", Dialect::Postgres, tables).in_schema(Some("public".into()));
+        assert_eq!(
+            schemas_line(&several).as_deref(),
+            Some("schemas: public (2 tables, bare names), Audit (1 table), sales (1 table)")
+        );
     }
 }

@@ -198,4 +198,11 @@ pub trait Datasource {
     fn shows(&self, _name: &str) -> bool {
         true
     }
+
+    /// The schemas (MySQL: the databases on its server) whose tables the engine reads (a
+    /// project file's `schemas`). `None`, the default: every schema the login may use,
+    /// system schemas excepted (on MySQL, its address's database alone).
+    fn schemas(&self) -> Option<&[String]> {
+        None
+    }
 }

@@ -343,6 +343,15 @@ impl Workspace {
                     scoped.push((id.clone(), warning));
                 }
             }
+            // A schema listed to be read that shows nothing is said, not silently empty.
+            let listed = s.datasource.schemas().unwrap_or_default();
+            scoped.extend(s.schema.schemas_without_tables(listed).map(|schema| {
+                let said = format!(
+                    "Schema {schema} of {id}, listed in its schemas, holds no table it may read."
+                );
+                let warning = RunWarning::new(Node::SchemaRetriever, ErrorCode::ConfigInvalid, said);
+                (id.clone(), warning)
+            }));
             // Relationships that cannot be applied are left out alone, and said.
             scoped.extend(s.dropped.iter().map(|why| {
                 let said = format!("A relationship was dropped: {why}.");

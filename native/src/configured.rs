@@ -1,6 +1,7 @@
-//! A datasource as the project file configures it: only the tables `include` and
-//! `exclude` let through ([`Datasource::shows`]), and every query under the datasource's
-//! own limits (its row limit for answers only).
+//! A datasource as the project file configures it: only the schemas `schemas` lists
+//! ([`Datasource::schemas`]) and the tables `include` and `exclude` let through
+//! ([`Datasource::shows`]), and every query under the datasource's own limits (its row
+//! limit for answers only).
 //!
 //! Hidden tables are never read (not even their statistics: the database user may not be
 //! allowed to) and are left out of the snapshot, so the validator reports them as not found
@@ -19,19 +20,30 @@ use std::rc::Rc;
 /// A datasource behind its configuration.
 pub struct Configured {
     inner: Rc<dyn Datasource>,
+    schemas: Option<Vec<String>>,
     include: Vec<Pattern>,
     exclude: Vec<Pattern>,
     limits: Limits,
 }
 
 impl Configured {
-    /// `inner` under `entry`'s table patterns and limits; a pattern that does not parse is
-    /// an error (the project file's check refuses it first).
+    /// `inner` under `entry`'s schemas, table patterns and limits; a pattern that does not
+    /// parse is an error (the project file's check refuses it first), as is a schema list
+    /// for an engine that reads one schema (SQLite, Spark).
     pub fn new(inner: Rc<dyn Datasource>, entry: &DatasourceEntry) -> Result<Configured, String> {
         let patterns = |globs: &[String]| -> Result<Vec<Pattern>, String> {
             globs.iter().map(|g| table_pattern(&entry.id, g)).collect()
         };
+        if entry.schemas.is_some() && matches!(inner.dialect(), Dialect::Sqlite | Dialect::Spark) {
+            return Err(format!(
+                "datasources.{}.schemas: a {} datasource reads one schema; name each other \
+                 database as a datasource of its own",
+                entry.id,
+                inner.dialect()
+            ));
+        }
         Ok(Configured {
+            schemas: entry.schemas.clone(),
             inner,
             include: patterns(&entry.include)?,
             exclude: patterns(&entry.exclude)?,
@@ -74,6 +86,10 @@ impl Datasource for Configured {
         let id = self.inner.id();
         (self.include.is_empty() || self.include.iter().any(|p| p.covers(id, table)))
             && !self.exclude.iter().any(|p| p.covers(id, table))
+    }
+
+    fn schemas(&self) -> Option<&[String]> {
+        self.schemas.as_deref()
     }
 
     fn catalogue(&self) -> LocalBoxFuture<'_, Result<Option<Structure>, DatasourceError>> {

@@ -107,6 +107,11 @@ pub struct DatasourceEntry {
     /// Questions it answers, for routing.
     #[serde(default)]
     pub examples: Vec<String>,
+    /// The schemas whose tables it reads (PostgreSQL, DuckDB; on MySQL and MariaDB the
+    /// server's databases); none: every schema the login may use, system schemas excepted
+    /// (on MySQL and MariaDB the address's database alone).
+    #[serde(default)]
+    pub schemas: Option<Vec<String>>,
     /// Table globs to show (none: every table).
     #[serde(default)]
     pub include: Vec<String>,
@@ -180,6 +185,29 @@ pub struct Project {
     pub path: PathBuf,
     /// What it says.
     pub file: ProjectFile,
+}
+
+/// A `schemas` list that names each schema once, none empty. A name is read as the
+/// database writes it (PostgreSQL's are case-sensitive), and may hold any character but a
+/// control character.
+fn check_schemas(schemas: &[String]) -> Result<(), String> {
+    if schemas.is_empty() {
+        return Err(
+            "names no schema: name at least one, or leave `schemas` out to read every schema"
+                .into(),
+        );
+    }
+    for (i, schema) in schemas.iter().enumerate() {
+        if schema.is_empty() || schema.len() > 128 || schema.chars().any(char::is_control) {
+            return Err(format!(
+                "{schema:?} is not a schema name (1 to 128 characters, none a control character)"
+            ));
+        }
+        if schemas[..i].contains(schema) {
+            return Err(format!("{schema:?} is named twice"));
+        }
+    }
+    Ok(())
 }
 
 /// A configuration file that cannot be used: CONFIG_INVALID, its message naming the file,
@@ -283,6 +311,9 @@ impl Project {
             Address::parse(&entry.connection).map_err(|e| (at, field("connection"), e.message))?;
             if entry.limits.row_limit == Some(0) || entry.limits.timeout_ms == Some(0) {
                 return Err((at, field("limits"), "limits must be positive".into()));
+            }
+            if let Some(schemas) = &entry.schemas {
+                check_schemas(schemas).map_err(|e| (at, field("schemas"), e))?;
             }
             for (name, globs) in [("include", &entry.include), ("exclude", &entry.exclude)] {
                 for glob in globs {
@@ -479,6 +510,28 @@ mod tests {
         let role = format!("{head}role = \"owner\"\nsha256 = \"{hash}\"\n");
         let e = parse(&role).unwrap_err();
         assert!(e.message.contains(", server.api_keys[0].role: "), "{e}");
+    }
+
+    #[test]
+    fn a_schema_list_names_each_schema_once() {
+        let head = "[[datasources]]\nid = \"a\"\nconnection = \"postgres://me@h/db\"\n";
+        let p = parse(&format!("{head}schemas = [\"public\", \"Sales\"]\n")).unwrap();
+        assert_eq!(
+            p.file.datasources[0].schemas.as_deref(),
+            Some(&["public".to_string(), "Sales".to_string()][..])
+        );
+        for (list, why) in [
+            ("[]", "names no schema"),
+            ("[\"a\", \"a\"]", "\"a\" is named twice"),
+            ("[\"\"]", "is not a schema name"),
+            ("[\"a\\u0000\"]", "is not a schema name"),
+        ] {
+            let e = parse(&format!("{head}schemas = {list}\n")).unwrap_err();
+            assert!(
+                e.message.contains("line 1, datasources[0].schemas: ") && e.message.contains(why),
+                "{list}: {e}"
+            );
+        }
     }
 
     #[test]

@@ -410,6 +410,13 @@ impl Sources {
             None => pollster::block_on(datasource.introspect())
                 .map_err(|e| unreadable(e.to_string()))?,
         };
+        let listed = datasource.schemas().unwrap_or_default();
+        for missing in schema.schemas_without_tables(listed) {
+            report.dropped.push(format!(
+                "schema {missing} of {}, listed in its schemas, holds no table it may read",
+                datasource.id()
+            ));
+        }
         // The project's word on relationships, as a workspace applies it.
         let notes = self.profile(datasource.id()).notes;
         for why in notes.apply_relationships(&mut schema) {
@@ -445,8 +452,9 @@ impl Sources {
     }
 
     /// What a project datasource's cached read depends on besides the database: the
-    /// engine, the address in full without its password, the table patterns, the limits
-    /// and the engine's version (a newer one may read more). `None` outside a project.
+    /// engine, the address in full without its password, the schema list, the table
+    /// patterns, the limits and the engine's version (a newer one may read more). `None`
+    /// outside a project.
     fn cache_key(&self, id: &str) -> Option<String> {
         let Sources::Project(p) = self else {
             return None;
@@ -454,9 +462,10 @@ impl Sources {
         let entry = p.file.datasources.iter().find(|d| d.id == id)?;
         let address = p.address(entry).ok()?;
         Some(format!(
-            "{} {} include={:?} exclude={:?} limits={:?} nl2sql={}",
+            "{} {} schemas={:?} include={:?} exclude={:?} limits={:?} nl2sql={}",
             address.engine().name(),
             address.identity(),
+            entry.schemas,
             entry.include,
             entry.exclude,
             entry.limits,

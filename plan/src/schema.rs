@@ -42,6 +42,21 @@ impl SchemaSnapshot {
         }
     }
 
+    /// The schemas of `listed` of which this snapshot holds no table (its own schema's
+    /// tables counting for its name): a name mistyped, a schema the login may not use or
+    /// one whose tables are all hidden.
+    pub fn schemas_without_tables<'a>(
+        &'a self,
+        listed: &'a [String],
+    ) -> impl Iterator<Item = &'a String> + 'a {
+        listed.iter().filter(move |listed| {
+            !self.tables.iter().any(|t| match &t.schema {
+                Some(s) => s == *listed,
+                None => self.schema.as_ref() == Some(*listed),
+            })
+        })
+    }
+
     /// This snapshot with `schema` as the connection's own schema.
     pub fn in_schema(self, schema: Option<String>) -> Self {
         SchemaSnapshot { schema, ..self }

@@ -44,12 +44,16 @@ async function productsParquet() {
   return fs.readFileSync(file);
 }
 
-// A DuckDB database file, as DuckDB 1.5 writes it (DuckDB-WASM 1.32 is DuckDB 1.4).
+// A DuckDB database file, as DuckDB 1.5 writes it (DuckDB-WASM 1.32 is DuckDB 1.4), with a
+// table in its own schema and one in another.
 async function warehouseDuckDb() {
   const file = path.join(WORK, "warehouse.duckdb");
+  fs.rmSync(file, { force: true });
   const db = await duckdb.open(file);
   const conn = await duckdb.connect(db);
   await duckdb.query(conn, "CREATE TABLE stock AS SELECT * FROM (VALUES ('Lamp', 12), ('Stool', 3)) s(item, units)");
+  await duckdb.query(conn, "CREATE SCHEMA sales");
+  await duckdb.query(conn, "CREATE TABLE sales.orders AS SELECT * FROM (VALUES (1, 'Lamp', 2), (2, 'Stool', 1)) o(order_id, item, quantity)");
   duckdb.disconnect_sync(conn);
   duckdb.close_sync(db);
   return fs.readFileSync(file);
@@ -280,10 +284,20 @@ test("each bad file gets its own clear message; the other datasources keep worki
     await page.locator('button.tab[data-page="datasources"]').click();
     const good = await addFiles(page, "warehouse", [{ name: "warehouse.duckdb", buffer: await warehouseDuckDb() }]);
     assert.ok(good.ok, good.text);
-    assert.match(good.text, /Added warehouse: 1 tables/);
+    assert.match(good.text, /Added warehouse: 2 tables/);
     await runSql(page, "warehouse", "SELECT SUM(units) AS units FROM stock");
     await page.locator('.sql-outcome[data-ok="true"] .row-note[data-rows="1"]').waitFor({ timeout: 15_000 });
     assert.equal(await page.locator(".sql-outcome table.grid tbody td").first().textContent(), "15");
+    // Its two schemas are shown as a tree: its own (bare names) first, then sales.
+    await page.locator('button.datasource[data-id="warehouse"]').click();
+    await page.locator('article.schema[data-datasource="warehouse"]').waitFor();
+    const groups = await page.locator('article.schema[data-datasource="warehouse"] li.schema-group').evaluateAll((gs) =>
+      gs.map((g) => [g.dataset.schema, [...g.querySelectorAll("li.table")].map((t) => t.dataset.table)]),
+    );
+    assert.deepEqual(groups, [["main", ["stock"]], ["sales", ["sales.orders"]]]);
+    await runSql(page, "warehouse", "SELECT SUM(quantity) AS quantity FROM sales.orders");
+    await page.locator('.sql-outcome[data-ok="true"] .row-note[data-rows="1"]').waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator(".sql-outcome table.grid tbody td").first().textContent(), "3");
     assert.deepEqual(pageProblems(problems), []);
   } finally {
     await page.close();

@@ -4,6 +4,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve as serveStatic } from "./static-server.mjs";
@@ -41,10 +42,10 @@ const startServer = () =>
     { PATH: process.env.PATH ?? "", OPENAI_API_KEY: MODEL_KEY, NL2SQL_API_KEYS: `viewer:${VIEWER},admin:${ADMIN}` },
   );
 
-async function connect(page, key) {
+async function connect(page, key, base = api.base) {
   await page.locator('button.tab[data-page="settings"]').click();
   await page.locator("#engine-server").check();
-  await page.locator("#server-url").fill(api.base);
+  await page.locator("#server-url").fill(base);
   await page.locator("#server-key").fill(key);
   await page.locator("#server-connect").click();
   // Settled: connected, or refused with a code (said in the failure).
@@ -109,4 +110,48 @@ test("a wrong key is said plainly, and the page's own engine comes back", async 
   await page.locator('button.tab[data-page="ask"]').click();
   const options = await page.locator("#datasource option").allTextContents();
   assert.ok(options.includes("support"), options.join(", "));
+});
+
+test("a datasource the server left out is listed with its code, and the others answer", async () => {
+  // A project with one database that reads and one whose server is not there.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nl2sql-left-out-"));
+  const config = path.join(dir, "nl2sql.toml");
+  fs.writeFileSync(
+    config,
+    `[[datasources]]\nid = "chinook"\nconnection = ${JSON.stringify(path.resolve("data/chinook.sqlite"))}\n\n` +
+      `[[datasources]]\nid = "warehouse"\nconnection = "postgres://nobody@127.0.0.1:1/warehouse"\n`,
+  );
+  const partial = await startServe(
+    ["--config", config, "--base-url", MOCK_URL, "--model", "gpt-5.4-mini"],
+    { PATH: process.env.PATH ?? "", OPENAI_API_KEY: MODEL_KEY, NL2SQL_API_KEYS: `admin:${ADMIN}` },
+  );
+  const { page, problems } = await openPage(browser.context);
+  try {
+    await page.goto(site.url);
+    await ready(page);
+    await connect(page, ADMIN, partial.base);
+    assert.match(
+      await page.locator("#server-status").textContent(),
+      /Connected to .*: chinook\. Left out for now: warehouse \(DATASOURCE_UNREACHABLE\)\./,
+    );
+    await page.locator('button.tab[data-page="datasources"]').click();
+    const left = page.locator('li.source.left-out[data-id="warehouse"]');
+    assert.equal(await left.getAttribute("data-unavailable"), "DATASOURCE_UNREACHABLE");
+    assert.match(await left.textContent(), /DATASOURCE_UNREACHABLE/);
+    assert.ok(!(await left.textContent()).includes("127.0.0.1:1"), "the address was shown");
+    await page.locator('button.tab[data-page="ask"]').click();
+    assert.deepEqual(await page.locator("#datasource option").allTextContents(), ["auto (routing)", "chinook"]);
+    await page.locator('button.tab[data-page="sql"]').click();
+    await page.locator("#sql-datasource").selectOption("chinook");
+    await page.locator("#sql-input").fill("SELECT COUNT(*) AS albums FROM Album");
+    await page.locator("#run-sql").click();
+    await page.locator('.sql-outcome[data-ok="true"]').waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator(".sql-outcome table.grid tbody td").first().textContent(), "347");
+    await page.screenshot({ path: path.join(SHOTS, "server-left-out.png"), fullPage: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+    await partial.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -91,3 +91,86 @@ fn every_schema_is_read_and_the_others_are_named_schema_table() {
     assert_eq!(run("SELECT COUNT(*) FROM t"), [[Value::Integer(1)]]);
     assert_eq!(run("SELECT COUNT(*) FROM sales.t"), [[Value::Integer(2)]]);
 }
+
+/// A project file's `schemas` limits what is read: only the listed schemas' tables (the
+/// connection's own schema too only when listed), and a listed schema that holds nothing
+/// is said on `nl2sql schema`'s report and on every run, not silently empty. SQLite reads
+/// one schema, so a list for it leaves that datasource out with CONFIG_INVALID.
+#[test]
+fn a_project_reads_only_the_schemas_it_lists_and_says_which_hold_nothing() {
+    use nl2sql_core::error::ErrorCode;
+    use nl2sql_core::policy::Policies;
+    use nl2sql_native::project::Project;
+    use nl2sql_native::Sources;
+    use std::rc::Rc;
+    let dir = std::env::temp_dir().join(format!("nl2sql-schemas-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("listed.duckdb");
+    let _ = std::fs::remove_file(&path);
+    let w = ::duckdb::Connection::open(&path).unwrap();
+    w.execute_batch(
+        "CREATE TABLE t (a BIGINT); INSERT INTO t VALUES (1); \
+         CREATE SCHEMA sales; CREATE TABLE sales.deals (id INTEGER, amount DECIMAL(10,2)); \
+         INSERT INTO sales.deals VALUES (1, 9.50); \
+         CREATE SCHEMA finance; CREATE TABLE finance.ledger (id INTEGER); \
+         INSERT INTO finance.ledger VALUES (1)",
+    )
+    .unwrap();
+    drop(w);
+    let sources = |schemas: &str| {
+        let toml = format!(
+            "[[datasources]]\nid = \"shop\"\nconnection = {:?}\nschemas = {schemas}\n",
+            path.display().to_string()
+        );
+        let project = Project::parse(&toml, &dir.join("nl2sql.toml")).unwrap();
+        Sources::Project(Rc::new(project))
+    };
+    let names = |sources: &Sources| {
+        let (_, schema, report) = sources.schema(Some("shop")).unwrap();
+        let names: Vec<String> = schema.tables.iter().map(|t| t.name.clone()).collect();
+        (names, report.dropped)
+    };
+    assert_eq!(
+        names(&sources(r#"["sales"]"#)),
+        (vec!["sales.deals".to_string()], vec![])
+    );
+    let (read, dropped) = names(&sources(r#"["main", "finance", "nowhere"]"#));
+    assert_eq!(read, ["finance.ledger", "t"]);
+    assert_eq!(
+        dropped,
+        ["schema nowhere of shop, listed in its schemas, holds no table it may read"]
+    );
+    let workspace = sources(r#"["sales", "nowhere"]"#)
+        .workspace(Policies::read_all())
+        .unwrap();
+    let said: Vec<_> = workspace
+        .scoped_notices()
+        .iter()
+        .map(|(id, w)| (id.as_str(), w.code, w.message.as_str()))
+        .collect();
+    assert_eq!(
+        said,
+        [(
+            "shop",
+            ErrorCode::ConfigInvalid,
+            "Schema nowhere of shop, listed in its schemas, holds no table it may read."
+        )]
+    );
+
+    let sqlite = data_dir().join("support.sqlite");
+    let toml = format!(
+        "[[datasources]]\nid = \"support\"\nconnection = {:?}\nschemas = [\"main\"]\n",
+        sqlite.display().to_string()
+    );
+    let project = Project::parse(&toml, &dir.join("nl2sql.toml")).unwrap();
+    let readings = Sources::Project(Rc::new(project)).read_all(false);
+    let left_out: Vec<_> = (readings.unavailable.iter())
+        .map(|u| (u.id.as_str(), u.code))
+        .collect();
+    assert_eq!(left_out, [("support", ErrorCode::ConfigInvalid)]);
+    assert!(
+        readings.unavailable[0].reason.contains("reads one schema"),
+        "{}",
+        readings.unavailable[0].reason
+    );
+}

@@ -696,6 +696,111 @@ fn reads_every_postgresql_schema_and_names_the_others_schema_table() {
         names.contains(&"deals") && names.contains(&"public.tickets"),
         "{names:?}"
     );
+
+    // A project's schema list reads those schemas alone, the current one left out unless
+    // listed; their tables keep the names they have when every schema is read.
+    let (listed, dropped) = read_listed(&name, &base, r#"["sales", "Audit"]"#);
+    assert_eq!(listed, ["Audit.tickets", "sales.deals"]);
+    assert!(dropped.is_empty(), "{dropped:?}");
+    let (listed, dropped) = read_listed(&name, &base, r#"["public", "audit"]"#);
+    assert!(
+        listed.contains(&"tickets".to_string()) && listed.iter().all(|n| !n.contains('.')),
+        "{listed:?}"
+    );
+    assert_eq!(
+        dropped,
+        [format!(
+            "schema audit of {name}, listed in its schemas, holds no table it may read"
+        )],
+        "PostgreSQL's names are case-sensitive"
+    );
+}
+
+/// The table names and the report's dropped parts of datasource `id` at `address` read
+/// through a project file whose `schemas` is `schemas` (a TOML array).
+fn read_listed(id: &str, address: &str, schemas: &str) -> (Vec<String>, Vec<String>) {
+    use nl2sql_native::project::Project;
+    let toml = format!(
+        "[[datasources]]\nid = \"{id}\"\nconnection = \"{address}\"\nschemas = {schemas}\n"
+    );
+    let project = Project::parse(&toml, std::path::Path::new("nl2sql.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let sources = nl2sql_native::Sources::Project(std::rc::Rc::new(project));
+    let (_, schema, report) = sources.schema(Some(id)).unwrap_or_else(|e| panic!("{e}"));
+    let names = schema.tables.iter().map(|t| t.name.clone()).collect();
+    (names, report.dropped)
+}
+
+/// MariaDB's databases are its schemas: a project's schema list reads other databases on
+/// the same server, their tables named `database.table` (the address's own keep bare
+/// names), with their statistics and keys, and SQL naming them runs on them.
+#[test]
+#[ignore = "needs the servers cargo xtask test starts"]
+fn a_mariadb_datasource_reads_the_other_databases_it_lists() {
+    use ::mysql::prelude::Queryable;
+    use nl2sql_core::policy::Policies;
+    use nl2sql_core::run::{sql_mode, SqlQuery};
+    use nl2sql_core::validate::ValidatorSettings;
+    use nl2sql_core::Value;
+    use nl2sql_tests::servers::Server;
+    let name = format!("listed_{}", std::process::id());
+    let other = format!("{name}_ops");
+    let base = Server::MariaDb.address(&name);
+    let target = nl2sql_native::address::Address::parse(&base).unwrap();
+    let support = nl2sql_tests::native::data_dir().join("support.sqlite");
+    nl2sql_native::copy::copy(&support, &target, true, &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut conn = ::mysql::Conn::new(::mysql::Opts::from_url(&base).unwrap()).unwrap();
+    conn.query_drop(format!(
+        "CREATE DATABASE IF NOT EXISTS `{other}`; \
+         CREATE TABLE IF NOT EXISTS `{other}`.shifts (id INT PRIMARY KEY, hours INT); \
+         CREATE TABLE IF NOT EXISTS `{other}`.shift_notes (id INT PRIMARY KEY, \
+           shift_id INT, FOREIGN KEY (shift_id) REFERENCES `{other}`.shifts (id)); \
+         INSERT IGNORE INTO `{other}`.shifts VALUES (1, 8), (2, 6), (3, 4)"
+    ))
+    .unwrap();
+    let project = format!(r#"["{name}", "{other}"]"#);
+    let (listed, dropped) = read_listed(&name, &base, &project);
+    assert!(dropped.is_empty(), "{dropped:?}");
+    let shifts = format!("{other}.shifts");
+    assert!(
+        listed.contains(&"tickets".to_string()) && listed.contains(&shifts),
+        "{listed:?}"
+    );
+    let (mut alone, _) = read_listed(&name, &base, &format!(r#"["{other}"]"#));
+    alone.sort();
+    assert_eq!(alone, [format!("{other}.shift_notes"), shifts.clone()]);
+
+    // Read as a command reads it: statistics, keys, and SQL on the other database.
+    let toml =
+        format!("[[datasources]]\nid = \"{name}\"\nconnection = \"{base}\"\nschemas = {project}\n");
+    let project = nl2sql_native::project::Project::parse(&toml, std::path::Path::new("x.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let sources = nl2sql_native::Sources::Project(std::rc::Rc::new(project));
+    let (db, schema, _) = sources
+        .schema(Some(&name))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let table = schema.table(&shifts).unwrap();
+    assert_eq!(
+        (table.row_count, table.schema.as_deref()),
+        (3, Some(other.as_str()))
+    );
+    let notes = schema.table(&format!("{other}.shift_notes")).unwrap();
+    assert_eq!(notes.foreign_keys[0].referenced_table, shifts);
+    for sql in [
+        format!("SELECT SUM(hours) FROM `{other}`.shifts"),
+        "SELECT SUM(hours) FROM shifts".to_string(),
+    ] {
+        let ran = pollster::block_on(sql_mode(
+            &*db,
+            &schema,
+            &Policies::read_all(),
+            &SqlQuery::sql(&sql),
+            &ValidatorSettings::default(),
+        ));
+        assert!(ran.errors.is_empty(), "{sql}: {:?}", ran.errors);
+        assert_eq!(ran.rows, [[Value::Integer(18)]], "{sql}");
+    }
 }
 
 /// The plan path plus execution on every engine (parse, validate, render, run, read the

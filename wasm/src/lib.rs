@@ -14,7 +14,7 @@ mod worker;
 
 pub use duckdb::DuckDbDatabase;
 pub use fetch::FetchTransport;
-pub use remote::Remote;
+pub use remote::{Listed, Remote};
 pub use session::{
     add_file, blend_semantic, demo_session, open_session, DatabaseFile, DatabaseHost, NamedBytes,
     PageClock, PageHost, Session,

@@ -5,8 +5,8 @@
 use crate::fetch::FetchTransport;
 use nl2sql_core::adapter::{HttpFailure, HttpRequest, HttpResponse, HttpTransport};
 use nl2sql_core::api::{
-    ApiError, DatasourceSummary, FeedbackRequest, Question, RouteRequest, SqlRequest, StreamParser,
-    Streamed,
+    ApiError, DatasourceSummary, ErrorBody, FeedbackRequest, Question, RouteRequest, SqlRequest,
+    StreamParser, Streamed,
 };
 use nl2sql_core::error::{Error, ErrorCode};
 use nl2sql_core::feedback::{Proposal, Recorded};
@@ -16,6 +16,15 @@ use nl2sql_core::result::{Event, QueryResult};
 use nl2sql_core::service::DatasourceInfo;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+
+/// A server's datasources as its key's role sees them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Listed {
+    /// Those it answers from, each with its schema.
+    pub available: Vec<DatasourceInfo>,
+    /// Those it left out for now (it tries them again), each with its code and reason.
+    pub unavailable: Vec<(String, ErrorBody)>,
+}
 
 /// How long a request to the server may take; an ask's own limits are the server's.
 const TIMEOUT_MS: u64 = 300_000;
@@ -117,19 +126,21 @@ impl Remote {
         self.post(transport, "/api/v1/route", route).await
     }
 
-    /// The datasources the key's role may reach, each with its schema as the role sees it
-    /// (those the server left out for now have none, and are not among them).
-    pub async fn datasources(
-        &self,
-        transport: &FetchTransport,
-    ) -> Result<Vec<DatasourceInfo>, Error> {
-        let listed: Vec<DatasourceSummary> = self.get(transport, "/api/v1/datasources").await?;
-        let mut out = Vec::with_capacity(listed.len());
-        for d in listed.into_iter().filter(|d| d.unavailable.is_none()) {
-            let path = format!("/api/v1/datasources/{}/schema", d.id);
-            out.push(self.get(transport, &path).await?);
+    /// The datasources the key's role may reach: each the server reads, with its schema as
+    /// the role sees it, and apart those it left out for now (they have no schema to read).
+    pub async fn datasources(&self, transport: &FetchTransport) -> Result<Listed, Error> {
+        let summaries: Vec<DatasourceSummary> = self.get(transport, "/api/v1/datasources").await?;
+        let mut listed = Listed::default();
+        for d in summaries {
+            match d.unavailable {
+                Some(why) => listed.unavailable.push((d.id, why)),
+                None => {
+                    let path = format!("/api/v1/datasources/{}/schema", d.id);
+                    listed.available.push(self.get(transport, &path).await?);
+                }
+            }
         }
-        Ok(out)
+        Ok(listed)
     }
 
     /// Right or Wrong on an answer; the server proposes a verified query from "Right".

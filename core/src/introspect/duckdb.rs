@@ -2,9 +2,10 @@
 //! database (its `information_schema` and `pg_catalog` excepted), from DuckDB's own
 //! catalogue functions, which give declared types as DuckDB writes them (`VARCHAR`,
 //! `DECIMAL(10,2)`) and every key's columns as lists in key order. A table of the current
-//! schema keeps its bare name; any other is `schema.table`.
+//! schema keeps its bare name; any other is `schema.table`. A datasource limited to some
+//! schemas ([`Datasource::schemas`]) reads only theirs.
 
-use super::{assemble, run, Structure};
+use super::{assemble, in_schemas, run, Structure};
 use crate::datasource::{Datasource, DatasourceError};
 
 /// The rows of a catalogue function that belong to the current database's own schemas.
@@ -19,6 +20,8 @@ const SCHEMA: &str = "CASE WHEN schema_name = current_schema() THEN '' ELSE sche
 pub(super) async fn structure<D: Datasource + ?Sized>(
     ds: &D,
 ) -> Result<Structure, DatasourceError> {
+    let here = format!("{HERE}{}", in_schemas(ds, "schema_name"));
+    let columns_here = format!("{COLUMNS_HERE}{}", in_schemas(ds, "c.schema_name"));
     let columns = run(
         ds,
         &format!(
@@ -29,7 +32,7 @@ pub(super) async fn structure<D: Datasource + ?Sized>(
              FROM duckdb_columns() AS c \
              LEFT JOIN duckdb_tables() AS t ON t.table_oid = c.table_oid \
              LEFT JOIN duckdb_views() AS v ON v.view_oid = c.table_oid AND NOT v.internal \
-             WHERE {COLUMNS_HERE} AND NOT c.internal \
+             WHERE {columns_here} AND NOT c.internal \
              AND (t.table_oid IS NOT NULL OR v.view_oid IS NOT NULL) \
              ORDER BY c.schema_name, c.table_name, c.column_index"
         ),
@@ -41,7 +44,7 @@ pub(super) async fn structure<D: Datasource + ?Sized>(
         &format!(
             "SELECT {SCHEMA}, table_name, unnest(constraint_column_names), \
              generate_subscripts(constraint_column_names, 1) \
-             FROM duckdb_constraints() WHERE {HERE} AND constraint_type = 'PRIMARY KEY'"
+             FROM duckdb_constraints() WHERE {here} AND constraint_type = 'PRIMARY KEY'"
         ),
     )
     .await?;
@@ -53,7 +56,7 @@ pub(super) async fn structure<D: Datasource + ?Sized>(
              unnest(constraint_column_names), {SCHEMA}, referenced_table, \
              unnest(referenced_column_names), \
              generate_subscripts(constraint_column_names, 1) AS position \
-             FROM duckdb_constraints() WHERE {HERE} AND constraint_type = 'FOREIGN KEY' \
+             FROM duckdb_constraints() WHERE {here} AND constraint_type = 'FOREIGN KEY' \
              ORDER BY schema_name, table_name, constraint_index, position"
         ),
     )

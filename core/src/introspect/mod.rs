@@ -17,7 +17,7 @@ use crate::datasource::{
     Datasource, DatasourceError, DatasourceErrorKind, Dialect, ExecLimits, LocalBoxFuture,
     ResultFrame,
 };
-use crate::lower::quote_name;
+use crate::lower::{quote_name, quote_text};
 use crate::schema::{
     Column, ColumnStats, ForeignKey, SchemaSnapshot, Table, TypeCategory, SAMPLE_ALL_MAX,
     SAMPLE_TOP,
@@ -154,6 +154,25 @@ async fn own_schema<D: Datasource + ?Sized>(
         Some(Value::Text(own)) if !own.is_empty() => Some(own.clone()),
         _ => None,
     })
+}
+
+/// The schemas `ds` is limited to as SQL text literals (`'sales', 'finance'`), in its
+/// dialect's quoting; `None` when it reads every schema.
+fn schema_list<D: Datasource + ?Sized>(ds: &D) -> Option<String> {
+    let quoted = ds
+        .schemas()?
+        .iter()
+        .map(|s| quote_text(s, ds.dialect()))
+        .collect::<Vec<_>>();
+    Some(quoted.join(", "))
+}
+
+/// A condition's ` AND column IN (…)` limiting `column` to the schemas `ds` is limited to;
+/// empty when it reads every schema.
+fn in_schemas<D: Datasource + ?Sized>(ds: &D, column: &str) -> String {
+    schema_list(ds)
+        .map(|list| format!(" AND {column} IN ({list})"))
+        .unwrap_or_default()
 }
 
 /// Leaves out the foreign keys whose referenced table is not among `tables`.

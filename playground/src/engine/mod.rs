@@ -10,7 +10,7 @@ mod types;
 
 pub use in_page::InPage;
 pub use server::Server;
-pub use types::{Action, Asking, Failure, Local, Roles, Running, Said, SourceInfo};
+pub use types::{Action, Asking, Failure, LeftOut, Local, Roles, Running, Said, SourceInfo};
 
 use nl2sql_core::feedback::{Proposal, Verdict};
 use nl2sql_core::result::{Event, QueryResult, Retrieval, Routing, SqlRun};
@@ -21,6 +21,11 @@ use std::sync::Arc;
 pub trait PageEngine {
     /// The datasources it answers from (a server's: those its key's role may reach).
     fn sources(&self) -> Vec<SourceInfo>;
+    /// The datasources it left out for now, each with why (a server's that it could not
+    /// reach or read; none in the page, which refuses a file it cannot read when added).
+    fn left_out(&self) -> Vec<LeftOut> {
+        Vec::new()
+    }
     /// Whose those datasources are, in words, when not this page's (then they are not
     /// changed here).
     fn sources_owner(&self) -> Option<String>;

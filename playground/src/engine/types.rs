@@ -1,5 +1,6 @@
 //! What the page and its engines say to each other.
 
+use nl2sql_core::api::ErrorBody;
 use nl2sql_core::error::Error;
 use nl2sql_core::feedback::VerifiedQuery;
 use nl2sql_core::result::{SchemaSnapshot, Thread};
@@ -57,6 +58,15 @@ pub struct SourceInfo {
     pub description: String,
     pub schema: SchemaSnapshot,
     pub demo: bool,
+}
+
+/// A datasource the engine left out for now: its id, and why as a stable code and words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LeftOut {
+    /// Its id.
+    pub id: String,
+    /// Why, as the server says it (never its address).
+    pub why: ErrorBody,
 }
 
 /// Who chooses the role the engine is asked as.

@@ -1,8 +1,8 @@
 //! The datasources listed, each with its own query time limit and a way to remove it
-//! where they are this page's.
+//! where they are this page's; those the engine left out for now, each with why.
 
 use super::Message;
-use crate::engine::SourceInfo;
+use crate::engine::{LeftOut, SourceInfo};
 use crate::state::{Engines, Settings};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -15,7 +15,27 @@ pub fn SourceList(editable: Signal<bool>, set_message: WriteSignal<Message>) -> 
             {move || engines.sources.get().into_iter().map(|s| view! {
                 <SourceItem source=s editable=editable set_message=set_message />
             }).collect_view()}
+            {move || engines.current().map(|e| e.left_out()).unwrap_or_default().into_iter()
+                .map(|left_out| view! { <LeftOutItem left_out=left_out /> })
+                .collect_view()}
         </ul>
+    }
+}
+
+/// A datasource the engine could not use for now: no tables to show, only why.
+#[component]
+fn LeftOutItem(left_out: LeftOut) -> impl IntoView {
+    let code = left_out.why.code.to_string();
+    let (id, shown_id, shown_code) = (left_out.id.clone(), left_out.id, code.clone());
+    view! {
+        <li class="source left-out" data-id=id data-unavailable=code>
+            <div>
+                <strong>{shown_id}</strong>
+                <span class="badge">"left out"</span>
+                <p class="error"><code>{shown_code}</code>" " {left_out.why.message}</p>
+                <p class="muted">"The server tries it again every so often; questions go to the others."</p>
+            </div>
+        </li>
     }
 }
 

@@ -54,7 +54,13 @@ fn ServerFields(status: ReadSignal<Status>, set_status: WriteSignal<Status>) -> 
             match Server::connect(remote, engines.changed).await {
                 Ok(server) => {
                     let ids: Vec<String> = server.sources().into_iter().map(|d| d.id).collect();
-                    let text = format!("Connected to {}: {}.", server.base(), ids.join(", "));
+                    let mut text = format!("Connected to {}: {}.", server.base(), ids.join(", "));
+                    let left_out: Vec<String> = (server.left_out().into_iter())
+                        .map(|l| format!("{} ({})", l.id, l.why.code))
+                        .collect();
+                    if !left_out.is_empty() {
+                        text.push_str(&format!(" Left out for now: {}.", left_out.join(", ")));
+                    }
                     engines.use_server(server);
                     set_status.set(Some((true, String::new(), text)));
                 }

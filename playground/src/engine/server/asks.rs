@@ -2,7 +2,9 @@
 //! feedback goes to it; the key decides the role, so none is sent.
 
 use super::{feedback, Server};
-use crate::engine::{Action, Asking, Failure, Local, PageEngine, Roles, Running, Said, SourceInfo};
+use crate::engine::{
+    Action, Asking, Failure, LeftOut, Local, PageEngine, Roles, Running, Said, SourceInfo,
+};
 use nl2sql_core::api::{RouteRequest, SqlRequest};
 use nl2sql_core::feedback::{Proposal, Verdict};
 use nl2sql_core::result::{Event, QueryResult, Retrieval, Routing, SqlRun};
@@ -14,6 +16,10 @@ use std::sync::Arc;
 impl PageEngine for Server {
     fn sources(&self) -> Vec<SourceInfo> {
         self.sources.clone()
+    }
+
+    fn left_out(&self) -> Vec<LeftOut> {
+        self.left_out.clone()
     }
 
     fn sources_owner(&self) -> Option<String> {

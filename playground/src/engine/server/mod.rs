@@ -6,7 +6,7 @@
 mod asks;
 mod feedback;
 
-use crate::engine::{Failure, SourceInfo};
+use crate::engine::{Failure, LeftOut, SourceInfo};
 use leptos::prelude::Trigger;
 use nl2sql_wasm::{FetchTransport, Remote};
 
@@ -15,6 +15,7 @@ use nl2sql_wasm::{FetchTransport, Remote};
 pub struct Server {
     remote: Remote,
     sources: Vec<SourceInfo>,
+    left_out: Vec<LeftOut>,
     /// Notified when its proposals change.
     changed: Trigger,
 }
@@ -26,11 +27,11 @@ impl Server {
         Ok(Remote::new(url, key)?)
     }
 
-    /// Connects to `remote`, reading the datasources its key's role may reach.
+    /// Connects to `remote`, reading the datasources its key's role may reach (and which of
+    /// them it left out for now).
     pub async fn connect(remote: Remote, changed: Trigger) -> Result<Server, Failure> {
         let listed = remote.datasources(&FetchTransport::default()).await?;
-        let sources = listed
-            .into_iter()
+        let sources = (listed.available.into_iter())
             .map(|d| SourceInfo {
                 id: d.id,
                 description: d.description,
@@ -38,9 +39,13 @@ impl Server {
                 demo: false,
             })
             .collect();
+        let left_out = (listed.unavailable.into_iter())
+            .map(|(id, why)| LeftOut { id, why })
+            .collect();
         Ok(Server {
             remote,
             sources,
+            left_out,
             changed,
         })
     }
