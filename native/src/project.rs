@@ -198,7 +198,8 @@ fn check_schemas(schemas: &[String]) -> Result<(), String> {
         );
     }
     for (i, schema) in schemas.iter().enumerate() {
-        if schema.is_empty() || schema.len() > 128 || schema.chars().any(char::is_control) {
+        if schema.is_empty() || schema.chars().count() > 128 || schema.chars().any(char::is_control)
+        {
             return Err(format!(
                 "{schema:?} is not a schema name (1 to 128 characters, none a control character)"
             ));

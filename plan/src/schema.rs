@@ -44,15 +44,19 @@ impl SchemaSnapshot {
 
     /// The schemas of `listed` of which this snapshot holds no table (its own schema's
     /// tables counting for its name): a name mistyped, a schema the login may not use or
-    /// one whose tables are all hidden.
+    /// one whose tables are all hidden. Names compare as the engine compares them: exactly
+    /// on PostgreSQL, without regard to case on MySQL and DuckDB.
     pub fn schemas_without_tables<'a>(
         &'a self,
         listed: &'a [String],
     ) -> impl Iterator<Item = &'a String> + 'a {
+        let folds = matches!(self.dialect, Dialect::MySql | Dialect::DuckDb);
+        let same =
+            move |a: &str, b: &str| a == b || (folds && a.to_lowercase() == b.to_lowercase());
         listed.iter().filter(move |listed| {
             !self.tables.iter().any(|t| match &t.schema {
-                Some(s) => s == *listed,
-                None => self.schema.as_ref() == Some(*listed),
+                Some(s) => same(s, listed),
+                None => self.schema.as_deref().is_some_and(|own| same(own, listed)),
             })
         })
     }

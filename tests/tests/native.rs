@@ -134,6 +134,11 @@ fn a_project_reads_only_the_schemas_it_lists_and_says_which_hold_nothing() {
         names(&sources(r#"["sales"]"#)),
         (vec!["sales.deals".to_string()], vec![])
     );
+    // DuckDB reads names without regard to case, schemas' too.
+    assert_eq!(
+        names(&sources(r#"["SALES"]"#)),
+        (vec!["sales.deals".to_string()], vec![])
+    );
     let (read, dropped) = names(&sources(r#"["main", "finance", "nowhere"]"#));
     assert_eq!(read, ["finance.ledger", "t"]);
     assert_eq!(

@@ -726,7 +726,11 @@ fn read_listed(id: &str, address: &str, schemas: &str) -> (Vec<String>, Vec<Stri
     let project = Project::parse(&toml, std::path::Path::new("nl2sql.toml"))
         .unwrap_or_else(|e| panic!("{e}"));
     let sources = nl2sql_native::Sources::Project(std::rc::Rc::new(project));
-    let (_, schema, report) = sources.schema(Some(id)).unwrap_or_else(|e| panic!("{e}"));
+    let (db, schema, report) = sources.schema(Some(id)).unwrap_or_else(|e| panic!("{e}"));
+    // What the per-run check and the schema cache compare with is what was read, keys to
+    // schemas not listed left out on both sides.
+    let now = pollster::block_on(nl2sql_core::Metadata::fingerprint(&*db));
+    assert_eq!(now.as_ref().ok(), Some(&schema.fingerprint), "{schemas}");
     let names = schema.tables.iter().map(|t| t.name.clone()).collect();
     (names, report.dropped)
 }

@@ -34,6 +34,7 @@ fn write(source: &Source, path: &Path) -> duckdb::Result<()> {
     let _ = std::fs::remove_file(path);
     let conn = duckdb::Connection::open(path)?;
     let mut schemas: Vec<&str> = source.tables.iter().map(|t| t.schema.as_str()).collect();
+    schemas.sort_unstable();
     schemas.dedup();
     for s in schemas {
         conn.execute_batch(&format!("CREATE SCHEMA {s}"))?;

@@ -103,6 +103,10 @@ impl Embedder for GuardedEmbedder {
         self.inner.id()
     }
 
+    fn dense_from(&self) -> Option<usize> {
+        self.inner.dense_from()
+    }
+
     fn embed<'b>(&'b self, texts: &'b [String]) -> LocalBoxFuture<'b, Result<Vec<Vector>, Error>> {
         Box::pin(async move {
             if !self.breaker.allows(self.clock.now_ms()) {

@@ -25,6 +25,13 @@ pub trait Embedder {
 
     /// One unit vector per text, in order.
     fn embed<'a>(&'a self, texts: &'a [String]) -> LocalBoxFuture<'a, Result<Vec<Vector>, Error>>;
+
+    /// Where its dense dimensions begin, when it knows: the index keeps those before exact
+    /// (posting lists) and those from here on as bytes. `None`, the default: decided from
+    /// the vectors themselves.
+    fn dense_from(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// The built-in embedder: hashed features of a text's terms, their synonym concepts and their
@@ -89,6 +96,11 @@ impl Embedder for BuiltinEmbedder {
 
     fn embed<'a>(&'a self, texts: &'a [String]) -> LocalBoxFuture<'a, Result<Vec<Vector>, Error>> {
         Box::pin(async move { Ok(texts.iter().map(|t| self.vector(t)).collect()) })
+    }
+
+    /// Every dimension sparse: hashed features are scored exactly, however common one is.
+    fn dense_from(&self) -> Option<usize> {
+        Some(self.dims)
     }
 }
 

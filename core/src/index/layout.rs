@@ -11,8 +11,8 @@
 //! entry over the block.
 //!
 //! No entry is ever skipped. The sparse part adds its terms in dimension order, as a plain
-//! scan does, so an embedder with no dense block (the built-in one) scores bit for bit as
-//! before. The block keeps each value to 1/254 of its row's largest (8 bits), a quarter of
+//! scan does, so an embedder with no dense block (the built-in one, which says so however
+//! common one of its features is) scores bit for bit as before. The block keeps each value to 1/254 of its row's largest (8 bits), a quarter of
 //! the memory and of the reads; a similarity moves by about a thousandth.
 
 use super::embed::Vector;
@@ -20,9 +20,10 @@ use super::embed::Vector;
 /// A trailing dimension is dense when at least this share of the entries set it.
 const DENSE_SHARE: f64 = 0.5;
 
-/// Where `vectors` (all of one length) turn dense: the first of the trailing dimensions
-/// that at least half of them set. Decided once for a whole index, so every part of it
-/// adds the same terms in the same order.
+/// Where `vectors` (all of one length) turn dense, for an embedder that does not say
+/// ([`Embedder::dense_from`](super::embed::Embedder::dense_from)): the first of the
+/// trailing dimensions that at least half of them set. Decided once for a whole index, so
+/// every part of it adds the same terms in the same order.
 pub fn split(vectors: &[Vector]) -> usize {
     let dims = vectors.first().map_or(0, Vec::len);
     let mut set = vec![0usize; dims];
@@ -111,7 +112,10 @@ impl Layout {
         }
         // The question's part in 16-bit integers, as fine as a sum of `width` products of
         // them with bytes allows without overflowing 32 bits.
-        let top = (i32::MAX as f32 / (width as f32 * 127.0)).min(i16::MAX as f32);
+        // Floored: rounding the largest value up could carry the sum past `i32::MAX`.
+        let top = (i32::MAX as f32 / (width as f32 * 127.0))
+            .min(i16::MAX as f32)
+            .floor();
         let q_scale = largest / top;
         let q: Vec<i16> = tail.iter().map(|x| (x / q_scale).round() as i16).collect();
         for (e, ((score, row), scale)) in (scores.iter_mut())

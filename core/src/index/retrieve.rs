@@ -173,7 +173,7 @@ pub async fn retrieve(
     // "purchase orders") or a warehouse layer's prefix (`dim_ticket` by "tickets").
     let asked: std::collections::BTreeSet<String> = terms(question).into_iter().collect();
     let notes = index.notes(datasource);
-    let mut named: Vec<(&str, usize)> = readable
+    let mut named: Vec<(&Table, (usize, usize, bool))> = readable
         .iter()
         .filter_map(|t| {
             // Its name, or another name its notes give it.
@@ -190,11 +190,28 @@ pub async fn retrieve(
                 .filter(|words| !words.is_empty() && words.iter().all(|w| asked.contains(w)))
                 .map(|words| words.len())
                 .max()
-                .map(|words| (t.name.as_str(), words))
+                .map(|words| {
+                    let schema_words = (t.schema.iter())
+                        .flat_map(|s| terms(s))
+                        .filter(|w| asked.contains(w))
+                        .count();
+                    let found = chosen.iter().any(|c| c == &t.name);
+                    (*t, (words, schema_words, found))
+                })
         })
         .collect();
-    named.sort_by_key(|(_, words)| std::cmp::Reverse(*words));
-    for (t, _) in named.into_iter().take(NAMED_TABLES) {
+    // A name several schemas hold names none of them alone: the ones whose schema the
+    // question names too are taken, else those the search chose, else none.
+    let held = named.clone();
+    named.retain(|(t, (_, schema_words, found))| {
+        let rivals: Vec<_> = (held.iter())
+            .filter(|(o, _)| o.bare_name().eq_ignore_ascii_case(t.bare_name()))
+            .collect();
+        let best = rivals.iter().map(|(_, (_, s, _))| *s).max().unwrap_or(0);
+        rivals.len() == 1 || (best > 0 && *schema_words == best) || (best == 0 && *found)
+    });
+    named.sort_by_key(|(_, rank)| std::cmp::Reverse(*rank));
+    for (t, _) in named.into_iter().map(|(t, rank)| (t.name.as_str(), rank)).take(NAMED_TABLES) {
         add_table(&mut chosen, t);
     }
     // The best columns, at most seven in ten from one table: a column's entry names its

@@ -209,6 +209,10 @@ impl Embedder for SemanticEmbedder {
     fn embed<'a>(&'a self, texts: &'a [String]) -> LocalBoxFuture<'a, Result<Vec<Vector>, Error>> {
         Box::pin(async move { Ok(texts.iter().map(|t| self.vector(t)).collect()) })
     }
+
+    fn dense_from(&self) -> Option<usize> {
+        Some(0)
+    }
 }
 
 /// The lexical and the semantic embedder side by side: one vector, the lexical part scaled
@@ -264,6 +268,11 @@ impl Embedder for BlendedEmbedder {
 
     fn embed<'a>(&'a self, texts: &'a [String]) -> LocalBoxFuture<'a, Result<Vec<Vector>, Error>> {
         Box::pin(async move { Ok(texts.iter().map(|t| self.vector(t)).collect()) })
+    }
+
+    /// The lexical part exact, the semantic part as bytes.
+    fn dense_from(&self) -> Option<usize> {
+        self.lexical.dense_from()
     }
 }
 

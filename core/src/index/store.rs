@@ -4,8 +4,8 @@
 //! Exact search, not an approximate graph: the demo's three databases make 160 entries, which
 //! a scan ranks in about 80 µs against 144 µs for an `instant-distance` HNSW search, with no
 //! build (the graph takes 0.4 s to build, and pays only past about a thousand entries).
-//! At warehouse scale (70,000 entries) the vectors' [`Layout`] keeps exact search within a
-//! few milliseconds. `docs/benchmarks.md` records the measurements.
+//! At warehouse scale (about 96,000 entries) the vectors' [`Layout`] keeps exact search
+//! within a few milliseconds. `docs/benchmarks.md` records the measurements.
 
 use super::embed::{Embedder, Vector};
 use super::layout::{self, Layout};
@@ -125,9 +125,10 @@ struct Group {
 }
 
 impl Group {
-    /// The groups of `entries`, whose vectors are `vectors` (one each, all of one length).
-    fn all(entries: &[Entry], vectors: Vec<Vector>) -> Vec<Group> {
-        let split = layout::split(&vectors);
+    /// The groups of `entries`, whose vectors are `vectors` (one each, all of one length),
+    /// dense from dimension `split` on (the same for every group, so every part of the
+    /// index adds the same terms in the same order).
+    fn all(entries: &[Entry], vectors: Vec<Vector>, split: usize) -> Vec<Group> {
         let mut parts: Vec<(EntryKind, &str, Vec<usize>, Vec<Vector>)> = Vec::new();
         for (at, (e, v)) in entries.iter().zip(vectors).enumerate() {
             let found = (parts.iter_mut().rev())
@@ -332,7 +333,11 @@ impl SchemaIndex {
                 odd.len()
             )));
         }
-        let groups = Group::all(&entries, vectors);
+        let split = match embedder.dense_from() {
+            Some(from) => from.min(dims),
+            None => layout::split(&vectors),
+        };
+        let groups = Group::all(&entries, vectors, split);
         let mut tables: Vec<(String, String)> = Vec::new();
         let mut places: std::collections::HashMap<(String, String), u32> = Default::default();
         let owners = (entries.iter())

@@ -292,3 +292,117 @@ fn a_verified_query_s_tables_meet_the_policy_under_the_schema_s_names() {
     };
     assert!(!visible("bare") && visible("own"));
 }
+
+/// An embedder that says where its dense part begins is laid out so: a feature every
+/// entry shares stays exact when it says none is dense, and is kept as a byte otherwise.
+#[test]
+fn an_embedder_that_says_it_has_no_dense_part_is_scored_exactly() {
+    struct Shared(Option<usize>);
+    impl Embedder for Shared {
+        fn id(&self) -> String {
+            "shared".into()
+        }
+        fn embed<'a>(
+            &'a self,
+            texts: &'a [String],
+        ) -> crate::datasource::LocalBoxFuture<'a, Result<Vec<Vector>, crate::error::Error>>
+        {
+            // Each text its own sparse feature, and two every text shares.
+            let vectors = (0..texts.len())
+                .map(|i| {
+                    let mut v = vec![0.0f32; 64];
+                    v[i % 62] = 0.9;
+                    v[62] = 0.5;
+                    v[63] = 0.123_456_79;
+                    v
+                })
+                .collect();
+            Box::pin(async move { Ok(vectors) })
+        }
+        fn dense_from(&self) -> Option<usize> {
+            self.0
+        }
+    }
+    let build = |embedder: &Shared| {
+        let profile = DatasourceProfile {
+            id: "chinook".into(),
+            description: "A music store.".into(),
+            examples: Vec::new(),
+            verified: Vec::new(),
+            notes: Default::default(),
+        };
+        let index = pollster::block_on(SchemaIndex::build(
+            &[(profile, schema())],
+            ValueIndex::default(),
+            embedder,
+        ))
+        .expect("builds");
+        (0..index.entries().len()).map(|i| index.vector(i)[63]).collect::<Vec<f32>>()
+    };
+    let exact = build(&Shared(Some(64)));
+    assert!(exact.iter().all(|x| *x == 0.123_456_79), "{exact:?}");
+    let decided = build(&Shared(None));
+    assert!(decided.iter().any(|x| *x != 0.123_456_79), "{decided:?}");
+    assert!(decided.iter().all(|x| (x - 0.123_456_79).abs() < 0.01), "{decided:?}");
+}
+
+/// A table name several schemas hold, named by the question: the schema the question names
+/// too is the one added, not the first ones in order.
+#[test]
+fn a_name_several_schemas_hold_is_taken_from_the_schema_the_question_names() {
+    use crate::schema::{Column, ColumnStats, SchemaSnapshot, Table, TypeCategory};
+    let table = |schema: &str| Table {
+        name: format!("{schema}.orders"),
+        schema: Some(schema.into()),
+        columns: ["order_id", "placed_on", "amount"]
+            .into_iter()
+            .map(|c| Column {
+                name: c.into(),
+                declared_type: "INTEGER".into(),
+                category: TypeCategory::Number,
+                nullable: true,
+                primary_key_position: None,
+                stats: ColumnStats::default(),
+            })
+            .collect(),
+        foreign_keys: Vec::new(),
+        row_count: 10,
+        view: false,
+        unread: None,
+    };
+    let tables = ["archive", "backup", "copy", "mirror", "retail"].map(table);
+    let snapshot = SchemaSnapshot::new("shop", crate::datasource::Dialect::DuckDb, tables.into())
+        .in_schema(Some("main".into()));
+    let profile = DatasourceProfile {
+        id: "shop".into(),
+        description: "Orders, kept in several copies.".into(),
+        examples: Vec::new(),
+        verified: Vec::new(),
+        notes: Default::default(),
+    };
+    let embedder = BuiltinEmbedder::default();
+    let index = pollster::block_on(SchemaIndex::build(
+        &[(profile, snapshot)],
+        ValueIndex::default(),
+        &embedder,
+    ))
+    .expect("builds");
+    let r = pollster::block_on(retrieve(
+        &index,
+        &embedder,
+        "shop",
+        "How many retail orders were placed each month?",
+        &Policies::read_all().scope(&[]),
+        &RetrieveSettings {
+            table_k: 1,
+            column_tables: 0,
+            ..RetrieveSettings::default()
+        },
+        true,
+    ))
+    .expect("retrieves");
+    assert!(r.tables.contains(&"retail.orders".to_string()), "{r:?}");
+    // The other copies are not added for their name alone (the table search chose one).
+    let copies = r.tables.iter().filter(|t| t.ends_with(".orders")).count();
+    assert!(copies <= 2, "{:?}", r.tables);
+}

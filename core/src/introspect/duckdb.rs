@@ -20,8 +20,9 @@ const SCHEMA: &str = "CASE WHEN schema_name = current_schema() THEN '' ELSE sche
 pub(super) async fn structure<D: Datasource + ?Sized>(
     ds: &D,
 ) -> Result<Structure, DatasourceError> {
-    let here = format!("{HERE}{}", in_schemas(ds, "schema_name"));
-    let columns_here = format!("{COLUMNS_HERE}{}", in_schemas(ds, "c.schema_name"));
+    // DuckDB's names are read without regard to case, its schemas' too.
+    let here = format!("{HERE}{}", in_schemas(ds, "lower(schema_name)"));
+    let columns_here = format!("{COLUMNS_HERE}{}", in_schemas(ds, "lower(c.schema_name)"));
     let columns = run(
         ds,
         &format!(

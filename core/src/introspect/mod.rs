@@ -157,12 +157,15 @@ async fn own_schema<D: Datasource + ?Sized>(
 }
 
 /// The schemas `ds` is limited to as SQL text literals (`'sales', 'finance'`), in its
-/// dialect's quoting; `None` when it reads every schema.
+/// dialect's quoting (in lower case on DuckDB, whose reader compares them so); `None` when
+/// it reads every schema.
 fn schema_list<D: Datasource + ?Sized>(ds: &D) -> Option<String> {
-    let quoted = ds
-        .schemas()?
-        .iter()
-        .map(|s| quote_text(s, ds.dialect()))
+    let dialect = ds.dialect();
+    let quoted = (ds.schemas()?.iter())
+        .map(|s| match dialect {
+            Dialect::DuckDb => quote_text(&s.to_lowercase(), dialect),
+            _ => quote_text(s, dialect),
+        })
         .collect::<Vec<_>>();
     Some(quoted.join(", "))
 }
@@ -188,9 +191,11 @@ pub(crate) fn drop_keys_to_missing_tables(tables: &mut [Table]) {
 }
 
 /// The structural fingerprint alone, from the catalogue reads and no statistics; always
-/// equal to [`introspect`]'s for the same structure.
+/// equal to [`introspect`]'s for the same structure. Keys to a table the catalogue does not
+/// give (a schema not listed, a table the login may not select) are left out, as reading
+/// leaves them out.
 async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, DatasourceError> {
-    let tables = structure(ds)
+    let mut tables: Vec<Table> = structure(ds)
         .await?
         .into_iter()
         .map(|shape| Table {
@@ -207,6 +212,7 @@ async fn fingerprint<D: Datasource + ?Sized>(ds: &D) -> Result<String, Datasourc
             unread: None,
         })
         .collect();
+    drop_keys_to_missing_tables(&mut tables);
     Ok(SchemaSnapshot::new(ds.id(), ds.dialect(), tables).fingerprint)
 }
 

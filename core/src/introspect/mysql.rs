@@ -13,6 +13,9 @@ fn own(column: &str) -> String {
     format!("CASE WHEN {column} = DATABASE() THEN '' ELSE {column} END")
 }
 
+/// Rows come ordered by the names' bytes: `information_schema` compares names without
+/// regard to case, and [`assemble`] groups a table's rows by their being next to each other,
+/// so `Orders` and `orders` must not interleave.
 pub(super) async fn structure<D: Datasource + ?Sized>(
     ds: &D,
 ) -> Result<Structure, DatasourceError> {
@@ -30,7 +33,8 @@ pub(super) async fn structure<D: Datasource + ?Sized>(
              FROM information_schema.COLUMNS AS c JOIN information_schema.TABLES AS t \
              ON t.TABLE_SCHEMA = c.TABLE_SCHEMA AND t.TABLE_NAME = c.TABLE_NAME \
              WHERE {} AND t.TABLE_TYPE IN ('BASE TABLE', 'VIEW') \
-             ORDER BY c.TABLE_SCHEMA, c.TABLE_NAME, c.ORDINAL_POSITION",
+             ORDER BY CAST(c.TABLE_SCHEMA AS BINARY), CAST(c.TABLE_NAME AS BINARY), \
+             c.ORDINAL_POSITION",
             own("c.TABLE_SCHEMA"),
             within("c.TABLE_SCHEMA"),
         ),
@@ -53,7 +57,8 @@ pub(super) async fn structure<D: Datasource + ?Sized>(
             "SELECT {}, TABLE_NAME, CONSTRAINT_NAME, COLUMN_NAME, {}, REFERENCED_TABLE_NAME, \
              REFERENCED_COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE \
              WHERE {} AND {} AND REFERENCED_TABLE_NAME IS NOT NULL \
-             ORDER BY TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION",
+             ORDER BY CAST(TABLE_SCHEMA AS BINARY), CAST(TABLE_NAME AS BINARY), \
+             CONSTRAINT_NAME, ORDINAL_POSITION",
             own("TABLE_SCHEMA"),
             own("REFERENCED_TABLE_SCHEMA"),
             within("TABLE_SCHEMA"),
