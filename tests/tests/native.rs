@@ -44,20 +44,14 @@ fn every_schema_is_read_and_the_others_are_named_schema_table() {
     use nl2sql_core::Metadata;
     use nl2sql_core::Value;
     use nl2sql_native::DuckDbFile;
-    let dir = std::env::temp_dir().join(format!("nl2sql-duckdb-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("schemas.duckdb");
-    let _ = std::fs::remove_file(&path);
-    let w = ::duckdb::Connection::open(&path).unwrap();
-    w.execute_batch(
+    let path = duckdb_file(
+        "schemas.duckdb",
         "CREATE TABLE t (a BIGINT PRIMARY KEY); INSERT INTO t VALUES (1); \
          CREATE SCHEMA sales; \
          CREATE TABLE sales.deals (id INTEGER PRIMARY KEY, amount DECIMAL(10,2)); \
          INSERT INTO sales.deals VALUES (1, 9.50), (2, 20.00); \
          CREATE TABLE sales.t (z VARCHAR); INSERT INTO sales.t VALUES ('a'), ('b')",
-    )
-    .unwrap();
-    drop(w);
+    );
     let db = DuckDbFile::open("shop", &path).unwrap();
     let schema = pollster::block_on(db.introspect()).unwrap();
     let names: Vec<(&str, Option<&str>)> = (schema.tables.iter())
@@ -103,26 +97,20 @@ fn a_project_reads_only_the_schemas_it_lists_and_says_which_hold_nothing() {
     use nl2sql_native::project::Project;
     use nl2sql_native::Sources;
     use std::rc::Rc;
-    let dir = std::env::temp_dir().join(format!("nl2sql-schemas-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("listed.duckdb");
-    let _ = std::fs::remove_file(&path);
-    let w = ::duckdb::Connection::open(&path).unwrap();
-    w.execute_batch(
+    let path = duckdb_file(
+        "listed.duckdb",
         "CREATE TABLE t (a BIGINT); INSERT INTO t VALUES (1); \
          CREATE SCHEMA sales; CREATE TABLE sales.deals (id INTEGER, amount DECIMAL(10,2)); \
          INSERT INTO sales.deals VALUES (1, 9.50); \
          CREATE SCHEMA finance; CREATE TABLE finance.ledger (id INTEGER); \
          INSERT INTO finance.ledger VALUES (1)",
-    )
-    .unwrap();
-    drop(w);
+    );
     let sources = |schemas: &str| {
         let toml = format!(
             "[[datasources]]\nid = \"shop\"\nconnection = {:?}\nschemas = {schemas}\n",
             path.display().to_string()
         );
-        let project = Project::parse(&toml, &dir.join("nl2sql.toml")).unwrap();
+        let project = Project::parse(&toml, &path.with_file_name("nl2sql.toml")).unwrap();
         Sources::Project(Rc::new(project))
     };
     let names = |sources: &Sources| {
@@ -167,7 +155,7 @@ fn a_project_reads_only_the_schemas_it_lists_and_says_which_hold_nothing() {
         "[[datasources]]\nid = \"support\"\nconnection = {:?}\nschemas = [\"main\"]\n",
         sqlite.display().to_string()
     );
-    let project = Project::parse(&toml, &dir.join("nl2sql.toml")).unwrap();
+    let project = Project::parse(&toml, &path.with_file_name("nl2sql.toml")).unwrap();
     let readings = Sources::Project(Rc::new(project)).read_all(false);
     let left_out: Vec<_> = (readings.unavailable.iter())
         .map(|u| (u.id.as_str(), u.code))
@@ -178,4 +166,16 @@ fn a_project_reads_only_the_schemas_it_lists_and_says_which_hold_nothing() {
         "{}",
         readings.unavailable[0].reason
     );
+}
+
+/// A DuckDB file `name`, made anew in this process's temporary folder by `sql`.
+fn duckdb_file(name: &str, sql: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nl2sql-duckdb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    ::duckdb::Connection::open(&path)
+        .and_then(|w| w.execute_batch(sql))
+        .unwrap();
+    path
 }
