@@ -20,6 +20,28 @@ use sqlparser::ast::{
     SetQuantifier, TableFactor, UnaryOperator, Value,
 };
 
+/// A rewrite of one query's own clauses before import; `Err` says what cannot be.
+type QueryRewrite = fn(&mut Query) -> Result<(), String>;
+
+/// Applies `rewrite` to every query in `query`, subqueries before the queries holding
+/// them; the first `Err` stops it.
+fn each_query(query: &mut Query, rewrite: QueryRewrite) -> Result<(), String> {
+    struct Each(QueryRewrite);
+    impl ast::VisitorMut for Each {
+        type Break = String;
+        fn post_visit_query(&mut self, query: &mut Query) -> std::ops::ControlFlow<String> {
+            match (self.0)(query) {
+                Ok(()) => std::ops::ControlFlow::Continue(()),
+                Err(why) => std::ops::ControlFlow::Break(why),
+            }
+        }
+    }
+    match ast::VisitMut::visit(query, &mut Each(rewrite)) {
+        std::ops::ControlFlow::Break(why) => Err(why),
+        std::ops::ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
 /// Imports `sql` as a plan. Anything but exactly one read-only query is a CRITICAL
 /// SECURITY_VIOLATION; SQL that does not parse, or uses something no plan can express, is
 /// SQL_IMPORT_FAILED naming the construct.
@@ -40,8 +62,10 @@ pub fn import_sql(
             )
         }
     })?;
-    if let Err(why) = unpivot::lateral_values(&mut query) {
-        return unsupported(why);
+    for rewrite in [unpivot::rewrite, lateral::rewrite] {
+        if let Err(why) = each_query(&mut query, rewrite) {
+            return unsupported(why);
+        }
     }
     Importer {
         schema,
@@ -61,7 +85,9 @@ mod dates;
 mod frames;
 mod joins;
 mod json;
+mod lateral;
 mod parsed;
+mod periods;
 mod qualify;
 mod regex;
 mod series;
@@ -943,6 +969,9 @@ impl Importer<'_> {
                 if let Some(matched) = self.regex_operator(left, op, right)? {
                     return Ok(matched);
                 }
+                if *op == Op::Overlaps {
+                    return self.overlaps(left, right);
+                }
                 if *op == Op::Minus {
                     if let Some(days) = self.julian_difference(left, right)? {
                         return Ok(days);
@@ -1723,7 +1752,8 @@ fn name_columns(plan: &mut Plan, names: &[ast::TableAliasColumnDef]) -> R<()> {
 /// plan's: `GROUP_CONCAT`/`LISTAGG` as `STRING_AGG(x, separator)` (MySQL's and SQLite's
 /// separator is a comma when unsaid), DuckDB's `QUANTILE_CONT(x, p)` as
 /// `PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x)`, SQL Server's `STDEV` as `STDDEV_SAMP`
-/// (and its `DATEFROMPARTS` as `MAKE_DATE`), `EVERY` as `BOOL_AND`.
+/// (and its `DATEFROMPARTS` as `MAKE_DATE`), `EVERY` as `BOOL_AND`, Spark's `MAX_BY` and
+/// DuckDB's `ARGMAX` as `ARG_MAX` (and their minimums).
 fn aggregate_spelling(
     name: String,
     mut args: Vec<Expr>,
@@ -1768,6 +1798,8 @@ fn aggregate_spelling(
         "EVERY" | "LOGICAL_AND" => ("BOOL_AND".into(), args, order_by),
         "LOGICAL_OR" => ("BOOL_OR".into(), args, order_by),
         "DATEFROMPARTS" => ("MAKE_DATE".into(), args, order_by),
+        "MAX_BY" | "ARGMAX" => ("ARG_MAX".into(), args, order_by),
+        "MIN_BY" | "ARGMIN" => ("ARG_MIN".into(), args, order_by),
         _ => (name, args, order_by),
     })
 }

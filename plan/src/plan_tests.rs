@@ -1117,3 +1117,95 @@ fn import_refused<const N: usize>(cases: [(Dialect, &str); N]) {
         );
     }
 }
+
+/// `OVERLAPS` is read as comparisons keeping PostgreSQL's reading (periods turned round,
+/// an unknown end); a period that is not a pair is refused.
+#[test]
+fn overlaps_is_read_as_comparisons() {
+    let mut schema = crate::test_fixtures::schema();
+    schema.dialect = Dialect::Postgres;
+    let sql = "SELECT InvoiceId FROM Invoice \
+               WHERE (InvoiceDate, InvoiceDate + INTERVAL '3 days') OVERLAPS (DATE '2024-07-01', DATE '2024-08-01')";
+    let plan = crate::import::import_sql(sql, &schema, Dialect::Postgres).expect(sql);
+    let shown = plan.to_string();
+    assert!(
+        shown.contains("COALESCE(i.InvoiceDate") || shown.contains("COALESCE(InvoiceDate"),
+        "{shown}"
+    );
+    assert!(!shown.contains("OVERLAPS"), "{shown}");
+    import_refused([(
+        Dialect::Postgres,
+        "SELECT InvoiceId FROM Invoice WHERE (InvoiceDate, InvoiceDate, InvoiceDate) OVERLAPS (InvoiceDate, InvoiceDate)",
+    )]);
+}
+
+/// `x + CASE … THEN INTERVAL … END` is read as the CASE of `x` moved by each branch.
+#[test]
+fn an_interval_chosen_per_row_moves_each_branch() {
+    let mut schema = crate::test_fixtures::schema();
+    schema.dialect = Dialect::Postgres;
+    let sql = "SELECT InvoiceDate + CASE WHEN Total > 5 THEN INTERVAL '8 hours' ELSE INTERVAL '1 day' END AS due FROM Invoice";
+    let plan = crate::import::import_sql(sql, &schema, Dialect::Postgres).expect(sql);
+    let shown = plan.to_string();
+    assert!(shown.contains("DATE_ADD('hour', 8,"), "{shown}");
+    assert!(shown.contains("DATE_ADD('day', 1,"), "{shown}");
+}
+
+/// PostgreSQL's `make_interval` (by name or position) moves a value part by part, months
+/// before days before time; SQLite's day assembled with `printf` is a `MAKE_DATE`.
+#[test]
+fn made_intervals_and_printed_days_are_read() {
+    let mut schema = crate::test_fixtures::schema();
+    schema.dialect = Dialect::Postgres;
+    let sql = "SELECT InvoiceDate - make_interval(hours => InvoiceId % 3, days => 2) AS slot FROM Invoice";
+    let plan = crate::import::import_sql(sql, &schema, Dialect::Postgres).expect(sql);
+    let shown = plan.to_string();
+    let (day, hour) = (shown.find("'day'"), shown.find("'hour'"));
+    assert!(
+        day.is_some() && hour.is_some() && hour < day,
+        "hours applied last: {shown}"
+    );
+    import_refused([(
+        Dialect::Postgres,
+        "SELECT InvoiceDate + make_interval(fortnights => 1) AS d FROM Invoice",
+    )]);
+
+    schema.dialect = Dialect::Sqlite;
+    let sql = "SELECT printf('%04d-%02d-%02d', InvoiceId, 1, 1) AS d FROM Invoice";
+    let plan = crate::import::import_sql(sql, &schema, Dialect::Sqlite).expect(sql);
+    assert!(plan.to_string().contains("MAKE_DATE("), "{plan}");
+}
+
+/// `LEFT JOIN LATERAL (… LIMIT 1) AS x ON TRUE` of one column is read as a correlated
+/// scalar subquery where `x.column` is named; an inner lateral join, which drops rows,
+/// and a lateral column named without its alias are refused.
+#[test]
+fn a_lateral_lookup_is_a_scalar_subquery() {
+    let mut schema = crate::test_fixtures::schema();
+    schema.dialect = Dialect::Postgres;
+    let sql = "SELECT c.CustomerId, last.Total FROM Customer c \
+               LEFT JOIN LATERAL (SELECT i.Total FROM Invoice i WHERE i.CustomerId = c.CustomerId \
+               ORDER BY i.InvoiceDate DESC LIMIT 1) last ON TRUE";
+    let plan = crate::import::import_sql(sql, &schema, Dialect::Postgres).expect(sql);
+    assert_eq!(plan.tables.len(), 1, "{plan}");
+    assert!(plan.joins.is_empty(), "{plan}");
+    assert_eq!(
+        plan.select_items[1].alias.as_deref(),
+        Some("Total"),
+        "{plan}"
+    );
+    import_refused([
+        (
+            Dialect::Postgres,
+            "SELECT c.CustomerId, last.Total FROM Customer c \
+             JOIN LATERAL (SELECT i.Total FROM Invoice i WHERE i.CustomerId = c.CustomerId \
+             ORDER BY i.InvoiceDate DESC LIMIT 1) last ON TRUE",
+        ),
+        (
+            Dialect::Postgres,
+            "SELECT c.CustomerId, Total FROM Customer c \
+             LEFT JOIN LATERAL (SELECT i.Total FROM Invoice i WHERE i.CustomerId = c.CustomerId \
+             ORDER BY i.InvoiceDate DESC LIMIT 1) last ON TRUE",
+        ),
+    ]);
+}

@@ -318,6 +318,18 @@ impl Importer<'_> {
         op: &Op,
         right: &SqlExpr,
     ) -> R<Option<Expr>> {
+        if let Some(moved) = self.moved_by_case(left, op, right)? {
+            return Ok(Some(moved));
+        }
+        if let Some(steps) = self.make_interval(right)? {
+            if matches!(op, Op::Plus | Op::Minus) {
+                let steps = steps
+                    .into_iter()
+                    .map(|(n, unit)| (if *op == Op::Minus { negated(n) } else { n }, unit))
+                    .collect();
+                return Ok(Some(moved_by(self.expr(left)?, steps)));
+            }
+        }
         let (x, interval, minus) = match (op, as_interval(left), as_interval(right)) {
             (Op::Plus | Op::Minus, _, Some(i)) => (left, i, *op == Op::Minus),
             (Op::Plus, Some(i), None) => (right, i, false),
@@ -325,6 +337,129 @@ impl Importer<'_> {
         };
         let steps = self.steps(interval, minus)?;
         Ok(Some(moved_by(self.expr(x)?, steps)))
+    }
+
+    /// PostgreSQL's `make_interval(…)`, by position or by name (`hours => n`), as steps in
+    /// the order PostgreSQL adds an interval's parts: months, then days, then time.
+    /// `None` when `e` is no `make_interval`.
+    fn make_interval(&self, e: &SqlExpr) -> R<Option<Vec<(Expr, DateUnit)>>> {
+        const PARTS: [(&str, DateUnit); 7] = [
+            ("years", DateUnit::Year),
+            ("months", DateUnit::Month),
+            ("weeks", DateUnit::Week),
+            ("days", DateUnit::Day),
+            ("hours", DateUnit::Hour),
+            ("mins", DateUnit::Minute),
+            ("secs", DateUnit::Second),
+        ];
+        let f = match e {
+            SqlExpr::Nested(inner) => return self.make_interval(inner),
+            SqlExpr::Function(f)
+                if self.dialect == Dialect::Postgres
+                    && f.over.is_none()
+                    && f.name.to_string().eq_ignore_ascii_case("make_interval") =>
+            {
+                f
+            }
+            _ => return Ok(None),
+        };
+        let ast::FunctionArguments::List(list) = &f.args else {
+            return unsupported("make_interval without arguments");
+        };
+        let mut given: Vec<(usize, &SqlExpr)> = Vec::new();
+        for (position, arg) in list.args.iter().enumerate() {
+            // Each dialect's parser gives a name either as a name or as an expression.
+            let (name, value) = match arg {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(v)) => (None, v),
+                ast::FunctionArg::Named {
+                    name,
+                    arg: ast::FunctionArgExpr::Expr(v),
+                    ..
+                } => (Some(name.value.as_str()), v),
+                ast::FunctionArg::ExprNamed {
+                    name: SqlExpr::Identifier(name),
+                    arg: ast::FunctionArgExpr::Expr(v),
+                    ..
+                } => (Some(name.value.as_str()), v),
+                other => return unsupported(format!("make_interval's argument {other}")),
+            };
+            let at = match name {
+                None => position,
+                Some(name) => match PARTS.iter().position(|(p, _)| p.eq_ignore_ascii_case(name)) {
+                    Some(at) => at,
+                    None => return unsupported(format!("make_interval's argument {name}")),
+                },
+            };
+            if at >= PARTS.len() || given.iter().any(|(g, _)| *g == at) {
+                return unsupported("make_interval with a part given twice or past secs");
+            }
+            given.push((at, value));
+        }
+        given.sort_by_key(|(at, _)| *at);
+        let mut steps = Vec::with_capacity(given.len());
+        for (at, value) in given {
+            steps.push((self.expr(value)?, PARTS[at].1));
+        }
+        Ok(Some(steps))
+    }
+
+    /// `x ± CASE … THEN INTERVAL … END` (an interval chosen per row, as an SLA by
+    /// priority), as the `CASE` of `x` moved by each branch's interval: the same value,
+    /// since `x` moved by no branch (no `ELSE`) is NULL either way. `None` unless every
+    /// branch is an interval.
+    fn moved_by_case(&self, left: &SqlExpr, op: &Op, right: &SqlExpr) -> R<Option<Expr>> {
+        fn case_of(e: &SqlExpr) -> Option<&SqlExpr> {
+            match e {
+                SqlExpr::Nested(inner) => case_of(inner),
+                SqlExpr::Case { .. } => Some(e),
+                _ => None,
+            }
+        }
+        let (x, case) = match (op, case_of(left), case_of(right)) {
+            (Op::Plus | Op::Minus, _, Some(case)) => (left, case),
+            (Op::Plus, Some(case), None) => (right, case),
+            _ => return Ok(None),
+        };
+        let SqlExpr::Case {
+            case_token,
+            end_token,
+            operand,
+            conditions,
+            else_result,
+        } = case
+        else {
+            return Ok(None);
+        };
+        let all_intervals = conditions.iter().all(|c| as_interval(&c.result).is_some())
+            && else_result
+                .as_deref()
+                .is_none_or(|e| as_interval(e).is_some());
+        if !all_intervals {
+            return Ok(None);
+        }
+        let moved = |interval: &SqlExpr| SqlExpr::BinaryOp {
+            left: Box::new(x.clone()),
+            op: if *op == Op::Minus {
+                Op::Minus
+            } else {
+                Op::Plus
+            },
+            right: Box::new(interval.clone()),
+        };
+        let distributed = SqlExpr::Case {
+            case_token: case_token.clone(),
+            end_token: end_token.clone(),
+            operand: operand.clone(),
+            conditions: conditions
+                .iter()
+                .map(|c| ast::CaseWhen {
+                    condition: c.condition.clone(),
+                    result: moved(&c.result),
+                })
+                .collect(),
+            else_result: else_result.as_deref().map(|e| Box::new(moved(e))),
+        };
+        self.expr(&distributed).map(Some)
     }
 
     /// The steps of `e` when it is an interval; `None` when it is not one.
@@ -519,6 +654,16 @@ impl Importer<'_> {
                     left: Box::new(days),
                     right: Box::new(Expr::Literal(Literal::Real(2_440_587.5))),
                 }
+            }
+            // A day assembled from its numbers, as SQLite writes it for want of make_date:
+            // MAKE_DATE renders back to exactly this there.
+            ("PRINTF" | "FORMAT", [format, y, m, day])
+                if d == Dialect::Sqlite && text_of(format) == Some("%04d-%02d-%02d") =>
+            {
+                call(
+                    "MAKE_DATE",
+                    vec![self.expr(y)?, self.expr(m)?, self.expr(day)?],
+                )
             }
             // SQLite's date(x, modifiers…) and datetime(…).
             ("DATE" | "DATETIME", [x, modifiers @ ..]) if d == Dialect::Sqlite => {

@@ -11,7 +11,7 @@
 use sqlparser::ast::helpers::attached_token::AttachedToken;
 use sqlparser::ast::{
     visit_expressions_mut, CaseWhen, Expr, Ident, JoinConstraint, JoinOperator, Query, SelectItem,
-    SetExpr, Statement, TableAlias, TableFactor, Value, VisitMut, VisitorMut,
+    SetExpr, Statement, TableAlias, TableFactor, Value,
 };
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
@@ -20,27 +20,6 @@ use std::ops::ControlFlow;
 /// The row numbers' column.
 const ROW: &str = "values_row";
 
-/// Rewrites every lateral `VALUES` in `query` as above; `Err` says what cannot be.
-pub(super) fn lateral_values(query: &mut Query) -> Result<(), String> {
-    match query.visit(&mut Unpivot) {
-        ControlFlow::Break(why) => Err(why),
-        ControlFlow::Continue(()) => Ok(()),
-    }
-}
-
-struct Unpivot;
-
-impl VisitorMut for Unpivot {
-    type Break = String;
-
-    fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<String> {
-        match rewrite(query) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(why) => ControlFlow::Break(why),
-        }
-    }
-}
-
 /// One lateral `VALUES`: its alias, its columns and its rows.
 struct Lateral {
     alias: Ident,
@@ -48,7 +27,8 @@ struct Lateral {
     rows: Vec<Vec<Expr>>,
 }
 
-fn rewrite(query: &mut Query) -> Result<(), String> {
+/// One query's lateral `VALUES`, rewritten as above.
+pub(super) fn rewrite(query: &mut Query) -> Result<(), String> {
     let SetExpr::Select(select) = query.body.as_mut() else {
         return Ok(());
     };

@@ -29,6 +29,10 @@ pub(super) fn is_statistic(name: &str) -> bool {
             | "CORR"
             | "COVAR_POP"
             | "COVAR_SAMP"
+            | "REGR_SLOPE"
+            | "REGR_INTERCEPT"
+            | "ARG_MIN"
+            | "ARG_MAX"
             | "STRING_AGG"
             | "BOOL_OR"
             | "BOOL_AND"
@@ -192,6 +196,55 @@ impl Lowerer<'_> {
                         f.distinct,
                         over,
                     ),
+                }
+            }
+            "REGR_SLOPE" | "REGR_INTERCEPT" => {
+                let (Some(y), Some(x)) = (f.args.first(), f.args.get(1)) else {
+                    return fail(format!("{name} takes two numbers: y, then x."));
+                };
+                match d {
+                    _ if from_sums(name, d) => {
+                        if f.over.is_some() || f.distinct {
+                            return unsupported();
+                        }
+                        self.expr(&regression(y, x, name))?
+                    }
+                    _ => call_with(
+                        name,
+                        vec![arg(self.expr(y)?), arg(self.expr(x)?)],
+                        f.distinct,
+                        over,
+                    ),
+                }
+            }
+            // Where a dialect has no such aggregate the plan is rewritten before it gets
+            // here (`percentiles.rs`), unless it is a window or beside what that cannot read.
+            "ARG_MIN" | "ARG_MAX" => {
+                let (Some(v), Some(k)) = (f.args.first(), f.args.get(1)) else {
+                    return fail(format!(
+                        "{name} takes two values: the one shown, then the one ordered by."
+                    ));
+                };
+                match d {
+                    Dialect::DuckDb => call_with(
+                        name,
+                        vec![arg(self.expr(v)?), arg(self.expr(k)?)],
+                        f.distinct,
+                        over,
+                    ),
+                    // Spark's MAX_BY can give a NULL value; DuckDB's ARG_MAX, the plan's
+                    // meaning, skips rows where either is NULL.
+                    Dialect::Spark => call_with(
+                        if name == "ARG_MAX" {
+                            "MAX_BY"
+                        } else {
+                            "MIN_BY"
+                        },
+                        vec![arg(self.expr(v)?), arg(self.expr(&present_beside(k, v))?)],
+                        f.distinct,
+                        over,
+                    ),
+                    _ => return unsupported(),
                 }
             }
             "BOOL_OR" | "BOOL_AND" => match d {
@@ -373,11 +426,60 @@ impl Lowerer<'_> {
 fn from_sums(name: &str, d: Dialect) -> bool {
     match name {
         "STDDEV_SAMP" | "STDDEV_POP" | "VAR_SAMP" | "VAR_POP" => d == Dialect::Sqlite,
-        "CORR" | "COVAR_POP" | "COVAR_SAMP" => {
+        "CORR" | "COVAR_POP" | "COVAR_SAMP" | "REGR_SLOPE" | "REGR_INTERCEPT" => {
             matches!(d, Dialect::Sqlite | Dialect::MySql | Dialect::SqlServer)
         }
         _ => false,
     }
+}
+
+/// `value` where `other` is present, else NULL: an aggregate over pairs skips a pair with
+/// either half missing.
+pub(super) fn present_beside(value: &Expr, other: &Expr) -> Expr {
+    Expr::Case {
+        whens: vec![crate::When {
+            condition: Expr::Binary {
+                op: crate::BinaryOp::IsNot,
+                left: Box::new(other.clone()),
+                right: Box::new(Expr::Literal(Literal::Null)),
+            },
+            result: value.clone(),
+        }],
+        else_expr: None,
+    }
+}
+
+/// `REGR_SLOPE(y, x)` as `COVAR_POP(y, x) / VAR_POP(x)` and `REGR_INTERCEPT(y, x)` as
+/// `AVG(y) − slope · AVG(x)`, each over the pairs where both are present, NULL where `x`
+/// does not vary, as PostgreSQL gives.
+fn regression(y: &Expr, x: &Expr, name: &str) -> Expr {
+    use crate::ast::call;
+    use crate::BinaryOp;
+    let bin = |op, left, right| Expr::Binary {
+        op,
+        left: Box::new(left),
+        right: Box::new(right),
+    };
+    let (px, py) = (present_beside(x, y), present_beside(y, x));
+    let slope = bin(
+        BinaryOp::Divide,
+        call("COVAR_POP", vec![y.clone(), x.clone()]),
+        call(
+            "NULLIF",
+            vec![
+                call("VAR_POP", vec![px.clone()]),
+                Expr::Literal(Literal::Integer(0)),
+            ],
+        ),
+    );
+    if name == "REGR_SLOPE" {
+        return slope;
+    }
+    bin(
+        BinaryOp::Minus,
+        call("AVG", vec![py]),
+        bin(BinaryOp::Multiply, slope, call("AVG", vec![px])),
+    )
 }
 
 /// `CORR(x, y)`, `COVAR_POP(x, y)` or `COVAR_SAMP(x, y)` as the plan's sums over the pairs

@@ -264,12 +264,78 @@ impl Lowerer<'_> {
                 return fail("NOT is not a binary operator; put it on a unary expression.")
             }
         };
+        if let Some(days) = self.temporal_arithmetic(op, left, right)? {
+            return Ok(days);
+        }
         let l = self.side(op, left)?;
         let r = self.side(op, right)?;
         if op == BinaryOp::Divide && self.whole_division(left, right) {
             return Ok(self.integer_division(l, r));
         }
         Ok(binary(l, sql_op, r))
+    }
+
+    /// Arithmetic on points in time. Each engine gives `a - b` its own meaning
+    /// (PostgreSQL a day count or an interval, SQLite and MySQL a difference of the
+    /// numbers the text or digits read as), so a plan never leaves it to the engine: two
+    /// dates' difference is their days (`DATE_DIFF('day', b, a)`, PostgreSQL's integer), a
+    /// date plus or minus a whole number is moved by that many days (PostgreSQL's
+    /// `CURRENT_DATE - 7`); anything else between two points in time is refused, naming
+    /// the portable forms. `None` otherwise.
+    fn temporal_arithmetic(
+        &self,
+        op: BinaryOp,
+        left: &Expr,
+        right: &Expr,
+    ) -> Result<Option<SqlExpr>, LowerError> {
+        let arithmetic = matches!(
+            op,
+            BinaryOp::Plus
+                | BinaryOp::Minus
+                | BinaryOp::Multiply
+                | BinaryOp::Divide
+                | BinaryOp::Modulo
+        );
+        if !arithmetic {
+            return Ok(None);
+        }
+        match (op, self.temporal_kind(left), self.temporal_kind(right)) {
+            (BinaryOp::Minus, Some(Temporal::Date), Some(Temporal::Date)) => {
+                let days = crate::ast::call(
+                    "DATE_DIFF",
+                    vec![
+                        Expr::Literal(Literal::Text("day".into())),
+                        right.clone(),
+                        left.clone(),
+                    ],
+                );
+                Ok(Some(nested(self.expr(&days)?)))
+            }
+            (BinaryOp::Plus | BinaryOp::Minus, Some(Temporal::Date), None)
+                if matches!(right, Expr::Literal(Literal::Integer(_))) =>
+            {
+                let n = match (op, right) {
+                    (BinaryOp::Minus, Expr::Literal(Literal::Integer(n))) => {
+                        Expr::Literal(Literal::Integer(n.saturating_neg()))
+                    }
+                    _ => right.clone(),
+                };
+                let moved = crate::ast::call(
+                    "DATE_ADD",
+                    vec![Expr::Literal(Literal::Text("day".into())), n, left.clone()],
+                );
+                Ok(Some(self.expr(&moved)?))
+            }
+            (_, Some(_), Some(_)) => fail(format!(
+                "`{}` between two points in time has no meaning every database shares (a \
+                 difference of timestamps is an interval, which a plan has no type for). Use \
+                 DATE_DIFF('unit', start, end) for the units between them (seconds, hours, \
+                 days …), ELAPSED('unit', start, end) for whole units elapsed, or DATE_ADD to \
+                 move one.",
+                op.as_str()
+            )),
+            _ => Ok(None),
+        }
     }
 
     /// An operand of `op`, parenthesised unless it continues the same AND or OR chain: those

@@ -5,7 +5,13 @@
 //! as PostgreSQL's `percentile_cont` does (`p · (n − 1)` from the first, 0-based) or, for
 //! `percentile_disc`, the first whose position reaches `p · n`. The rows, groups and every
 //! other aggregate are those of the plan itself, one CTE row per plan row.
+//!
+//! `ARG_MAX(v, k)` and `ARG_MIN(v, k)` (DuckDB's: `v` on the row of the largest or smallest
+//! `k`, among the rows where both are present) go the same way where the dialect has no
+//! such aggregate (all but DuckDB and Spark): the rows are numbered in `k`'s order, those
+//! with `v` missing last, and `v` is picked from the first.
 
+use super::aggregates::present_beside;
 use super::{fail, reading_new_cte, unused_cte_name, LowerError};
 use crate::ast::call;
 use crate::dialect::Dialect;
@@ -15,17 +21,26 @@ use crate::{
     When, Window,
 };
 
-/// Whether `plan` itself (not its sub-plans) aggregates a percentile that needs this
-/// rewrite in `d`.
+/// Whether `plan` itself (not its sub-plans) aggregates a percentile or an `ARG_MIN`/
+/// `ARG_MAX` that needs this rewrite in `d`.
 pub(super) fn needed(plan: &Plan, d: Dialect) -> bool {
-    if !matches!(d, Dialect::Sqlite | Dialect::MySql | Dialect::SqlServer) {
-        return false;
-    }
     let mut found = false;
     for e in outer_exprs(plan) {
-        each_node(e, &mut |n| found |= percentile(n).is_some());
+        each_node(e, &mut |n| found |= picked_in(n, d).is_some());
     }
     found
+}
+
+/// The pick `e` is, when `d` needs it rewritten.
+fn picked_in(e: &Expr, d: Dialect) -> Option<Percentile<'_>> {
+    let p = percentile(e)?;
+    let rewritten = match p.kind {
+        Kind::Arg(_) => !matches!(d, Dialect::DuckDb | Dialect::Spark),
+        Kind::Continuous | Kind::Discrete => {
+            matches!(d, Dialect::Sqlite | Dialect::MySql | Dialect::SqlServer)
+        }
+    };
+    rewritten.then_some(p)
 }
 
 /// `plan` reading its own rows, numbered, from a CTE, each percentile picked from them.
@@ -36,8 +51,8 @@ pub(super) fn ranked(
 ) -> Result<Plan, LowerError> {
     if !plan.set_operations.is_empty() || !plan.grouping_sets.is_empty() {
         return fail(format!(
-            "A percentile with {} has no exact form in {d}; compute the percentile in a CTE \
-             and combine its result.",
+            "A percentile or ARG_MIN/ARG_MAX with {} has no exact form in {d}; compute it in \
+             a CTE and combine its result.",
             if plan.grouping_sets.is_empty() {
                 "a set operation"
             } else {
@@ -50,18 +65,18 @@ pub(super) fn ranked(
     for e in outer_exprs(plan) {
         each_node(e, &mut |n| {
             nested |= matches!(n, Expr::Subquery { .. } | Expr::Exists { .. });
-            distinct |= matches!(percentile(n), Some(Percentile { call, .. }) if call.distinct);
+            distinct |= matches!(picked_in(n, d), Some(Percentile { call, .. }) if call.distinct);
         });
     }
     if nested {
         return fail(format!(
-            "A percentile beside a subquery has no exact form in {d}; compute the percentile \
-             in a CTE and read it there."
+            "A percentile or ARG_MIN/ARG_MAX beside a subquery has no exact form in {d}; \
+             compute it in a CTE and read it there."
         ));
     }
     if distinct {
         return fail(format!(
-            "A percentile of distinct values has no exact form in {d}."
+            "A percentile or ARG_MIN/ARG_MAX of distinct values has no exact form in {d}."
         ));
     }
     let aliases: Vec<&str> = plan.tables.iter().map(|t| t.alias.as_str()).collect();
@@ -179,14 +194,26 @@ fn outer_exprs(plan: &Plan) -> impl Iterator<Item = &Expr> {
         .chain(plan.order_by.iter().map(|o| &o.expr))
 }
 
-/// A percentile aggregate: its fraction, whether it interpolates, the value it measures and
-/// in which order.
+/// An aggregate picked from numbered rows: a percentile (its fraction, whether it
+/// interpolates) or an `ARG_MIN`/`ARG_MAX`; the value the rows are numbered by, and in
+/// which order.
 struct Percentile<'a> {
     call: &'a FuncCall,
     fraction: f64,
-    continuous: bool,
-    value: &'a Expr,
+    kind: Kind<'a>,
+    value: Expr,
     direction: Direction,
+}
+
+/// What is picked.
+#[derive(Clone, Copy)]
+enum Kind<'a> {
+    /// `PERCENTILE_CONT`, `MEDIAN`: interpolated.
+    Continuous,
+    /// `PERCENTILE_DISC`.
+    Discrete,
+    /// `ARG_MIN`/`ARG_MAX`: this value, on the first row.
+    Arg(&'a Expr),
 }
 
 fn percentile(e: &Expr) -> Option<Percentile<'_>> {
@@ -195,12 +222,12 @@ fn percentile(e: &Expr) -> Option<Percentile<'_>> {
         return None;
     }
     let name = crate::functions::lookup(&f.name)?.name;
-    match (name, f.args.as_slice(), f.order_by.as_slice()) {
+    let mut picked = match (name, f.args.as_slice(), f.order_by.as_slice()) {
         ("MEDIAN", [x], _) => Some(Percentile {
             call: f,
             fraction: 0.5,
-            continuous: true,
-            value: x,
+            kind: Kind::Continuous,
+            value: x.clone(),
             direction: Direction::Asc,
         }),
         ("PERCENTILE_CONT" | "PERCENTILE_DISC", [p], [o]) => Some(Percentile {
@@ -210,12 +237,34 @@ fn percentile(e: &Expr) -> Option<Percentile<'_>> {
                 Expr::Literal(Literal::Integer(p)) => *p as f64,
                 _ => return None,
             },
-            continuous: name == "PERCENTILE_CONT",
-            value: &o.expr,
+            kind: if name == "PERCENTILE_CONT" {
+                Kind::Continuous
+            } else {
+                Kind::Discrete
+            },
+            value: o.expr.clone(),
             direction: o.direction,
         }),
+        // Ordered by `k` where `v` is present, so a row missing either comes last.
+        ("ARG_MIN" | "ARG_MAX", [v, k], _) => Some(Percentile {
+            call: f,
+            fraction: 0.0,
+            kind: Kind::Arg(v),
+            value: present_beside(k, v),
+            direction: if name == "ARG_MAX" {
+                Direction::Desc
+            } else {
+                Direction::Asc
+            },
+        }),
         _ => None,
+    }?;
+    // A filtered row's value is NULL: numbered after every value and not counted, so it
+    // is never picked.
+    if let Some(condition) = &f.filter {
+        picked.value = case_when((**condition).clone(), picked.value);
     }
+    Some(picked)
 }
 
 fn column_name(i: usize) -> String {
@@ -245,7 +294,7 @@ impl Rewrite<'_> {
     }
 
     fn expr(&mut self, e: &Expr) -> Expr {
-        if let Some(p) = percentile(e) {
+        if let Some(p) = picked_in(e, self.d) {
             return self.picked(&p);
         }
         match e {
@@ -307,7 +356,17 @@ impl Rewrite<'_> {
                 value.clone(),
             ))
         };
-        if p.continuous {
+        if let Kind::Arg(shown) = p.kind {
+            // The first row's value, when it has both (else the group has no such row).
+            let first = bin(
+                BinaryOp::And,
+                bin(BinaryOp::Eq, position, int(1)),
+                bin(BinaryOp::IsNot, value, Expr::Literal(Literal::Null)),
+            );
+            let shown = self.expr(shown);
+            return max(case_when(first, shown));
+        }
+        if matches!(p.kind, Kind::Continuous) {
             // 0-based, as PostgreSQL: p · (n − 1), its whole part and its fraction.
             let offset = bin(
                 BinaryOp::Multiply,

@@ -952,3 +952,93 @@ fn join_aliases_match_whatever_their_case_and_constants_order_nothing() {
         "SELECT a.Title FROM Track AS t JOIN Album AS a ON t.AlbumId = a.AlbumId ORDER BY a.Title ASC LIMIT 100000"
     );
 }
+
+/// Two dates' difference is their days on every engine (PostgreSQL's integer), never the
+/// engine's own reading of `a - b`; a difference of timestamps, which would be an interval,
+/// is refused with the portable forms named.
+#[test]
+fn arithmetic_between_points_in_time_is_days_or_refused() {
+    let as_date = |e: Json| json!({"kind": "cast", "expr": e, "to": "date"});
+    let days = bin(
+        "-",
+        as_date(c("i", "InvoiceDate")),
+        as_date(lit(json!("2024-01-01"))),
+    );
+    let plan = Plan::from_json(&invoices(vec![days], json!({})).to_string()).unwrap();
+    for (dialect, days) in [
+        (Dialect::Sqlite, "JULIANDAY("),
+        (Dialect::MySql, "DATEDIFF("),
+        (Dialect::SqlServer, "DATEDIFF("),
+        (Dialect::Spark, "DATEDIFF("),
+    ] {
+        let sql = to_sql(&plan, &schema(), dialect, &LowerOptions::default()).unwrap();
+        assert!(
+            sql.to_ascii_uppercase().contains(days),
+            "{dialect:?}: {sql}"
+        );
+    }
+
+    let week_before = bin("-", as_date(c("i", "InvoiceDate")), lit(json!(7)));
+    let plan = Plan::from_json(&invoices(vec![week_before], json!({})).to_string()).unwrap();
+    let sqlite = to_sql(&plan, &schema(), Dialect::Sqlite, &LowerOptions::default()).unwrap();
+    assert!(!sqlite.contains("- 7"), "{sqlite}");
+    assert!(sqlite.contains("-7"), "{sqlite}");
+
+    let seconds = bin("-", c("i", "InvoiceDate"), c("i", "InvoiceDate"));
+    let plan = Plan::from_json(&invoices(vec![seconds], json!({})).to_string()).unwrap();
+    let refused = to_sql(
+        &plan,
+        &schema(),
+        Dialect::Postgres,
+        &LowerOptions::default(),
+    )
+    .expect_err("a difference of timestamps");
+    assert!(
+        refused.message.contains("DATE_DIFF('unit'"),
+        "{}",
+        refused.message
+    );
+}
+
+/// `ARG_MAX`/`ARG_MIN` natively on DuckDB, as `MAX_BY` on Spark (rows missing the value
+/// skipped, as DuckDB does), elsewhere picked from rows numbered in a CTE; the regression
+/// aggregates natively or from the covariance and variance.
+#[test]
+fn arg_max_and_regressions_render_everywhere() {
+    let grouped = |agg: Json| {
+        invoices(
+            vec![c("i", "BillingCountry"), agg],
+            json!({"group_by": [{"expr": c("i", "BillingCountry")}]}),
+        )
+    };
+    let arg = grouped(func(
+        "ARG_MAX",
+        vec![c("i", "Total"), c("i", "InvoiceDate")],
+    ));
+    let plan = Plan::from_json(&arg.to_string()).unwrap();
+    let sql = |d: Dialect| to_sql(&plan, &schema(), d, &LowerOptions::default()).unwrap();
+    assert!(sql(Dialect::DuckDb).contains("ARG_MAX(i.Total, i.InvoiceDate)"));
+    assert!(sql(Dialect::Spark).contains("MAX_BY(i.Total, CASE WHEN"));
+    for d in [
+        Dialect::Sqlite,
+        Dialect::Postgres,
+        Dialect::MySql,
+        Dialect::SqlServer,
+    ] {
+        let s = sql(d);
+        assert!(s.contains("ROW_NUMBER() OVER (PARTITION BY"), "{d:?}: {s}");
+        assert!(!s.to_ascii_uppercase().contains("ARG_MAX"), "{d:?}: {s}");
+    }
+    let slope = grouped(func(
+        "REGR_SLOPE",
+        vec![c("i", "Total"), c("i", "InvoiceId")],
+    ));
+    let plan = Plan::from_json(&slope.to_string()).unwrap();
+    let sql = |d: Dialect| to_sql(&plan, &schema(), d, &LowerOptions::default()).unwrap();
+    assert!(sql(Dialect::Postgres).contains("REGR_SLOPE("));
+    let sqlite = sql(Dialect::Sqlite);
+    assert!(
+        !sqlite.contains("REGR_SLOPE") && sqlite.contains("NULLIF("),
+        "{sqlite}"
+    );
+}
