@@ -209,6 +209,19 @@ impl Lowerer<'_> {
                         }
                         self.expr(&regression(y, x, name))?
                     }
+                    // DuckDB's is NaN where x does not vary, the others' NULL.
+                    Dialect::DuckDb => call(
+                        "NULLIF",
+                        vec![
+                            call_with(
+                                name,
+                                vec![arg(self.expr(y)?), arg(self.expr(x)?)],
+                                f.distinct,
+                                over,
+                            ),
+                            cast(super::build::text("NaN", d), custom_type("DOUBLE", &[])),
+                        ],
+                    ),
                     _ => call_with(
                         name,
                         vec![arg(self.expr(y)?), arg(self.expr(x)?)],

@@ -378,6 +378,62 @@ pub fn percentiles() -> impl Strategy<Value = Json> {
         })
 }
 
+/// The value on the row of the largest or smallest key (`ARG_MAX`/`ARG_MIN`), with the
+/// value or the key NULL on many rows, filtered or not, per genre or over all, beside a
+/// regression line of length on size. SQLite and PostgreSQL pick from numbered rows,
+/// DuckDB has the aggregates. Each key is unique where present, so no tie decides.
+pub fn picks() -> impl Strategy<Value = Json> {
+    (
+        prop_oneof![Just("ARG_MAX"), Just("ARG_MIN")],
+        prop_oneof![
+            Just(col("t", "Composer")),
+            Just(col("t", "Name")),
+            Just(col("t", "Milliseconds"))
+        ],
+        prop_oneof![
+            Just(col("t", "TrackId")),
+            // NULL for the first media type.
+            Just(bin(
+                "+",
+                bin(
+                    "*",
+                    func("NULLIF", vec![col("t", "MediaTypeId"), lit(json!(1))]),
+                    lit(json!(100_000))
+                ),
+                col("t", "TrackId")
+            )),
+        ],
+        any::<bool>(),
+        any::<bool>(),
+        prop_oneof![Just("REGR_SLOPE"), Just("REGR_INTERCEPT")],
+    )
+        .prop_map(|(name, value, key, filtered, grouped, regression)| {
+            let mut pick = func(name, vec![value, key]);
+            if filtered {
+                pick["filter"] = bin(">", col("t", "Milliseconds"), lit(json!(250_000)));
+            }
+            let line = func(
+                regression,
+                vec![col("t", "Milliseconds"), col("t", "Bytes")],
+            );
+            let mut plan = json!({
+                "tables": [{"name": "Track", "alias": "t"}],
+                "select_items": [
+                    {"expr": pick, "alias": "picked"},
+                    {"expr": line, "alias": "line"}
+                ],
+                "where": bin("<=", col("t", "GenreId"), lit(json!(12)))
+            });
+            if grouped {
+                if let Some(items) = plan["select_items"].as_array_mut() {
+                    items.insert(0, json!({"expr": col("t", "GenreId")}));
+                }
+                plan["group_by"] = json!([{"expr": col("t", "GenreId")}]);
+            }
+            plan
+        })
+}
+
 /// Whether any / every customer of a country is in a state, or on a support rep: States
 /// are NULL for most countries, so whole groups of NULLs (no answer) are compared too.
 pub fn any_and_every() -> impl Strategy<Value = Json> {
