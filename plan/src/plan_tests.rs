@@ -1133,6 +1133,10 @@ fn overlaps_is_read_as_comparisons() {
         "{shown}"
     );
     assert!(!shown.contains("OVERLAPS"), "{shown}");
+    // FALSE-or-NULL is a comparison, which SQL Server takes as a condition (no CASE is).
+    let tsql = crate::lower::to_sql(&plan, &schema, Dialect::SqlServer, &Default::default())
+        .expect("renders on SQL Server");
+    assert!(tsql.contains("1 = CASE WHEN"), "{tsql}");
     import_refused([(
         Dialect::Postgres,
         "SELECT InvoiceId FROM Invoice WHERE (InvoiceDate, InvoiceDate, InvoiceDate) OVERLAPS (InvoiceDate, InvoiceDate)",
@@ -1165,6 +1169,17 @@ fn made_intervals_and_printed_days_are_read() {
         day.is_some() && hour.is_some() && hour < day,
         "hours applied last: {shown}"
     );
+    // A year and a month are 13 months at once, as PostgreSQL adds them (Feb 29th + 1 year
+    // 1 month is March 29th), and so are an interval's.
+    for sql in [
+        "SELECT InvoiceDate + make_interval(years => 1, months => 1) AS d FROM Invoice",
+        "SELECT InvoiceDate + INTERVAL '1 year 1 month' AS d FROM Invoice",
+    ] {
+        let plan = crate::import::import_sql(sql, &schema, Dialect::Postgres).expect(sql);
+        let shown = plan.to_string();
+        assert!(shown.contains("DATE_ADD('month', 13,"), "{shown}");
+        assert!(!shown.contains("'year'"), "{shown}");
+    }
     import_refused([(
         Dialect::Postgres,
         "SELECT InvoiceDate + make_interval(fortnights => 1) AS d FROM Invoice",
@@ -1207,5 +1222,26 @@ fn a_lateral_lookup_is_a_scalar_subquery() {
              LEFT JOIN LATERAL (SELECT i.Total FROM Invoice i WHERE i.CustomerId = c.CustomerId \
              ORDER BY i.InvoiceDate DESC LIMIT 1) last ON TRUE",
         ),
+        // A right join keeps customers-less rows, where the lateral join gave NULL.
+        (
+            Dialect::Postgres,
+            "SELECT e.EmployeeId, last.Total FROM Customer c \
+             LEFT JOIN LATERAL (SELECT i.Total FROM Invoice i WHERE i.CustomerId = c.CustomerId \
+             ORDER BY i.InvoiceDate DESC LIMIT 1) last ON TRUE \
+             RIGHT JOIN Employee e ON e.EmployeeId = c.SupportRepId",
+        ),
+        // Inside a nested query the alias may be another table's.
+        (
+            Dialect::Postgres,
+            "SELECT c.CustomerId FROM Customer c \
+             LEFT JOIN LATERAL (SELECT i.Total FROM Invoice i WHERE i.CustomerId = c.CustomerId \
+             ORDER BY i.InvoiceDate DESC LIMIT 1) last ON TRUE \
+             WHERE EXISTS (SELECT 1 FROM Invoice last WHERE last.Total > 5)",
+        ),
     ]);
+    // The lookup's own table may go by the lookup's alias inside it.
+    let same_alias = "SELECT c.CustomerId, last.Total FROM Customer c \
+               LEFT JOIN LATERAL (SELECT last.Total FROM Invoice last WHERE last.CustomerId = c.CustomerId \
+               ORDER BY last.InvoiceDate DESC LIMIT 1) last ON TRUE";
+    crate::import::import_sql(same_alias, &schema, Dialect::Postgres).expect(same_alias);
 }

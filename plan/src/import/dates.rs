@@ -254,6 +254,64 @@ pub(super) fn moved_by(x: Expr, steps: Vec<(Expr, DateUnit)>) -> Expr {
         .fold(x, |moved, (amount, unit)| date_add(unit, amount, moved))
 }
 
+/// An interval's steps as PostgreSQL adds an interval: its months as one count (a year
+/// is 12, a quarter 3), then its days as one count (a week is 7), then its time, so
+/// `DATE '2024-02-29' + INTERVAL '1 year 1 month'` is March 29th, not the 28th a year and
+/// then a month would reach. One step stays as it is.
+fn as_postgres_adds(steps: Vec<(Expr, DateUnit)>) -> Vec<(Expr, DateUnit)> {
+    if steps.len() < 2 {
+        return steps;
+    }
+    let (mut months, mut days, mut time) = (Vec::new(), Vec::new(), Vec::new());
+    for (amount, unit) in steps {
+        match unit {
+            DateUnit::Year => months.push(times(amount, 12)),
+            DateUnit::Quarter => months.push(times(amount, 3)),
+            DateUnit::Month => months.push(amount),
+            DateUnit::Week => days.push(times(amount, 7)),
+            DateUnit::Day => days.push(amount),
+            _ => time.push((amount, unit)),
+        }
+    }
+    let mut out = Vec::with_capacity(2 + time.len());
+    if let Some(n) = sum(months) {
+        out.push((n, DateUnit::Month));
+    }
+    if let Some(n) = sum(days) {
+        out.push((n, DateUnit::Day));
+    }
+    out.extend(time);
+    out
+}
+
+/// `amount · k`, folded when `amount` is a whole number.
+fn times(amount: Expr, k: i64) -> Expr {
+    match amount {
+        Expr::Literal(Literal::Integer(n)) if n.checked_mul(k).is_some() => int(n * k),
+        other => Expr::Binary {
+            op: BinaryOp::Multiply,
+            left: Box::new(other),
+            right: Box::new(int(k)),
+        },
+    }
+}
+
+/// The terms added up, whole numbers folded; `None` for no terms.
+fn sum(terms: Vec<Expr>) -> Option<Expr> {
+    terms.into_iter().reduce(|a, b| match (&a, &b) {
+        (Expr::Literal(Literal::Integer(x)), Expr::Literal(Literal::Integer(y)))
+            if x.checked_add(*y).is_some() =>
+        {
+            int(x + y)
+        }
+        _ => Expr::Binary {
+            op: BinaryOp::Plus,
+            left: Box::new(a),
+            right: Box::new(b),
+        },
+    })
+}
+
 /// `x` of `julianday(x)`.
 fn julian_of(e: &SqlExpr) -> Option<&SqlExpr> {
     let SqlExpr::Function(f) = e else {
@@ -400,7 +458,7 @@ impl Importer<'_> {
         for (at, value) in given {
             steps.push((self.expr(value)?, PARTS[at].1));
         }
-        Ok(Some(steps))
+        Ok(Some(as_postgres_adds(steps)))
     }
 
     /// `x ± CASE … THEN INTERVAL … END` (an interval chosen per row, as an SLA by
@@ -488,7 +546,7 @@ impl Importer<'_> {
             };
             out.push((if minus { negated(amount) } else { amount }, unit));
         }
-        Ok(out)
+        Ok(as_postgres_adds(out))
     }
 
     /// `a - b` compared with an interval of fixed-length units (either side), as `a`

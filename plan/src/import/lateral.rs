@@ -11,7 +11,7 @@
 
 use sqlparser::ast::{
     visit_expressions_mut, Expr, Ident, JoinConstraint, JoinOperator, LimitClause, Query,
-    SelectItem, SetExpr, TableFactor, Value,
+    SelectItem, SetExpr, TableFactor, Value, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -46,6 +46,17 @@ pub(super) fn rewrite(query: &mut Query) -> Result<(), String> {
     if lookups.is_empty() {
         return Ok(());
     }
+    // A right or full join keeps rows with no left side, where the lateral join gave
+    // NULL and a subquery would still look its value up.
+    let outer_right = select.from.iter().flat_map(|f| &f.joins).any(|j| {
+        matches!(
+            j.join_operator,
+            JoinOperator::Right(_) | JoinOperator::RightOuter(_) | JoinOperator::FullOuter(_)
+        )
+    });
+    if outer_right {
+        return Err("A LATERAL subquery beside a RIGHT or FULL JOIN".into());
+    }
     // A column named alone could be the lookup's or another table's: refused, checked
     // before any lookup's subquery (whose own names are its tables') is put in.
     let mut bare = None;
@@ -66,14 +77,17 @@ pub(super) fn rewrite(query: &mut Query) -> Result<(), String> {
         ));
     }
     for l in &lookups {
-        // A bare `fx.x` in the select list keeps its output name.
+        // A bare `fx.x` in the select list keeps its output name (its value is put in
+        // below, with every other naming).
         for item in &mut select.projection {
             match item {
-                SelectItem::UnnamedExpr(Expr::CompoundIdentifier(parts)) if l.names(parts) => {
-                    *item = SelectItem::ExprWithAlias {
-                        expr: l.value(),
-                        alias: l.column.clone(),
-                    };
+                SelectItem::UnnamedExpr(named @ Expr::CompoundIdentifier(_)) => {
+                    if matches!(named, Expr::CompoundIdentifier(parts) if l.names(parts)) {
+                        *item = SelectItem::ExprWithAlias {
+                            expr: named.clone(),
+                            alias: l.column.clone(),
+                        };
+                    }
                 }
                 SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
                     return Err("A * beside a LATERAL subquery".into());
@@ -81,20 +95,60 @@ pub(super) fn rewrite(query: &mut Query) -> Result<(), String> {
                 _ => {}
             }
         }
-        let replace = |e: &mut Expr| {
-            if let Expr::CompoundIdentifier(parts) = e {
-                if l.names(parts) {
-                    *e = l.value();
-                }
-            }
-            ControlFlow::<()>::Continue(())
+        let mut replace = Replace {
+            lookup: l,
+            depth: 0,
         };
-        let _ = visit_expressions_mut(select.as_mut(), replace);
+        if let ControlFlow::Break(why) = select.visit(&mut replace) {
+            return Err(why);
+        }
         if let Some(order_by) = &mut query.order_by {
-            let _ = visit_expressions_mut(order_by, replace);
+            if let ControlFlow::Break(why) = order_by.visit(&mut replace) {
+                return Err(why);
+            }
         }
     }
     Ok(())
+}
+
+/// Puts a lookup's subquery where this query names its column. Named inside a nested
+/// query, where the alias may be another table's and the lookup's own names may be
+/// shadowed, it is refused.
+struct Replace<'a> {
+    lookup: &'a Lookup,
+    /// How many queries deep the visit is.
+    depth: usize,
+}
+
+impl VisitorMut for Replace<'_> {
+    type Break = String;
+
+    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<String> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<String> {
+        self.depth = self.depth.saturating_sub(1);
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<String> {
+        let Expr::CompoundIdentifier(parts) = e else {
+            return ControlFlow::Continue(());
+        };
+        if !self.lookup.names(parts) {
+            return ControlFlow::Continue(());
+        }
+        if self.depth > 0 {
+            return ControlFlow::Break(format!(
+                "The LATERAL subquery's column {}.{} named inside a nested query",
+                self.lookup.alias.value, self.lookup.column.value
+            ));
+        }
+        *e = self.lookup.value();
+        ControlFlow::Continue(())
+    }
 }
 
 /// The lookup `factor` is: a lateral subquery of one column and at most one row.

@@ -37,13 +37,19 @@ impl Importer<'_> {
             .map(known)
             .reduce(and)
             .unwrap_or(Expr::Literal(Literal::Bool(true)));
-        let otherwise = Expr::Case {
-            whens: vec![When {
-                condition: all_known,
-                result: Expr::Literal(Literal::Bool(false)),
-            }],
-            else_expr: None,
-        };
+        // FALSE when all four are known, else NULL, written as a comparison (SQL Server
+        // takes no CASE as a condition): `1 = CASE WHEN known THEN 0 END`.
+        let otherwise = bin(
+            BinaryOp::Eq,
+            Expr::Literal(Literal::Integer(1)),
+            Expr::Case {
+                whens: vec![When {
+                    condition: all_known,
+                    result: Expr::Literal(Literal::Integer(0)),
+                }],
+                else_expr: None,
+            },
+        );
         Ok(or(overlap, otherwise))
     }
 

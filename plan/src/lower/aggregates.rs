@@ -44,10 +44,13 @@ impl Lowerer<'_> {
     #[inline(never)]
     pub(super) fn statistic(&self, f: &FuncCall, name: &str) -> Result<SqlExpr, LowerError> {
         let d = self.dialect;
-        // A statistic computed from sums is no one aggregate a FILTER could follow: the
-        // filter goes into the values summed.
+        // A statistic computed from sums is no one aggregate a FILTER could follow, nor is
+        // DuckDB's inside the NULLIF that makes its NaN NULL: the filter goes into the
+        // values aggregated (a pair with a NULL half is skipped).
         if let Some(condition) = &f.filter {
-            if from_sums(name, d) && f.over.is_none() && !f.distinct {
+            let wrapped =
+                d == Dialect::DuckDb && matches!(name, "CORR" | "REGR_SLOPE" | "REGR_INTERCEPT");
+            if (from_sums(name, d) || wrapped) && f.over.is_none() && !f.distinct {
                 return self.statistic(&filtered_by_case(f, condition)?, name);
             }
         }
@@ -488,10 +491,20 @@ fn regression(y: &Expr, x: &Expr, name: &str) -> Expr {
     if name == "REGR_SLOPE" {
         return slope;
     }
+    // SQL Server averages whole numbers into a whole number.
+    let mean = |e: Expr| {
+        call(
+            "AVG",
+            vec![Expr::Cast {
+                expr: Box::new(e),
+                to: crate::CastType::Real,
+            }],
+        )
+    };
     bin(
         BinaryOp::Minus,
-        call("AVG", vec![py]),
-        bin(BinaryOp::Multiply, slope, call("AVG", vec![px])),
+        mean(py),
+        bin(BinaryOp::Multiply, slope, mean(px)),
     )
 }
 

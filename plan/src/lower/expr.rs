@@ -299,32 +299,29 @@ impl Lowerer<'_> {
         if !arithmetic {
             return Ok(None);
         }
+        let day = || Expr::Literal(Literal::Text("day".into()));
+        let by_days = |n: Expr, date: &Expr| -> Result<Option<SqlExpr>, LowerError> {
+            let moved = crate::ast::call("DATE_ADD", vec![day(), n, date.clone()]);
+            Ok(Some(self.expr(&moved)?))
+        };
+        let whole = |e: &Expr| match e {
+            Expr::Literal(Literal::Integer(n)) => Some(*n),
+            _ => None,
+        };
         match (op, self.temporal_kind(left), self.temporal_kind(right)) {
             (BinaryOp::Minus, Some(Temporal::Date), Some(Temporal::Date)) => {
-                let days = crate::ast::call(
-                    "DATE_DIFF",
-                    vec![
-                        Expr::Literal(Literal::Text("day".into())),
-                        right.clone(),
-                        left.clone(),
-                    ],
-                );
+                let days = crate::ast::call("DATE_DIFF", vec![day(), right.clone(), left.clone()]);
                 Ok(Some(nested(self.expr(&days)?)))
             }
-            (BinaryOp::Plus | BinaryOp::Minus, Some(Temporal::Date), None)
-                if matches!(right, Expr::Literal(Literal::Integer(_))) =>
-            {
-                let n = match (op, right) {
-                    (BinaryOp::Minus, Expr::Literal(Literal::Integer(n))) => {
-                        Expr::Literal(Literal::Integer(n.saturating_neg()))
-                    }
-                    _ => right.clone(),
-                };
-                let moved = crate::ast::call(
-                    "DATE_ADD",
-                    vec![Expr::Literal(Literal::Text("day".into())), n, left.clone()],
-                );
-                Ok(Some(self.expr(&moved)?))
+            (BinaryOp::Plus, Some(Temporal::Date), None) if whole(right).is_some() => {
+                by_days(right.clone(), left)
+            }
+            (BinaryOp::Minus, Some(Temporal::Date), None) => match whole(right) {
+                Some(n) => by_days(Expr::Literal(Literal::Integer(n.saturating_neg())), left),
+                None => Ok(None),
+            },
+            (BinaryOp::Plus, None, Some(Temporal::Date)) if whole(left).is_some() => {
+                by_days(left.clone(), right)
             }
             (_, Some(_), Some(_)) => fail(format!(
                 "`{}` between two points in time has no meaning every database shares (a \

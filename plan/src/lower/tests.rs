@@ -1041,4 +1041,16 @@ fn arg_max_and_regressions_render_everywhere() {
         !sqlite.contains("REGR_SLOPE") && sqlite.contains("NULLIF("),
         "{sqlite}"
     );
+
+    // A filter goes into the pairs where the aggregate is wrapped (DuckDB's NaN made NULL).
+    let mut filtered = func("REGR_INTERCEPT", vec![c("i", "Total"), c("i", "InvoiceId")]);
+    filtered["filter"] = bin(">", c("i", "Total"), lit(json!(2)));
+    let plan = Plan::from_json(&grouped(filtered).to_string()).unwrap();
+    let sql = |d: Dialect| to_sql(&plan, &schema(), d, &LowerOptions::default()).unwrap();
+    let duckdb = sql(Dialect::DuckDb);
+    assert!(duckdb.contains("REGR_INTERCEPT(CASE WHEN"), "{duckdb}");
+    assert!(!duckdb.contains("FILTER"), "{duckdb}");
+    // SQL Server averages whole numbers as whole numbers: the means are taken as reals.
+    let tsql = sql(Dialect::SqlServer);
+    assert!(tsql.contains("AVG(CAST("), "{tsql}");
 }
