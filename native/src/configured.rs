@@ -29,12 +29,12 @@ pub struct Configured {
 impl Configured {
     /// `inner` under `entry`'s schemas, table patterns and limits; a pattern that does not
     /// parse is an error (the project file's check refuses it first), as is a schema list
-    /// for an engine that reads one schema (SQLite, Spark).
+    /// for SQLite, which has one schema.
     pub fn new(inner: Rc<dyn Datasource>, entry: &DatasourceEntry) -> Result<Configured, String> {
         let patterns = |globs: &[String]| -> Result<Vec<Pattern>, String> {
             globs.iter().map(|g| table_pattern(&entry.id, g)).collect()
         };
-        if entry.schemas.is_some() && matches!(inner.dialect(), Dialect::Sqlite | Dialect::Spark) {
+        if entry.schemas.is_some() && inner.dialect() == Dialect::Sqlite {
             return Err(format!(
                 "datasources.{}.schemas: a {} datasource reads one schema; name each other \
                  database as a datasource of its own",

@@ -211,7 +211,7 @@ impl Sources {
                 let (id, path) = demo_path(id.unwrap_or("chinook"), data)?;
                 Ok(Rc::new(open_sqlite(&id, &path, interrupt.cloned())?))
             }
-            Sources::One { address, .. } => open_address(&self.id(id)?, address, interrupt),
+            Sources::One { address, .. } => open_address(&self.id(id)?, address, interrupt, None),
             Sources::Project(project) => {
                 let id = self.id(id)?;
                 let entry = project
@@ -221,7 +221,7 @@ impl Sources {
                     .find(|d| d.id == id)
                     .ok_or_else(|| Error::no_datasource(&id))?;
                 let address = project.address(entry).map_err(|e| usage(e.to_string()))?;
-                let opened = open_address(&id, &address, interrupt)?;
+                let opened = open_address(&id, &address, interrupt, entry.schemas.as_deref())?;
                 Ok(Rc::new(Configured::new(opened, entry).map_err(usage)?))
             }
         }
@@ -640,11 +640,13 @@ impl Sources {
     }
 }
 
-/// The engine `address` names, opened read-only as `id`.
+/// The engine `address` names, opened read-only as `id`; `schemas`, a project's list,
+/// for an engine whose reading of its catalogue is its own (Spark's databases).
 fn open_address(
     id: &str,
     address: &Address,
     interrupt: Option<&Interrupt>,
+    schemas: Option<&[String]>,
 ) -> Result<Rc<dyn Datasource>, Error> {
     let unreadable = |e: DatasourceError| crate::errors::not_opened(&e);
     let stop = interrupt.cloned();
@@ -666,18 +668,21 @@ fn open_address(
                 None => db,
             }))
         }
-        (Engine::Spark, _) => open_spark(id, address, stop),
+        (Engine::Spark, _) => open_spark(id, address, stop, schemas),
     }
 }
 
-/// The Spark database `address` names, as `id`.
+/// The Spark database `address` names, as `id`, reading the databases `schemas` lists.
 #[cfg(feature = "spark")]
 fn open_spark(
     id: &str,
     address: &Address,
     stop: Option<Interrupt>,
+    schemas: Option<&[String]>,
 ) -> Result<Rc<dyn Datasource>, Error> {
-    let db = crate::SparkDb::connect(id, address).map_err(|e| crate::errors::not_opened(&e))?;
+    let db = crate::SparkDb::connect(id, address)
+        .map_err(|e| crate::errors::not_opened(&e))?
+        .reading(schemas);
     Ok(Rc::new(match stop {
         Some(stop) => db.interrupted_by(stop),
         None => db,
@@ -690,6 +695,7 @@ fn open_spark(
     _id: &str,
     address: &Address,
     _stop: Option<Interrupt>,
+    _schemas: Option<&[String]>,
 ) -> Result<Rc<dyn Datasource>, Error> {
     Err(usage(format!(
         "{address} is a Spark Connect address, and this nl2sql was built without Spark (the \

@@ -65,8 +65,11 @@ pub struct SparkDb {
     /// Replaced after a query is stopped, so nothing of the stopped operation (its
     /// interrupt, its release) can reach the next one.
     session: RefCell<SparkSession>,
-    /// The catalogue's database read (the address's, else the session's current one).
+    /// The session's current database (the address's, else the server's current one): its
+    /// tables keep bare names.
     database: String,
+    /// The databases read, when a project's `schemas` lists them; else `database` alone.
+    listed: Option<Vec<String>>,
     /// The token, so no message from the server or the client can carry it out.
     secret: Option<String>,
     /// Set when the run is cancelled from elsewhere.
@@ -103,11 +106,20 @@ impl SparkDb {
             id: id.into(),
             session: RefCell::new(session),
             database,
+            listed: None,
             secret,
             stop: None,
             busy: Cell::new(false),
             operations: Cell::new(0),
         })
+    }
+
+    /// This session reading the databases `listed` (a project's `schemas`) rather than its
+    /// current one alone: their tables named `database.table`, the current one's bare. A
+    /// listed database the server does not have holds no table (the workspace says so).
+    pub fn reading(mut self, listed: Option<&[String]>) -> Self {
+        self.listed = listed.map(<[String]>::to_vec);
+        self
     }
 
     /// This session, its queries also stopped (CANCELLED) when `interrupt` is set.
@@ -197,19 +209,64 @@ impl SparkDb {
         DatasourceError::new(kind, message)
     }
 
-    /// The database's tables and views from Spark's catalogue, each with its columns and the
-    /// keys its [`CONSTRAINTS_PROPERTY`] declares.
+    /// The catalogue could not be read: why, the token left out.
+    fn unreadable(&self, e: &SparkError) -> DatasourceError {
+        unavailable(format!(
+            "could not read the schema: {}",
+            redact(&e.to_string(), self.secret.as_deref())
+        ))
+    }
+
+    /// The databases' tables and views from Spark's catalogue, each with its columns and
+    /// the keys its [`CONSTRAINTS_PROPERTY`] declares.
     fn structure(&self) -> Result<Structure, DatasourceError> {
-        let fail = |e: SparkError| {
-            unavailable(format!(
-                "could not read the schema: {}",
-                redact(&e.to_string(), self.secret.as_deref())
-            ))
+        let fail = |e: SparkError| self.unreadable(&e);
+        let session = self.session.borrow().clone();
+        let catalog = session.catalog();
+        // Spark's catalogue keeps database names in lower case and compares them so.
+        let databases: Vec<String> = match &self.listed {
+            Some(listed) => listed.iter().map(|d| d.to_ascii_lowercase()).collect(),
+            None => vec![self.database.clone()],
         };
+        let mut shapes = Vec::new();
+        for database in &databases {
+            if !catalog.database_exists(database).map_err(fail)? {
+                continue;
+            }
+            let own = database.eq_ignore_ascii_case(&self.database);
+            shapes.extend(self.tables_of(database, own)?);
+        }
+        // A key names its table as the copy's source spelt it, within its own database;
+        // the catalogue's spelling (Spark keeps names in lower case) is the one queries and
+        // the snapshot use.
+        let names: Vec<(Option<String>, String)> = shapes
+            .iter()
+            .map(|t| (t.schema.clone(), t.name.clone()))
+            .collect();
+        for table in &mut shapes {
+            for key in &mut table.foreign_keys {
+                let found = names.iter().find(|(schema, name)| {
+                    *schema == table.schema
+                        && TableShape::named(schema.as_deref(), &key.referenced_table)
+                            .0
+                            .eq_ignore_ascii_case(name)
+                });
+                if let Some((_, name)) = found {
+                    key.referenced_table = name.clone();
+                }
+            }
+        }
+        Ok(shapes)
+    }
+
+    /// Database `database`'s tables and views; `own`: the session's current one, whose
+    /// tables keep bare names.
+    fn tables_of(&self, database: &str, own: bool) -> Result<Vec<TableShape>, DatasourceError> {
+        let fail = |e: SparkError| self.unreadable(&e);
         let session = self.session.borrow().clone();
         let catalog = session.catalog();
         let tables = catalog
-            .list_tables_in_database(&self.database)
+            .list_tables_in_database(database)
             .and_then(|f| f.collect())
             .map_err(fail)?;
         let mut shapes = Vec::new();
@@ -232,14 +289,15 @@ impl SparkDb {
                 ));
             };
             let view = text("tableType").is_some_and(|t| t.eq_ignore_ascii_case("VIEW"));
-            let keys = self.keys(&name)?;
+            let keys = self.keys(database, &name)?;
             let columns = catalog
-                .list_columns_with_database(&name, Some(&self.database))
+                .list_columns_with_database(&name, Some(database))
                 .and_then(|f| f.collect())
                 .map_err(fail)?;
+            let (shown, schema) = TableShape::named((!own).then_some(database), &name);
             let mut shape = TableShape {
-                name: name.clone(),
-                schema: None,
+                name: shown,
+                schema,
                 columns: Vec::new(),
                 foreign_keys: keys.foreign_keys,
                 view,
@@ -273,26 +331,15 @@ impl SparkDb {
             }
             shapes.push(shape);
         }
-        // A key names its table as the copy's source spelt it; the catalogue's spelling
-        // (Spark keeps names in lower case) is the one queries and the snapshot use.
-        let names: Vec<String> = shapes.iter().map(|t| t.name.clone()).collect();
-        for key in shapes.iter_mut().flat_map(|t| t.foreign_keys.iter_mut()) {
-            if let Some(name) = names
-                .iter()
-                .find(|n| n.eq_ignore_ascii_case(&key.referenced_table))
-            {
-                key.referenced_table = name.clone();
-            }
-        }
         Ok(shapes)
     }
 
-    /// What table `name`'s [`CONSTRAINTS_PROPERTY`] declares (nothing when it has none); a
-    /// property that does not read is an error that names the table.
-    fn keys(&self, name: &str) -> Result<Constraints, DatasourceError> {
+    /// What table `name` of `database` declares in its [`CONSTRAINTS_PROPERTY`] (nothing
+    /// when it has none); a property that does not read is an error that names the table.
+    fn keys(&self, database: &str, name: &str) -> Result<Constraints, DatasourceError> {
         let sql = format!(
             "SHOW TBLPROPERTIES {}.{} ({})",
-            quote_name(&self.database, Dialect::Spark),
+            quote_name(database, Dialect::Spark),
             quote_name(name, Dialect::Spark),
             quote_text(CONSTRAINTS_PROPERTY, Dialect::Spark)
         );

@@ -50,7 +50,10 @@ impl SchemaSnapshot {
         &'a self,
         listed: &'a [String],
     ) -> impl Iterator<Item = &'a String> + 'a {
-        let folds = matches!(self.dialect, Dialect::MySql | Dialect::DuckDb);
+        let folds = matches!(
+            self.dialect,
+            Dialect::MySql | Dialect::DuckDb | Dialect::Spark
+        );
         let same =
             move |a: &str, b: &str| a == b || (folds && a.to_lowercase() == b.to_lowercase());
         listed.iter().filter(move |listed| {

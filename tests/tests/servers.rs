@@ -821,6 +821,77 @@ fn a_mariadb_datasource_reads_the_other_databases_it_lists() {
     }
 }
 
+/// Spark's databases are its schemas too: a project's schema list reads other databases of
+/// the server's catalogue, their tables named `database.table` (the address's own keep
+/// bare names), one the server does not have said, and SQL naming them runs on them.
+#[test]
+#[ignore = "needs the servers cargo xtask test starts"]
+fn a_spark_datasource_reads_the_other_databases_it_lists() {
+    use nl2sql_core::policy::Policies;
+    use nl2sql_core::run::{sql_mode, SqlQuery};
+    use nl2sql_core::validate::ValidatorSettings;
+    use nl2sql_core::Value;
+    use nl2sql_tests::servers::Server;
+    let base = Server::Spark.address("chinook");
+    let (listed, dropped) = read_listed("lake", &base, r#"["Chinook", "SUPPORT", "nowhere"]"#);
+    assert!(
+        listed.iter().any(|n| n == "album") && listed.iter().any(|n| n == "support.tickets"),
+        "{listed:?}"
+    );
+    assert!(
+        listed.iter().all(|n| !n.starts_with("webanalytics.")),
+        "a database not listed is not read: {listed:?}"
+    );
+    assert_eq!(
+        dropped,
+        ["schema nowhere of lake, listed in its schemas, holds no table it may read"]
+    );
+    let (alone, _) = read_listed("lake", &base, r#"["support"]"#);
+    assert!(
+        !alone.is_empty() && alone.iter().all(|n| n.starts_with("support.")),
+        "{alone:?}"
+    );
+
+    let toml = format!(
+        "[[datasources]]\nid = \"lake\"\nconnection = \"{base}\"\nschemas = [\"chinook\", \"support\"]\n"
+    );
+    let project = nl2sql_native::project::Project::parse(&toml, std::path::Path::new("x.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let sources = nl2sql_native::Sources::Project(std::rc::Rc::new(project));
+    let (db, schema, _) = sources
+        .schema(Some("lake"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tickets = schema.table("support.tickets").unwrap();
+    assert_eq!(tickets.schema.as_deref(), Some("support"));
+    let support = nl2sql_tests::native::open_file("support");
+    let expected = pollster::block_on(nl2sql_core::Datasource::execute(
+        &support,
+        "SELECT COUNT(*) FROM tickets",
+        nl2sql_core::datasource::ExecLimits::rows(1),
+    ))
+    .unwrap_or_else(|e| panic!("{e}"))
+    .rows;
+    for sql in [
+        "SELECT COUNT(*) FROM support.tickets",
+        "SELECT COUNT(*) FROM tickets",
+        "SELECT COUNT(*) FROM chinook.album a JOIN chinook.artist r ON r.artistid = a.artistid WHERE a.albumid < 0",
+    ] {
+        let ran = pollster::block_on(sql_mode(
+            &*db,
+            &schema,
+            &Policies::read_all(),
+            &SqlQuery::sql(sql),
+            &ValidatorSettings::default(),
+        ));
+        assert!(ran.errors.is_empty(), "{sql}: {:?}", ran.errors);
+        if sql.contains("tickets") {
+            assert_eq!(ran.rows, expected, "{sql}");
+        } else {
+            assert_eq!(ran.rows, [[Value::Integer(0)]], "{sql}");
+        }
+    }
+}
+
 /// The plan path plus execution on every engine (parse, validate, render, run, read the
 /// rows), per gold plan, as an admin: p50 and p95 over five rounds of the 43 plans. Prints
 /// the figures (run with `--nocapture`); asserts only that every run succeeded.

@@ -138,7 +138,8 @@ async fn read_server<D: Datasource + ?Sized>(
 }
 
 /// The connection's own schema, whose tables have bare names: PostgreSQL's and DuckDB's
-/// current schema, MySQL's database; none where the engine has no such thing here.
+/// current schema, MySQL's and Spark's database; none where the engine has no such thing
+/// here (SQLite, SQL Server).
 async fn own_schema<D: Datasource + ?Sized>(
     ds: &D,
     dialect: Dialect,
@@ -146,6 +147,7 @@ async fn own_schema<D: Datasource + ?Sized>(
     let sql = match dialect {
         Dialect::Postgres | Dialect::DuckDb => "SELECT current_schema()",
         Dialect::MySql => "SELECT DATABASE()",
+        Dialect::Spark => "SELECT current_database()",
         _ => return Ok(None),
     };
     let frame = run(ds, sql).await?;
