@@ -223,11 +223,14 @@ impl SparkDb {
         let fail = |e: SparkError| self.unreadable(&e);
         let session = self.session.borrow().clone();
         let catalog = session.catalog();
-        // Spark's catalogue keeps database names in lower case and compares them so.
-        let databases: Vec<String> = match &self.listed {
+        // Spark's catalogue keeps database names in lower case and compares them so: a
+        // database listed twice, in any case, is read once.
+        let mut databases: Vec<String> = match &self.listed {
             Some(listed) => listed.iter().map(|d| d.to_ascii_lowercase()).collect(),
             None => vec![self.database.clone()],
         };
+        databases.sort();
+        databases.dedup();
         let mut shapes = Vec::new();
         for database in &databases {
             if !catalog.database_exists(database).map_err(fail)? {

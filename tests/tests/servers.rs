@@ -833,7 +833,19 @@ fn a_spark_datasource_reads_the_other_databases_it_lists() {
     use nl2sql_core::Value;
     use nl2sql_tests::servers::Server;
     let base = Server::Spark.address("chinook");
-    let (listed, dropped) = read_listed("lake", &base, r#"["Chinook", "SUPPORT", "nowhere"]"#);
+    let (listed, dropped) = read_listed(
+        "lake",
+        &base,
+        r#"["Chinook", "SUPPORT", "nowhere", "support"]"#,
+    );
+    let mut once = listed.clone();
+    once.sort();
+    once.dedup();
+    assert_eq!(
+        once.len(),
+        listed.len(),
+        "a database listed twice is read once"
+    );
     assert!(
         listed.iter().any(|n| n == "album") && listed.iter().any(|n| n == "support.tickets"),
         "{listed:?}"
