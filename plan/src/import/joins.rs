@@ -232,7 +232,7 @@ fn split_and(e: Expr, out: &mut Vec<Expr>) {
     }
 }
 
-fn and(l: Expr, r: Expr) -> Expr {
+pub(super) fn and(l: Expr, r: Expr) -> Expr {
     Expr::Binary {
         op: BinaryOp::And,
         left: Box::new(l),

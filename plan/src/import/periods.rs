@@ -8,6 +8,8 @@
 //! or `s1 = s2` with both ends known; when none holds, the answer is NULL if any of the
 //! four given values is NULL, else FALSE.
 
+use super::joins::and;
+use super::spellings::bin;
 use super::{unsupported, Importer, R};
 use crate::{BinaryOp, Expr, Literal, When};
 use sqlparser::ast::Expr as SqlExpr;
@@ -101,18 +103,6 @@ fn ordered((x, y): &(Expr, Expr)) -> (Expr, Expr) {
         else_expr: None,
     };
     (start, end)
-}
-
-fn bin(op: BinaryOp, left: Expr, right: Expr) -> Expr {
-    Expr::Binary {
-        op,
-        left: Box::new(left),
-        right: Box::new(right),
-    }
-}
-
-fn and(left: Expr, right: Expr) -> Expr {
-    bin(BinaryOp::And, left, right)
 }
 
 fn or(left: Expr, right: Expr) -> Expr {

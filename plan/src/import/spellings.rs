@@ -131,7 +131,7 @@ fn int(i: i64) -> Expr {
     Expr::Literal(Literal::Integer(i))
 }
 
-fn bin(op: BinaryOp, left: Expr, right: Expr) -> Expr {
+pub(super) fn bin(op: BinaryOp, left: Expr, right: Expr) -> Expr {
     Expr::Binary {
         op,
         left: Box::new(left),

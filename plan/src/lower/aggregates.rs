@@ -48,9 +48,10 @@ impl Lowerer<'_> {
         // DuckDB's inside the NULLIF that makes its NaN NULL: the filter goes into the
         // values aggregated (a pair with a NULL half is skipped).
         if let Some(condition) = &f.filter {
-            let wrapped =
-                d == Dialect::DuckDb && matches!(name, "CORR" | "REGR_SLOPE" | "REGR_INTERCEPT");
-            if (from_sums(name, d) || wrapped) && f.over.is_none() && !f.distinct {
+            if (from_sums(name, d) || nan_where_others_null(name, d))
+                && f.over.is_none()
+                && !f.distinct
+            {
                 return self.statistic(&filtered_by_case(f, condition)?, name);
             }
         }
@@ -169,68 +170,38 @@ impl Lowerer<'_> {
                 }
                 _ => call_with(name, vec![arg(x()?)], f.distinct, over),
             },
-            "CORR" | "COVAR_POP" | "COVAR_SAMP" => {
-                let (Some(x), Some(y)) = (f.args.first(), f.args.get(1)) else {
+            "CORR" | "COVAR_POP" | "COVAR_SAMP" | "REGR_SLOPE" | "REGR_INTERCEPT" => {
+                let (Some(a), Some(b)) = (f.args.first(), f.args.get(1)) else {
                     return fail(format!("{name} takes two numbers."));
                 };
-                match d {
-                    _ if from_sums(name, d) => {
-                        if f.over.is_some() || f.distinct {
-                            return unsupported();
-                        }
-                        self.expr(&covariance_from_sums(x, y, name))?
+                if from_sums(name, d) {
+                    if f.over.is_some() || f.distinct {
+                        return unsupported();
                     }
-                    // DuckDB's CORR is NaN where a variance is 0, the others' NULL.
-                    Dialect::DuckDb if name == "CORR" => call(
-                        "NULLIF",
-                        vec![
-                            call_with(
-                                name,
-                                vec![arg(self.expr(x)?), arg(self.expr(y)?)],
-                                f.distinct,
-                                over,
-                            ),
-                            cast(super::build::text("NaN", d), custom_type("DOUBLE", &[])),
-                        ],
-                    ),
-                    _ => call_with(
+                    let computed = if name.starts_with("REGR") {
+                        regression(a, b, name)
+                    } else {
+                        covariance_from_sums(a, b, name)
+                    };
+                    self.expr(&computed)?
+                } else {
+                    let native = call_with(
                         name,
-                        vec![arg(self.expr(x)?), arg(self.expr(y)?)],
+                        vec![arg(self.expr(a)?), arg(self.expr(b)?)],
                         f.distinct,
                         over,
-                    ),
-                }
-            }
-            "REGR_SLOPE" | "REGR_INTERCEPT" => {
-                let (Some(y), Some(x)) = (f.args.first(), f.args.get(1)) else {
-                    return fail(format!("{name} takes two numbers: y, then x."));
-                };
-                match d {
-                    _ if from_sums(name, d) => {
-                        if f.over.is_some() || f.distinct {
-                            return unsupported();
-                        }
-                        self.expr(&regression(y, x, name))?
+                    );
+                    if nan_where_others_null(name, d) {
+                        call(
+                            "NULLIF",
+                            vec![
+                                native,
+                                cast(super::build::text("NaN", d), custom_type("DOUBLE", &[])),
+                            ],
+                        )
+                    } else {
+                        native
                     }
-                    // DuckDB's is NaN where x does not vary, the others' NULL.
-                    Dialect::DuckDb => call(
-                        "NULLIF",
-                        vec![
-                            call_with(
-                                name,
-                                vec![arg(self.expr(y)?), arg(self.expr(x)?)],
-                                f.distinct,
-                                over,
-                            ),
-                            cast(super::build::text("NaN", d), custom_type("DOUBLE", &[])),
-                        ],
-                    ),
-                    _ => call_with(
-                        name,
-                        vec![arg(self.expr(y)?), arg(self.expr(x)?)],
-                        f.distinct,
-                        over,
-                    ),
                 }
             }
             // Where a dialect has no such aggregate the plan is rewritten before it gets
@@ -447,6 +418,12 @@ fn from_sums(name: &str, d: Dialect) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether `d`'s `name` is NaN where the others' is NULL (DuckDB's correlation and
+/// regression where a value does not vary): it is wrapped in a `NULLIF`.
+fn nan_where_others_null(name: &str, d: Dialect) -> bool {
+    d == Dialect::DuckDb && matches!(name, "CORR" | "REGR_SLOPE" | "REGR_INTERCEPT")
 }
 
 /// `value` where `other` is present, else NULL: an aggregate over pairs skips a pair with

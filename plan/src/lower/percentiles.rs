@@ -36,7 +36,7 @@ fn picked_in(e: &Expr, d: Dialect) -> Option<Percentile<'_>> {
     let p = percentile(e)?;
     let rewritten = match p.kind {
         Kind::Arg(_) => !matches!(d, Dialect::DuckDb | Dialect::Spark),
-        Kind::Continuous | Kind::Discrete => {
+        Kind::Continuous(_) | Kind::Discrete(_) => {
             matches!(d, Dialect::Sqlite | Dialect::MySql | Dialect::SqlServer)
         }
     };
@@ -194,12 +194,10 @@ fn outer_exprs(plan: &Plan) -> impl Iterator<Item = &Expr> {
         .chain(plan.order_by.iter().map(|o| &o.expr))
 }
 
-/// An aggregate picked from numbered rows: a percentile (its fraction, whether it
-/// interpolates) or an `ARG_MIN`/`ARG_MAX`; the value the rows are numbered by, and in
-/// which order.
+/// An aggregate picked from numbered rows: a percentile or an `ARG_MIN`/`ARG_MAX`; the
+/// value the rows are numbered by, and in which order.
 struct Percentile<'a> {
     call: &'a FuncCall,
-    fraction: f64,
     kind: Kind<'a>,
     value: Expr,
     direction: Direction,
@@ -208,10 +206,10 @@ struct Percentile<'a> {
 /// What is picked.
 #[derive(Clone, Copy)]
 enum Kind<'a> {
-    /// `PERCENTILE_CONT`, `MEDIAN`: interpolated.
-    Continuous,
-    /// `PERCENTILE_DISC`.
-    Discrete,
+    /// `PERCENTILE_CONT`, `MEDIAN` (0.5): interpolated at this fraction.
+    Continuous(f64),
+    /// `PERCENTILE_DISC` at this fraction.
+    Discrete(f64),
     /// `ARG_MIN`/`ARG_MAX`: this value, on the first row.
     Arg(&'a Expr),
 }
@@ -225,22 +223,23 @@ fn percentile(e: &Expr) -> Option<Percentile<'_>> {
     let mut picked = match (name, f.args.as_slice(), f.order_by.as_slice()) {
         ("MEDIAN", [x], _) => Some(Percentile {
             call: f,
-            fraction: 0.5,
-            kind: Kind::Continuous,
+            kind: Kind::Continuous(0.5),
             value: x.clone(),
             direction: Direction::Asc,
         }),
         ("PERCENTILE_CONT" | "PERCENTILE_DISC", [p], [o]) => Some(Percentile {
             call: f,
-            fraction: match p {
-                Expr::Literal(Literal::Real(p)) => *p,
-                Expr::Literal(Literal::Integer(p)) => *p as f64,
-                _ => return None,
-            },
-            kind: if name == "PERCENTILE_CONT" {
-                Kind::Continuous
-            } else {
-                Kind::Discrete
+            kind: {
+                let fraction = match p {
+                    Expr::Literal(Literal::Real(p)) => *p,
+                    Expr::Literal(Literal::Integer(p)) => *p as f64,
+                    _ => return None,
+                };
+                if name == "PERCENTILE_CONT" {
+                    Kind::Continuous(fraction)
+                } else {
+                    Kind::Discrete(fraction)
+                }
             },
             value: o.expr.clone(),
             direction: o.direction,
@@ -248,7 +247,6 @@ fn percentile(e: &Expr) -> Option<Percentile<'_>> {
         // Ordered by `k` where `v` is present, so a row missing either comes last.
         ("ARG_MIN" | "ARG_MAX", [v, k], _) => Some(Percentile {
             call: f,
-            fraction: 0.0,
             kind: Kind::Arg(v),
             value: present_beside(k, v),
             direction: if name == "ARG_MAX" {
@@ -356,21 +354,24 @@ impl Rewrite<'_> {
                 value.clone(),
             ))
         };
-        if let Kind::Arg(shown) = p.kind {
-            // The first row's value, when it has both (else the group has no such row).
-            let first = bin(
-                BinaryOp::And,
-                bin(BinaryOp::Eq, position, int(1)),
-                bin(BinaryOp::IsNot, value, Expr::Literal(Literal::Null)),
-            );
-            let shown = self.expr(shown);
-            return max(case_when(first, shown));
-        }
-        if matches!(p.kind, Kind::Continuous) {
+        let share = match p.kind {
+            Kind::Arg(shown) => {
+                // The first row's value, when it has both (else the group has no such row).
+                let first = bin(
+                    BinaryOp::And,
+                    bin(BinaryOp::Eq, position, int(1)),
+                    bin(BinaryOp::IsNot, value, Expr::Literal(Literal::Null)),
+                );
+                let shown = self.expr(shown);
+                return max(case_when(first, shown));
+            }
+            Kind::Continuous(f) | Kind::Discrete(f) => f,
+        };
+        if matches!(p.kind, Kind::Continuous(_)) {
             // 0-based, as PostgreSQL: p · (n − 1), its whole part and its fraction.
             let offset = bin(
                 BinaryOp::Multiply,
-                real(p.fraction),
+                real(share),
                 bin(BinaryOp::Minus, count.clone(), int(1)),
             );
             let whole = self.floor(offset.clone());
@@ -390,7 +391,7 @@ impl Rewrite<'_> {
             )
         } else {
             // The first position that reaches p · n (at least the first).
-            let reach = bin(BinaryOp::Multiply, real(p.fraction), count);
+            let reach = bin(BinaryOp::Multiply, real(share), count);
             let whole = self.floor(reach.clone());
             let ceiling = bin(
                 BinaryOp::Plus,
