@@ -56,8 +56,22 @@ pub struct Args {
     /// Print the record as JSON
     #[arg(long)]
     json: bool,
+    /// The embedder routing and retrieval search with
+    #[arg(long, value_enum, default_value_t = EmbedderChoice::Engine)]
+    embedder: EmbedderChoice,
     #[command(flatten)]
     dbs: crate::DbArgs,
+}
+
+/// Which embedder the index is built with: what is measured is what `ask` runs, unless the
+/// lexical one alone is asked for (to compare the two on the same suite).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EmbedderChoice {
+    /// The one `nl2sql ask` uses: blended with the semantic embedder when its weights are
+    /// found
+    Engine,
+    /// The built-in lexical embedder alone
+    Lexical,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -96,7 +110,12 @@ pub fn run(o: &Args) -> Result<(), Failure> {
                 ..sources.policies()
             },
             verified: Curated::default(),
-            embedder: Rc::new(BuiltinEmbedder::default()),
+            embedder: match o.embedder {
+                EmbedderChoice::Engine => sources
+                    .embedder()
+                    .map_err(|e| Failure::Runtime(e.to_string()))?,
+                EmbedderChoice::Lexical => Rc::new(BuiltinEmbedder::default()),
+            },
             fresh: false,
         })
         .map_err(|e| Failure::Runtime(e.to_string()))?;
@@ -107,6 +126,7 @@ pub fn run(o: &Args) -> Result<(), Failure> {
             "the evaluation needs every datasource, and some could not be used".into(),
         ));
     }
+    let embedder = workspace.index().embedder().to_string();
     let started = Instant::now();
     let (metrics, board, stopped, models) = match o.mode {
         Mode::Retrieval => {
@@ -121,6 +141,7 @@ pub fn run(o: &Args) -> Result<(), Failure> {
         }
         Mode::Plans | Mode::Full => answers(o, &cases, workspace)?,
     };
+    let config = config_name(o, &embedder);
     let record = json!({
         "schema": 2,
         "kind": choice_name(&o.mode),
@@ -133,7 +154,7 @@ pub fn run(o: &Args) -> Result<(), Failure> {
         "note": o.note,
         "dataset": {"name": o.suite.file_name().map(|n| n.to_string_lossy().to_string()),
                     "sha256": hex(&Sha256::digest(text.as_bytes()))},
-        "config": {"name": config_name(o), "models": models},
+        "config": {"name": config, "embedder": embedder, "models": models},
         "roles": o.roles,
         "metrics": metrics,
         "stopped": stopped,
@@ -141,7 +162,7 @@ pub fn run(o: &Args) -> Result<(), Failure> {
         "seconds": started.elapsed().as_secs_f64(),
         "scoreboard": board,
     });
-    let path = save(o, &record)?;
+    let path = save(o, &config, &record)?;
     if o.json {
         println!("{record}");
     } else {
@@ -423,10 +444,10 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[at.min(sorted.len() - 1)]
 }
 
-fn config_name(o: &Args) -> String {
+fn config_name(o: &Args, embedder: &str) -> String {
     match o.mode {
         Mode::Plans => "gold-plans".into(),
-        Mode::Retrieval => "builtin-embedder".into(),
+        Mode::Retrieval => embedder.to_string(),
         Mode::Full => format!(
             "{}-{}",
             choice_name(&o.model.provider.unwrap_or(ProviderName::Openai)),
@@ -437,7 +458,7 @@ fn config_name(o: &Args) -> String {
 
 /// Writes the record to `<out>/<mode>/<suite>/<date>_<commit>_<config>.json`, never over an
 /// existing record (a second run the same day gets `-2`, `-3`, …).
-fn save(o: &Args, record: &Json) -> Result<PathBuf, Failure> {
+fn save(o: &Args, config: &str, record: &Json) -> Result<PathBuf, Failure> {
     let stem = o
         .suite
         .file_stem()
@@ -458,7 +479,7 @@ fn save(o: &Args, record: &Json) -> Result<PathBuf, Failure> {
             })
             .collect()
     };
-    let base = format!("{date}_{commit}_{}", safe(&config_name(o)));
+    let base = format!("{date}_{commit}_{}", safe(config));
     let mut path = dir.join(format!("{base}.json"));
     let mut n = 2;
     while path.exists() {
@@ -525,8 +546,8 @@ mod tests {
             panic!("an eval command line")
         };
         let record = json!({"git_commit": "abc"});
-        let a = save(&o, &record).unwrap_or_else(|_| panic!("saves"));
-        let b = save(&o, &record).unwrap_or_else(|_| panic!("saves"));
+        let a = save(&o, "builtin-v1-512", &record).unwrap_or_else(|_| panic!("saves"));
+        let b = save(&o, "builtin-v1-512", &record).unwrap_or_else(|_| panic!("saves"));
         assert_ne!(a, b);
         assert!(b.to_string_lossy().ends_with("-2.json"));
         let _ = std::fs::remove_dir_all(dir);

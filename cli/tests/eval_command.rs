@@ -89,14 +89,43 @@ fn plans_mode_scores_every_role_run_of_the_reference_suite_and_keeps_each_record
 fn retrieval_mode_measures_routing_and_recall_without_a_model() {
     let out = std::env::temp_dir().join(format!("nl2sql-eval-retrieval-{}", std::process::id()));
     let routing = eval("routing.yaml", "retrieval", &out);
-    assert_eq!(routing["metrics"]["routing_top1"], 1.0);
-    assert!(routing["metrics"]["routing_cases"].as_u64() > Some(50));
+    // What `ask` runs: the blend, as the test command provides the semantic weights. It
+    // puts support first for seven customer questions the suite files under chinook
+    // (docs/benchmarks.md).
+    assert_eq!(
+        routing["config"]["embedder"], "builtin-v1-512+wordllama-256@0.70",
+        "{}",
+        routing["config"]
+    );
+    assert_eq!(routing["metrics"]["routing_cases"], 68);
+    let top1 = routing["metrics"]["routing_top1"].as_f64().unwrap_or(0.0);
+    assert!(top1 >= 61.0 / 68.0 - 1e-9, "{top1}");
     let recall = eval("chinook.yaml", "retrieval", &out);
     assert_eq!(recall["metrics"]["table_recall"], 1.0);
     assert!(recall["metrics"]["column_recall"].as_f64() > Some(0.95));
-    // Two runs, two records: none overwritten.
+    // The lexical embedder alone, asked for: every routing case first.
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let lexical_args = [
+        "--data".to_string(),
+        data.to_string_lossy().into_owned(),
+        "--embedder".into(),
+        "lexical".into(),
+    ];
+    let lexical = eval_on("routing.yaml", "retrieval", &out, &lexical_args);
+    assert_eq!(lexical["config"]["embedder"], "builtin-v1-512");
+    assert_eq!(lexical["metrics"]["routing_top1"], 1.0);
+    // Two runs with one embedder, two records: none overwritten.
     let again = eval("routing.yaml", "retrieval", &out);
     assert_eq!(again["metrics"], routing["metrics"]);
-    assert_eq!(records(&out.join("retrieval").join("routing")), 2);
+    let saved = std::fs::read_dir(out.join("retrieval").join("routing"))
+        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect::<Vec<_>>())
+        .unwrap_or_default();
+    assert_eq!(saved.len(), 3, "{saved:?}");
+    let named = |part: &str| {
+        (saved.iter())
+            .filter(|f| f.to_string_lossy().contains(part))
+            .count()
+    };
+    assert_eq!(named("wordllama"), 2, "{saved:?}");
     let _ = std::fs::remove_dir_all(out);
 }
