@@ -30,7 +30,9 @@ use std::process::ExitCode;
     args_override_self = true,
     after_help = "Exit codes: 0 when the command ran, even if the plan was refused; 2 for a \
                   wrong command line; 1 when it could not be carried out (e.g. a database \
-                  cannot be opened)."
+                  cannot be opened); 3 when it ran without some datasources, which it names. \
+                  A closed pipe (`nl2sql schema | head`) ends it quietly, by the pipe's \
+                  signal."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -143,6 +145,12 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => e.format(&mut Cli::command()).exit(),
     };
+    // A closed pipe ends the command line quietly, as it ends any Unix tool (Rust's
+    // default turns the failed print into a panic). The servers keep Rust's default: a
+    // client gone away is an error they report and carry on from.
+    if !matches!(cli.command, Command::Serve(_) | Command::Mcp(_)) {
+        sigpipe::reset();
+    }
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(message)) => {

@@ -138,3 +138,31 @@ fn a_single_valued_option_given_twice_keeps_the_last() {
     // A viewer reaches nothing in support (see route_command.rs); an admin would.
     assert!(!stdout(&out).contains("support"), "{}", stdout(&out));
 }
+
+/// `nl2sql catalogue | head -c 100`: the reader goes away after a few bytes of 160 kB, more
+/// than a pipe holds, so the command is still writing. It ends as a Unix tool does, by the
+/// pipe's signal, with nothing on standard error (it used to panic, exit 101).
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let data = nl2sql_tests::native::data_dir();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nl2sql"))
+        .args(["catalogue", "--data", &data.to_string_lossy()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the nl2sql binary runs");
+    let mut first = [0u8; 100];
+    child
+        .stdout
+        .take()
+        .expect("its standard output")
+        .read_exact(&mut first)
+        .expect("a first hundred bytes");
+    let out = child.wait_with_output().expect("it ends");
+    assert_eq!(out.status.signal(), Some(13), "{:?}: {}", out.status, stderr(&out));
+    assert_eq!(stderr(&out), "");
+}
