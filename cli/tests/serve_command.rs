@@ -272,6 +272,21 @@ fn every_server_code_is_sent_with_its_status() {
             None,
             ErrorCode::MethodNotAllowed,
         ),
+        // Refused before any model call, streamed or not.
+        (
+            "POST",
+            "/api/v1/ask",
+            Some(ADMIN),
+            Some(r#"{"question": " \n\t "}"#),
+            ErrorCode::QuestionEmpty,
+        ),
+        (
+            "POST",
+            "/api/v1/ask/stream",
+            Some(ADMIN),
+            Some(r#"{"question": ""}"#),
+            ErrorCode::QuestionEmpty,
+        ),
     ];
     for (method, path, key, body, code) in cases {
         let (status, got) = server.refused(method, path, key, body);
@@ -281,6 +296,7 @@ fn every_server_code_is_sent_with_its_status() {
             "{method} {path}"
         );
     }
+    assert_eq!(mock.received().len(), 0, "a refused request reached the model");
     // A body that is not JSON at all.
     let mut response = ureq::Agent::new_with_config(
         ureq::Agent::config_builder()

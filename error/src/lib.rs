@@ -156,6 +156,8 @@ codes! {
     /// The caller cancelled the run (or the MCP tool call: 499, never sent over HTTP, where
     /// the client has gone).
     Cancelled = "CANCELLED", Some(499);
+    /// The question is empty, or only spaces: it is refused before any model is asked.
+    QuestionEmpty = "QUESTION_EMPTY", Some(400);
     /// No datasource the caller may read can answer the question.
     QuestionNotAnswerable = "QUESTION_NOT_ANSWERABLE", None;
     /// The question needs more sub-queries than `max_sub_queries` allows.

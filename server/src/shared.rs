@@ -395,6 +395,13 @@ impl Shared {
         if let Some(problem) = &self.model_problem {
             return Err(model_unavailable(problem));
         }
+        // Refused before it takes one of the key's runs (the engine refuses it too).
+        if asked.question.trim().is_empty() {
+            return Err(ApiError::new(
+                ErrorCode::QuestionEmpty,
+                "the question is empty: write what you want to know",
+            ));
+        }
         asked.roles = if asked.roles.is_empty() {
             vec![caller.role.clone()]
         } else {

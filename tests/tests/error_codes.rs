@@ -194,6 +194,7 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         | ErrorCode::Cancelled
         | ErrorCode::SchemaRetrievalFailed => provider_failure(code),
         ErrorCode::ModelOutputInvalid
+        | ErrorCode::QuestionEmpty
         | ErrorCode::QuestionNotAnswerable
         | ErrorCode::RunLimitReached
         | ErrorCode::PipelineTimeout
@@ -582,6 +583,7 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         ErrorCode::AnswerNotGrounded => counted,
         ErrorCode::ValueNotFound => missing,
         ErrorCode::AllNullColumn => nulls,
+        ErrorCode::QuestionEmpty => " \t\n ",
         _ => q,
     };
     let embedder = BuiltinEmbedder::default();
@@ -635,6 +637,9 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         settings,
     );
     let r = pollster::block_on(engine.ask(&Question::new(q), Hooks::default()));
+    if code == ErrorCode::QuestionEmpty {
+        assert_eq!(mock.received().len(), 0, "an empty question reached the model");
+    }
     r.errors
         .iter()
         .map(|e| e.error_code)

@@ -1222,6 +1222,14 @@ impl<'a> Engine<'a> {
         let resolver = |code, severity, message: String| {
             PipelineError::new(Node::DatasourceResolver, code, severity, message)
         };
+        // An empty question would cost a model call and answer nothing.
+        if q.question.trim().is_empty() {
+            return Err(resolver(
+                ErrorCode::QuestionEmpty,
+                Severity::Error,
+                "The question is empty: write what you want to know.".to_string(),
+            ));
+        }
         let registered = self.catalog.ids();
         let mut routing = None;
         // Nothing to route among is an index problem, not a refusal.
