@@ -163,6 +163,12 @@ fn a_closed_pipe_ends_the_command_quietly() {
         .read_exact(&mut first)
         .expect("a first hundred bytes");
     let out = child.wait_with_output().expect("it ends");
-    assert_eq!(out.status.signal(), Some(13), "{:?}: {}", out.status, stderr(&out));
+    assert_eq!(
+        out.status.signal(),
+        Some(13),
+        "{:?}: {}",
+        out.status,
+        stderr(&out)
+    );
     assert_eq!(stderr(&out), "");
 }

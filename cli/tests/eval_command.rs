@@ -118,7 +118,11 @@ fn retrieval_mode_measures_routing_and_recall_without_a_model() {
     let again = eval("routing.yaml", "retrieval", &out);
     assert_eq!(again["metrics"], routing["metrics"]);
     let saved = std::fs::read_dir(out.join("retrieval").join("routing"))
-        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect::<Vec<_>>())
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.file_name())
+                .collect::<Vec<_>>()
+        })
         .unwrap_or_default();
     assert_eq!(saved.len(), 3, "{saved:?}");
     let named = |part: &str| {

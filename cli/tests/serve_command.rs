@@ -296,7 +296,11 @@ fn every_server_code_is_sent_with_its_status() {
             "{method} {path}"
         );
     }
-    assert_eq!(mock.received().len(), 0, "a refused request reached the model");
+    assert_eq!(
+        mock.received().len(),
+        0,
+        "a refused request reached the model"
+    );
     // A body that is not JSON at all.
     let mut response = ureq::Agent::new_with_config(
         ureq::Agent::config_builder()

@@ -112,17 +112,20 @@ test("a wrong key is said plainly, and the page's own engine comes back", async 
   assert.ok(options.includes("support"), options.join(", "));
 });
 
-test("a datasource the server left out is listed with its code, and the others answer", async () => {
-  // A project with one database that reads and one whose server is not there.
+test("a datasource the server left out is listed with its code, the others answer, and one that comes back is listed", async () => {
+  // A project with one database that reads, one whose server is not there, and one whose
+  // file appears while the page is connected.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nl2sql-left-out-"));
   const config = path.join(dir, "nl2sql.toml");
+  const later = path.join(dir, "later.sqlite");
   fs.writeFileSync(
     config,
     `[[datasources]]\nid = "chinook"\nconnection = ${JSON.stringify(path.resolve("data/chinook.sqlite"))}\n\n` +
+      `[[datasources]]\nid = "later"\nconnection = ${JSON.stringify(later)}\n\n` +
       `[[datasources]]\nid = "warehouse"\nconnection = "postgres://nobody@127.0.0.1:1/warehouse"\n`,
   );
   const partial = await startServe(
-    ["--config", config, "--base-url", MOCK_URL, "--model", "gpt-5.4-mini"],
+    ["--config", config, "--base-url", MOCK_URL, "--model", "gpt-5.4-mini", "--retry-ms", "300"],
     { PATH: process.env.PATH ?? "", OPENAI_API_KEY: MODEL_KEY, NL2SQL_API_KEYS: `admin:${ADMIN}` },
   );
   const { page, problems } = await openPage(browser.context);
@@ -130,15 +133,16 @@ test("a datasource the server left out is listed with its code, and the others a
     await page.goto(site.url);
     await ready(page);
     await connect(page, ADMIN, partial.base);
-    assert.match(
-      await page.locator("#server-status").textContent(),
-      /Connected to .*: chinook\. Left out for now: warehouse \(DATASOURCE_UNREACHABLE\)\./,
-    );
+    const status = await page.locator("#server-status").textContent();
+    assert.match(status, /Connected to .*: chinook\. Left out for now: /);
+    assert.match(status, /later \(DATASOURCE_UNREADABLE\)/);
+    assert.match(status, /warehouse \(DATASOURCE_UNREACHABLE\)/);
     await page.locator('button.tab[data-page="datasources"]').click();
     const left = page.locator('li.source.left-out[data-id="warehouse"]');
     assert.equal(await left.getAttribute("data-unavailable"), "DATASOURCE_UNREACHABLE");
     assert.match(await left.textContent(), /DATASOURCE_UNREACHABLE/);
     assert.ok(!(await left.textContent()).includes("127.0.0.1:1"), "the address was shown");
+    assert.equal(await page.locator('li.source.left-out[data-id="later"]').count(), 1);
     await page.locator('button.tab[data-page="ask"]').click();
     assert.deepEqual(await page.locator("#datasource option").allTextContents(), ["auto (routing)", "chinook"]);
     await page.locator('button.tab[data-page="sql"]').click();
@@ -147,7 +151,19 @@ test("a datasource the server left out is listed with its code, and the others a
     await page.locator("#run-sql").click();
     await page.locator('.sql-outcome[data-ok="true"]').waitFor({ timeout: 15_000 });
     assert.equal(await page.locator(".sql-outcome table.grid tbody td").first().textContent(), "347");
+    await page.locator('button.tab[data-page="datasources"]').click();
     await page.screenshot({ path: path.join(SHOTS, "server-left-out.png"), fullPage: true });
+    // The file appears: the server reads it on its next try, and the page, which reads the
+    // list again while something is left out, lists it without connecting again.
+    fs.copyFileSync(path.resolve("data/chinook.sqlite"), later);
+    await page.locator('li.source.left-out[data-id="later"]').waitFor({ state: "detached", timeout: 30_000 });
+    assert.equal(await page.locator('li.source.left-out[data-id="warehouse"]').count(), 1);
+    await page.locator('button.tab[data-page="ask"]').click();
+    assert.deepEqual(await page.locator("#datasource option").allTextContents(), [
+      "auto (routing)",
+      "chinook",
+      "later",
+    ]);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

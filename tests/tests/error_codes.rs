@@ -638,7 +638,11 @@ fn pipeline_failure(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
     );
     let r = pollster::block_on(engine.ask(&Question::new(q), Hooks::default()));
     if code == ErrorCode::QuestionEmpty {
-        assert_eq!(mock.received().len(), 0, "an empty question reached the model");
+        assert_eq!(
+            mock.received().len(),
+            0,
+            "an empty question reached the model"
+        );
     }
     r.errors
         .iter()

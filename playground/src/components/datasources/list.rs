@@ -15,7 +15,11 @@ pub fn SourceList(editable: Signal<bool>, set_message: WriteSignal<Message>) -> 
             {move || engines.sources.get().into_iter().map(|s| view! {
                 <SourceItem source=s editable=editable set_message=set_message />
             }).collect_view()}
-            {move || engines.current().map(|e| e.left_out()).unwrap_or_default().into_iter()
+            {move || {
+                // A server reads its list again while it leaves something out.
+                engines.changed.track();
+                engines.current().map(|e| e.left_out()).unwrap_or_default()
+            }.into_iter()
                 .map(|left_out| view! { <LeftOutItem left_out=left_out /> })
                 .collect_view()}
         </ul>
@@ -33,7 +37,7 @@ fn LeftOutItem(left_out: LeftOut) -> impl IntoView {
                 <strong>{shown_id}</strong>
                 <span class="badge">"left out"</span>
                 <p class="error"><code>{shown_code}</code>" " {left_out.why.message}</p>
-                <p class="muted">"The server tries it again every so often; questions go to the others."</p>
+                <p class="muted">"The server tries it again every so often, and this list follows; questions go to the others."</p>
             </div>
         </li>
     }

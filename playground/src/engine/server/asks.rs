@@ -15,11 +15,11 @@ use std::sync::Arc;
 
 impl PageEngine for Server {
     fn sources(&self) -> Vec<SourceInfo> {
-        self.sources.clone()
+        self.listing.borrow().sources.clone()
     }
 
     fn left_out(&self) -> Vec<LeftOut> {
-        self.left_out.clone()
+        self.listing.borrow().left_out.clone()
     }
 
     fn sources_owner(&self) -> Option<String> {
