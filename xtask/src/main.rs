@@ -364,27 +364,39 @@ fn start_mock() -> Result<nl2sql_mock::MockProvider, Failure> {
 
 fn test(project: &Project) -> Result<(), Failure> {
     let started = Instant::now();
-    setup::ensure(project)?;
+    let mut times: Vec<(&str, f64)> = Vec::new();
+    let t = Instant::now();
+    let set_up = setup::ensure(project);
+    times.push(("set-up", t.elapsed().as_secs_f64()));
+    let mut outcome = set_up;
     let mut passed = 0;
     for step in TEST_STEPS {
+        if outcome.is_err() {
+            break;
+        }
         println!("\n==> {}", step.name);
         let t = Instant::now();
-        let outcome = (step.run)(project);
+        outcome = (step.run)(project);
+        times.push((step.name, t.elapsed().as_secs_f64()));
         println!("    ({:.1} s)", t.elapsed().as_secs_f64());
-        if let Err(e) = outcome {
-            println!(
-                "\nxtask test stopped after {:.0} s",
-                started.elapsed().as_secs_f64()
-            );
-            println!("steps: {passed} passed, 1 failed");
-            return Err(e);
-        }
-        passed += 1;
+        passed += usize::from(outcome.is_ok());
     }
-    println!(
-        "\nxtask test finished in {:.0} s",
-        started.elapsed().as_secs_f64()
-    );
-    println!("steps: {passed} passed, 0 failed");
-    Ok(())
+    // Where the time went, every step on one screen: the fresh-machine budget is 30 min.
+    println!("\nstep times:");
+    for (name, secs) in &times {
+        println!("  {secs:7.1} s  {name}");
+    }
+    let total = started.elapsed().as_secs_f64();
+    match outcome {
+        Ok(()) => {
+            println!("\nxtask test finished in {total:.0} s");
+            println!("steps: {passed} passed, 0 failed");
+            Ok(())
+        }
+        Err(e) => {
+            println!("\nxtask test stopped after {total:.0} s");
+            println!("steps: {passed} passed, 1 failed");
+            Err(e)
+        }
+    }
 }
