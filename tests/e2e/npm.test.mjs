@@ -47,9 +47,10 @@ test("the packed npm package installs into a web app and answers a question", as
   const duckdbWasm = JSON.parse(fs.readFileSync(path.join(ROOT, "node_modules/@duckdb/duckdb-wasm/package.json"), "utf8")).version;
   npm(["install", "--no-audit", "--no-fund", "--prefer-offline", path.join(work, tarball), `sql.js@${sqljs}`, `@duckdb/duckdb-wasm@${duckdbWasm}`], app);
 
-  // A TypeScript app compiles against the installed declarations: strict, no skipLibCheck.
+  // A TypeScript app compiles against the installed declarations: strict, indexed access
+  // possibly undefined, no skipLibCheck.
   const tsc = path.join(ROOT, "node_modules/typescript/bin/tsc");
-  execFileSync(process.execPath, [tsc, "--strict", "--noEmit", "--target", "es2022", "--module", "esnext", "--moduleResolution", "bundler", "typecheck.ts"], { cwd: app, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync(process.execPath, [tsc, "--strict", "--noUncheckedIndexedAccess", "--noEmit", "--target", "es2022", "--module", "esnext", "--moduleResolution", "bundler", "typecheck.ts"], { cwd: app, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
   const server = await serve(app, "/");
   const { page, problems } = await openPage(browser.context);
@@ -77,7 +78,11 @@ test("the packed npm package installs into a web app and answers a question", as
       big: ["bigint", "9007199254740993"],
       limited: [["QUERY_TIMEOUT"], true],
       stoppedSql: [["CANCELLED"], true],
+      cancelledSql: [["CANCELLED"], true],
       after: 347,
+      misspelt: ["CONFIG_INVALID", true],
+      misspeltCreate: ["CONFIG_INVALID", true],
+      empty: ["error", "QUESTION_EMPTY"],
       badLimit: "CONFIG_INVALID",
       csv: [[], 15, "bigint", "9007199254740993"],
       ragged: ["DATASOURCE_UNREADABLE", true],

@@ -64,7 +64,7 @@ impl JsEngine {
         #[wasm_bindgen(unchecked_param_type = "EngineOptions")] options: JsValue,
     ) -> Promise {
         future_to_promise(async move {
-            renamed_options(&options)?;
+            known_options(&options, ENGINE_OPTIONS)?;
             let sqlite = start_databases(&options).await?;
             let files = database_files(&field(&options, "datasources"))?;
             let policies = match from_js::<Policies>(&field(&options, "policies"))? {
@@ -104,7 +104,7 @@ impl JsEngine {
         let session = Rc::clone(&self.session);
         // The request is made before the promise's future starts, so `cancel()` in the same
         // tick stops it; options or a configuration that cannot be used register nothing.
-        let request = renamed_options(&options)
+        let request = known_options(&options, ASK_OPTIONS)
             .and_then(|()| trace_form(&options))
             .and_then(|trace| Ok((trace, from_js::<Thread>(&field(&options, "thread"))?)))
             .and_then(|(trace, thread)| {
@@ -142,9 +142,14 @@ impl JsEngine {
         })
     }
 
-    /// Stops every run in flight at once (`signal` in `ask`'s options stops one).
+    /// Stops every run and every SQL-mode query in flight at once (`signal` in `ask`'s or
+    /// `sql`'s options stops one).
     pub fn cancel(&self) {
         self.session.cancel();
+        // SQL mode's queries belong to no run: each worker with one in flight stops it.
+        if let DatabaseHost::Workers(workers) = self.session.host().databases() {
+            workers.interrupt();
+        }
     }
 
     /// Forgets every cached plan.
@@ -163,6 +168,7 @@ impl JsEngine {
         #[wasm_bindgen(unchecked_param_type = "FeedbackOptions")] options: Option<js_sys::Object>,
     ) -> Result<JsValue, JsValue> {
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
+        known_options(&options, FEEDBACK_OPTIONS)?;
         let result = from_js::<QueryResult>(&result)?.ok_or_else(|| {
             fail(
                 ErrorCode::ConfigInvalid,
@@ -234,6 +240,7 @@ impl JsEngine {
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
         let (session, held) = (Rc::clone(&self.session), Rc::clone(&self.book));
         future_to_promise(async move {
+            known_options(&options, FEEDBACK_OPTIONS)?;
             let roles = roles(&options);
             let by = who(&options);
             let mut book = held.borrow().clone();
@@ -259,6 +266,7 @@ impl JsEngine {
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
         let (session, held) = (Rc::clone(&self.session), Rc::clone(&self.book));
         future_to_promise(async move {
+            known_options(&options, FEEDBACK_OPTIONS)?;
             let query = from_js::<VerifiedQuery>(&query)?
                 .ok_or_else(|| fail(ErrorCode::ConfigInvalid, "editProposal needs a query"))?;
             let mut book = held.borrow().clone();
@@ -282,6 +290,7 @@ impl JsEngine {
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
         let (session, held) = (Rc::clone(&self.session), Rc::clone(&self.book));
         future_to_promise(async move {
+            known_options(&options, FEEDBACK_OPTIONS)?;
             let mut book = held.borrow().clone();
             session
                 .delete_proposal(&mut book, (&datasource, &id), &roles(&options))
@@ -298,6 +307,7 @@ impl JsEngine {
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
         let session = Rc::clone(&self.session);
         future_to_promise(async move {
+            known_options(&options, ROUTE_OPTIONS)?;
             let routing = session
                 .route(&question, &roles(&options))
                 .await
@@ -326,6 +336,9 @@ impl JsEngine {
     #[wasm_bindgen(unchecked_return_type = "Promise<SqlRun>")]
     pub fn sql(&self, sql: String, options: Option<SqlOptionsArg>) -> Promise {
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
+        if let Err(e) = known_options(&options, SQL_OPTIONS) {
+            return Promise::reject(&e);
+        }
         let session = Rc::clone(&self.session);
         let datasource = field(&options, "datasource")
             .as_string()
@@ -429,6 +442,7 @@ impl JsEngine {
         )]
         options: JsValue,
     ) -> Result<(), JsValue> {
+        known_options(&options, CONFIGURE_OPTIONS)?;
         let provider = from_js::<ProviderConfig>(&field(&options, "provider"))?;
         let run = from_js::<RunConfig>(&field(&options, "settings"))?;
         self.session.configure(provider, run);
@@ -457,18 +471,56 @@ const RENAMED: [(&str, &str); 5] = [
     ("onEvent", "on_event"),
 ];
 
-/// CONFIG_INVALID when `options` uses an old option name.
-fn renamed_options(options: &JsValue) -> Result<(), JsValue> {
-    match RENAMED
-        .iter()
-        .find(|(old, _)| !field(options, old).is_undefined())
-    {
-        Some((old, new)) => Err(fail(
-            ErrorCode::ConfigInvalid,
-            &format!("the option `{old}` is now called `{new}` (every option is snake_case)"),
-        )),
-        None => Ok(()),
+/// Each method's option names, as `api.d.ts` declares them.
+const ENGINE_OPTIONS: &[&str] = &[
+    "datasources",
+    "sql_js_url",
+    "sql_js_wasm_url",
+    "duckdb",
+    "sql_js",
+    "provider",
+    "settings",
+    "policies",
+    "verified_queries",
+];
+const ASK_OPTIONS: &[&str] = &[
+    "role",
+    "datasource",
+    "plan_only",
+    "trace",
+    "thread",
+    "on_event",
+    "signal",
+];
+const SQL_OPTIONS: &[&str] = &["datasource", "role", "signal"];
+const ROUTE_OPTIONS: &[&str] = &["role"];
+const FEEDBACK_OPTIONS: &[&str] = &["role", "by", "comment"];
+const CONFIGURE_OPTIONS: &[&str] = &["provider", "settings"];
+
+/// CONFIG_INVALID naming the first option of `options` that `known` does not list (an old
+/// name says what it is called now): a misspelt option is refused, never silently ignored,
+/// as one inside `settings` is.
+fn known_options(options: &JsValue, known: &[&str]) -> Result<(), JsValue> {
+    if !options.is_object() {
+        return Ok(());
     }
+    let keys = js_sys::Object::keys(options.unchecked_ref::<js_sys::Object>());
+    let Some(unknown) = (keys.iter())
+        .filter_map(|k| k.as_string())
+        .find(|k| !known.contains(&k.as_str()))
+    else {
+        return Ok(());
+    };
+    let message = match RENAMED.iter().find(|(old, _)| *old == unknown) {
+        Some((old, new)) => {
+            format!("the option `{old}` is now called `{new}` (every option is snake_case)")
+        }
+        None => format!(
+            "there is no option `{unknown}`; the options here are {}",
+            known.join(", ")
+        ),
+    };
+    Err(fail(ErrorCode::ConfigInvalid, &message))
 }
 
 /// The `trace` option: `full` (default) or `cleaned`.

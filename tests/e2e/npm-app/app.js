@@ -111,7 +111,22 @@ async function main() {
   const t0 = performance.now();
   const stoppedSql = await engine.sql(RUNAWAY, { signal: controller2.signal });
   const stoppedAfter = performance.now() - t0;
+  // cancel() stops SQL mode's query as well as the runs, at once.
+  const cancelling = engine.sql(RUNAWAY);
+  const t1 = performance.now();
+  setTimeout(() => engine.cancel(), 300);
+  const cancelledSql = await cancelling;
+  const cancelledAfter = performance.now() - t1;
   const after = await engine.sql("SELECT COUNT(*) AS albums FROM Album");
+  // A misspelt option is refused by name, never ignored; so is an empty question.
+  const misspelt = await engine
+    .sql("SELECT 1", { datasorce: "chinook" })
+    .then(() => "resolved", (e) => [e.code, /`datasorce`/.test(e.message)]);
+  const misspeltCreate = await Engine.create({ datasources: [], sql_js_ur: "sql-wasm.js" }).then(
+    () => "created",
+    (e) => [e.code, /`sql_js_ur`/.test(e.message)],
+  );
+  const empty = await engine.ask("  \n ");
   const badLimit = (() => {
     try {
       engine.setQueryTimeout("nowhere", 100);
@@ -159,7 +174,11 @@ async function main() {
     big: [typeof big, String(big)],
     limited: [limited.result.errors.map((e) => e.error_code), /time limit of 800 ms/.test(limited.result.errors[0]?.message)],
     stoppedSql: [stoppedSql.errors.map((e) => e.error_code), stoppedAfter < 2000],
+    cancelledSql: [cancelledSql.errors.map((e) => e.error_code), cancelledAfter < 2000],
     after: after.rows[0]?.[0],
+    misspelt,
+    misspeltCreate,
+    empty: [empty.status, ...empty.errors.map((e) => e.error_code)],
     badLimit,
     csv: [sales.errors.map((e) => e.error_code), sales.rows[0]?.[0], typeof sales.rows[0]?.[1], String(sales.rows[0]?.[1])],
     ragged,

@@ -1,5 +1,6 @@
 // The package's declarations as a TypeScript app meets them: the end-to-end test compiles
-// this file with `tsc --strict` and no `skipLibCheck` against the installed tarball.
+// this file with `tsc --strict --noUncheckedIndexedAccess` and no `skipLibCheck` against the
+// installed tarball.
 import init, { Engine } from "nl2sql";
 import type {
   EngineError,
@@ -66,4 +67,16 @@ export async function example(sql_js: SqlJsModule, bytes: Uint8Array): Promise<s
     seen.push((e as EngineError).code);
   }
   return [...seen, ...codes, writer ?? "none"];
+}
+
+// The README's example, past its bundler-specific lines: a question that fails (no
+// provider answers) prints its errors, and no line reads a sub-query that is not there.
+export async function readme(engine: Engine): Promise<void> {
+  const result = await engine.ask("Which genres have the most tracks?", {
+    on_event: (e) => console.log(e.event, e),
+  });
+  console.log(result.final_answer?.text);
+  for (const e of result.errors) console.warn(e.error_code, e.message);
+  const first = result.sub_queries[0];
+  if (first) console.log(first.sql, first.rows);
 }
