@@ -643,7 +643,8 @@ fn post_and_leave(server: &Server, path: &str, body: &str, until: Option<&str>, 
     let mut tcp = TcpStream::connect(server.address()).expect("connects");
     let request = format!(
         "POST {path} HTTP/1.1\r\nhost: {}\r\nauthorization: Bearer {ADMIN}\r\ncontent-type: \
-         application/json\r\ncontent-length: {}\r\n\r\n{body}",
+         application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: \
+         {}\r\n\r\n{body}",
         server.address(),
         body.len()
     );
@@ -730,14 +731,32 @@ fn a_client_that_goes_away_cancels_its_run_model_call_and_query_included() {
         .as_u64()
         .unwrap_or(u64::MAX);
     assert!(took < 2_000, "the query was interrupted: {took} ms");
+
+    // The same query as an MCP tool call over HTTP, its client gone the same way.
+    let call = serde_json::json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "run_sql", "arguments": serde_json::from_str::<serde_json::Value>(&endless).unwrap_or_default()}
+    })
+    .to_string();
+    post_and_leave(&server, "/mcp", &call, None, Duration::from_millis(500));
+    let runs = server.wait_for_runs(4);
+    assert_eq!(runs[3]["fields"]["work"], "sql");
+    assert_eq!(runs[3]["fields"]["outcome"], "CANCELLED", "{runs:?}");
+    let took = runs[3]["fields"]["duration_ms"]
+        .as_u64()
+        .unwrap_or(u64::MAX);
+    assert!(
+        took < 2_000,
+        "the MCP call's query was interrupted: {took} ms"
+    );
     let ended: Vec<u64> = runs
         .iter()
         .map(|r| r["fields"]["duration_ms"].as_u64().unwrap_or_default())
         .collect();
     eprintln!(
         "runs ended (ms after their start): stream closed after its first event {}, plain ask \
-         closed at 500 ms {}, endless query closed at 500 ms {}",
-        ended[0], ended[1], ended[2]
+         closed at 500 ms {}, endless query closed at 500 ms {}, the same over MCP {}",
+        ended[0], ended[1], ended[2], ended[3]
     );
 
     // The cancelled runs asked the model nothing more, even after their slow calls would

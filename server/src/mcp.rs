@@ -15,16 +15,17 @@ use nl2sql_core::result::{SqlRun, SqlStatus};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig,
+    CallToolResult, ClientJsonRpcMessage, ClientNotification, ContentBlock, Implementation,
+    JsonRpcMessage, ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, RequestId, Resource, ResourceContents,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde::Serialize;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Rows an answer carries to the model: enough to read, few enough for its context.
 pub const ROWS_SHOWN: usize = 50;
@@ -35,7 +36,54 @@ pub struct Tools {
     shared: Arc<Shared>,
     /// The one caller over stdio; none over HTTP, where each request's key says.
     fixed: Option<Caller>,
+    /// Over HTTP, the calls in flight, for `notifications/cancelled`.
+    in_flight: Option<Arc<InFlight>>,
     tool_router: ToolRouter<Tools>,
+}
+
+/// The HTTP calls in flight, each by the key that made it and its request id, with what
+/// cancels it. Served with no session, each request on its own, rmcp hands a client's
+/// `notifications/cancelled` to nothing: [`cancellations`] reads it and cancels here. (Two
+/// clients sharing a key and a request id would cancel each other's call: the key is who
+/// asks.)
+#[derive(Default)]
+pub struct InFlight {
+    calls: Mutex<Vec<Call>>,
+}
+
+type Call = (u64, String, RequestId, Box<dyn Fn() + Send>);
+
+impl InFlight {
+    /// Holds `cancel` for `request` of `key` until the returned guard is dropped.
+    fn hold(self: &Arc<Self>, key: &str, request: RequestId, cancel: Box<dyn Fn() + Send>) -> Held {
+        let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        let serial = calls.iter().map(|c| c.0).max().map_or(0, |m| m + 1);
+        calls.push((serial, key.to_string(), request, cancel));
+        Held {
+            in_flight: Arc::clone(self),
+            serial,
+        }
+    }
+
+    fn cancel(&self, key: &str, request: &RequestId) {
+        let calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        for (_, _, _, cancel) in calls.iter().filter(|c| c.1 == key && c.2 == *request) {
+            cancel();
+        }
+    }
+}
+
+/// A call in [`InFlight`] while it runs.
+struct Held {
+    in_flight: Arc<InFlight>,
+    serial: u64,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut calls = (self.in_flight.calls.lock()).unwrap_or_else(PoisonError::into_inner);
+        calls.retain(|c| c.0 != self.serial);
+    }
 }
 
 /// What `ask` answers with (as JSON text).
@@ -79,8 +127,20 @@ impl Tools {
         Tools {
             shared,
             fixed,
+            in_flight: None,
             tool_router: Self::tool_router(),
         }
+    }
+
+    /// Holds this HTTP call where a `notifications/cancelled` from its key finds it.
+    fn hold(&self, caller: &Caller, context: &RequestContext<RoleServer>) -> Option<Held> {
+        let in_flight = self.in_flight.as_ref()?;
+        let ct = context.ct.clone();
+        Some(in_flight.hold(
+            &caller.key_id,
+            context.id.clone(),
+            Box::new(move || ct.cancel()),
+        ))
     }
 
     #[tool(
@@ -95,6 +155,7 @@ impl Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let caller = self.caller(&context)?;
+        let _held = self.hold(&caller, &context);
         let outcome = until_cancelled(&context, self.shared.ask(&caller, request)).await;
         Ok(match outcome {
             Ok(result) => asked(&result),
@@ -113,6 +174,7 @@ impl Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let caller = self.caller(&context)?;
+        let _held = self.hold(&caller, &context);
         let outcome = until_cancelled(&context, self.shared.sql(&caller, request)).await;
         Ok(match outcome {
             Ok(run) => ran(run),
@@ -264,10 +326,9 @@ impl ServerHandler for Tools {
     }
 }
 
-/// `work`, unless the client cancels the call (`notifications/cancelled`, or its session
-/// ends) first: then `work` is dropped, which cancels its run, database query included.
-/// (rmcp does not cancel a call whose HTTP request was merely dropped: that run goes on to
-/// its end.)
+/// `work`, unless the client cancels the call first (over stdio `notifications/cancelled`;
+/// over HTTP, closing the request, which is how the SDKs cancel there): then `work` is
+/// dropped, which cancels its run, database query included.
 async fn until_cancelled<T>(
     context: &RequestContext<RoleServer>,
     work: impl std::future::Future<Output = Result<T, ApiError>>,
@@ -294,16 +355,74 @@ pub async fn serve_stdio(shared: Arc<Shared>, caller: Caller) -> Result<(), crat
 
 /// The tools over streamable HTTP, for `/mcp` behind the API's authentication. Host
 /// checks are off: every request needs a key, which a page that rebinds a name to this
-/// server does not have.
-pub fn http_service(shared: Arc<Shared>) -> StreamableHttpService<Tools, LocalSessionManager> {
+/// server does not have. Each request is served on its own, with no session: then a
+/// client that goes away cancels its call, as it cancels an API request (a session's calls
+/// would run on to their end), and the key, not a session, is who asks anyway; a client's
+/// `notifications/cancelled` is read by [`cancellations`].
+pub fn http_service(shared: Arc<Shared>) -> axum::Router {
     let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
         .disable_allowed_hosts()
         .with_max_request_body_bytes(shared.limits().max_body_bytes);
-    StreamableHttpService::new(
-        move || Ok(Tools::new(Arc::clone(&shared), None)),
+    let in_flight = Arc::new(InFlight::default());
+    let max_body = shared.limits().max_body_bytes;
+    let held = Arc::clone(&in_flight);
+    let service: StreamableHttpService<Tools, LocalSessionManager> = StreamableHttpService::new(
+        move || {
+            let mut tools = Tools::new(Arc::clone(&shared), None);
+            tools.in_flight = Some(Arc::clone(&held));
+            Ok(tools)
+        },
         Arc::new(LocalSessionManager::default()),
         config,
-    )
+    );
+    axum::Router::new()
+        .fallback_service(service)
+        .layer(axum::middleware::from_fn_with_state(
+            (in_flight, max_body),
+            cancellations,
+        ))
+}
+
+/// Reads each POST's JSON-RPC message on its way to rmcp: a `notifications/cancelled`
+/// cancels the call it names, if the same key made it. Everything goes on to rmcp as it
+/// came (which acknowledges a notification, and answers a body too large for it).
+async fn cancellations(
+    axum::extract::State((in_flight, max_body)): axum::extract::State<(Arc<InFlight>, usize)>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if request.method() != axum::http::Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    // One byte past the limit is enough for rmcp to refuse the body as too large.
+    let bytes = match axum::body::to_bytes(body, max_body.saturating_add(1)).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let refused = ApiError::new(
+                ErrorCode::PayloadTooLarge,
+                format!("the body is over {max_body} bytes, or could not be read whole: {e}"),
+            );
+            return axum::response::IntoResponse::into_response(crate::types::Failure(refused));
+        }
+    };
+    if let Ok(JsonRpcMessage::Notification(n)) =
+        serde_json::from_slice::<ClientJsonRpcMessage>(&bytes)
+    {
+        if let ClientNotification::CancelledNotification(c) = n.notification {
+            if let (Some(caller), Some(id)) =
+                (parts.extensions.get::<Caller>(), &c.params.request_id)
+            {
+                in_flight.cancel(&caller.key_id, id);
+            }
+        }
+    }
+    next.run(axum::extract::Request::from_parts(
+        parts,
+        axum::body::Body::from(bytes),
+    ))
+    .await
 }
 
 fn json_result(value: &impl Serialize) -> CallToolResult {

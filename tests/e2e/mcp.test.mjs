@@ -163,11 +163,33 @@ test("MCP over streamable HTTP at /mcp, authenticated like the API", async () =>
     } finally {
       await viewer.close();
     }
+    // The runs of SQL the server logged, oldest first.
+    const sqlRuns = () =>
+      server
+        .log()
+        .split("\n")
+        .filter((l) => l.includes('"target":"nl2sql::run"') && l.includes('"work":"sql"'))
+        .map((l) => JSON.parse(l).fields);
     const admin = await connect(ADMIN);
     try {
       const ran = await admin.callTool({ name: "run_sql", arguments: { sql: "SELECT COUNT(*) AS n FROM Customer c", datasource: "chinook" } });
       assert.notEqual(ran.isError, true, text(ran));
       assert.deepEqual(parsed(ran).rows, [[59]]);
+      // A call the client gives up (its signal aborted) stops its query in the database:
+      // the server logs the run as cancelled, well before the query could have ended.
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), 300);
+      const before = sqlRuns().length;
+      const endless = "SELECT COUNT(*) AS n FROM Track a JOIN Track b ON a.GenreId = b.GenreId JOIN Track c ON b.GenreId = c.GenreId";
+      await assert.rejects(
+        admin.callTool({ name: "run_sql", arguments: { sql: endless, datasource: "chinook" } }, undefined, { signal: stop.signal }),
+        /abort/i,
+      );
+      const until = Date.now() + 10_000;
+      while (sqlRuns().length <= before && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      const cancelled = sqlRuns()[before];
+      assert.equal(cancelled?.outcome, "CANCELLED", JSON.stringify(sqlRuns()));
+      assert.ok(cancelled.duration_ms < 2_000, `the query ran ${cancelled.duration_ms} ms`);
     } finally {
       await admin.close();
     }
