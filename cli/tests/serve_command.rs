@@ -1114,3 +1114,65 @@ fn a_datasource_left_out_is_listed_by_code_and_used_once_it_reads() {
     server.assert_no_secret(&[]);
     assert!(!server.log().contains("hunter2"));
 }
+
+/// A Prometheus scrape after a question, a query, a refusal and a request for nothing:
+/// each counted by route and status, each run by kind and outcome code, the model's calls
+/// and tokens; no key, role, datasource, table or path a client made up in the text.
+#[test]
+fn metrics_count_requests_runs_and_model_use_and_name_nothing() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    album_fixtures(&mock);
+    let server = Server::start(&mock, "m", &[]);
+    let body = serde_json::json!({"question": ALBUMS}).to_string();
+    let (status, asked) = server.call("POST", "/api/v1/ask", Some(ADMIN), Some(&body));
+    assert_eq!(status, 200, "{asked}");
+    let counted = server.sql(
+        ADMIN,
+        serde_json::json!({"sql": "SELECT COUNT(*) FROM Album", "datasource": "chinook"}),
+    );
+    assert_eq!(counted.rows, vec![vec![Value::Integer(347)]]);
+    let hidden =
+        serde_json::json!({"sql": "SELECT e.LastName FROM Employee e", "datasource": "chinook"});
+    let refused = server.sql(VIEWER, hidden);
+    assert_eq!(refused.errors[0].error_code, ErrorCode::SecurityViolation);
+    let (status, _) = server.call("GET", "/made-up-path-Employee", Some(ADMIN), None);
+    assert_eq!(status, 404);
+
+    let (status, text) = server.call("GET", "/metrics", None, None);
+    assert_eq!(status, 200, "{text}");
+    let value = |series: &str| -> f64 {
+        (text.lines())
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("no {series} in:\n{text}"))
+    };
+    assert_eq!(value(r#"nl2sql_runs_total{work="ask",outcome="ok"}"#), 1.0);
+    assert_eq!(value(r#"nl2sql_runs_total{work="sql",outcome="ok"}"#), 1.0);
+    assert_eq!(
+        value(r#"nl2sql_runs_total{work="sql",outcome="SECURITY_VIOLATION"}"#),
+        1.0
+    );
+    assert_eq!(
+        value(r#"nl2sql_http_requests_total{method="POST",route="/api/v1/sql",status="200"}"#),
+        2.0
+    );
+    assert_eq!(
+        value(r#"nl2sql_http_requests_total{method="GET",route="unmatched",status="404"}"#),
+        1.0
+    );
+    // The question's answerability check, its plan and its written answer.
+    assert_eq!(value("nl2sql_model_calls_total"), 3.0);
+    assert!(value(r#"nl2sql_model_tokens_total{direction="in"}"#) > 0.0);
+    assert_eq!(
+        value(r#"nl2sql_run_duration_seconds_count{work="sql"}"#),
+        2.0
+    );
+    assert!(value("nl2sql_query_duration_seconds_count") >= 3.0);
+    assert_eq!(value("nl2sql_datasources_unavailable"), 0.0);
+    for hidden in ["chinook", "Album", "Employee", "admin", "viewer", "env-"] {
+        assert!(
+            !text.contains(hidden),
+            "the metrics name {hidden:?}:\n{text}"
+        );
+    }
+    server.assert_no_secret(&[&text]);
+}

@@ -77,12 +77,16 @@ pub fn router(state: AppState) -> Router {
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
     Router::new()
         .route("/healthz", get(health))
+        .route("/metrics", get(metrics))
         .route("/api/v1/openapi.json", get(openapi))
         .merge(authenticated)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))
-        .layer(middleware::from_fn(crate::log::request))
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&state.shared),
+            crate::log::request,
+        ))
         .layer(cors())
         .with_state(state)
 }
@@ -182,6 +186,29 @@ async fn health(State(state): State<AppState>) -> Json<Health> {
         version: env!("CARGO_PKG_VERSION").into(),
         engine_threads: state.shared.lanes(),
     })
+}
+
+/// Prometheus's scrape: no key needed, as nothing in it names a key, a role or a datasource.
+async fn metrics(State(state): State<AppState>) -> Response {
+    match state
+        .shared
+        .metrics()
+        .encode(state.shared.unavailable_count())
+    {
+        Ok(text) => (
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(e) => Failure(ApiError::new(
+            ErrorCode::Internal,
+            format!("the metrics could not be written: {e}"),
+        ))
+        .into_response(),
+    }
 }
 
 async fn openapi(State(state): State<AppState>) -> Response {

@@ -7,6 +7,7 @@
 //! again every so often and, once it reads, every engine thread adds it before its next
 //! job ([`Known`]).
 
+use crate::metrics::Metrics;
 use nl2sql_core::api::Streamed;
 use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::error::Error;
@@ -176,6 +177,7 @@ impl Lanes {
         (provider, run): (&ProviderConfig, &RunConfig),
         count: usize,
         retry: Duration,
+        metrics: Arc<Metrics>,
     ) -> Result<Lanes, String> {
         let count = count.max(1);
         let (reads, unavailable) = read_once(spec)?;
@@ -190,6 +192,7 @@ impl Lanes {
             let (spec, provider, run) = (spec.clone(), provider.clone(), run.clone());
             let (reads, jobs) = (Arc::clone(&reads), Arc::clone(&jobs));
             let (approved, known) = (Arc::clone(&approved), Arc::clone(&known));
+            let metrics = Arc::clone(&metrics);
             std::thread::Builder::new()
                 .name(format!("nl2sql-engine-{n}"))
                 .spawn(move || {
@@ -198,6 +201,7 @@ impl Lanes {
                         jobs: &jobs,
                         approved: &approved,
                         known: &known,
+                        metrics: &metrics,
                     };
                     lane(&spec, (provider, run), (reads, unavailable), shared, &ready);
                 })
@@ -389,6 +393,7 @@ struct Catching<'a> {
     jobs: &'a Mutex<mpsc::Receiver<Job>>,
     approved: &'a Approved,
     known: &'a Shared,
+    metrics: &'a Metrics,
 }
 
 /// One engine thread: its own connections and service, then jobs until the queue closes.
@@ -403,6 +408,7 @@ fn lane(
         jobs,
         approved,
         known,
+        metrics,
     } = shared;
     let interrupt = Interrupt::new();
     let service = spec.sources().and_then(|sources| {
@@ -452,15 +458,22 @@ fn lane(
         interrupt.clear();
         drop(job.permit);
         let cancelled = job.cancel.load(std::sync::atomic::Ordering::SeqCst);
+        let took = started.elapsed();
         tracing::info!(
             target: "nl2sql::run",
             work = kind,
             key = %job.key,
             outcome = outcome(&reply),
             cancelled,
-            duration_ms = started.elapsed().as_millis() as u64,
+            duration_ms = took.as_millis() as u64,
             "run"
         );
+        metrics.run(kind, outcome(&reply), cancelled, took.as_secs_f64());
+        match &reply {
+            Reply::Ask(result) => metrics.asked(result),
+            Reply::Sql(_) => metrics.queried(took.as_secs_f64()),
+            _ => {}
+        }
         // The caller may have gone; its run was cancelled then, and nobody reads this.
         let _ = job.reply.send(reply);
     }

@@ -14,6 +14,7 @@ pub mod auth;
 pub mod lanes;
 pub mod log;
 pub mod mcp;
+pub mod metrics;
 pub mod openapi;
 pub mod shared;
 pub mod types;

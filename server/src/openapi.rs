@@ -23,6 +23,8 @@ enum Answer {
     Events(Value),
     /// No content (204).
     Empty,
+    /// Prometheus's text format.
+    Metrics,
 }
 
 /// One route.
@@ -58,6 +60,12 @@ pub fn document() -> String {
             Answer::Json(schema) => json!({
                 "description": "OK",
                 "content": { "application/json": { "schema": schema } }
+            }),
+            Answer::Metrics => json!({
+                "description": "Counters and histograms in the OpenMetrics text format \
+                                (`nl2sql_*`: requests, runs by outcome code, cancels, model \
+                                calls, tokens and cost, query times, datasources left out)",
+                "content": { "application/openmetrics-text": { "schema": { "type": "string" } } }
             }),
             Answer::Events(schema) => json!({
                 "description": "Server-sent events: the engine's events in order (`node_started`, \
@@ -150,6 +158,15 @@ fn routes(g: &mut SchemaGenerator) -> Vec<Route> {
             summary: "Whether the server is up",
             body: None,
             answer: Answer::Json(of::<Health>(g)),
+            authenticated: false,
+            errors: &[],
+        },
+        Route {
+            method: "get",
+            path: "/metrics",
+            summary: "What the server counts, for Prometheus (no key: it names no key, role or datasource)",
+            body: None,
+            answer: Answer::Metrics,
             authenticated: false,
             errors: &[],
         },

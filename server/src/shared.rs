@@ -3,6 +3,7 @@
 
 use crate::auth::Caller;
 use crate::lanes::{Lanes, Reply, Work};
+use crate::metrics::Metrics;
 use crate::types::{
     ApiError, DatasourceSummary, ErrorBody, ErrorCode, FeedbackRequest, Question, RouteRequest,
     SqlRequest,
@@ -71,6 +72,8 @@ pub struct Shared {
     /// Feedback and the verified queries it proposed, and the file they are kept in.
     feedback: Mutex<FeedbackBook>,
     feedback_file: PathBuf,
+    /// What `/metrics` reports.
+    metrics: Arc<Metrics>,
 }
 
 /// Sets its run's cancel flag when dropped, unless the run was seen to its end: a client
@@ -126,11 +129,13 @@ impl Shared {
         let policies = sources.policies();
         let feedback_file = feedback_file::feedback_path(&sources);
         let book = feedback_file::load(&feedback_file).map_err(|e| StartError(e.to_string()))?;
+        let metrics = Arc::new(Metrics::new());
         let lanes = Lanes::start(
             &options.sources,
             (&options.provider, &options.run),
             options.lanes,
             options.retry,
+            Arc::clone(&metrics),
         )
         .map_err(StartError)?;
         lanes.approved().set(book.approved());
@@ -142,6 +147,7 @@ impl Shared {
             in_flight: Mutex::default(),
             feedback: Mutex::new(book),
             feedback_file,
+            metrics,
         })
     }
 
@@ -269,6 +275,11 @@ impl Shared {
     /// Who may read what.
     pub fn policies(&self) -> &Policies {
         &self.policies
+    }
+
+    /// What `/metrics` reports.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
     }
 
     /// The request and run limits.
