@@ -18,7 +18,7 @@ pub struct Args {
     replace: bool,
 }
 
-/// Runs `nl2sql copy`: progress on stderr, a summary on stdout.
+/// Runs `nl2sql copy`: progress on stderr (a spinner on a terminal), a summary on stdout.
 pub fn run(args: &Args) -> Result<(), Failure> {
     if !args.source.is_file() {
         return Err(Failure::Runtime(format!(
@@ -27,10 +27,12 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         )));
     }
     let target = Address::parse(&args.target).map_err(crate::source_failure)?;
+    let progress = crate::progress::Progress::spinner(&format!("copying into {target}"));
     let report = nl2sql_native::copy::copy(&args.source, &target, args.replace, &mut |line| {
-        eprintln!("{line}");
+        progress.say(line);
     })
     .map_err(crate::source_failure)?;
+    drop(progress);
     let rows: u64 = report.tables.iter().map(|(_, n)| n).sum();
     println!(
         "copied {} tables, {rows} rows, into {target}",

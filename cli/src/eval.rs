@@ -205,7 +205,10 @@ fn answers(
     let mut board = Vec::new();
     let mut spent = 0.0;
     let mut stopped = false;
-    'cases: for case in cases.iter().filter(|c| c.kind == "answer") {
+    let answer_cases = cases.iter().filter(|c| c.kind == "answer");
+    let progress = crate::progress::Progress::counted(answer_cases.clone().count() as u64, "cases");
+    'cases: for case in answer_cases {
+        progress.step();
         let want = case.gold_rows();
         for (role, expected) in case.roles(&o.roles) {
             if o.max_cost.is_some_and(|cap| spent >= cap) {
@@ -349,7 +352,9 @@ fn retrieval(
     roles: &[String],
 ) -> Result<(Json, Board), Failure> {
     let mut board = Vec::new();
+    let progress = crate::progress::Progress::counted(cases.len() as u64, "cases");
     for case in cases {
+        progress.step();
         let role = roles.first().cloned().unwrap_or_else(|| "admin".into());
         let asked_as = std::slice::from_ref(&role);
         let routing = pollster::block_on(service.route(&case.question, asked_as))

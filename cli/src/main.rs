@@ -7,6 +7,7 @@ mod copy;
 mod eval;
 mod feedback;
 mod init;
+mod progress;
 mod query;
 mod routing;
 mod schema;

@@ -172,6 +172,10 @@ impl IndexArgs {
             None => sources.embedder().map_err(source_failure)?,
         };
         let started = Instant::now();
+        let progress = crate::progress::Progress::spinner(&format!(
+            "reading and indexing {} datasources",
+            sources.ids().len()
+        ));
         let (workspace, cache) = sources
             .workspace_with(Reading {
                 policies: sources.policies(),
@@ -180,6 +184,7 @@ impl IndexArgs {
                 fresh,
             })
             .map_err(embed_failure)?;
+        drop(progress);
         let build_ms = started.elapsed().as_secs_f64() * 1e3;
         crate::say_cache_problems(&cache);
         let service = Service::new(

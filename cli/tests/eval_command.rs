@@ -133,3 +133,36 @@ fn retrieval_mode_measures_routing_and_recall_without_a_model() {
     assert_eq!(named("wordllama"), 2, "{saved:?}");
     let _ = std::fs::remove_dir_all(out);
 }
+
+/// On a terminal (`script` gives the command one) an evaluation draws its progress bar on
+/// standard error; piped, as everywhere else in these tests, it draws nothing.
+#[cfg(unix)]
+#[test]
+fn an_evaluation_shows_its_progress_on_a_terminal_only() {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let out = std::env::temp_dir().join(format!("nl2sql-eval-progress-{}", std::process::id()));
+    let args = format!(
+        "'{}' eval --mode retrieval --embedder lexical --suite '{}' --data '{}' --out '{}'",
+        env!("CARGO_BIN_EXE_nl2sql"),
+        data.join("routing.yaml").display(),
+        data.display(),
+        out.display()
+    );
+    let on_terminal = Command::new("script")
+        .args(["-qfec", &args, "/dev/null"])
+        .env_remove("CI")
+        .output()
+        .expect("script runs");
+    assert!(on_terminal.status.success(), "{on_terminal:?}");
+    let drawn = String::from_utf8_lossy(&on_terminal.stdout);
+    assert!(drawn.contains("/78 cases ("), "{drawn}");
+    let piped = Command::new("sh")
+        .args(["-c", &args])
+        .env_remove("CI")
+        .output()
+        .expect("the nl2sql binary runs");
+    assert!(piped.status.success());
+    let said = String::from_utf8_lossy(&piped.stderr);
+    assert!(!said.contains("cases ("), "{said}");
+    let _ = std::fs::remove_dir_all(out);
+}
