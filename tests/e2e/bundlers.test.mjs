@@ -123,6 +123,42 @@ test("Vite: the dev server and a production build", async () => {
   await served(path.join(dir, "dist"), "Vite build", "bundler-vite-build.png");
 });
 
+test("the README's example, verbatim, in a Vite build, when the provider cannot be reached", async () => {
+  const dir = app("vite");
+  chinook(path.join(dir, "public"));
+  // The package README's first example, exactly as written, is the app's main.js.
+  const readme = fs.readFileSync(path.join(PKG, "README.md"), "utf8");
+  const example = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((code) => code.startsWith("// main.js"));
+  assert.ok(example, "the README has its // main.js example");
+  fs.writeFileSync(path.join(dir, "main.js"), example);
+  // The page the example reads its key from; the key is no provider's.
+  fs.writeFileSync(
+    path.join(dir, "index.html"),
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8" /><title>README example</title>' +
+      '<link rel="icon" href="data:," /></head><body><input id="openai-key" value="sk-readme-example-0000" />' +
+      '<script type="module" src="/main.js"></script></body></html>',
+  );
+  run(bin("vite"), ["build", "--logLevel", "warn"], dir);
+  const server = await serve(path.join(dir, "dist"), "/");
+  const { page, problems } = await openPage(browser.context);
+  try {
+    const warned = [];
+    page.on("console", (m) => m.type() === "warning" && warned.push(m.text()));
+    await page.goto(server.url);
+    // This closed network has no OpenAI: the question fails, and the example's own line
+    // prints why, by code; nothing throws.
+    const until = Date.now() + 60_000;
+    while (!warned.some((w) => /^PROVIDER_/.test(w)) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(warned.some((w) => /^PROVIDER_UNAVAILABLE /.test(w)), JSON.stringify({ warned, problems }));
+    // The browser's own line for the request it could not send is not the example's.
+    assert.deepEqual(problems.filter((p) => !/net::ERR_|Failed to load resource/.test(p)), []);
+    console.log(`the README's example: the question failed with ${warned.find((w) => /^PROVIDER_/.test(w))?.split(" ")[0]}, said by its own line; no error thrown`);
+  } finally {
+    await page.close();
+    await server.close();
+  }
+});
+
 test("webpack 5: a production build", async () => {
   const dir = app("webpack");
   run(bin("webpack"), ["--config", "webpack.config.js"], dir);
