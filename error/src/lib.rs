@@ -240,6 +240,10 @@ codes! {
     /// The server's answer could not be read.
     ServerResponseUnreadable = "SERVER_RESPONSE_UNREADABLE", None;
 
+    // The npm package itself.
+    /// An engine was used after its `free()`: a new one is needed.
+    EngineFreed = "ENGINE_FREED", None;
+
     // Outside the engine: the command line's own work.
     /// `nl2sql copy` could not copy a database.
     CopyFailed = "COPY_FAILED", None;

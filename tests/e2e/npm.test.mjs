@@ -87,6 +87,7 @@ test("the packed npm package installs into a web app and answers a question", as
       csv: [[], 15, "bigint", "9007199254740993"],
       ragged: ["DATASOURCE_UNREADABLE", true],
       noWorker: ["DATASOURCE_UNREADABLE", true],
+      freed: ["ENGINE_FREED", "ENGINE_FREED"],
       datasources: ["chinook", "sales"],
       feedback: ["right", "proposed", "APPROVAL_NOT_ALLOWED", 1, "FEEDBACK_UNREADABLE", 1],
     });

@@ -253,6 +253,9 @@ fn produce(env: &Env, code: ErrorCode) -> Vec<ErrorCode> {
         | ErrorCode::ServerUnreachable
         | ErrorCode::ServerTimeout
         | ErrorCode::ServerResponseUnreadable => vec![code],
+        // Raised by the npm package's JavaScript around the generated bindings (xtask's
+        // npm.rs adds it; tests/e2e/npm-app/app.js uses an engine after free()).
+        ErrorCode::EngineFreed => vec![code],
         ErrorCode::StatisticsIncomplete => statistics_incomplete(),
         ErrorCode::DatasourceNotFound => {
             let ws = workspace(Default::default());

@@ -64,6 +64,7 @@ pub fn build(project: &Project) -> Result<(), Failure> {
         )
         .run("wasm-opt")?;
     declare_disposable(&pkg.join("nl2sql.d.ts"))?;
+    guard_freed(project, &pkg.join("nl2sql.js"))?;
     let manifest = fs::read_to_string(project.root.join("wasm/npm/package.json"))
         .map_err(|e| Failure(format!("wasm/npm/package.json: {e}")))?
         .replace("WORKSPACE_VERSION", env!("CARGO_PKG_VERSION"));
@@ -100,4 +101,22 @@ fn declare_disposable(declarations: &std::path::Path) -> Result<(), Failure> {
     }
     fs::write(declarations, format!("{reference}{text}"))
         .map_err(|e| Failure(format!("{}: {e}", declarations.display())))
+}
+
+/// Appends `wasm/npm/freed.js` to the generated module: an engine used after `free()` then
+/// fails with the code `ENGINE_FREED`, not the bindings' bare message.
+fn guard_freed(project: &Project, module: &std::path::Path) -> Result<(), Failure> {
+    let guard = project.root.join("wasm/npm/freed.js");
+    let guard =
+        fs::read_to_string(&guard).map_err(|e| Failure(format!("{}: {e}", guard.display())))?;
+    let text =
+        fs::read_to_string(module).map_err(|e| Failure(format!("{}: {e}", module.display())))?;
+    if !text.contains("export class Engine") {
+        return Err(Failure(format!(
+            "{} declares no Engine class to guard",
+            module.display()
+        )));
+    }
+    fs::write(module, format!("{text}{guard}"))
+        .map_err(|e| Failure(format!("{}: {e}", module.display())))
 }

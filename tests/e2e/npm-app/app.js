@@ -152,6 +152,19 @@ async function main() {
   const noWorker = await misplaced
     .addDatasource({ id: "sales", description: "Sales.", name: "sales.csv", bytes: csv })
     .then(() => "added", (e) => [e.code, /did not load from .*nowhere\/duckdb\.worker\.js/.test(e.message)]);
+  // An engine used after free() says so by code: a promise rejects, a plain call throws.
+  misplaced.free();
+  const freed = [
+    await misplaced.sql("SELECT 1").then(() => "ran", (e) => e.code),
+    (() => {
+      try {
+        misplaced.datasources();
+        return "listed";
+      } catch (e) {
+        return e.code;
+      }
+    })(),
+  ];
   // Right proposes a verified query; the reader's role may not approve it.
   const recorded = engine.feedback(result, "right", { by: "example" });
   const approval = await engine
@@ -183,6 +196,7 @@ async function main() {
     csv: [sales.errors.map((e) => e.error_code), sales.rows[0]?.[0], typeof sales.rows[0]?.[1], String(sales.rows[0]?.[1])],
     ragged,
     noWorker,
+    freed,
     datasources: engine.datasources().map((d) => d.id),
     feedback: [recorded.entry.verdict, recorded.proposal?.status, approval, kept.proposals.length, unreadable, result.thread.turns.length],
   };
