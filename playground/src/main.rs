@@ -12,6 +12,8 @@ mod store;
 
 fn main() {
     console_error_panic_hook::set_once();
+    // When the page's wasm began to run: the download and compile of the engine before it.
+    browser::mark("wasm-ms", catalog::now_ms());
     // index.html paints a line while the wasm downloads; the app takes its place.
     if let Some(boot) = web_sys::window()
         .and_then(|w| w.document())
