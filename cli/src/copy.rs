@@ -29,7 +29,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     let target = Address::parse(&args.target).map_err(crate::source_failure)?;
     let progress = crate::progress::Progress::spinner(&format!("copying into {target}"));
     let report = nl2sql_native::copy::copy(&args.source, &target, args.replace, &mut |line| {
-        progress.say(line);
+        progress.line(line);
     })
     .map_err(crate::source_failure)?;
     drop(progress);

@@ -222,11 +222,11 @@ fn answers(
             board.push(board_line(case, &role, &expected, &want, &r));
             if !o.json {
                 let last = board.last().cloned().unwrap_or_default();
-                eprintln!(
+                progress.line(&format!(
                     "{} {role}: {}",
                     case.id,
                     if last["pass"] == true { "pass" } else { "FAIL" }
-                );
+                ));
             }
         }
     }

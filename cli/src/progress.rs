@@ -1,7 +1,7 @@
 //! Progress for the long commands (indexing, copying, evaluating), with `indicatif`: a bar
-//! when the work is counted, a spinner with the current step otherwise, drawn on standard
-//! error only when it is a terminal. Elsewhere (a pipe, a script, CI) nothing is drawn and
-//! each step is a plain line, as before.
+//! when the work is counted, a spinner otherwise, drawn on standard error only when it is a
+//! terminal, with the command's own lines printed above it. Elsewhere (a pipe, a script,
+//! CI) nothing is drawn and the lines are printed as before.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
@@ -38,13 +38,13 @@ impl Progress {
         self.0.inc(1);
     }
 
-    /// The step now under way: the spinner's message on a terminal, else a line on standard
-    /// error.
-    pub fn say(&self, line: &str) {
+    /// A line on standard error: above the bar on a terminal (which a plain print would
+    /// tear), as it is elsewhere.
+    pub fn line(&self, text: &str) {
         if self.0.is_hidden() {
-            eprintln!("{line}");
+            eprintln!("{text}");
         } else {
-            self.0.set_message(line.to_string());
+            self.0.println(text);
         }
     }
 }

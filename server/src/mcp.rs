@@ -326,8 +326,8 @@ impl ServerHandler for Tools {
     }
 }
 
-/// `work`, unless the client cancels the call first (over stdio `notifications/cancelled`;
-/// over HTTP, closing the request, which is how the SDKs cancel there): then `work` is
+/// `work`, unless the client cancels the call first (`notifications/cancelled`, which over
+/// HTTP [`cancellations`] reads; or, over HTTP, by closing its request): then `work` is
 /// dropped, which cancels its run, database query included.
 async fn until_cancelled<T>(
     context: &RequestContext<RoleServer>,

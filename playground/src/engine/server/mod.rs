@@ -88,8 +88,8 @@ impl Server {
 }
 
 /// Reads the list again, with growing waits, until nothing is left out or the server is no
-/// longer the engine (its listing dropped). A read that fails keeps the last list: the
-/// runs themselves say what is wrong with the server.
+/// longer the engine (its listing dropped). A read that fails keeps the last list and is
+/// said on the console: the runs themselves show what is wrong with the server.
 fn relist(remote: Remote, listing: Weak<RefCell<Listing>>, changed: Trigger) {
     spawn_local(async move {
         let mut wait = RELIST_FIRST_MS;
@@ -99,8 +99,16 @@ fn relist(remote: Remote, listing: Weak<RefCell<Listing>>, changed: Trigger) {
             if listing.upgrade().is_none() {
                 return;
             }
-            let Ok(listed) = remote.datasources(&FetchTransport::default()).await else {
-                continue;
+            let listed = match remote.datasources(&FetchTransport::default()).await {
+                Ok(listed) => listed,
+                Err(e) => {
+                    leptos::logging::warn!(
+                        "the server's datasources could not be read again: {} ({})",
+                        e.message,
+                        e.code
+                    );
+                    continue;
+                }
             };
             let Some(current) = listing.upgrade() else {
                 return;
