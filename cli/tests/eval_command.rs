@@ -4,13 +4,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn eval(suite: &str, mode: &str, out: &Path) -> serde_json::Value {
+    eval_demo(suite, mode, out, &[])
+}
+
+/// `nl2sql eval` over the demo databases, with `extra` options.
+fn eval_demo(suite: &str, mode: &str, out: &Path, extra: &[&str]) -> serde_json::Value {
     let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
-    eval_on(
-        suite,
-        mode,
-        out,
-        &["--data".into(), data.to_string_lossy().into_owned()],
-    )
+    let mut options = vec!["--data".to_string(), data.to_string_lossy().into_owned()];
+    options.extend(extra.iter().map(|o| o.to_string()));
+    eval_on(suite, mode, out, &options)
 }
 
 /// `nl2sql eval` over the databases `databases` (options) name.
@@ -104,14 +106,12 @@ fn retrieval_mode_measures_routing_and_recall_without_a_model() {
     assert_eq!(recall["metrics"]["table_recall"], 1.0);
     assert!(recall["metrics"]["column_recall"].as_f64() > Some(0.95));
     // The lexical embedder alone, asked for: every routing case first.
-    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
-    let lexical_args = [
-        "--data".to_string(),
-        data.to_string_lossy().into_owned(),
-        "--embedder".into(),
-        "lexical".into(),
-    ];
-    let lexical = eval_on("routing.yaml", "retrieval", &out, &lexical_args);
+    let lexical = eval_demo(
+        "routing.yaml",
+        "retrieval",
+        &out,
+        &["--embedder", "lexical"],
+    );
     assert_eq!(lexical["config"]["embedder"], "builtin-v1-512");
     assert_eq!(lexical["metrics"]["routing_top1"], 1.0);
     // Two runs with one embedder, two records: none overwritten.

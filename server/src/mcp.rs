@@ -25,6 +25,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde::Serialize;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Rows an answer carries to the model: enough to read, few enough for its context.
@@ -49,6 +50,8 @@ pub struct Tools {
 #[derive(Default)]
 pub struct InFlight {
     calls: Mutex<Vec<Call>>,
+    /// Each held call's number, so its guard removes it alone.
+    next: AtomicU64,
 }
 
 type Call = (u64, String, RequestId, Box<dyn Fn() + Send>);
@@ -56,8 +59,8 @@ type Call = (u64, String, RequestId, Box<dyn Fn() + Send>);
 impl InFlight {
     /// Holds `cancel` for `request` of `key` until the returned guard is dropped.
     fn hold(self: &Arc<Self>, key: &str, request: RequestId, cancel: Box<dyn Fn() + Send>) -> Held {
+        let serial = self.next.fetch_add(1, Ordering::Relaxed);
         let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
-        let serial = calls.iter().map(|c| c.0).max().map_or(0, |m| m + 1);
         calls.push((serial, key.to_string(), request, cancel));
         Held {
             in_flight: Arc::clone(self),
