@@ -11,7 +11,7 @@ use nl2sql_wasm::{demo_session, js_message, DatabaseHost, DuckDbUrls, Session, W
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-/// sql.js and its wasm, copied next to the page by Trunk, loaded by the databases'
+/// sql.js and its wasm, copied next to the page by its build, loaded by the databases'
 /// workers; relative so any sub-path works.
 const SQLJS_URL: &str = "sql-wasm.js";
 const SQLJS_WASM_URL: &str = "sql-wasm.wasm";

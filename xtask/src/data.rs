@@ -41,7 +41,7 @@ const FILES: [(&str, &str, &str); 5] = [
     ),
 ];
 
-/// Where `nl2sql catalogue` writes the demo databases read ahead (Trunk copies it to
+/// Where `nl2sql catalogue` writes the demo databases read ahead (the page build copies it to
 /// `dist/data/`).
 const CATALOGUE: &str = "demo-catalogue.json";
 

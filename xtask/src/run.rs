@@ -16,8 +16,8 @@ pub struct Project {
 
 impl Project {
     /// The workspace root (xtask's parent folder), with PATH set up so that npm binaryen's
-    /// wasm-opt and cargo-installed tools come first: Trunk and wasm-pack pick up whatever
-    /// wasm-opt they find, and Debian's is too old (it corrupts wasm-bindgen's output).
+    /// wasm-opt and cargo-installed tools come first: Debian's wasm-opt is too old (it
+    /// corrupts wasm-bindgen's output).
     pub fn locate() -> Result<Project, Failure> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()
@@ -42,7 +42,6 @@ impl Project {
             .args(args)
             .current_dir(&self.root)
             .env("PATH", &self.path)
-            .env("TRUNK_SKIP_VERSION_CHECK", "true")
             .env("NL2SQL_DIST", self.root.join("dist"));
         if let Some(driver) = self.find("chromedriver") {
             command.env("CHROMEDRIVER", driver);

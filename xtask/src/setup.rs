@@ -1,6 +1,6 @@
 //! The idempotent set-up: checks each tool and installs only what is missing or at the
 //! wrong version. Everything comes from the package registries (crates.io, npm, Debian);
-//! nothing is downloaded from anywhere else, and Trunk is pinned so it never tries.
+//! nothing is downloaded from anywhere else.
 
 use crate::data;
 use crate::run::{apt_install, hex, Failure, Project};
@@ -8,15 +8,15 @@ use sha2::{Digest, Sha256};
 use std::fs;
 
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
-/// The last Trunk whose minimum Rust is at most ours (0.22 needs rustc 1.96.1).
-const TRUNK_VERSION: &str = "0.21.14";
 
 pub fn ensure(project: &Project) -> Result<(), Failure> {
     println!("==> set-up");
-    let pins = Pins::read(project)?;
+    let cargo_lock = fs::read_to_string(project.root.join("Cargo.lock"))
+        .map_err(|e| Failure(format!("cannot read Cargo.lock: {e}")))?;
+    let wasm_bindgen = locked_version(&cargo_lock, "wasm-bindgen")
+        .ok_or_else(|| Failure("Cargo.lock does not lock wasm-bindgen".into()))?;
     wasm_target(project)?;
-    wasm_bindgen_cli(project, &pins.wasm_bindgen)?;
-    trunk(project)?;
+    wasm_bindgen_cli(project, &wasm_bindgen)?;
     npm_packages(project)?;
     duckdb_library(project)?;
     duckdb_wasm(project)?;
@@ -27,44 +27,6 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
     data::ensure(project)?;
     crate::embedder::ensure(project)?;
     data::ensure_catalogue(project)
-}
-
-/// Tool versions recorded in more than one file, which must agree: Trunk downloads any
-/// tool whose pin in Trunk.toml differs from the one installed, and it cannot download here.
-struct Pins {
-    wasm_bindgen: String,
-}
-
-impl Pins {
-    fn read(project: &Project) -> Result<Pins, Failure> {
-        let read = |name: &str| {
-            fs::read_to_string(project.root.join(name))
-                .map_err(|e| Failure(format!("cannot read {name}: {e}")))
-        };
-        let (cargo_lock, npm_lock, trunk_toml) = (
-            read("Cargo.lock")?,
-            read("package-lock.json")?,
-            read("Trunk.toml")?,
-        );
-        let wasm_bindgen = locked_version(&cargo_lock, "wasm-bindgen")
-            .ok_or_else(|| Failure("Cargo.lock does not lock wasm-bindgen".into()))?;
-        let binaryen = npm_locked_version(&npm_lock, "binaryen")
-            .ok_or_else(|| Failure("package-lock.json does not lock binaryen".into()))?;
-        let binaryen_major = binaryen.split('.').next().unwrap_or_default();
-        for (key, wanted) in [
-            ("wasm_bindgen", wasm_bindgen.clone()),
-            ("wasm_opt", format!("version_{binaryen_major}")),
-        ] {
-            let pinned = toml_string(&trunk_toml, key);
-            if pinned.as_deref() != Some(wanted.as_str()) {
-                return Err(Failure(format!(
-                    "Trunk.toml pins {key} = {pinned:?} but the lock files give {wanted:?}; \
-                     make them equal, or Trunk will try to download the tool"
-                )));
-            }
-        }
-        Ok(Pins { wasm_bindgen })
-    }
 }
 
 fn wasm_target(project: &Project) -> Result<(), Failure> {
@@ -105,7 +67,7 @@ fn target_in_sysroot(project: &Project) -> bool {
 }
 
 /// wasm-bindgen-cli must equal the wasm-bindgen crate in Cargo.lock, or its output does not
-/// match the generated glue (and Trunk would try to download the right one).
+/// match the generated glue.
 fn wasm_bindgen_cli(project: &Project, wanted: &str) -> Result<(), Failure> {
     let have = project.version_of("wasm-bindgen");
     if have.as_deref() == Some(&format!("wasm-bindgen {wanted}")) {
@@ -123,23 +85,6 @@ fn wasm_bindgen_cli(project: &Project, wanted: &str) -> Result<(), Failure> {
             wanted,
         ])
         .run("cargo install wasm-bindgen-cli")
-}
-
-fn trunk(project: &Project) -> Result<(), Failure> {
-    if project.version_of("trunk").as_deref() == Some(&format!("trunk {TRUNK_VERSION}")) {
-        return ok(&format!("trunk {TRUNK_VERSION}"));
-    }
-    println!("    installing trunk {TRUNK_VERSION}; about 9 minutes on two cores");
-    project
-        .cargo(&[
-            "install",
-            "--locked",
-            "--force",
-            "trunk",
-            "--version",
-            TRUNK_VERSION,
-        ])
-        .run("cargo install trunk")
 }
 
 /// `npm ci` from the committed lock file, skipped when node_modules was installed from
@@ -336,28 +281,6 @@ fn locked_version(lock: &str, package: &str) -> Option<String> {
     Some(version.trim_end_matches('"').to_string())
 }
 
-/// The version package-lock.json records for a top-level npm package.
-fn npm_locked_version(lock: &str, package: &str) -> Option<String> {
-    let at = lock.find(&format!("\"node_modules/{package}\""))?;
-    let rest = &lock[at..];
-    let version = rest.split("\"version\":").nth(1)?.trim_start();
-    Some(
-        version
-            .trim_start_matches('"')
-            .split('"')
-            .next()?
-            .to_string(),
-    )
-}
-
-/// The string value of `key = "…"` in a small TOML file (first occurrence).
-fn toml_string(toml: &str, key: &str) -> Option<String> {
-    toml.lines().find_map(|line| {
-        let (k, v) = line.split_once('=')?;
-        (k.trim() == key).then(|| v.trim().trim_matches('"').to_string())
-    })
-}
-
 fn ok(what: &str) -> Result<(), Failure> {
     println!("    ok  {what}");
     Ok(())
@@ -376,28 +299,6 @@ mod tests {
             Some("0.2.130")
         );
         assert_eq!(locked_version(lock, "trunk"), None);
-    }
-
-    #[test]
-    fn reads_npm_and_trunk_pins() {
-        let npm =
-            r#"{ "packages": { "node_modules/binaryen": { "version": "132.0.0", "dev": true } } }"#;
-        assert_eq!(
-            npm_locked_version(npm, "binaryen").as_deref(),
-            Some("132.0.0")
-        );
-        assert_eq!(npm_locked_version(npm, "sql.js"), None);
-        let toml =
-            "[tools]\n# a comment\nwasm_bindgen = \"0.2.130\"   \nwasm_opt = \"version_132\"\n";
-        assert_eq!(
-            toml_string(toml, "wasm_opt").as_deref(),
-            Some("version_132")
-        );
-        assert_eq!(
-            toml_string(toml, "wasm_bindgen").as_deref(),
-            Some("0.2.130")
-        );
-        assert_eq!(toml_string(toml, "wasm"), None);
     }
 
     #[test]
