@@ -4,7 +4,7 @@
 //! approves approves, and the approved query then answers with no model call.
 
 use nl2sql_tests::mock::MockProvider;
-use nl2sql_tests::pipeline::{col, count_all, on_chinook};
+use nl2sql_tests::pipeline::{col, count_all, judged, on_chinook};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -87,6 +87,18 @@ fn a_chat_follows_up_shows_its_sql_takes_feedback_and_starts_fresh() {
     );
     teach(&mock, "and only Germany?", &germany);
     teach(&mock, "How many tracks does the store sell?", &tracks);
+    mock.add([
+        judged(
+            "and only Germany?",
+            true,
+            "It narrows the last answer to Germany.",
+        ),
+        judged(
+            "How many tracks does the store sell?",
+            false,
+            "Tracks are a subject of their own.",
+        ),
+    ]);
     let dir = workdir("chat");
     let mut args = vec!["chat".to_string()];
     args.extend(model(&mock));
@@ -100,7 +112,7 @@ fn a_chat_follows_up_shows_its_sql_takes_feedback_and_starts_fresh() {
         "the first answer's rows: {said}"
     );
     assert!(
-        said.contains("(follows up: it opens with \"and\")"),
+        said.contains("(follows up: It narrows the last answer to Germany.)"),
         "{said}"
     );
     assert!(said.contains("+ "), "the plan's change is shown: {said}");
@@ -119,7 +131,7 @@ fn a_chat_follows_up_shows_its_sql_takes_feedback_and_starts_fresh() {
         "{said}"
     );
     assert!(
-        said.contains("(a new thread: it names its own subject)"),
+        said.contains("(a new thread: Tracks are a subject of their own.)"),
         "{said}"
     );
     assert!(said.contains("3503"), "the track count: {said}");

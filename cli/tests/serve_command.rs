@@ -927,6 +927,11 @@ fn threads_feedback_and_approval_over_the_api() {
         "and only Germany?",
         &germany,
     ));
+    mock.add([nl2sql_tests::pipeline::judged(
+        "and only Germany?",
+        true,
+        "It narrows the last answer to Germany.",
+    )]);
     let server = Server::start(&mock, "gpt-5.4", &["--answer", "template"]);
     let ask = |body: serde_json::Value| -> QueryResult {
         let (status, text) = server.call(

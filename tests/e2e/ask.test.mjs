@@ -377,6 +377,8 @@ const onChinook = (question, answer) => [
   { name: "answerability", question: `Question: ${question}`, answer: { datasources: ["chinook"], combine: false, reason: "Invoices are in the music store." } },
   { name: "plan", question: `Question: ${question}`, answer },
 ];
+// The model's judgement that a question continues its thread, or starts fresh.
+const judged = (question, continues, reason) => ({ name: "continuation", question: `New question: ${question}`, answer: { continues, reason } });
 const BY_COUNTRY = "How many invoices are there per billing country?";
 const ONLY_GERMANY = "and only Germany?";
 const BY_CITY = "Now group them by billing city instead";
@@ -395,6 +397,9 @@ test("a thread: follow-ups stack as turns and show what their plan changed; a ne
       group_by: [{ expr: col("i", "BillingCity") }],
     }),
     ...onChinook(TRACKS, { tables: [{ name: "Track", alias: "t" }], select_items: [{ expr: count, alias: "tracks" }] }),
+    judged(ONLY_GERMANY, true, "It narrows the last answer to Germany."),
+    judged(BY_CITY, true, "It regroups the same invoices."),
+    judged(TRACKS, false, "Tracks are a subject of their own."),
   ]);
   const { page, problems } = await openReady({ run: { answer: "template" } });
   try {
@@ -408,7 +413,7 @@ test("a thread: follow-ups stack as turns and show what their plan changed; a ne
     assert.equal(await page.locator("#turns li.turn").count(), 1);
     const card = page.locator(".answer-card .follow-up");
     assert.equal(await card.getAttribute("data-continued"), "true");
-    assert.match(await card.locator(".follow-up-reason").textContent(), /opens with "and"/);
+    assert.match(await card.locator(".follow-up-reason").textContent(), /narrows the last answer to Germany/);
     assert.match(await card.locator('.change[data-change="added"]').textContent(), /filter: .*Germany/);
     assert.equal(await page.locator(".part table.grid tbody tr").count(), 1);
     await shot(page, "thread-follow-up");
@@ -420,9 +425,10 @@ test("a thread: follow-ups stack as turns and show what their plan changed; a ne
     assert.match(await page.locator('.answer-card .change[data-change="removed"]').first().textContent(), /BillingCountry/);
     assert.match(await page.locator('.answer-card .change[data-change="added"]').first().textContent(), /BillingCity/);
     assert.equal(await page.locator(".part table.grid tbody tr").count(), 3, "Berlin, Frankfurt and Stuttgart");
-    // The planner was shown the earlier turns.
+    // The continuation check and the planner were shown the earlier turns.
     const planned = await callsAbout(`2. \\"${ONLY_GERMANY}\\"`);
     assert.ok(planned.includes("plan"), `the planner saw the thread: ${planned}`);
+    assert.ok(planned.includes("continuation"), `the continuation check saw the thread: ${planned}`);
     await shot(page, "thread-grouping-changed");
     // A change of subject starts fresh.
     await page.locator("#follow-up").fill(TRACKS);

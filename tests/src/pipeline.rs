@@ -154,6 +154,17 @@ pub fn on_chinook(question: &str, plan: &serde_json::Value) -> [crate::mock::Fix
     ]
 }
 
+/// The model's judgement that `question` continues its thread (`continues`) or starts fresh,
+/// with `reason`; matched as the new question of the continuation check.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn judged(question: &str, continues: bool, reason: &str) -> crate::mock::Fixture {
+    crate::mock::Fixture::new(
+        "continuation",
+        &format!("New question: {question}"),
+        &serde_json::json!({"continues": continues, "reason": reason}).to_string(),
+    )
+}
+
 /// Invoices per billing country, and the same for 2012 alone (a follow-up's edit).
 pub fn invoices_by_country() -> (serde_json::Value, serde_json::Value) {
     let by_country = serde_json::json!({

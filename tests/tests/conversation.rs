@@ -17,7 +17,7 @@ use nl2sql_native::{demo_workspace, NativeHost};
 use nl2sql_tests::gold::{suite, REFERENCE_SUITE};
 use nl2sql_tests::mock::MockProvider;
 use nl2sql_tests::native::data_dir;
-use nl2sql_tests::pipeline::{col, count_all, invoices_by_country, on_chinook};
+use nl2sql_tests::pipeline::{col, count_all, invoices_by_country, judged, on_chinook};
 
 fn service(mock: &MockProvider, run: RunConfig) -> Service<NativeHost> {
     let workspace = demo_workspace(&data_dir(), Policies::demo())
@@ -118,6 +118,11 @@ fn follow_ups_edit_the_previous_plan_and_a_new_subject_starts_fresh() {
     ] {
         teach(&mock, q, plan);
     }
+    mock.add([
+        judged(Q2, true, "It narrows the last answer to 2012."),
+        judged(Q3, true, "It regroups the same invoices."),
+        judged(Q4, false, "Genres are a subject of their own."),
+    ]);
     let s = service(&mock, template());
 
     let first = ask(&s, Q1, "admin", None);
@@ -149,10 +154,23 @@ fn follow_ups_edit_the_previous_plan_and_a_new_subject_starts_fresh() {
     );
     assert!(message.contains("Columns: country, invoices"), "{message}");
     assert!(message.ends_with(&format!("Question: {Q2}")));
-    // The resolver's record says why it continued, and the planner's what changed.
+    // The resolver's model judged it, reading the earlier turn and its plan; its record says
+    // why it continued, and the planner's what changed.
+    assert_eq!(follow.reason, "It narrows the last answer to 2012.");
     let resolver = record(&second, Node::DatasourceResolver);
     let resolved = resolver.output.resolver().and_then(|o| o.thread.as_ref());
     assert!(resolved.is_some_and(|t| t.continued), "{resolved:?}");
+    let judging = resolver
+        .llm_calls
+        .first()
+        .unwrap_or_else(|| panic!("the continuation check's call"));
+    let read = &judging.messages[0].content;
+    assert!(
+        read.contains(&format!("1. \"{Q1}\" (on chinook)")),
+        "{read}"
+    );
+    assert!(read.contains("Plan: "), "the earlier plan is read: {read}");
+    assert!(read.ends_with(&format!("New question: {Q2}")), "{read}");
     let planner = second
         .trace
         .iter()
@@ -169,8 +187,8 @@ fn follow_ups_edit_the_previous_plan_and_a_new_subject_starts_fresh() {
         "{edit:?}"
     );
     assert_eq!(
-        second.sequential_llm_calls, 1,
-        "the check and the plan together"
+        second.sequential_llm_calls, 2,
+        "the continuation check, then the answerability check and the plan together"
     );
     assert_eq!(second.thread.turns.len(), 2);
 
@@ -217,7 +235,7 @@ fn follow_ups_edit_the_previous_plan_and_a_new_subject_starts_fresh() {
         .clone()
         .unwrap_or_else(|| panic!("a record"));
     assert!(!follow.continued);
-    assert_eq!(follow.reason, "it names its own subject");
+    assert_eq!(follow.reason, "Genres are a subject of their own.");
     assert_eq!(follow.diff, None);
     assert_eq!(fourth.thread.turns.len(), 1, "the thread started again");
     assert!(!planner_message(&fourth).contains("Conversation so far"));
@@ -235,6 +253,10 @@ fn a_thread_is_plain_data_bounded_to_its_last_turns() {
     });
     teach(&mock, Q1, &plan);
     teach(&mock, Q2, &plan);
+    mock.add([
+        judged(Q2, true, "It narrows the last answer."),
+        judged("and the weather?", true, "It goes on from the last answer."),
+    ]);
     let s = service(
         &mock,
         RunConfig {
@@ -257,6 +279,104 @@ fn a_thread_is_plain_data_bounded_to_its_last_turns() {
     let failed = ask(&s, "and the weather?", "admin", Some(thread.clone()));
     assert_ne!(failed.status, Status::Success);
     assert_eq!(failed.thread, thread);
+}
+
+/// Follow-ups in other languages and in phrasings that carry none of the old English cue
+/// words: the model's judgement decides, and the decision routes and plans the run.
+#[test]
+fn follow_ups_are_told_in_any_language_and_phrasing_by_the_model() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    let (by_country, in_2012) = invoices_by_country();
+    let tracks = serde_json::json!({
+        "tables": [{"name": "Track", "alias": "t"}],
+        "select_items": [{"expr": count_all(), "alias": "tracks"}]
+    });
+    // (first question, its follow-up, the follow-up's language)
+    let cases = [
+        (
+            "Wie viele Rechnungen gibt es pro Land?",
+            "Nur für 2012, bitte.",
+            "German",
+        ),
+        (
+            "Combien de factures par pays de facturation ?",
+            "Et seulement pour l'année 2012 ?",
+            "French",
+        ),
+        (
+            "How many invoices are there per billing country?",
+            "Restricted to 2012 please",
+            "English without a cue word",
+        ),
+    ];
+    for (first, follow, _) in &cases {
+        teach(&mock, first, &by_country);
+        teach(&mock, follow, &in_2012);
+        mock.add([judged(follow, true, "It narrows the last answer to 2012.")]);
+    }
+    // A new subject in another language starts fresh, though the thread is there.
+    let fresh = "Wie viele Titel verkauft der Laden?";
+    teach(&mock, fresh, &tracks);
+    mock.add([judged(fresh, false, "Tracks are a new subject.")]);
+    let s = service(&mock, template());
+    for (first, follow, language) in &cases {
+        let started = ask(&s, first, "admin", None);
+        assert_eq!(
+            started.status,
+            Status::Success,
+            "{language}: {:?}",
+            started.errors
+        );
+        let followed = ask(&s, follow, "admin", Some(started.thread.clone()));
+        assert_eq!(
+            followed.status,
+            Status::Success,
+            "{language}: {:?}",
+            followed.errors
+        );
+        let f = followed
+            .follow_up
+            .clone()
+            .unwrap_or_else(|| panic!("{language}: a follow-up"));
+        assert!(f.continued, "{language}: {}", f.reason);
+        assert_eq!(sum_of(&followed, 1), 83, "{language}: the invoices of 2012");
+        assert_eq!(followed.thread.turns.len(), 2, "{language}");
+        assert!(
+            planner_message(&followed).contains("Conversation so far"),
+            "{language}: the planner read the thread"
+        );
+        let added = f
+            .diff
+            .map(|d| d.of(PlanPart::Filter, ChangeKind::Added).len());
+        assert_eq!(added, Some(1), "{language}: the plan was edited");
+        if *language == "German" {
+            let other = ask(&s, fresh, "admin", Some(followed.thread.clone()));
+            assert_eq!(other.status, Status::Success, "{:?}", other.errors);
+            assert!(other.follow_up.is_some_and(|f| !f.continued));
+            assert_eq!(other.thread.turns.len(), 1, "the thread started again");
+            assert_eq!(other.sub_queries[0].rows, vec![vec![Value::Integer(3503)]]);
+        }
+    }
+    // A judgement that is not the structured output is sent back and, still wrong, fails
+    // the run with the provider's answer named; the thread is left as it was.
+    let broken = "Und für 2013?";
+    mock.add([nl2sql_tests::mock::Fixture::new(
+        "continuation",
+        &format!("New question: {broken}"),
+        r#"{"continues": "maybe"}"#,
+    )]);
+    let started = ask(&s, cases[0].0, "admin", None);
+    let failed = ask(&s, broken, "admin", Some(started.thread.clone()));
+    assert_eq!(failed.status, Status::Error);
+    assert_eq!(failed.thread, started.thread);
+    assert!(
+        failed
+            .errors
+            .iter()
+            .any(|e| e.node == Node::DatasourceResolver),
+        "{:?}",
+        failed.errors
+    );
 }
 
 #[test]
@@ -585,7 +705,9 @@ fn thread_overhead() {
     teach(&mock, Q1, &by_country);
     teach(&mock, Q2, &in_2012);
     teach(&mock, alone, &in_2012);
-    // The same work both ways (two model calls, the same plan), the cache off so each plans.
+    mock.add([judged(Q2, true, "It narrows the last answer to 2012.")]);
+    // The same plan both ways (the follow-up has the continuation check's call besides), the
+    // cache off so each plans.
     let s = service(
         &mock,
         RunConfig {
@@ -611,8 +733,8 @@ fn thread_overhead() {
             with.push(followed.as_secs_f64() * 1e6);
         }
     }
-    // The thread's own work, apart from the run: deciding follow-up or fresh, the planner's
-    // context, and the plan diff.
+    // The thread's own work, apart from the run and its model calls: the continuation
+    // check's message, the planner's context, and the plan diff.
     let second = ask(&s, Q2, "admin", Some(thread.clone()));
     let (Some(before), Some(after)) = (
         thread.turns[0].plan.clone(),
@@ -623,14 +745,14 @@ fn thread_overhead() {
     let mut own = Vec::new();
     for _ in 0..1_000 {
         let started = Instant::now();
-        let c = nl2sql_core::conversation::continuation(Q2, &second.thread);
+        let c = second.thread.turns_text();
         let context = second.thread.context();
         let d = nl2sql_core::conversation::diff(&before, &after);
         std::hint::black_box((c, context, d));
         own.push(started.elapsed().as_secs_f64() * 1e6);
     }
     let (own50, own95) = percentiles(own);
-    println!("the thread's own work (continuation, context, plan diff): p50 {own50:.1} µs, p95 {own95:.1} µs");
+    println!("the thread's own work (the check's message, context, plan diff): p50 {own50:.1} µs, p95 {own95:.1} µs");
     let (with50, with95) = percentiles(with);
     let (without50, without95) = percentiles(without);
     println!(

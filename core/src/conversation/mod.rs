@@ -3,17 +3,18 @@
 //!
 //! A [`Thread`] is plain data: the engine keeps no session. The caller passes the thread in
 //! with a question and gets it back in the result with the new turn appended, bounded to
-//! the last `thread_turns` turns. Whether a question follows up or starts fresh is decided
-//! by code from its words (`cues.rs`), before any model call; what a follow-up changed is
+//! the last `thread_turns` turns. Whether a question follows up or starts fresh is judged by
+//! the resolver's model from the earlier turns, in any language (`continuation.rs`), before
+//! routing; what a follow-up changed is
 //! [`PlanDiff`] (`diff.rs`); when the schema shows a question is ambiguous in a way that
 //! changes its answer, the run asks back (`clarify.rs`).
 
 mod clarify;
-mod cues;
+mod continuation;
 mod diff;
 
 pub use clarify::{ambiguity, Clarification, ClarifyOption};
-pub use cues::{continuation, Continuation};
+pub use continuation::{read_judgement, settled, Continuation, Settled};
 pub use diff::{diff, ChangeKind, PlanChange, PlanDiff, PlanPart};
 
 use crate::plan::Plan;
@@ -105,6 +106,18 @@ impl Thread {
     /// [`CONTEXT_CHARS`]: each question (with what was asked back, and its datasource), its
     /// plan in the one-line form and its columns. Empty when there is no turn.
     pub fn context(&self) -> String {
+        let turns = self.turns_text();
+        if turns.is_empty() {
+            return turns;
+        }
+        format!(
+            "Conversation so far (oldest first). The question below follows up the last turn: write that turn's plan changed as the question asks, keeping what it does not change.\n{turns}"
+        )
+    }
+
+    /// The earlier turns' blocks alone, newest kept first within [`CONTEXT_CHARS`], oldest
+    /// first: what the continuation check reads.
+    pub fn turns_text(&self) -> String {
         let mut blocks: Vec<String> = Vec::new();
         let mut used = 0;
         for (i, turn) in self.turns.iter().enumerate().rev() {
@@ -115,17 +128,8 @@ impl Thread {
             used += block.len();
             blocks.push(block);
         }
-        if blocks.is_empty() {
-            return String::new();
-        }
         blocks.reverse();
-        let mut text = String::from(
-            "Conversation so far (oldest first). The question below follows up the last turn: write that turn's plan changed as the question asks, keeping what it does not change.\n",
-        );
-        for b in blocks {
-            text.push_str(&b);
-        }
-        text
+        blocks.concat()
     }
 
     /// The earlier questions, each on one line and at most [`QUESTION_CHARS`] long, for the

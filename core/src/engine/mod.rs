@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! resolver ─► curated matcher ─(a verified query answers)──────────────────► answer
-//!    │ (routing)      │ fallback
+//!    │ (follow-up or fresh, judged by the model when a thread is given; then routing)
+//!    │                │ fallback
 //!    ▼                ▼
 //! answerability check ∥ retriever ─► planner   (a refusal drops the planning)
 //!    │ one datasource                     │ several, together
@@ -57,7 +58,8 @@ pub use verified::MATCH_FLOOR;
 
 use crate::catalog::Catalog;
 use crate::conversation::{
-    self, ambiguity, continuation, Clarification, Continuation, FollowUp, PlanDiff, Thread, Turn,
+    self, ambiguity, read_judgement, settled, Clarification, Continuation, FollowUp, PlanDiff,
+    Settled, Thread, Turn,
 };
 use crate::curated::Curated;
 use crate::introspect::Metadata;
@@ -205,6 +207,9 @@ struct Asked<'q> {
     question: &'q str,
     options: &'q Question,
     scope: Scope<'q>,
+    /// The thread handed in, read no further back than the settings keep.
+    given: Option<Thread>,
+    /// How the question relates to it: fresh until the resolver has judged.
     talk: Talk,
 }
 
@@ -226,11 +231,8 @@ struct Talk {
 }
 
 impl Talk {
-    fn of(question: &str, thread: Option<Thread>) -> Talk {
-        let continuation = thread
-            .as_ref()
-            .filter(|t| !t.turns.is_empty())
-            .map(|t| continuation(question, t));
+    /// `thread`, as `continuation` judged the question's relation to it (none: no thread).
+    fn of(question: &str, thread: Option<Thread>, continuation: Option<Continuation>) -> Talk {
         let follows = continuation.as_ref().is_some_and(|c| c.follows);
         let thread = thread.filter(|_| follows);
         let previous = thread.as_ref().and_then(|t| t.last().cloned());
@@ -540,13 +542,14 @@ impl<'a> Engine<'a> {
             .thread
             .as_ref()
             .map(|t| t.last_turns(self.settings.thread_turns));
-        let asked = Asked {
+        let mut asked = Asked {
             question,
             options,
             scope: self.catalog.policies().scope(&options.roles),
-            talk: Talk::of(question, thread),
+            given: thread,
+            talk: Talk::of(question, None, None),
         };
-        let Staged { found, outcome } = self.steps(&asked, &run).await;
+        let Staged { found, outcome } = self.steps(&mut asked, &run).await;
         // What concerns one datasource (left out, incomplete, a relationship dropped) is
         // said to those who may reach it, in every result.
         let reach = |id: &str| asked.scope.can_reach(id);
@@ -617,13 +620,82 @@ impl<'a> Engine<'a> {
         result.in_form(options.trace)
     }
 
-    /// The run: route, let a verified query answer, then check answerability (planning
-    /// beside it) and answer from one datasource or from several together.
-    async fn steps(&self, q: &Asked<'_>, run: &Run<'_>) -> Staged {
-        let resolver = match run.begin::<ResolverOutputs>(At::run()).await {
+    /// The run: judge whether the question continues its thread, route, let a verified
+    /// query answer, then check answerability (planning beside it) and answer from one
+    /// datasource or from several together.
+    async fn steps(&self, q: &mut Asked<'_>, run: &Run<'_>) -> Staged {
+        let mut resolver = match run.begin::<ResolverOutputs>(At::run()).await {
             Ok(step) => step,
             Err(e) => return Found::default().ending(Err(e)),
         };
+        // Whether the question continues its thread decides where it is routed and what
+        // the planner reads, so it is judged first.
+        let mut calls = Vec::new();
+        let judged = self.continuation(q, run, &mut calls).await;
+        let judged_by_model = !calls.is_empty();
+        resolver.called(calls);
+        match judged {
+            Ok(continuation) => q.talk = Talk::of(q.question, q.given.clone(), continuation),
+            Err(e) => {
+                resolver.end(Record::failed(&e));
+                return Found {
+                    sequential: u32::from(judged_by_model),
+                    ..Found::default()
+                }
+                .ending(Err(e));
+            }
+        }
+        let q = &*q;
+        let found = Found {
+            sequential: u32::from(judged_by_model),
+            ..Found::default()
+        };
+        found.then_staged(self.routed_steps(q, resolver, run).await)
+    }
+
+    /// Whether the question continues the thread it came with (none: no thread): settled by
+    /// code when the last turn asked back, else judged by the resolver's model.
+    async fn continuation(
+        &self,
+        q: &Asked<'_>,
+        run: &Run<'_>,
+        calls: &mut Vec<LlmCall>,
+    ) -> Result<Option<Continuation>, PipelineError> {
+        let Some(thread) = q.given.as_ref() else {
+            return Ok(None);
+        };
+        match settled(thread) {
+            Settled::NoThread => Ok(None),
+            Settled::Decided(c) => Ok(Some(c)),
+            Settled::AskTheModel => {
+                let agent = run.bounded(&self.settings.resolver);
+                let now = || self.clock.now_ms();
+                let ask = Structured {
+                    node: Node::DatasourceResolver,
+                    name: "continuation",
+                    description: "Whether the question continues the conversation.",
+                    schema: prompts::continuation_schema(),
+                    system: prompts::CONTINUATION_SYSTEM.to_string(),
+                    messages: vec![Message {
+                        role: Role::User,
+                        content: prompts::continuation_user(q.question, thread),
+                    }],
+                };
+                structured(&self.caller(&now), &agent, ask, &read_judgement, calls, &run.budget)
+                    .await
+                    .map(Some)
+            }
+        }
+    }
+
+    /// The run once the question's thread is judged: route, let a verified query answer,
+    /// then check answerability and answer.
+    async fn routed_steps(
+        &self,
+        q: &Asked<'_>,
+        resolver: Step<'_, '_, ResolverOutputs>,
+        run: &Run<'_>,
+    ) -> Staged {
         let (candidates, listed, skipped, routing) = match self.candidates(q).await {
             Ok(routed) => {
                 run.emit(Event::Routed {

@@ -79,6 +79,8 @@ pub(super) struct Step<'r, 'c, O> {
     attempt: u32,
     sub: Option<String>,
     started: u64,
+    /// Calls made before the step's record was known, recorded first when it ends.
+    calls: Vec<LlmCall>,
     node: PhantomData<O>,
 }
 
@@ -220,6 +222,7 @@ impl<'c> Run<'c> {
             attempt: at.attempt,
             sub: at.sub.map(str::to_string),
             started,
+            calls: Vec::new(),
             node: PhantomData,
         }
     }
@@ -281,6 +284,12 @@ impl<'c> Run<'c> {
 }
 
 impl<O: NodeKind> Step<'_, '_, O> {
+    /// Keeps `calls`, made by this node before it knew how it would end, for its record
+    /// (every way it ends records them first).
+    pub fn called(&mut self, calls: Vec<LlmCall>) {
+        self.calls.extend(calls);
+    }
+
     /// The node ends now with `record`.
     pub fn end(self, record: Record<O>) {
         let ended = self.run.now();
@@ -288,8 +297,11 @@ impl<O: NodeKind> Step<'_, '_, O> {
     }
 
     /// The node ended at `ended` (its work was timed elsewhere) with `record`.
-    pub fn end_at(self, ended: u64, record: Record<O>) {
+    pub fn end_at(self, ended: u64, mut record: Record<O>) {
         let run = self.run;
+        let mut calls = self.calls;
+        calls.append(&mut record.calls);
+        record.calls = calls;
         let status = if record.errors.iter().any(|e| e.severity.is_blocking()) {
             NodeStatus::Error
         } else {

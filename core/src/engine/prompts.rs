@@ -3,6 +3,7 @@
 //! about this question in the last user message.
 
 use super::decompose::SubQuestion;
+use crate::conversation::Thread;
 use crate::error::PipelineError;
 use crate::index::{render, Retrieval, ValueHint};
 use crate::plan::Plan;
@@ -162,6 +163,41 @@ pub fn answerability_user(
         "Datasources:\n{}\n\n{context}Question: {question}",
         serde_json::to_string(&list).unwrap_or_default()
     )
+}
+
+/// Whether a question continues its conversation: the resolver's model reads the earlier
+/// turns and the question, in any language, before routing (a follow-up is routed to the
+/// datasource of the turn it continues, and planned as an edit of that turn's plan).
+pub const CONTINUATION_SYSTEM: &str = "A person is asking a data assistant questions one after another. Decide whether their new question continues the conversation or starts a new subject.
+
+It continues when it only makes full sense together with the last turn: it changes that turn's answer (narrows, widens, filters, regroups, re-sorts, limits, compares, asks for another measure of the same thing), refers to it (them, those, the same, that list), or is too short to name a subject of its own.
+It starts fresh when it names its own subject and can be answered on its own, even about the same database or tables.
+
+The questions may be in any language; judge their meaning, not particular words. Give the reason in one short sentence.";
+
+/// The continuation check's message: the earlier turns (each question on one line, with its
+/// plan and columns, newest kept within the context budget) and the new question.
+pub fn continuation_user(question: &str, thread: &Thread) -> String {
+    let question: Vec<&str> = question.split_whitespace().collect();
+    format!(
+        "Conversation so far (oldest first):\n{}\nNew question: {}",
+        thread.turns_text(),
+        question.join(" ")
+    )
+}
+
+/// The continuation judgement's JSON Schema.
+pub fn continuation_schema() -> serde_json::Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "continues": {"type": "boolean",
+                "description": "True when the new question continues the last turn; false when it starts a new subject."},
+            "reason": {"type": "string"}
+        },
+        "required": ["continues", "reason"],
+        "additionalProperties": false
+    })
 }
 
 /// The answerability verdict's JSON Schema.
