@@ -2,6 +2,7 @@
 
 use crate::Failure;
 use nl2sql_native::address::Address;
+use serde::Serialize;
 use std::path::PathBuf;
 
 /// `nl2sql copy`'s options.
@@ -16,9 +17,31 @@ pub struct Args {
     /// Drop tables of the same names first (otherwise one that exists stops the copy)
     #[arg(long)]
     replace: bool,
+    /// Print the summary as one JSON object (what was copied, and the notes)
+    #[arg(long)]
+    json: bool,
 }
 
-/// Runs `nl2sql copy`: progress on stderr (a spinner on a terminal), a summary on stdout.
+/// What `nl2sql copy --json` prints.
+#[derive(Serialize)]
+struct Copied<'a> {
+    /// The target as shown everywhere: never with its password or token.
+    target: String,
+    tables: Vec<CopiedTable<'a>>,
+    /// Rows copied in all.
+    rows: u64,
+    /// Foreign keys the target could not hold and views left behind, each with why.
+    notes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct CopiedTable<'a> {
+    name: &'a str,
+    rows: u64,
+}
+
+/// Runs `nl2sql copy`: progress on stderr (a spinner on a terminal), a summary on stdout
+/// (one JSON object with --json).
 pub fn run(args: &Args) -> Result<(), Failure> {
     if !args.source.is_file() {
         return Err(Failure::Runtime(format!(
@@ -34,6 +57,20 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     .map_err(crate::source_failure)?;
     drop(progress);
     let rows: u64 = report.tables.iter().map(|(_, n)| n).sum();
+    if args.json {
+        let copied = Copied {
+            target: target.to_string(),
+            tables: (report.tables.iter())
+                .map(|(name, rows)| CopiedTable { name, rows: *rows })
+                .collect(),
+            rows,
+            notes: &report.notes,
+        };
+        let text =
+            serde_json::to_string_pretty(&copied).map_err(|e| Failure::Runtime(e.to_string()))?;
+        println!("{text}");
+        return Ok(());
+    }
     println!(
         "copied {} tables, {rows} rows, into {target}",
         report.tables.len()

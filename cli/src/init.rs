@@ -1,6 +1,7 @@
 //! `nl2sql init`: a commented starter project file.
 
 use crate::Failure;
+use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -10,6 +11,18 @@ pub struct Args {
     /// Where to write it
     #[arg(default_value = nl2sql_native::project::DEFAULT_FILE)]
     path: PathBuf,
+    /// Print what was written as one JSON object
+    #[arg(long)]
+    json: bool,
+}
+
+/// What `nl2sql init --json` prints.
+#[derive(Serialize)]
+struct Written {
+    /// The file written.
+    path: String,
+    /// Its bytes.
+    bytes: usize,
 }
 
 /// Writes the starter, never over an existing file.
@@ -25,8 +38,19 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             )),
             _ => Failure::Runtime(format!("cannot write {}: {e}", args.path.display())),
         })?;
-    file.write_all(nl2sql_native::project::STARTER.as_bytes())
+    let starter = nl2sql_native::project::STARTER;
+    file.write_all(starter.as_bytes())
         .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", args.path.display())))?;
+    if args.json {
+        let written = Written {
+            path: args.path.display().to_string(),
+            bytes: starter.len(),
+        };
+        let text =
+            serde_json::to_string_pretty(&written).map_err(|e| Failure::Runtime(e.to_string()))?;
+        println!("{text}");
+        return Ok(());
+    }
     println!(
         "wrote {}: point its [[datasources]] at your database, then try `nl2sql schema`",
         args.path.display()

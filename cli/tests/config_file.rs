@@ -211,6 +211,11 @@ fn init_writes_a_starter_once() {
     assert!(String::from_utf8_lossy(&schema.stderr).contains("shop.sqlite"));
     let again = nl2sql_in(&dir, &["init"]);
     assert_eq!(again.status.code(), Some(2));
+    // With --json, what was written, as one object.
+    let written = json(&nl2sql_in(&dir, &["init", "--json", "other.toml"]));
+    assert_eq!(written["path"], "other.toml");
+    let on_disk = std::fs::metadata(dir.join("other.toml")).map_or(0, |m| m.len());
+    assert_eq!(written["bytes"].as_u64(), Some(on_disk));
 }
 
 #[test]

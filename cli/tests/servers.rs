@@ -69,8 +69,12 @@ fn copy_into(server: Server) {
     let again = nl2sql(&["copy", &chinook, &target]);
     assert_eq!(again.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&again.stderr).contains("--replace"));
-    let replaced = nl2sql(&["copy", "--replace", &chinook, &target]);
-    assert_eq!(replaced.status.code(), Some(0));
+    // With --json, a script reads what was copied from one object on stdout.
+    let replaced = json(&nl2sql(&["copy", "--replace", "--json", &chinook, &target]));
+    assert_eq!(replaced["rows"], serde_json::json!(15607));
+    let tables = replaced["tables"].as_array().map_or(0, Vec::len);
+    assert_eq!(tables, 11, "{replaced}");
+    assert!(replaced["target"].is_string() && replaced["notes"].is_array());
 }
 
 #[test]
