@@ -59,6 +59,11 @@ struct CommonArgs {
     /// milliseconds (it is in use from the next run once it reads)
     #[arg(long, value_name = "MS", value_parser = crate::query::positive, default_value_t = 30_000)]
     retry_ms: u64,
+    /// Send OpenTelemetry traces of every run to this OTLP/HTTP collector (e.g.
+    /// http://127.0.0.1:4318) [default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
+    /// OTEL_EXPORTER_OTLP_ENDPOINT; neither: no traces]
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
     #[command(flatten)]
     dbs: crate::DbArgs,
 }
@@ -111,6 +116,7 @@ impl CommonArgs {
             lanes: usize::from(self.workers),
             limits,
             retry: std::time::Duration::from_millis(self.retry_ms),
+            traces: nl2sql_server::traces::endpoint(self.otlp_endpoint.as_deref()),
         };
         Ok((options, server))
     }

@@ -1181,3 +1181,136 @@ fn metrics_count_requests_runs_and_model_use_and_name_nothing() {
     }
     server.assert_no_secret(&[&text]);
 }
+
+/// A collector on loopback that keeps every OTLP/HTTP body it is sent.
+struct Collector {
+    url: String,
+    bodies: Arc<Mutex<Vec<String>>>,
+}
+
+impl Collector {
+    fn start() -> Collector {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
+        let bodies = Arc::new(Mutex::new(Vec::new()));
+        let kept = Arc::clone(&bodies);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let kept = Arc::clone(&kept);
+                std::thread::spawn(move || Collector::serve(stream, &kept));
+            }
+        });
+        Collector {
+            url: format!("http://127.0.0.1:{port}"),
+            bodies,
+        }
+    }
+
+    /// Reads requests on one connection (kept alive) and answers each with an empty 200.
+    fn serve(stream: TcpStream, kept: &Mutex<Vec<String>>) {
+        let mut reader = BufReader::new(match stream.try_clone() {
+            Ok(s) => s,
+            Err(_) => return,
+        });
+        let mut writer = stream;
+        loop {
+            let mut length = 0usize;
+            let mut line = String::new();
+            loop {
+                line.clear();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                if line == "\r\n" {
+                    break;
+                }
+                if let Some((name, value)) = line.split_once(':') {
+                    if name.eq_ignore_ascii_case("content-length") {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                }
+            }
+            let mut body = vec![0u8; length];
+            if reader.read_exact(&mut body).is_err() {
+                return;
+            }
+            if let Ok(mut bodies) = kept.lock() {
+                bodies.push(String::from_utf8_lossy(&body).into_owned());
+            }
+            let answer =
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
+            if writer.write_all(answer.as_bytes()).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Every body received once one holds `text` (waits up to 20 s).
+    fn received_with(&self, text: &str) -> Vec<String> {
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            let all = self.bodies.lock().map(|b| b.clone()).unwrap_or_default();
+            if all.iter().any(|b| b.contains(text)) || Instant::now() > until {
+                return all;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// OpenTelemetry traces over OTLP/HTTP: a question's run is a span with a child per node,
+/// at the trace's times, with statuses, codes and counts; a refused SQL-mode run is a span
+/// too. Nothing in them names the question, the SQL, a table, a role or a key.
+#[test]
+fn traces_of_each_run_reach_an_otlp_collector_and_name_nothing() {
+    let mock = MockProvider::start().expect("the mock provider starts");
+    album_fixtures(&mock);
+    let collector = Collector::start();
+    let server = Server::start(&mock, "m", &["--otlp-endpoint", &collector.url]);
+    let body = serde_json::json!({"question": ALBUMS}).to_string();
+    let (status, asked) = server.call("POST", "/api/v1/ask", Some(ADMIN), Some(&body));
+    assert_eq!(status, 200, "{asked}");
+    let hidden =
+        serde_json::json!({"sql": "SELECT e.LastName FROM Employee e", "datasource": "chinook"});
+    let refused = server.sql(VIEWER, hidden);
+    assert_eq!(refused.errors[0].error_code, ErrorCode::SecurityViolation);
+
+    let bodies = collector.received_with("nl2sql.sql");
+    let sent = bodies.join("\n");
+    let parsed: Vec<serde_json::Value> = (bodies.iter())
+        .map(|b| serde_json::from_str(b).unwrap_or_else(|e| panic!("{e}: {b}")))
+        .collect();
+    let spans: Vec<&serde_json::Value> = (parsed.iter())
+        .flat_map(|b| b["resourceSpans"].as_array().into_iter().flatten())
+        .flat_map(|r| r["scopeSpans"].as_array().into_iter().flatten())
+        .flat_map(|s| s["spans"].as_array().into_iter().flatten())
+        .collect();
+    let named = |name: &str| spans.iter().find(|s| s["name"] == name).copied();
+    let run = named("nl2sql.ask").unwrap_or_else(|| panic!("no run span in {sent}"));
+    for node in ["datasource_resolver", "ast_planner", "executor"] {
+        let span = named(node).unwrap_or_else(|| panic!("no {node} span in {sent}"));
+        assert_eq!(
+            span["traceId"], run["traceId"],
+            "{node} is in the run's trace"
+        );
+        assert_eq!(
+            span["parentSpanId"], run["spanId"],
+            "{node} is the run's child"
+        );
+    }
+    assert!(
+        sent.contains(r#""nl2sql.status""#) && sent.contains(r#""success""#),
+        "{sent}"
+    );
+    assert!(
+        sent.contains("SECURITY_VIOLATION"),
+        "the refusal's code: {sent}"
+    );
+    assert!(sent.contains(r#""service.name""#) && sent.contains(r#""nl2sql""#));
+    for text in [
+        ALBUMS, "chinook", "Album", "Employee", "LastName", "admin", "viewer", "SELECT",
+    ] {
+        assert!(!sent.contains(text), "a trace names {text:?}: {sent}");
+    }
+    server.assert_no_secret(&[&sent]);
+}

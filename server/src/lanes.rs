@@ -8,6 +8,7 @@
 //! job ([`Known`]).
 
 use crate::metrics::Metrics;
+use crate::traces::Traces;
 use nl2sql_core::api::Streamed;
 use nl2sql_core::config::{ProviderConfig, RunConfig};
 use nl2sql_core::error::Error;
@@ -24,7 +25,7 @@ use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::{mpsc as live, oneshot, OwnedSemaphorePermit};
 
 /// Where the databases are, as the command line names them; every engine thread opens
@@ -177,7 +178,7 @@ impl Lanes {
         (provider, run): (&ProviderConfig, &RunConfig),
         count: usize,
         retry: Duration,
-        metrics: Arc<Metrics>,
+        (metrics, traces): (Arc<Metrics>, Option<Arc<Traces>>),
     ) -> Result<Lanes, String> {
         let count = count.max(1);
         let (reads, unavailable) = read_once(spec)?;
@@ -193,6 +194,7 @@ impl Lanes {
             let (reads, jobs) = (Arc::clone(&reads), Arc::clone(&jobs));
             let (approved, known) = (Arc::clone(&approved), Arc::clone(&known));
             let metrics = Arc::clone(&metrics);
+            let traces = traces.clone();
             std::thread::Builder::new()
                 .name(format!("nl2sql-engine-{n}"))
                 .spawn(move || {
@@ -202,6 +204,7 @@ impl Lanes {
                         approved: &approved,
                         known: &known,
                         metrics: &metrics,
+                        traces: traces.as_deref(),
                     };
                     lane(&spec, (provider, run), (reads, unavailable), shared, &ready);
                 })
@@ -394,6 +397,7 @@ struct Catching<'a> {
     approved: &'a Approved,
     known: &'a Shared,
     metrics: &'a Metrics,
+    traces: Option<&'a Traces>,
 }
 
 /// One engine thread: its own connections and service, then jobs until the queue closes.
@@ -409,6 +413,7 @@ fn lane(
         approved,
         known,
         metrics,
+        traces,
     } = shared;
     let interrupt = Interrupt::new();
     let service = spec.sources().and_then(|sources| {
@@ -447,6 +452,7 @@ fn lane(
         }
         interrupt.watch(Arc::clone(&job.cancel));
         let started = Instant::now();
+        let began = SystemTime::now();
         // A failure inside the engine is a bug; it costs this job, never the thread.
         let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             serve_job(&service, job.work, &job.cancel)
@@ -473,6 +479,13 @@ fn lane(
             Reply::Ask(result) => metrics.asked(result),
             Reply::Sql(_) => metrics.queried(took.as_secs_f64()),
             _ => {}
+        }
+        if let Some(traces) = traces {
+            match &reply {
+                Reply::Ask(result) => traces.asked(began, result, cancelled),
+                Reply::Sql(_) => traces.queried(began, took, outcome(&reply)),
+                _ => {}
+            }
         }
         // The caller may have gone; its run was cancelled then, and nobody reads this.
         let _ = job.reply.send(reply);

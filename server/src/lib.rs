@@ -17,6 +17,7 @@ pub mod mcp;
 pub mod metrics;
 pub mod openapi;
 pub mod shared;
+pub mod traces;
 pub mod types;
 
 pub use auth::{Caller, Keys};
@@ -41,6 +42,8 @@ pub struct Options {
     pub limits: Limits,
     /// How often a datasource left out (unreachable, refused, unreadable) is tried again.
     pub retry: std::time::Duration,
+    /// Where OpenTelemetry traces of the runs go (an OTLP/HTTP traces address); none: off.
+    pub traces: Option<String>,
 }
 
 /// Why the server could not start.
@@ -100,10 +103,12 @@ pub fn serve(
         let app = api::router(state);
         tracing::info!(target: "nl2sql::serve", address = %bound, engine_threads = shared.lanes(), "listening");
         ready(bound);
-        axum::serve(listener, app)
+        let served = axum::serve(listener, app)
             .with_graceful_shutdown(stopped())
             .await
-            .map_err(|e| StartError(format!("the server stopped: {e}")))
+            .map_err(|e| StartError(format!("the server stopped: {e}")));
+        shared.flush_traces();
+        served
     })
 }
 
@@ -129,7 +134,9 @@ pub fn mcp_stdio(options: Options, role: Option<String>) -> Result<(), StartErro
             }
         },
     };
-    runtime()?.block_on(mcp::serve_stdio(shared, caller))
+    let served = runtime()?.block_on(mcp::serve_stdio(Arc::clone(&shared), caller));
+    shared.flush_traces();
+    served
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, StartError> {

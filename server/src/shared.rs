@@ -4,6 +4,7 @@
 use crate::auth::Caller;
 use crate::lanes::{Lanes, Reply, Work};
 use crate::metrics::Metrics;
+use crate::traces::Traces;
 use crate::types::{
     ApiError, DatasourceSummary, ErrorBody, ErrorCode, FeedbackRequest, Question, RouteRequest,
     SqlRequest,
@@ -74,6 +75,8 @@ pub struct Shared {
     feedback_file: PathBuf,
     /// What `/metrics` reports.
     metrics: Arc<Metrics>,
+    /// Where runs are traced to, when a collector is configured.
+    traces: Option<Arc<Traces>>,
 }
 
 /// Sets its run's cancel flag when dropped, unless the run was seen to its end: a client
@@ -130,12 +133,20 @@ impl Shared {
         let feedback_file = feedback_file::feedback_path(&sources);
         let book = feedback_file::load(&feedback_file).map_err(|e| StartError(e.to_string()))?;
         let metrics = Arc::new(Metrics::new());
+        let traces = (options.traces.as_deref())
+            .map(Traces::start)
+            .transpose()
+            .map_err(StartError)?
+            .map(Arc::new);
+        if let Some(url) = &options.traces {
+            tracing::info!(target: "nl2sql::serve", collector = %url, "traces of every run go to the collector");
+        }
         let lanes = Lanes::start(
             &options.sources,
             (&options.provider, &options.run),
             options.lanes,
             options.retry,
-            Arc::clone(&metrics),
+            (Arc::clone(&metrics), traces.clone()),
         )
         .map_err(StartError)?;
         lanes.approved().set(book.approved());
@@ -148,7 +159,15 @@ impl Shared {
             feedback: Mutex::new(book),
             feedback_file,
             metrics,
+            traces,
         })
+    }
+
+    /// Sends the traces still waiting (the server is stopping).
+    pub fn flush_traces(&self) {
+        if let Some(traces) = &self.traces {
+            traces.flush();
+        }
     }
 
     /// Right or Wrong as `caller` (or the narrower role named) on an answer from a
