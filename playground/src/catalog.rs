@@ -1,6 +1,7 @@
 //! Loading the demo databases into the page: start sql.js and fetch every file at once,
-//! then open, read (or take what `nl2sql catalogue` read ahead for these exact bytes) and
-//! index them in one session. Nothing here touches the UI.
+//! then open each in a worker of its own (while sql.js starts in the scratch worker), read
+//! it (or take what `nl2sql catalogue` read ahead for these exact bytes) and index them in
+//! one session. Nothing here touches the UI.
 
 use crate::browser::mark;
 use js_sys::{Promise, Uint8Array};
@@ -37,13 +38,10 @@ pub async fn load_demo_databases(provider: ProviderConfig, run: RunConfig) -> Lo
         .collect();
     let workers =
         Workers::new(SQLJS_URL, SQLJS_WASM_URL).with_duckdb(DuckDbUrls::in_folder("duckdb"));
-    if let Err(e) = workers.start().await {
-        return Loaded {
-            session: Err(format!("sql.js did not start in a Web Worker: {e}")),
-            failures: vec![],
-        };
-    }
-    mark("sqljs-ms", now_ms());
+    // sql.js starts in the scratch worker beside the databases' own workers, not before
+    // them: they share its compiled wasm, and waiting for it first cost the start of one
+    // worker on every load.
+    let scratch = workers.starting();
     // Without a catalogue (or for a file it was not made from) the page reads the
     // database itself: slower, never wrong.
     let catalogue: Option<Catalogue> = match catalogue {
@@ -72,9 +70,16 @@ pub async fn load_demo_databases(provider: ProviderConfig, run: RunConfig) -> Lo
         }
     }
     mark("downloaded-ms", now_ms());
-    let session = demo_session(DatabaseHost::Workers(workers), files, provider, run)
-        .await
-        .map_err(|e| format!("{} ({})", e, e.code));
+    let session = demo_session(DatabaseHost::Workers(workers), files, provider, run).await;
+    // When sql.js cannot start at all, that is the one thing to say (every database failed
+    // to open for the same reason).
+    if let Err(e) = scratch.finished().await {
+        return Loaded {
+            session: Err(format!("sql.js did not start in a Web Worker: {e}")),
+            failures: vec![],
+        };
+    }
+    let session = session.map_err(|e| format!("{} ({})", e, e.code));
     Loaded { session, failures }
 }
 

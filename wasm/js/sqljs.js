@@ -115,17 +115,55 @@ export function closeDatabase(db) {
   db.close();
 }
 
+// sql.js's wasm, compiled once per page and URL for every database's worker: a compiled
+// module crosses to a worker as it is, where each worker compiling its own copy made every
+// worker pay for the compile (and its optimising tier) on the page's two or four cores.
+const compiledSqlJs = new Map();
+
+function compileSqlJs(wasmUrl) {
+  let compiled = compiledSqlJs.get(wasmUrl);
+  if (!compiled) {
+    compiled = (async () => {
+      const response = await fetch(wasmUrl);
+      if (!response.ok) {
+        throw new Error(`the workers' sql.js wasm could not be loaded from ${wasmUrl}: HTTP ${response.status}`);
+      }
+      const type = response.headers.get("content-type") || "";
+      return type.startsWith("application/wasm")
+        ? WebAssembly.compileStreaming(response)
+        : WebAssembly.compile(await response.arrayBuffer());
+    })();
+    compiledSqlJs.set(wasmUrl, compiled);
+    // A failure is not kept: the next worker tries again.
+    compiled.catch(() => compiledSqlJs.delete(wasmUrl));
+  }
+  return compiled;
+}
+
 // The source of a database's worker: the functions above (their own text, so the worker
-// runs exactly what the page would), sql.js loaded from `sqlJsUrl`, and one message loop.
-// Each message is `{id, op, ...}`; each answer `{id, result}` or `{id, error}`.
-function workerSource(sqlJsUrl, wasmUrl) {
+// runs exactly what the page would), sql.js loaded from `sqlJsUrl` and started from the
+// compiled module its first message brings, and one message loop. Each later message is
+// `{id, op, ...}`; each answer `{id, result}` or `{id, error}`.
+function workerSource(sqlJsUrl) {
   return `"use strict";
 const { openDatabase, query, scratchQuery } = (${databaseFunctions.toString()})();
 importScripts(${JSON.stringify(sqlJsUrl)});
-const ready = initSqlJs({ locateFile: () => ${JSON.stringify(wasmUrl)} });
+let ready = null;
 let db = null;
 self.onmessage = async (event) => {
   const { id, op } = event.data;
+  if (op === "module") {
+    const compiled = event.data.module;
+    ready = new Promise((resolve, reject) => {
+      initSqlJs({
+        instantiateWasm(imports, receive) {
+          WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled), reject);
+          return {};
+        },
+      }).then(resolve, reject);
+    });
+    return;
+  }
   try {
     const SQL = await ready;
     let result = null;
@@ -173,7 +211,7 @@ export class DbWorker {
   start() {
     if (this.opened) return this.opened;
     const url = URL.createObjectURL(
-      new Blob([workerSource(this.sqlJsUrl, this.wasmUrl)], { type: "text/javascript" }),
+      new Blob([workerSource(this.sqlJsUrl)], { type: "text/javascript" }),
     );
     this.url = url;
     try {
@@ -189,10 +227,22 @@ export class DbWorker {
       this.stop("stopped", `the database's worker failed: ${event.message || "it could not start"}`);
     };
     // A database that would not open is tried again by the next query.
-    this.opened = this.send("open", { bytes: this.bytes }, 0).catch((e) => {
-      this.stop("stopped", e.message);
-      throw e;
-    });
+    const worker = this.worker;
+    this.opened = compileSqlJs(this.wasmUrl)
+      .catch((e) => {
+        throw Object.assign(new Error(`sql.js could not start in a worker: ${e.message}`), { kind: "stopped" });
+      })
+      .then((module) => {
+        if (this.worker !== worker) {
+          throw Object.assign(new Error(this.stoppedBecause || "the database's worker was stopped"), { kind: "stopped" });
+        }
+        worker.postMessage({ op: "module", module });
+        return this.send("open", { bytes: this.bytes }, 0);
+      })
+      .catch((e) => {
+        this.stop("stopped", e.message);
+        throw e;
+      });
     return this.opened;
   }
 
@@ -236,6 +286,7 @@ export class DbWorker {
   // Stops the worker and fails whatever waits on it with `kind`.
   stop(kind, message) {
     if (!this.worker) return;
+    this.stoppedBecause = message;
     this.worker.terminate();
     URL.revokeObjectURL(this.url);
     this.worker = null;

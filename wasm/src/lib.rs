@@ -21,4 +21,4 @@ pub use session::{
 };
 pub use sleep::TimeoutSleep;
 pub use sqljs::{js_message, SqlJs, SqlJsDatabase, SqlJsScratch};
-pub use worker::{DuckDbUrls, WorkerDatabase, WorkerScratch, Workers};
+pub use worker::{DuckDbUrls, Starting, WorkerDatabase, WorkerScratch, Workers};

@@ -156,6 +156,17 @@ struct Opened {
     limit: Rc<Cell<Option<u64>>>,
 }
 
+/// sql.js starting in the scratch databases' worker ([`Workers::starting`]).
+pub struct Starting(Promise);
+
+impl Starting {
+    /// Waits until sql.js has started there; an error says why it cannot start in a worker
+    /// here.
+    pub async fn finished(self) -> Result<(), String> {
+        JsFuture::from(self.0).await.map(|_| ()).map_err(js_message)
+    }
+}
+
 impl Workers {
     /// Workers that load sql.js from `sql_js_url` (`sql-wasm.js`) and `wasm_url`
     /// (`sql-wasm.wasm`), relative to the page.
@@ -178,10 +189,14 @@ impl Workers {
     /// Starts sql.js in the scratch databases' worker: an error says why sql.js cannot
     /// start in a worker here (a wrong URL, say) before any database is opened.
     pub async fn start(&self) -> Result<(), String> {
-        JsFuture::from(self.scratch.start())
-            .await
-            .map(|_| ())
-            .map_err(js_message)
+        self.starting().finished().await
+    }
+
+    /// Starts sql.js in the scratch databases' worker and returns at once, so databases can
+    /// open in their own workers meanwhile (sql.js's wasm is compiled once for all of
+    /// them); [`Starting::finished`] says whether it started.
+    pub fn starting(&self) -> Starting {
+        Starting(self.scratch.start())
     }
 
     /// Opens a SQLite file's bytes in a worker of its own, read-only, as datasource `id`,
