@@ -199,8 +199,16 @@ fn release_builds(project: &Project) -> Result<(), Failure> {
             .unwrap_or_else(|_| Err(Failure("the npm package's build panicked".into())));
         (page, package)
     });
-    page?;
-    package?;
+    match (page, package) {
+        (Ok(()), Ok(())) => {}
+        (Err(e), Ok(())) | (Ok(()), Err(e)) => return Err(e),
+        (Err(page), Err(package)) => {
+            return Err(Failure(format!(
+                "both release builds failed: the page: {}; the npm package: {}",
+                page.0, package.0
+            )))
+        }
+    }
     sizes::report(&project.root.join("dist"), "dist/")?;
     sizes::report(&project.root.join("pkg"), "pkg/")
 }

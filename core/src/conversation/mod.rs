@@ -4,10 +4,10 @@
 //! A [`Thread`] is plain data: the engine keeps no session. The caller passes the thread in
 //! with a question and gets it back in the result with the new turn appended, bounded to
 //! the last `thread_turns` turns. Whether a question follows up or starts fresh is judged by
-//! the resolver's model from the earlier turns, in any language (`continuation.rs`), before
-//! routing; what a follow-up changed is
-//! [`PlanDiff`] (`diff.rs`); when the schema shows a question is ambiguous in a way that
-//! changes its answer, the run asks back (`clarify.rs`).
+//! the resolver's model from the earlier turns, in any language, before routing
+//! (`continuation.rs`); what a follow-up changed is [`PlanDiff`] (`diff.rs`); when the
+//! schema shows a question is ambiguous in a way that changes its answer, the run asks back
+//! (`clarify.rs`).
 
 mod clarify;
 mod continuation;
