@@ -115,7 +115,7 @@ export interface AskOptions {
   plan_only?: boolean;
   /** `full` (default): every error's details, every plan and model answer, for a caller who owns the data. `cleaned`: what a caller across a trust boundary may see — no refused table, role or rule named, no database's own words, a refused plan withheld. */
   trace?: "full" | "cleaned";
-  /** The conversation this question continues: the previous result's `thread`. A follow-up ("and only for 2012?") is planned as an edit of the previous plan; a question with a subject of its own starts fresh. */
+  /** The conversation this question continues: the previous result's `thread`. A follow-up ("and only for 2012?") is planned as an edit of the previous plan; a question with a subject of its own starts fresh. The model judges which, in any language (one small call per question asked with a thread). */
   thread?: Thread;
   /** Hears the run as it goes. */
   on_event?: (event: EngineEvent) => void;
