@@ -11,6 +11,7 @@
 //! The batch processor exports from a thread of its own, so a slow or absent collector
 //! never holds a run; the HTTP client is the server's ureq (no second HTTP stack).
 
+use nl2sql_core::error::PipelineError;
 use nl2sql_core::result::{LlmCall, NodeRecord, NodeStatus, QueryResult};
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry::trace::{Span as _, SpanKind, Status, TraceContextExt, Tracer as _};
@@ -101,12 +102,8 @@ impl Traces {
         if let Some(cost) = result.usage.cost_usd {
             attributes.push(KeyValue::new("nl2sql.llm.cost_usd", cost));
         }
-        let codes: Vec<&str> = (result.errors.iter())
-            .map(|e| e.error_code.as_str())
-            .collect();
-        if let Some(first) = codes.first() {
-            attributes.push(KeyValue::new("nl2sql.error_code", *first));
-        }
+        let code = first_code(&result.errors);
+        attributes.extend(code.map(|c| KeyValue::new("nl2sql.error_code", c)));
         let mut run = self
             .tracer
             .span_builder("nl2sql.ask")
@@ -114,8 +111,8 @@ impl Traces {
             .with_start_time(started)
             .with_attributes(attributes)
             .start(&self.tracer);
-        if let Some(first) = codes.first() {
-            run.set_status(Status::error(first.to_string()));
+        if let Some(code) = code {
+            run.set_status(Status::error(code));
         }
         let parent = Context::current_with_span(run);
         for record in &result.trace {
@@ -151,12 +148,8 @@ impl Traces {
             "nl2sql.sub_query",
             record.sub_query_id.is_some(),
         ));
-        let codes: Vec<&str> = (record.errors.iter())
-            .map(|e| e.error_code.as_str())
-            .collect();
-        if let Some(first) = codes.first() {
-            attributes.push(KeyValue::new("nl2sql.error_code", *first));
-        }
+        let code = first_code(&record.errors);
+        attributes.extend(code.map(|c| KeyValue::new("nl2sql.error_code", c)));
         let mut span = self
             .tracer
             .span_builder(record.node().to_string())
@@ -164,7 +157,7 @@ impl Traces {
             .with_attributes(attributes)
             .start_with_context(&self.tracer, parent);
         if record.status == NodeStatus::Error {
-            span.set_status(Status::error(codes.first().copied().unwrap_or("error")));
+            span.set_status(Status::error(code.unwrap_or("error")));
         }
         span.end_with_timestamp(started + Duration::from_millis(record.duration_ms));
     }
@@ -175,6 +168,11 @@ impl Traces {
             tracing::warn!(target: "nl2sql::serve", error = %e, "traces could not be sent to the collector");
         }
     }
+}
+
+/// The first error's code: what a span's status and attribute say (codes only, no text).
+fn first_code(errors: &[PipelineError]) -> Option<&'static str> {
+    errors.first().map(|e| e.error_code.as_str())
 }
 
 fn count(n: usize) -> i64 {

@@ -370,7 +370,8 @@ fn copy_dir(from: &Path, to: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
+/// Every file under `dir`, at any depth.
+pub fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
     for entry in fs::read_dir(dir).map_err(|e| io_failure(dir, e))? {
         let path = entry.map_err(|e| io_failure(dir, e))?.path();
         if path.is_dir() {

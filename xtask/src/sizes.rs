@@ -10,7 +10,7 @@ use std::path::Path;
 
 pub fn report(dist: &Path, label: &str) -> Result<(), Failure> {
     let mut files = Vec::new();
-    collect(dist, &mut files)?;
+    crate::page::files_under(dist, &mut files)?;
     files.sort();
     let under = |prefix: &'static str| {
         move |p: &std::path::PathBuf| p.strip_prefix(dist).is_ok_and(|p| p.starts_with(prefix))
@@ -72,19 +72,6 @@ fn table(
         "{:<44} {:>11} {:>11} {:>11}",
         total, totals[0], totals[1], totals[2]
     );
-    Ok(())
-}
-
-fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), Failure> {
-    let entries = fs::read_dir(dir).map_err(|e| Failure(format!("{}: {e}", dir.display())))?;
-    for entry in entries {
-        let path = entry.map_err(|e| Failure(e.to_string()))?.path();
-        if path.is_dir() {
-            collect(&path, out)?;
-        } else {
-            out.push(path);
-        }
-    }
     Ok(())
 }
 
