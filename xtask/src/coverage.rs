@@ -61,17 +61,17 @@ fn routing(project: &Project) -> Result<(), Failure> {
             .output("corpus/generate.py")?;
     }
     project
-        .cargo(&[
+        .cargo_native(
             "test",
-            "-p",
-            "nl2sql-tests",
-            "--test",
-            "corpus_routing",
-            "--",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+            &[
+                "--test",
+                "corpus_routing",
+                "--",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ],
+        )
         .env("NL2SQL_CORPUS_DBS", &dbs_text)
         .run("routing across the corpus")?;
     println!("    ({:.0} s)", started.elapsed().as_secs_f64());
@@ -124,10 +124,10 @@ const FLOORS: &str = "corpus/floors.json";
 fn harnesses(project: &Project, tpc_engines: &str, floors: Option<&str>) -> Result<(), Failure> {
     let python = python(project)?;
     crate::setup::database_servers(project)?;
-    println!("\n==> the command line (cargo build -p nl2sql-cli)");
+    println!("\n==> the command line (cargo build)");
     project
-        .cargo(&["build", "-p", "nl2sql-cli"])
-        .run("cargo build -p nl2sql-cli")?;
+        .cargo_native("build", &[])
+        .run("cargo build of the command line")?;
     let out = project.root.join(OUT);
     std::fs::create_dir_all(&out)
         .map_err(|e| Failure(format!("cannot create {}: {e}", out.display())))?;

@@ -69,17 +69,14 @@ pub fn ensure_catalogue(project: &Project) -> Result<(), Failure> {
     }
     println!("    ..  demo catalogue: reading the databases ahead (nl2sql catalogue)");
     let out = path.display().to_string();
+    // Built as the tests build it, so this build (most of the tests' on a fresh machine) is
+    // not done twice.
     project
-        .cargo(&[
-            "run",
-            "-q",
-            "-p",
-            "nl2sql-cli",
-            "--",
-            "catalogue",
-            "--out",
-            &out,
-        ])
+        .cargo_native("build", &[])
+        .run("cargo build of the command line")?;
+    let bin = project.nl2sql_binary().to_string_lossy().into_owned();
+    project
+        .command(&bin, &["catalogue", "--out", &out])
         .run("nl2sql catalogue")
 }
 

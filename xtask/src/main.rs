@@ -76,7 +76,7 @@ fn servers(project: &Project) -> Result<(), Failure> {
     for (name, value) in servers.variables() {
         println!("export {name}={value}");
     }
-    println!("(then: cargo test -p nl2sql-tests -p nl2sql-cli --test servers -- --ignored; Enter stops the servers)");
+    println!("(then: cargo test --workspace --exclude playground --features nl2sql-cli/gold-plans --test servers -- --ignored; Enter stops the servers)");
     let mut line = String::new();
     std::io::stdin()
         .read_line(&mut line)
@@ -108,7 +108,7 @@ fn serve(project: &Project, release: bool) -> Result<(), Failure> {
 /// Regenerates `wasm/src/results.d.ts` by running the test that checks it, told to write.
 fn typescript(project: &Project) -> Result<(), Failure> {
     project
-        .cargo(&["test", "-p", "nl2sql-tests", "--test", "typescript"])
+        .cargo_native("test", &["--test", "typescript"])
         .env("NL2SQL_WRITE_TYPESCRIPT", "1")
         .run("writing the TypeScript declarations")
 }
@@ -217,10 +217,6 @@ fn release_builds(project: &Project) -> Result<(), Failure> {
 /// tuned for size (Cargo.toml).
 const WASM_PROFILE: &str = "wasm-release";
 
-/// The command line's gold-plan mode (the mock provider), which only the tests and the
-/// benchmarks build; every step that builds the command line names it, so it is built once.
-const GOLD_PLANS: &str = "nl2sql-cli/gold-plans";
-
 /// One step of `cargo xtask test`.
 struct Step {
     name: &'static str,
@@ -243,17 +239,8 @@ const TEST_STEPS: &[Step] = &[
     Step {
         name: "lint, native (cargo clippy)",
         run: |p| {
-            p.cargo(&[
-                "clippy",
-                "--workspace",
-                "--all-targets",
-                "--features",
-                GOLD_PLANS,
-                "--",
-                "-D",
-                "warnings",
-            ])
-            .run("cargo clippy")
+            p.cargo_native("clippy", &["--all-targets", "--", "-D", "warnings"])
+                .run("cargo clippy")
         },
     },
     Step {
@@ -284,36 +271,15 @@ const TEST_STEPS: &[Step] = &[
     Step {
         name: "native tests (cargo test)",
         run: |p| {
-            p.cargo(&[
-                "test",
-                "--workspace",
-                "--exclude",
-                "playground",
-                "--features",
-                GOLD_PLANS,
-            ])
-            .run("native tests")
+            p.cargo_native("test", &[]).run("native tests")
         },
     },
     Step {
         name: "tests on database servers (PostgreSQL, MariaDB, Spark Connect), TPC-H on Spark",
         run: |p| {
             let servers = services::Servers::start(p)?;
-            let mut tests = p.cargo(&[
-                "test",
-                "-p",
-                "nl2sql-tests",
-                "--test",
-                "servers",
-                "-p",
-                "nl2sql-cli",
-                "--test",
-                "servers",
-                "--features",
-                GOLD_PLANS,
-                "--",
-                "--ignored",
-            ]);
+            // The tests named `servers` in the tests crate and the command line's.
+            let mut tests = p.cargo_native("test", &["--test", "servers", "--", "--ignored"]);
             for (name, value) in servers.variables() {
                 tests = tests.env(name, &value);
             }
@@ -350,9 +316,9 @@ const TEST_STEPS: &[Step] = &[
             let mock = start_mock()?;
             // `nl2sql serve` and `nl2sql mcp` for the official MCP SDK's client (built by
             // the native tests already; this only makes sure).
-            p.cargo(&["build", "-p", "nl2sql-cli"])
-                .run("cargo build -p nl2sql-cli")?;
-            let bin = p.root.join("target").join("debug").join("nl2sql");
+            p.cargo_native("build", &[])
+                .run("cargo build of the command line")?;
+            let bin = p.nl2sql_binary();
             p.command("node", &["--test", "--test-concurrency=1", "tests/e2e/"])
                 .env(MOCK_URL_VAR, &mock.base_url())
                 .env("NL2SQL_BIN", &bin.to_string_lossy())

@@ -1,12 +1,11 @@
 //! Throwaway database servers for the tests: each started fresh on a loopback port with its
-//! data under `target/services/`, loaded with the demo databases by `nl2sql copy`'s own
-//! code, and stopped when its handle drops, so a failing step stops it too. PostgreSQL and
+//! data under `target/services/`, loaded with the demo databases by `nl2sql copy`, and
+//! stopped when its handle drops, so a failing step stops it too. PostgreSQL and
 //! MariaDB have TLS on (a certificate a throwaway authority signed for 127.0.0.1); Spark
 //! Connect runs in local mode from PyPI's pyspark. A server left behind by a run that was
 //! killed is stopped by the next run before it starts its own.
 
 use crate::run::{Failure, Project};
-use nl2sql_native::address::Address;
 use std::fs;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -453,25 +452,8 @@ impl Spark {
         let mut server = Spark { child, port };
         server.wait_ready(&root)?;
         let ready = started.elapsed().as_secs_f64();
-        project
-            .cargo(&["build", "-p", "nl2sql-cli"])
-            .run("cargo build -p nl2sql-cli")?;
-        let bin = project.root.join("target").join("debug").join("nl2sql");
         let loading = Instant::now();
-        for db in DEMO {
-            let source = project.root.join("data").join(format!("{db}.sqlite"));
-            project
-                .command(
-                    &bin.to_string_lossy(),
-                    &[
-                        "copy",
-                        &source.to_string_lossy(),
-                        &format!("{}/{db}", server.url()),
-                        "--replace",
-                    ],
-                )
-                .output(&format!("nl2sql copy {db} into Spark"))?;
-        }
+        load_demo(project, &server.url(), "Spark")?;
         println!(
             "    Spark Connect on 127.0.0.1:{port}: ready in {ready:.1} s, demo databases \
              loaded in {:.1} s",
@@ -566,13 +548,27 @@ fn current_user() -> String {
         .unwrap_or_else(|| "root".into())
 }
 
-/// Loads the demo databases into the server at `base` with `nl2sql copy`'s code.
+/// Loads the demo databases into the server at `base` with `nl2sql copy` (xtask itself links
+/// no database client, so its own build, the first of every run, stays small; the command
+/// line's build is the tests' own, so this one is a no-op after the first).
 fn load_demo(project: &Project, base: &str, name: &str) -> Result<(), Failure> {
+    project
+        .cargo_native("build", &[])
+        .run("cargo build of the command line")?;
+    let bin = project.nl2sql_binary().to_string_lossy().into_owned();
     for db in DEMO {
-        let target = Address::parse(&format!("{base}/{db}")).map_err(|e| Failure(e.message))?;
         let source = project.root.join("data").join(format!("{db}.sqlite"));
-        nl2sql_native::copy::copy(&source, &target, true, &mut |_| {})
-            .map_err(|e| Failure(format!("loading {db} into {name}: {e}")))?;
+        project
+            .command(
+                &bin,
+                &[
+                    "copy",
+                    &source.to_string_lossy(),
+                    &format!("{base}/{db}"),
+                    "--replace",
+                ],
+            )
+            .output(&format!("nl2sql copy {db} into {name}"))?;
     }
     Ok(())
 }
