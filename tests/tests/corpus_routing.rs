@@ -129,6 +129,8 @@ struct Tally {
     wrong_flagged: usize,
     /// Right first choices routing called close.
     right_flagged: usize,
+    /// `NL2SQL_SHOW_MISSES=1`: each wrong first choice, with each signal's top three.
+    misses: String,
 }
 
 impl Tally {
@@ -171,12 +173,14 @@ fn measure(
         t.millis.push(started.elapsed().as_secs_f64() * 1e3);
         let ranked: Vec<&String> = routing.fused.iter().map(|(d, _)| d).collect();
         let right = ranked.first() == Some(&db);
-        // `NL2SQL_SHOW_MISSES=1`: each wrong first choice, with each signal's top three.
         if std::env::var_os("NL2SQL_SHOW_MISSES").is_some() && !right {
-            println!("miss {db} -> {:?}: {text}", &ranked[..3.min(ranked.len())]);
+            t.misses += &format!(
+                "miss {db} -> {:?}: {text}\n",
+                &ranked[..3.min(ranked.len())]
+            );
             for sig in &routing.signals {
-                println!(
-                    "    {}: {:?}",
+                t.misses += &format!(
+                    "    {}: {:?}\n",
                     sig.name,
                     &sig.ranking[..3.min(sig.ranking.len())]
                 );
@@ -207,16 +211,69 @@ fn p50(mut xs: Vec<f64>) -> f64 {
     xs.get(xs.len() / 2).copied().unwrap_or(0.0)
 }
 
+/// (embedder, with descriptions, split, paraphrases).
+type Key = (&'static str, bool, &'static str, bool);
+
+/// One embedder (`lexical` or `blended`), with or without the descriptions: its index and
+/// its four tallies, each with the lines it prints.
+fn configuration(
+    name: &'static str,
+    described: bool,
+    share: f32,
+    cases: &[(String, String, String, String)],
+) -> Vec<(Key, Tally, String)> {
+    let corpus = Corpus::open();
+    let embedder: Box<dyn Embedder> = if name == "lexical" {
+        Box::new(BuiltinEmbedder::default())
+    } else {
+        Box::new(BlendedEmbedder::new(
+            BuiltinEmbedder::default(),
+            semantic_embedder(),
+            share,
+        ))
+    };
+    let started = Instant::now();
+    let index = corpus.index(&*embedder, described);
+    let build = started.elapsed().as_secs_f64() * 1e3;
+    let mut out = Vec::new();
+    for split in ["dev", "holdout"] {
+        for paraphrases in [false, true] {
+            let t = measure(&index, &*embedder, cases, split, paraphrases);
+            let printed = format!(
+                "{}{name:8} {:13} {split:8} {:11} {}  close calls: {}/{} wrong, {} right  \
+                 route p50 {:.2} ms  (index {build:.0} ms)\n",
+                t.misses,
+                if described {
+                    "descriptions"
+                } else {
+                    "no notes"
+                },
+                if paraphrases {
+                    "paraphrases"
+                } else {
+                    "questions"
+                },
+                t.line(),
+                t.wrong_flagged,
+                t.wrong,
+                t.right_flagged,
+                p50(t.millis.clone())
+            );
+            out.push(((name, described, split, paraphrases), t, printed));
+        }
+    }
+    out
+}
+
 #[test]
 #[ignore = "needs NL2SQL_CORPUS_DBS and data/semantic-wordllama-256.bin; run by cargo xtask test"]
 fn routing_across_the_analysts_corpus() {
-    let corpus = Corpus::open();
     let cases = cases();
     assert!(cases.len() >= 400, "{} cases", cases.len());
     let share = share();
-    let lexical = BuiltinEmbedder::default();
     let loaded = Instant::now();
-    let blend = BlendedEmbedder::new(BuiltinEmbedder::default(), semantic_embedder(), share);
+    // Loaded here only to say how long a load takes; each configuration loads its own.
+    drop(semantic_embedder());
     println!(
         "semantic weights loaded in {:.0} ms; blend share {share}{}",
         loaded.elapsed().as_secs_f64() * 1e3,
@@ -226,39 +283,34 @@ fn routing_across_the_analysts_corpus() {
             ""
         }
     );
-    let embedders: [(&str, &dyn Embedder); 2] = [("lexical", &lexical), ("blended", &blend)];
+    // The four configurations side by side (two cores: about half the time), each with its
+    // own databases and embedder; printed in order once all are done.
+    let configurations = [
+        ("lexical", false),
+        ("lexical", true),
+        ("blended", false),
+        ("blended", true),
+    ];
+    let measured: Vec<Vec<(Key, Tally, String)>> = std::thread::scope(|scope| {
+        let running: Vec<_> = configurations
+            .into_iter()
+            .map(|(name, described)| {
+                let cases = &cases;
+                scope.spawn(move || configuration(name, described, share, cases))
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|r| {
+                r.join()
+                    .unwrap_or_else(|_| panic!("a configuration failed"))
+            })
+            .collect()
+    });
     let mut results = Vec::new();
-    for (name, embedder) in embedders {
-        for described in [false, true] {
-            let started = Instant::now();
-            let index = corpus.index(embedder, described);
-            let build = started.elapsed().as_secs_f64() * 1e3;
-            for split in ["dev", "holdout"] {
-                for paraphrases in [false, true] {
-                    let t = measure(&index, embedder, &cases, split, paraphrases);
-                    println!(
-                        "{name:8} {:13} {split:8} {:11} {}  close calls: {}/{} wrong, {} right  \
-                         route p50 {:.2} ms  (index {build:.0} ms)",
-                        if described {
-                            "descriptions"
-                        } else {
-                            "no notes"
-                        },
-                        if paraphrases {
-                            "paraphrases"
-                        } else {
-                            "questions"
-                        },
-                        t.line(),
-                        t.wrong_flagged,
-                        t.wrong,
-                        t.right_flagged,
-                        p50(t.millis.clone())
-                    );
-                    results.push(((name, described, split, paraphrases), t));
-                }
-            }
-        }
+    for (key, t, printed) in measured.into_iter().flatten() {
+        print!("{printed}");
+        results.push((key, t));
     }
     let get = |key: (&str, bool, &str, bool)| {
         results
