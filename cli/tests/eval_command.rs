@@ -148,9 +148,11 @@ fn an_evaluation_shows_its_progress_on_a_terminal_only() {
         data.display(),
         out.display()
     );
+    // A terminal that draws (the caller's may be `dumb`, where nothing is drawn).
     let on_terminal = Command::new("script")
         .args(["-qfec", &args, "/dev/null"])
         .env_remove("CI")
+        .env("TERM", "xterm-256color")
         .output()
         .expect("script runs");
     assert!(on_terminal.status.success(), "{on_terminal:?}");
