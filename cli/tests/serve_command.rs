@@ -341,6 +341,112 @@ fn album_fixtures(mock: &MockProvider) {
     ]);
 }
 
+/// Whether `text` names `word` as a whole identifier (not inside a longer one).
+fn names(text: &str, word: &str) -> bool {
+    let part = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(part) && !after.is_some_and(part)
+    })
+}
+
+/// Every byte a role reads from the server names no table it may not read (as a whole
+/// identifier) and no datasource it may not reach (as a JSON string: an id such as
+/// `support` is also a word the data itself holds): the datasource list, each schema,
+/// health, metrics, asks answered and refused (a plan the model wrote over a hidden table),
+/// whole and streamed, and routing. The owner's descriptions of the datasources a role
+/// reaches are the owner's words for whoever reaches them, and are left out of the scan.
+#[test]
+fn nothing_a_role_reads_from_the_server_names_what_it_may_not_read() {
+    const STAFF: &str = "Who works in the store's staff?";
+    let mock = MockProvider::start().expect("the mock provider starts");
+    album_fixtures(&mock);
+    mock.add([
+        Fixture::new(
+            "answerability",
+            STAFF,
+            r#"{"datasources": ["chinook"], "reason": "staff"}"#,
+        ),
+        Fixture::new(
+            "plan",
+            STAFF,
+            r#"{"tables": [{"name": "Employee", "alias": "e"}], "select_items": [{"expr": {"kind": "column", "alias": "e", "column_name": "LastName"}}]}"#,
+        ),
+    ]);
+    let server = Server::start(&mock, "m", &[]);
+    // Every datasource and table there is, as the admin reads them.
+    let (_, listed) = server.call("GET", "/api/v1/datasources", Some(ADMIN), None);
+    let all: Vec<nl2sql_core::api::DatasourceSummary> =
+        serde_json::from_str(&listed).unwrap_or_else(|e| panic!("{e}: {listed}"));
+    assert_eq!(all.len(), 3, "{listed}");
+    let policies = nl2sql_core::policy::Policies::demo();
+    let mut scanned = 0;
+    for (role, key) in [("analyst", ANALYST), ("viewer", VIEWER)] {
+        let scope = policies.scope(&[role.to_string()]);
+        let hidden: Vec<&str> = all
+            .iter()
+            .flat_map(|d| {
+                (d.tables.iter())
+                    .filter(|t| !scope.can_read(&d.id, t))
+                    .map(String::as_str)
+            })
+            .collect();
+        assert!(hidden.contains(&"Employee"), "{role}: {hidden:?}");
+        let unreached: Vec<String> = (all.iter())
+            .filter(|d| !scope.can_reach(&d.id))
+            .map(|d| format!("\"{}\"", d.id))
+            .collect();
+        let mut read: Vec<(String, String)> = Vec::new();
+        let mut get = |what: String, method: &str, path: &str, body: Option<String>| {
+            let (status, text) = server.call(method, path, Some(key), body.as_deref());
+            assert!(status < 500, "{role} {what}: {status} {text}");
+            read.push((what, text));
+        };
+        get("the list".into(), "GET", "/api/v1/datasources", None);
+        for d in all.iter().filter(|d| scope.can_reach(&d.id)) {
+            let path = format!("/api/v1/datasources/{}/schema", d.id);
+            get(format!("{}'s schema", d.id), "GET", &path, None);
+        }
+        for question in [ALBUMS, STAFF] {
+            let body = serde_json::json!({ "question": question }).to_string();
+            for path in ["/api/v1/ask", "/api/v1/ask/stream", "/api/v1/route"] {
+                get(
+                    format!("{path} {question}"),
+                    "POST",
+                    path,
+                    Some(body.clone()),
+                );
+            }
+        }
+        get("health".into(), "GET", "/healthz", None);
+        get("metrics".into(), "GET", "/metrics", None);
+        let owners_words: Vec<&str> = (all.iter())
+            .filter(|d| scope.can_reach(&d.id))
+            .map(|d| d.description.as_str())
+            .collect();
+        for (what, text) in &read {
+            let text = (owners_words.iter()).fold(text.clone(), |t, words| t.replace(words, ""));
+            for name in &hidden {
+                assert!(!names(&text, name), "{role} read {name} in {what}: {text}");
+            }
+            for id in &unreached {
+                assert!(
+                    !text.contains(id.as_str()),
+                    "{role} read {id} in {what}: {text}"
+                );
+            }
+            scanned += text.len();
+        }
+        server.assert_no_secret(&read.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>());
+    }
+    assert!(scanned > 10_000, "{scanned} bytes scanned");
+    // The scan finds the name where it may be read: the admin's answer names Employee.
+    let body = serde_json::json!({ "question": STAFF }).to_string();
+    let (_, admins) = server.call("POST", "/api/v1/ask", Some(ADMIN), Some(&body));
+    assert!(names(&admins, "Employee"), "{admins}");
+}
+
 #[test]
 fn each_key_asks_as_its_role_and_a_body_may_narrow_it_never_widen_it() {
     let mock = MockProvider::start().expect("the mock provider starts");

@@ -6,9 +6,62 @@
 use crate::datasource::Datasource;
 use crate::error::{Error, ErrorCode, Node, PipelineError, RunWarning, Severity};
 use crate::index::{Embedder, SchemaIndex};
-use crate::policy::Policies;
+use crate::policy::{Policies, Scope};
 use crate::schema::SchemaSnapshot;
 use serde::{Deserialize, Serialize};
+
+/// A warning about the set-up (a table read only in part, a verified query, note or
+/// relationship dropped), with who may be told it: its words name tables and columns, which
+/// a caller who may not read them must not learn from a run's warnings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    /// Who may be told it.
+    pub audience: Audience,
+    /// What is said.
+    pub warning: RunWarning,
+}
+
+/// Who may be told a [`Notice`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Audience {
+    /// Callers who may read this table of this datasource.
+    Table { datasource: String, table: String },
+    /// Callers who may read every table of this datasource: what the notice names (a
+    /// query's SQL, a note's target, both ends of a relationship) is not checked name by
+    /// name, so only those who may read all of it are told.
+    Whole { datasource: String },
+}
+
+impl Notice {
+    /// A notice about one table.
+    pub fn table(datasource: &str, table: &str, warning: RunWarning) -> Notice {
+        Notice {
+            audience: Audience::Table {
+                datasource: datasource.to_string(),
+                table: table.to_string(),
+            },
+            warning,
+        }
+    }
+
+    /// A notice told only to callers who may read all of `datasource`.
+    pub fn whole(datasource: &str, warning: RunWarning) -> Notice {
+        Notice {
+            audience: Audience::Whole {
+                datasource: datasource.to_string(),
+            },
+            warning,
+        }
+    }
+
+    /// May the caller of `scope` be told it?
+    pub fn told_to(&self, scope: &Scope<'_>) -> bool {
+        match &self.audience {
+            Audience::Table { datasource, table } => scope.can_read(datasource, table),
+            Audience::Whole { datasource } => scope.reads_whole(datasource),
+        }
+    }
+}
 
 /// A datasource left out because it could not be opened or read: the others work without
 /// it, and every front end says which and why.
@@ -106,9 +159,8 @@ pub trait Catalog {
     fn unavailable(&self) -> &[Unavailable] {
         &[]
     }
-    /// Warnings about one datasource (a table without statistics, a relationship dropped),
-    /// with its id: for callers who may reach it.
-    fn scoped_notices(&self) -> &[(String, RunWarning)] {
+    /// Warnings about the set-up, each with who may be told it.
+    fn notices(&self) -> &[Notice] {
         &[]
     }
 
@@ -157,8 +209,8 @@ impl<C: Catalog + ?Sized> Catalog for &C {
         (**self).unavailable()
     }
 
-    fn scoped_notices(&self) -> &[(String, RunWarning)] {
-        (**self).scoped_notices()
+    fn notices(&self) -> &[Notice] {
+        (**self).notices()
     }
 }
 

@@ -135,15 +135,16 @@ impl Curated {
     }
 
     /// The queries that fit `schemas`, and one sentence for each that does not (or whose
-    /// datasource is missing), naming it: a bad query is dropped alone, never the others.
-    pub fn fitting(&self, schemas: &[&SchemaSnapshot]) -> (Curated, Vec<String>) {
+    /// datasource is missing), naming it, with its datasource: a bad query is dropped
+    /// alone, never the others.
+    pub fn fitting(&self, schemas: &[&SchemaSnapshot]) -> (Curated, Vec<(String, String)>) {
         let mut kept = Curated::default();
         let mut dropped = Vec::new();
         for (datasource, queries) in &self.datasources {
             let schema = match schema_of(schemas, datasource) {
                 Ok(schema) => schema,
                 Err(e) => {
-                    dropped.push(e);
+                    dropped.push((datasource.clone(), e));
                     continue;
                 }
             };
@@ -157,7 +158,7 @@ impl Curated {
                             .or_default()
                             .push(q.clone());
                     }
-                    Err(e) => dropped.push(e),
+                    Err(e) => dropped.push((datasource.clone(), e)),
                 }
             }
         }
@@ -600,7 +601,8 @@ mod tests {
             .collect();
         assert_eq!(ids, ["albums"]);
         assert_eq!(dropped.len(), 1, "{dropped:?}");
-        assert!(dropped[0].starts_with("chinook.gone: "), "{dropped:?}");
+        assert_eq!(dropped[0].0, "chinook", "named with its datasource");
+        assert!(dropped[0].1.starts_with("chinook.gone: "), "{dropped:?}");
         assert!(declared.check(&[&schema]).is_err());
         // A datasource that is not there drops its queries with one sentence.
         declared.datasources = [("nowhere".to_string(), kept.queries("chinook").to_vec())]
@@ -608,7 +610,8 @@ mod tests {
             .collect();
         let (kept, dropped) = declared.fitting(&[&schema]);
         assert!(kept.datasources.is_empty());
-        assert!(dropped[0].contains("\"nowhere\""), "{dropped:?}");
+        assert_eq!(dropped[0].0, "nowhere");
+        assert!(dropped[0].1.contains("\"nowhere\""), "{dropped:?}");
     }
 
     #[test]

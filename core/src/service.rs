@@ -443,12 +443,15 @@ impl<H: Host> Service<H> {
         self.workspace().policies().clone()
     }
 
-    /// What was dropped from the configuration, each naming what and why (every run's
-    /// result carries them too).
+    /// What was dropped or is incomplete in the set-up, each naming what and why: all of
+    /// them, for the project's owner (a run's result carries those its caller may read).
     pub fn notices(&self) -> Vec<RunWarning> {
         let workspace = self.workspace();
-        let scoped = workspace.scoped_notices().iter().map(|(_, w)| w.clone());
-        workspace.notices().iter().cloned().chain(scoped).collect()
+        workspace
+            .notices()
+            .iter()
+            .map(|n| n.warning.clone())
+            .collect()
     }
 
     /// What the schema index holds.

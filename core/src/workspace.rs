@@ -5,7 +5,7 @@
 //! A workspace never changes: adding or removing a datasource builds a new one from the
 //! parts already read, so a run that started keeps the catalogue it started with.
 
-pub use crate::catalog::Unavailable;
+pub use crate::catalog::{Audience, Notice, Unavailable};
 use crate::catalog::{Catalog, Entry};
 use crate::curated::Curated;
 use crate::datasource::Datasource;
@@ -137,10 +137,8 @@ pub struct Workspace {
     /// The declared and approved queries of the datasources present, checked against their
     /// schemas.
     curated: Curated,
-    /// What was dropped from the configuration (verified queries that no longer fit).
-    notices: Vec<RunWarning>,
-    /// What was dropped or is incomplete in one datasource, with its id.
-    scoped: Vec<(String, RunWarning)>,
+    /// What was dropped or is incomplete, each with who may be told it.
+    notices: Vec<Notice>,
     /// The datasources left out: they could not be opened or read.
     unavailable: Vec<Unavailable>,
 }
@@ -320,18 +318,15 @@ impl Workspace {
                 message: format!("building the index: {e}"),
                 ..e.with_code(ErrorCode::IndexBuildFailed)
             })?;
-        let mut notices: Vec<RunWarning> = dropped
+        // Each is said to those who may read what it names (see `Notice`).
+        let mut notices: Vec<Notice> = dropped
             .into_iter()
-            .map(|why| {
-                RunWarning::new(
-                    Node::CuratedMatcher,
-                    ErrorCode::ConfigInvalid,
-                    format!("A verified query was dropped: {why}."),
-                )
+            .map(|(id, why)| {
+                let said = format!("A verified query was dropped: {why}.");
+                let warning = RunWarning::new(Node::CuratedMatcher, ErrorCode::ConfigInvalid, said);
+                Notice::whole(&id, warning)
             })
             .collect();
-        // What concerns one datasource is said to those who may reach it.
-        let mut scoped: Vec<(String, RunWarning)> = Vec::new();
         for s in &sources {
             let id = &s.profile.id;
             // A table whose statistics or values ran past the read limit is kept, and said.
@@ -340,32 +335,30 @@ impl Workspace {
                     let said = format!("Table {} of {id}: {why}.", t.name);
                     let warning =
                         RunWarning::new(Node::SchemaRetriever, ErrorCode::StatisticsIncomplete, said);
-                    scoped.push((id.clone(), warning));
+                    notices.push(Notice::table(id, &t.name, warning));
                 }
             }
             // A schema listed to be read that shows nothing is said, not silently empty.
             let listed = s.datasource.schemas().unwrap_or_default();
-            scoped.extend(s.schema.schemas_without_tables(listed).map(|schema| {
+            notices.extend(s.schema.schemas_without_tables(listed).map(|schema| {
                 let said = format!(
                     "Schema {schema} of {id}, listed in its schemas, holds no table it may read."
                 );
                 let warning = RunWarning::new(Node::SchemaRetriever, ErrorCode::ConfigInvalid, said);
-                (id.clone(), warning)
+                Notice::whole(id, warning)
             }));
             // Relationships that cannot be applied are left out alone, and said.
-            scoped.extend(s.dropped.iter().map(|why| {
+            notices.extend(s.dropped.iter().map(|why| {
                 let said = format!("A relationship was dropped: {why}.");
                 let warning = RunWarning::new(Node::SchemaRetriever, ErrorCode::ConfigInvalid, said);
-                (id.clone(), warning)
+                Notice::whole(id, warning)
             }));
         }
         // Notes about what a schema does not have are left out alone, and said.
-        notices.extend(index.dropped_notes().iter().map(|why| {
-            RunWarning::new(
-                Node::SchemaRetriever,
-                ErrorCode::ConfigInvalid,
-                format!("A note was dropped: {why}."),
-            )
+        notices.extend(index.dropped_notes().iter().map(|(id, why)| {
+            let said = format!("A note was dropped: {why}.");
+            let warning = RunWarning::new(Node::SchemaRetriever, ErrorCode::ConfigInvalid, said);
+            Notice::whole(id, warning)
         }));
         Ok(Workspace {
             sources,
@@ -376,15 +369,8 @@ impl Workspace {
             approved,
             curated,
             notices,
-            scoped,
             unavailable,
         })
-    }
-
-    /// What was dropped or is incomplete in one datasource, with its id; every run's result
-    /// carries those of the datasources its caller may reach.
-    pub fn scoped_notices(&self) -> &[(String, RunWarning)] {
-        &self.scoped
     }
 
     /// The datasources left out, each with its code and reason.
@@ -425,9 +411,9 @@ impl Workspace {
         &self.curated
     }
 
-    /// What was dropped from the configuration, each naming what and why; every run's
-    /// result carries them too.
-    pub fn notices(&self) -> &[RunWarning] {
+    /// What was dropped or is incomplete, each naming what and why, with who may be told
+    /// it: every run's result carries those its caller may be told.
+    pub fn notices(&self) -> &[Notice] {
         &self.notices
     }
 
@@ -441,8 +427,7 @@ impl Workspace {
             },
             settings,
         )
-        .with_verified(&self.curated)
-        .noting(&self.notices);
+        .with_verified(&self.curated);
         let engine = match world.scratch {
             Some(s) => engine.combining_with(s),
             None => engine,
@@ -551,8 +536,8 @@ impl Catalog for Workspace {
         &self.unavailable
     }
 
-    fn scoped_notices(&self) -> &[(String, RunWarning)] {
-        &self.scoped
+    fn notices(&self) -> &[Notice] {
+        &self.notices
     }
 }
 

@@ -402,6 +402,13 @@ impl PipelineError {
         self.severity != Severity::Critical && !self.error_code.is_fatal()
     }
 
+    /// The message, when a caller across a trust boundary reads another in its place (a
+    /// database's own words): a prompt that quotes it withholds it too in a cleaned trace.
+    pub fn withheld_message(&self) -> Option<&str> {
+        (boundary_message(self.error_code, &self.message) != self.message)
+            .then_some(self.message.as_str())
+    }
+
     /// What a caller outside the engine may see: the safe message for codes that have one,
     /// and no details.
     pub fn for_client(&self) -> PipelineError {

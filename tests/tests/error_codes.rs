@@ -308,7 +308,7 @@ fn statistics_incomplete() -> Vec<ErrorCode> {
             .map(|t| t.row_count),
         Some(2000)
     );
-    ws.scoped_notices().iter().map(|(_, w)| w.code).collect()
+    ws.notices().iter().map(|n| n.warning.code).collect()
 }
 
 /// A verified query that no longer fits its schema is dropped with a CONFIG_INVALID
@@ -321,7 +321,7 @@ fn config_invalid() -> Vec<ErrorCode> {
     .expect("the declaration parses");
     let ws = workspace(declared);
     assert!(ws.curated().datasources.is_empty());
-    ws.notices().iter().map(|w| w.code).collect()
+    ws.notices().iter().map(|n| n.warning.code).collect()
 }
 
 /// Opening datasources that cannot be opened: a bad id, an id taken twice, a file that is

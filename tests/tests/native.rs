@@ -137,14 +137,17 @@ fn a_project_reads_only_the_schemas_it_lists_and_says_which_hold_nothing() {
         .workspace(Policies::read_all())
         .unwrap();
     let said: Vec<_> = workspace
-        .scoped_notices()
+        .notices()
         .iter()
-        .map(|(id, w)| (id.as_str(), w.code, w.message.as_str()))
+        .map(|n| (&n.audience, n.warning.code, n.warning.message.as_str()))
         .collect();
+    let shop = nl2sql_core::workspace::Audience::Whole {
+        datasource: "shop".into(),
+    };
     assert_eq!(
         said,
         [(
-            "shop",
+            &shop,
             ErrorCode::ConfigInvalid,
             "Schema nowhere of shop, listed in its schemas, holds no table it may read."
         )]

@@ -1158,6 +1158,57 @@ fn the_refiner_option_turns_a_rejection_into_advice_before_the_retry() {
     );
 }
 
+/// The database's words in a failed query's error go to the planner and the refiner (they
+/// need them to fix the plan) and stay in the owner's trace, but a cleaned result (what a
+/// server's or MCP's caller reads) withholds them wherever they were quoted (the prompts,
+/// the errors), and the refiner's advice written from them with them.
+#[test]
+fn a_database_s_words_quoted_to_the_planner_are_withheld_from_a_cleaned_result() {
+    use nl2sql_core::engine::QUOTE_WITHHELD;
+    let w = world();
+    let q = "Which tracks run longest, lenient?";
+    // Lenient columns let the unknown column reach SQLite, which rejects it.
+    let bad = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Title"}}]}"#;
+    let good = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Name"}}], "order_by": [{"expr": {"kind": "column", "alias": "t", "column_name": "Milliseconds"}, "direction": "desc"}], "limit": 2}"#;
+    let words = "no such column: t.Title";
+    w.mock.add([
+        Fixture::new(
+            "answerability",
+            q,
+            r#"{"datasources": ["chinook"], "reason": "tracks"}"#,
+        ),
+        Fixture::new("plan", q, bad),
+        Fixture::new(
+            "text",
+            q,
+            "SQLite said no such column: t.Title; select Track.Name instead.",
+        ),
+        Fixture::new("plan", "select Track.Name instead", good),
+    ]);
+    let provider = Provider::new(Wire::OpenAi, &w.mock.base_url(), ApiKey::new(KEY));
+    let agent = Agent::new(provider, "mock");
+    let mut settings = EngineSettings::new(agent.clone());
+    settings.feedback = nl2sql_core::engine::Feedback::Refiner(agent);
+    settings.validator.strict_columns = false;
+    let r = pollster::block_on(
+        engine_with(&w, &w.transport, settings).ask(&Question::new(q), Hooks::default()),
+    );
+    assert_eq!(r.status, Status::Success, "{:?}", r.errors);
+    assert_eq!(r.sub_queries[0].retry_count, 1);
+    let owner = serde_json::to_string(&r).unwrap_or_default();
+    assert!(owner.contains(words), "the owner's trace keeps them");
+    let cleaned = serde_json::to_string(&r.cleaned()).unwrap_or_default();
+    assert!(!cleaned.contains(words), "{cleaned}");
+    assert!(cleaned.contains(QUOTE_WITHHELD), "{cleaned}");
+    // So is the advice written from them, which may repeat them in other words; the rest
+    // of the prompts is kept.
+    assert!(!cleaned.contains("select Track.Name instead"), "{cleaned}");
+    assert!(
+        cleaned.contains("Write the whole corrected plan."),
+        "{cleaned}"
+    );
+}
+
 #[test]
 fn a_cancel_at_the_matcher_decomposer_or_aggregator_ends_the_run_as_cancelled() {
     use nl2sql_core::engine::{CancelToken, Event, Events};

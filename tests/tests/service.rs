@@ -716,3 +716,80 @@ fn a_datasource_left_out_is_said_in_every_result_to_those_who_may_reach_it() {
     assert_eq!(codes, [ErrorCode::DatasourceUnreachable]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What the set-up dropped or read only in part names tables: it is said only to those who
+/// may read what it names. A table read in part (its statistics past the time limit) to
+/// those who may read that table; a verified query dropped for a table that is gone to
+/// those who may read all of its datasource.
+#[test]
+fn a_set_up_notice_is_said_only_to_those_who_may_read_what_it_names() {
+    use nl2sql_core::curated::Curated;
+    use nl2sql_core::index::{BuiltinEmbedder, DatasourceProfile};
+    use nl2sql_core::workspace::{read_source, Opening, Workspace};
+    use std::rc::Rc;
+    let db = nl2sql_native::SqliteFile::open("chinook", data_dir().join("chinook.sqlite"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut read =
+        pollster::block_on(read_source("chinook", &db)).unwrap_or_else(|e| panic!("{e}"));
+    let employee = read.schema.tables.iter_mut().find(|t| t.name == "Employee");
+    employee.expect("Chinook has Employee").unread =
+        Some("its statistics ran past the 200 ms limit".into());
+    let declared: Curated = serde_json::from_str(
+        r#"{"datasources": {"chinook": [{"id": "gone", "description": "A dropped table",
+            "questions": ["How many old playlists?"], "sql": "SELECT COUNT(*) AS n FROM PlaylistOld"}]}}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let opening = Opening {
+        profile: DatasourceProfile {
+            id: "chinook".into(),
+            description: "Music sales.".into(),
+            examples: vec![],
+            verified: vec![],
+            notes: Default::default(),
+        },
+        datasource: Rc::new(db),
+        read_ahead: Some(read),
+    };
+    let workspace = pollster::block_on(Workspace::open_isolated(
+        vec![opening],
+        vec![],
+        Policies::demo(),
+        declared,
+        Rc::new(BuiltinEmbedder::default()),
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mock = MockProvider::start().expect("the mock provider starts");
+    albums_fixtures(&mock, "chinook");
+    let run = RunConfig {
+        answer: AnswerConfig::Template,
+        ..RunConfig::default()
+    };
+    let s = Service::new(NativeHost::default(), workspace, mock_provider(&mock), run);
+    // admin reads everything; analyst all but Employee; viewer the music catalogue.
+    for (role, told) in [("admin", true), ("analyst", false), ("viewer", false)] {
+        let ask = s
+            .request(Question {
+                roles: vec![role.into()],
+                ..question(COUNT_ALBUMS)
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        let result = pollster::block_on(s.ask(ask, None));
+        assert_eq!(
+            result.status,
+            Status::Success,
+            "{role}: {:?}",
+            result.errors
+        );
+        let codes: Vec<ErrorCode> = result.warnings.iter().map(|w| w.code).collect();
+        let expected = if told {
+            vec![ErrorCode::ConfigInvalid, ErrorCode::StatisticsIncomplete]
+        } else {
+            vec![]
+        };
+        assert_eq!(codes, expected, "{role}: {:?}", result.warnings);
+        let whole = serde_json::to_string(&result).unwrap_or_default();
+        for hidden in ["Employee", "PlaylistOld"] {
+            assert_eq!(whole.contains(hidden), told, "{role} and {hidden}: {whole}");
+        }
+    }
+}

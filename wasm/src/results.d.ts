@@ -412,7 +412,13 @@ export type RefinerOutputs = {
 /**
  * The advice, in the model's words.
  */
-advice: string, };
+advice: string, 
+/**
+ * The database's words the refiner was shown (see [`LlmCall::quoted`]) and, with them,
+ * the advice itself (written from them, it may repeat them in other words): a cleaned
+ * trace withholds the advice.
+ */
+quoted?: Array<string>, };
 
 /**
  * The validator's checks.
@@ -520,6 +526,11 @@ error: string | null,
  * The provider failure's code, when the call failed that way.
  */
 error_code?: ErrorCodeName | null, 
+/**
+ * What the prompts quote that a cleaned trace withholds: a database's own words (an
+ * error's message the planner is asked to fix), which a cleaned error withholds too.
+ */
+quoted?: Array<string>, 
 /**
  * Tokens as reported.
  */

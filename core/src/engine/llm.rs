@@ -136,6 +136,7 @@ pub async fn structured<T>(
             response: None,
             error: None,
             error_code: None,
+            quoted: Vec::new(),
             usage: Usage::default(),
             latency_ms: now().saturating_sub(started),
         };
@@ -259,6 +260,7 @@ pub async fn text(
         response: None,
         error: None,
         error_code: None,
+        quoted: Vec::new(),
         usage: Usage::default(),
         latency_ms: now().saturating_sub(started),
     };

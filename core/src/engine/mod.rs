@@ -51,7 +51,7 @@ pub use trace::{
     AggregatorOutputs, AnswerOutputs, CacheHit, Candidate, CuratedMatch, ExecutorOutputs,
     GeneratorOutputs, LlmCall, MatchReason, NodeOutput, NodeRecord, NodeStatus, PlannerOutputs,
     RefinerOutputs, ResolverOutputs, RetrieverOutputs, ThreadNote, ValidatorOutputs, VerdictNote,
-    Writer, WITHHELD,
+    Writer, QUOTE_WITHHELD, WITHHELD,
 };
 #[cfg(feature = "internals")]
 pub use verified::MATCH_FLOOR;
@@ -184,8 +184,6 @@ pub struct Engine<'a> {
     sleep: Option<&'a dyn Sleep>,
     scratch: Option<&'a dyn Scratch>,
     curated: Option<&'a Curated>,
-    /// Warnings about the set-up (a dropped verified query) that every result carries.
-    notices: &'a [RunWarning],
     /// Plans that validated and ran, reused for the same question (when settings allow).
     plans: Option<&'a RefCell<PlanCache>>,
 }
@@ -461,7 +459,6 @@ impl<'a> Engine<'a> {
             sleep: None,
             scratch: None,
             curated: None,
-            notices: &[],
             plans: None,
         }
     }
@@ -491,12 +488,6 @@ impl<'a> Engine<'a> {
     /// is on.
     pub fn caching_plans(mut self, cache: &'a RefCell<PlanCache>) -> Self {
         self.plans = Some(cache);
-        self
-    }
-
-    /// Adds `notices` (what the set-up dropped, and why) to every result's warnings.
-    pub fn noting(mut self, notices: &'a [RunWarning]) -> Self {
-        self.notices = notices;
         self
     }
 
@@ -550,15 +541,14 @@ impl<'a> Engine<'a> {
             talk: Talk::of(question, None, None),
         };
         let Staged { found, outcome } = self.steps(&mut asked, &run).await;
-        // What concerns one datasource (left out, incomplete, a relationship dropped) is
-        // said to those who may reach it, in every result.
-        let reach = |id: &str| asked.scope.can_reach(id);
-        let left_out = self.catalog.unavailable().iter().filter(|u| reach(&u.id));
-        let scoped = self.catalog.scoped_notices().iter();
-        let scoped = scoped.filter(|(id, _)| reach(id)).map(|(_, w)| w.clone());
+        // What the set-up dropped or left incomplete is said, in every result, to those who
+        // may read what it names; a datasource left out, to those who may reach it.
+        let notices = self.catalog.notices().iter();
+        let notices = notices.filter(|n| n.told_to(&asked.scope));
+        let left_out = self.catalog.unavailable().iter();
+        let left_out = left_out.filter(|u| asked.scope.can_reach(&u.id));
         let mut found = Found {
-            warnings: (self.notices.iter().cloned())
-                .chain(scoped)
+            warnings: (notices.map(|n| n.warning.clone()))
                 .chain(left_out.map(Unavailable::warning))
                 .collect(),
             ..Found::default()

@@ -88,6 +88,9 @@ struct Advice {
     warning: Option<RunWarning>,
     /// Model calls made one after another (the refiner's).
     sequential: u32,
+    /// What the prompt carries that a cleaned trace withholds: the database's words, and
+    /// advice the refiner wrote from them.
+    quoted: Vec<String>,
 }
 
 /// What a step found: blocking errors and warnings.
@@ -204,6 +207,9 @@ impl Engine<'_> {
         let mut retried = Retried::default();
         // The blocking errors of attempts a retry went past; warnings once one succeeds.
         let mut recovered: Vec<PipelineError> = Vec::new();
+        // What the planner has been shown in its retries' history that a cleaned trace
+        // withholds (see `Advice::quoted`).
+        let mut quoted: Vec<String> = Vec::new();
         loop {
             let planner = At::sub(attempt, id);
             let record = Record::of(&planned, |p| PlannerOutputs {
@@ -216,7 +222,7 @@ impl Engine<'_> {
             run.record_span(
                 planner,
                 plan_span,
-                record.with_calls(std::mem::take(&mut calls)),
+                record.with_calls(quoting(std::mem::take(&mut calls), &quoted)),
             );
             match planned {
                 Ok(plan) => {
@@ -300,6 +306,7 @@ impl Engine<'_> {
                     let advice = or_end!(self.feedback(&failed, &retrieval, &blocking, run).await);
                     solved.sequential += advice.sequential;
                     solved.warnings.extend(advice.warning);
+                    quoted.extend(advice.quoted);
                     history.push(Message {
                         role: Role::Assistant,
                         content: serde_json::to_string(&plan).unwrap_or_default(),
@@ -356,11 +363,13 @@ impl Engine<'_> {
         run: &Run<'_>,
     ) -> Result<Advice, PipelineError> {
         let reasons: Vec<String> = blocking.iter().map(|e| e.message.clone()).collect();
+        let quoted = database_words(blocking);
         let Feedback::Refiner(agent) = &self.settings.feedback else {
             return Ok(Advice {
                 prompt: prompts::planner_feedback(&reasons),
                 warning: None,
                 sequential: 0,
+                quoted,
             });
         };
         let step = run.begin::<RefinerOutputs>(at.at()).await?;
@@ -385,6 +394,12 @@ impl Engine<'_> {
         .map_err(|e| run.explain(e));
         match advice {
             Ok(advice) => {
+                // Advice written from the database's words may repeat them in its own: it is
+                // withheld with them.
+                let mut quoted = quoted;
+                if !quoted.is_empty() {
+                    quoted.push(advice.clone());
+                }
                 let noted = RunWarning {
                     detail: Some(json!({ "advice": advice })),
                     ..RunWarning::new(
@@ -396,17 +411,19 @@ impl Engine<'_> {
                 step.end(
                     Record::ok(RefinerOutputs {
                         advice: advice.clone(),
+                        quoted: quoted.clone(),
                     })
-                    .with_calls(calls),
+                    .with_calls(quoting(calls, &quoted)),
                 );
                 Ok(Advice {
                     prompt: prompts::refined_feedback(&reasons, &advice),
                     warning: Some(noted),
                     sequential: 1,
+                    quoted,
                 })
             }
             Err(e) if !e.is_retryable() => {
-                step.end(Record::failed(&e).with_calls(calls));
+                step.end(Record::failed(&e).with_calls(quoting(calls, &quoted)));
                 Err(e)
             }
             Err(e) => {
@@ -420,12 +437,13 @@ impl Engine<'_> {
                 step.end(Record {
                     outputs: None,
                     errors: vec![failed.clone()],
-                    calls,
+                    calls: quoting(calls, &quoted),
                 });
                 Ok(Advice {
                     prompt: prompts::planner_feedback(&reasons),
                     warning: Some(RunWarning::from(failed)),
                     sequential: 1,
+                    quoted,
                 })
             }
         }
@@ -668,4 +686,21 @@ fn width_mismatch(part: &SubQuestion, frame: &ResultFrame) -> Option<PipelineErr
             ),
         )
     })
+}
+
+/// The messages of `errors` that a cleaned result withholds (a database's own words), which
+/// a retry's prompt quotes.
+fn database_words(errors: &[PipelineError]) -> Vec<String> {
+    (errors.iter())
+        .filter_map(PipelineError::withheld_message)
+        .map(str::to_string)
+        .collect()
+}
+
+/// `calls`, each marked as quoting `quoted`: a cleaned trace withholds those words in them.
+fn quoting(mut calls: Vec<LlmCall>, quoted: &[String]) -> Vec<LlmCall> {
+    for call in &mut calls {
+        call.quoted.extend(quoted.iter().cloned());
+    }
+    calls
 }

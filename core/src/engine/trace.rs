@@ -99,14 +99,22 @@ pub struct LlmCall {
     /// The provider failure's code, when the call failed that way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_code: Option<ErrorCode>,
+    /// What the prompts quote that a cleaned trace withholds: a database's own words (an
+    /// error's message the planner is asked to fix), which a cleaned error withholds too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quoted: Vec<String>,
     /// Tokens as reported.
     pub usage: Usage,
     /// Milliseconds from sending to the whole answer.
     pub latency_ms: u64,
 }
 
+/// What a cleaned trace says where a prompt or an answer quoted a database's own words.
+pub const QUOTE_WITHHELD: &str = "[the database's words, withheld]";
+
 /// The prompts go as they were (what was sent is the caller's own question and what its
-/// role may read); a model's answer about a refused or never-checked plan is withheld.
+/// role may read) but for the database's words they quote; a model's answer about a
+/// refused or never-checked plan is withheld.
 impl Clean for LlmCall {
     fn cleaned(self, boundary: &Boundary) -> LlmCall {
         let LlmCall {
@@ -118,6 +126,7 @@ impl Clean for LlmCall {
             response,
             error,
             error_code,
+            quoted,
             usage,
             latency_ms,
         } = self;
@@ -126,19 +135,33 @@ impl Clean for LlmCall {
         } else {
             (response, error)
         };
+        let withhold = |text: String| withhold_quoted(text, &quoted);
         LlmCall {
             node,
             model,
             system_hash,
-            system,
-            messages,
-            response,
-            error,
+            system: withhold(system),
+            messages: (messages.into_iter())
+                .map(|m| Message {
+                    content: withhold(m.content),
+                    ..m
+                })
+                .collect(),
+            response: response.map(withhold),
+            error: error.map(withhold),
             error_code,
+            quoted: Vec::new(),
             usage,
             latency_ms,
         }
     }
+}
+
+/// `text` with each of `quoted` in it replaced by [`QUOTE_WITHHELD`].
+pub(crate) fn withhold_quoted(text: String, quoted: &[String]) -> String {
+    (quoted.iter())
+        .filter(|q| !q.trim().is_empty())
+        .fold(text, |t, q| t.replace(q.as_str(), QUOTE_WITHHELD))
 }
 
 /// Declares [`NodeOutput`] from one table of node → output type, and which node each output
@@ -365,13 +388,26 @@ impl Clean for PlannerOutputs {
 }
 
 /// The refiner's advice to the planner.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, Clean)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RefinerOutputs {
     /// The advice, in the model's words.
-    #[clean(keep)]
     pub advice: String,
+    /// The database's words the refiner was shown (see [`LlmCall::quoted`]) and, with them,
+    /// the advice itself (written from them, it may repeat them in other words): a cleaned
+    /// trace withholds the advice.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quoted: Vec<String>,
+}
+
+impl Clean for RefinerOutputs {
+    fn cleaned(self, _: &Boundary) -> RefinerOutputs {
+        RefinerOutputs {
+            advice: withhold_quoted(self.advice, &self.quoted),
+            quoted: Vec::new(),
+        }
+    }
 }
 
 /// The validator's checks.

@@ -108,8 +108,8 @@ pub struct SchemaIndex {
     values: ValueIndex,
     /// Each datasource's notes, as far as they fit its schema.
     notes: Vec<(String, super::Notes)>,
-    /// The parts of the notes left out, each in a sentence.
-    dropped: Vec<String>,
+    /// The parts of the notes left out, each in a sentence, with its datasource.
+    dropped: Vec<(String, String)>,
 }
 
 /// The entries of one kind and one datasource, their vectors laid out together: a search
@@ -211,7 +211,7 @@ impl SchemaIndex {
         let mut dropped = Vec::new();
         for (profile, schema) in profiles {
             let (fitting, left_out) = profile.notes.fitting(schema);
-            dropped.extend(left_out);
+            dropped.extend(left_out.into_iter().map(|why| (profile.id.clone(), why)));
             let ds = &profile.id;
             let entry = |kind, table: Option<&str>, column: Option<&str>, text: String| Entry {
                 kind,
@@ -289,10 +289,10 @@ impl SchemaIndex {
                     }
                     for (value, words) in &c.values {
                         if !values.alias(ds, table, column, value, words) {
-                            dropped.push(format!(
+                            dropped.push((ds.clone(), format!(
                                 "the words for {value:?} of {ds}.{table}.{column}: the column \
                                  holds no such value"
-                            ));
+                            )));
                         }
                     }
                 }
@@ -374,8 +374,8 @@ impl SchemaIndex {
     }
 
     /// The parts of the datasources' notes that did not fit their schemas and were left
-    /// out, each in a sentence.
-    pub fn dropped_notes(&self) -> &[String] {
+    /// out, each in a sentence, with its datasource.
+    pub fn dropped_notes(&self) -> &[(String, String)] {
         &self.dropped
     }
 

@@ -6,7 +6,7 @@
 //! is the caller's, so the exact text can be traced and sent back on a parse retry.
 
 use super::failure::{classify, from_transport};
-use super::{Provider, Wire};
+use super::{ApiKey, Provider, Wire};
 use crate::error::ProviderFailure;
 use crate::http::{HttpFailure, HttpRequest, HttpResponse, HttpTransport};
 use serde_json::{json, Map, Value};
@@ -499,6 +499,9 @@ pub struct StreamReader {
     usage: Usage,
     done: bool,
     error: Option<String>,
+    /// The provider's key, taken out of an error the stream reports (which a provider may
+    /// echo back, as it may in an error response).
+    key: ApiKey,
 }
 
 impl StreamReader {
@@ -521,6 +524,7 @@ impl StreamReader {
             usage: Usage::default(),
             done: false,
             error: None,
+            key: provider.key.clone(),
         }
     }
 
@@ -626,7 +630,8 @@ impl StreamReader {
         }
         if let Some(e) = self.error {
             return Err(ChatError::Unreadable(format!(
-                "the stream reported an error: {e}"
+                "the stream reported an error: {}",
+                super::failure::redact_keys(&e, self.key.expose())
             )));
         }
         if !self.done {
@@ -788,6 +793,29 @@ mod tests {
         let mut cut = StreamReader::new(&p, &call);
         cut.feed(&events[..events.len() / 2]);
         assert!(matches!(cut.finish(), Err(ChatError::Unreadable(_))));
+    }
+
+    #[test]
+    fn an_error_reported_mid_stream_names_no_key() {
+        const KEY: &str = "sk-live-0123456789abcdef";
+        for (wire, error) in [
+            (
+                Wire::OpenAi,
+                "data: {\"error\":{\"message\":\"Incorrect API key provided: sk-live-0123456789abcdef\"}}\n\n",
+            ),
+            (
+                Wire::Anthropic,
+                "event: error\ndata: {\"type\":\"error\",\"error\":{\"message\":\"bad key sk-live-0123456789abcdef\"}}\n\n",
+            ),
+        ] {
+            let p = Provider::new(wire, "http://x/v1", ApiKey::new(KEY));
+            let mut reader = StreamReader::new(&p, &ask(Output::Text, true));
+            reader.feed(error);
+            let Err(ChatError::Unreadable(why)) = reader.finish() else {
+                panic!("{wire:?}: a stream that reported an error is unreadable");
+            };
+            assert!(why.contains("[redacted key]") && !why.contains(KEY), "{why}");
+        }
     }
 
     #[test]
