@@ -16,7 +16,22 @@ pub fn ensure(project: &Project) -> Result<(), Failure> {
     let wasm_bindgen = locked_version(&cargo_lock, "wasm-bindgen")
         .ok_or_else(|| Failure("Cargo.lock does not lock wasm-bindgen".into()))?;
     wasm_target(project)?;
-    wasm_bindgen_cli(project, &wasm_bindgen)?;
+    // wasm-bindgen-cli is compiled (two minutes on a fresh machine) while the rest is set up,
+    // most of which waits on downloads (npm, pyspark, the demo data), not on the cores.
+    std::thread::scope(|scope| {
+        let bindgen = scope.spawn(|| wasm_bindgen_cli(project, &wasm_bindgen));
+        let rest = the_rest(project);
+        let bindgen = bindgen.join().unwrap_or_else(|_| {
+            Err(Failure(
+                "installing wasm-bindgen-cli stopped unexpectedly".into(),
+            ))
+        });
+        rest.and(bindgen)
+    })
+}
+
+/// Everything but wasm-bindgen-cli, in order.
+fn the_rest(project: &Project) -> Result<(), Failure> {
     npm_packages(project)?;
     duckdb_library(project)?;
     duckdb_wasm(project)?;
