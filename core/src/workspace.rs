@@ -5,7 +5,9 @@
 //! A workspace never changes: adding or removing a datasource builds a new one from the
 //! parts already read, so a run that started keeps the catalogue it started with.
 
-pub use crate::catalog::{Audience, Notice, Unavailable};
+#[cfg(feature = "internals")]
+pub use crate::catalog::Audience;
+pub use crate::catalog::{Notice, Unavailable};
 use crate::catalog::{Catalog, Entry};
 use crate::curated::Curated;
 use crate::datasource::Datasource;

@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { validate } from "@readme/openapi-parser";
-import { MOCK_URL, requireMock, addFixtures, GENRES, GENRES_FIXTURES } from "./mock.mjs";
+import { MOCK_URL, requireMock, addFixtures, col, GENRES, GENRES_FIXTURES } from "./mock.mjs";
 import { BIN, startServe } from "./nl2sql.mjs";
 
 const ADMIN = "admin-key-for-the-e2e-tests-01";
@@ -134,6 +134,60 @@ test("nl2sql mcp --role viewer asks as the viewer", async () => {
   } finally {
     await client.close();
   }
+});
+
+// Whether `text` names `word` as a whole identifier.
+const names = (text, word) => new RegExp(`(^|[^\\p{L}\\p{N}_])${word}($|[^\\p{L}\\p{N}_])`, "u").test(text);
+
+test("nothing a role reads over MCP names a table it may not read or a datasource it may not reach", async () => {
+  requireMock();
+  const STAFF = "Who works in the store's staff, by MCP?";
+  await addFixtures([
+    ...GENRES_FIXTURES,
+    { name: "answerability", question: STAFF, answer: { datasources: ["chinook"], reason: "staff" } },
+    { name: "plan", question: STAFF, answer: { tables: [{ name: "Employee", alias: "e" }], select_items: [{ expr: col("e", "LastName") }] } },
+  ]);
+  const { client: admin } = await stdioClient();
+  const all = parsed(await admin.callTool({ name: "list_datasources", arguments: {} }));
+  await admin.close();
+  assert.equal(all.length, 3);
+  let scanned = 0;
+  for (const role of ["analyst", "viewer"]) {
+    const { client } = await stdioClient(["--role", role]);
+    try {
+      const reached = parsed(await client.callTool({ name: "list_datasources", arguments: {} }));
+      const ids = reached.map((d) => d.id);
+      const readable = new Map(reached.map((d) => [d.id, new Set(d.tables)]));
+      // Every table the admin lists that this role's list leaves out, and every datasource.
+      const hidden = all.flatMap((d) => d.tables.filter((t) => !readable.get(d.id)?.has(t)));
+      assert.ok(hidden.includes("Employee"), `${role}: ${hidden}`);
+      const unreached = all.map((d) => d.id).filter((id) => !ids.includes(id));
+      const read = [["the list", JSON.stringify(reached)]];
+      for (const id of ids) {
+        const described = await client.callTool({ name: "describe_datasource", arguments: { datasource: id } });
+        read.push([`${id} described`, text(described)]);
+        const resource = await client.readResource({ uri: `nl2sql://datasources/${id}/schema` });
+        read.push([`${id}'s schema resource`, resource.contents.map((c) => c.text).join("\n")]);
+      }
+      const { resources } = await client.listResources();
+      read.push(["the resources", JSON.stringify(resources)]);
+      for (const question of [GENRES, STAFF]) {
+        read.push([`ask ${question}`, text(await client.callTool({ name: "ask", arguments: { question } }))]);
+        read.push([`route ${question}`, text(await client.callTool({ name: "route", arguments: { question } }))]);
+      }
+      // The owner's descriptions of what the role reaches are the owner's words.
+      const owners = all.filter((d) => ids.includes(d.id)).map((d) => d.description);
+      for (const [what, said] of read) {
+        const scan = owners.reduce((t, words) => t.split(words).join(""), said);
+        for (const name of hidden) assert.ok(!names(scan, name), `${role} read ${name} in ${what}: ${scan}`);
+        for (const id of unreached) assert.ok(!scan.includes(`"${id}"`), `${role} read ${id} in ${what}: ${scan}`);
+        scanned += scan.length;
+      }
+    } finally {
+      await client.close();
+    }
+  }
+  assert.ok(scanned > 5000, `${scanned} characters scanned`);
 });
 
 // `nl2sql serve` over the demo data, asking the mock.

@@ -869,6 +869,22 @@ fn a_question_across_two_databases_is_split_run_and_combined() {
     // The one-datasource planning started beside the check was dropped, not used.
     let json = serde_json::to_string(&r).expect("serializes");
     assert!(json.contains("the question needs several datasources"));
+    // Never checked, its model answer could name what the caller may not read: a cleaned
+    // result withholds it.
+    let dropped = |r: &nl2sql_core::engine::QueryResult| -> Vec<nl2sql_core::engine::LlmCall> {
+        (r.trace.iter())
+            .filter(|n| n.output.planner().is_some_and(|p| p.dropped.is_some()))
+            .flat_map(|n| n.llm_calls.clone())
+            .collect()
+    };
+    let cleaned = dropped(&r.cleaned());
+    assert!(!cleaned.is_empty());
+    assert!(
+        (cleaned.iter())
+            .all(|c| c.response.is_none()
+                && c.error.as_deref() == Some(nl2sql_core::engine::WITHHELD)),
+        "{cleaned:?}"
+    );
 }
 
 /// Support's customer ids and first names: one part of the questions across databases below.

@@ -51,8 +51,10 @@ pub use trace::{
     AggregatorOutputs, AnswerOutputs, CacheHit, Candidate, CuratedMatch, ExecutorOutputs,
     GeneratorOutputs, LlmCall, MatchReason, NodeOutput, NodeRecord, NodeStatus, PlannerOutputs,
     RefinerOutputs, ResolverOutputs, RetrieverOutputs, ThreadNote, ValidatorOutputs, VerdictNote,
-    Writer, QUOTE_WITHHELD, WITHHELD,
+    Writer, WITHHELD,
 };
+#[cfg(feature = "internals")]
+pub use trace::QUOTE_WITHHELD;
 #[cfg(feature = "internals")]
 pub use verified::MATCH_FLOOR;
 
