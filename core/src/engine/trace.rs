@@ -157,11 +157,13 @@ impl Clean for LlmCall {
     }
 }
 
-/// `text` with each of `quoted` in it replaced by [`QUOTE_WITHHELD`].
+/// `text` with each of `quoted` in it replaced by [`QUOTE_WITHHELD`], the longest first: one
+/// may hold another (advice that repeats the database's message), and replacing the shorter
+/// first would leave the longer unmatched.
 pub(crate) fn withhold_quoted(text: String, quoted: &[String]) -> String {
-    (quoted.iter())
-        .filter(|q| !q.trim().is_empty())
-        .fold(text, |t, q| t.replace(q.as_str(), QUOTE_WITHHELD))
+    let mut longest_first: Vec<&String> = quoted.iter().filter(|q| !q.trim().is_empty()).collect();
+    longest_first.sort_by_key(|q| std::cmp::Reverse(q.len()));
+    (longest_first.into_iter()).fold(text, |t, q| t.replace(q.as_str(), QUOTE_WITHHELD))
 }
 
 /// Declares [`NodeOutput`] from one table of node → output type, and which node each output
@@ -578,4 +580,21 @@ pub enum Writer {
     Template,
     /// The model, from the question and the first rows.
     Llm,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_words_are_withheld_whole_even_inside_each_other() {
+        let words = "no such column: t.Title".to_string();
+        let advice = "SQLite said no such column: t.Title; use Name.".to_string();
+        let text = format!("Errors: {words}\nAdvice: {advice}");
+        let withheld = withhold_quoted(text, &[words, advice, " ".into()]);
+        assert_eq!(
+            withheld,
+            format!("Errors: {QUOTE_WITHHELD}\nAdvice: {QUOTE_WITHHELD}")
+        );
+    }
 }
