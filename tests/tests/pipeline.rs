@@ -165,12 +165,22 @@ fn a_run_reports_its_nodes_calls_usage_and_answer() {
     );
 }
 
+/// Track has no Title: the plan the retry tests' planner gets wrong first.
+const TRACK_TITLES: &str = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Title"}}]}"#;
+
+/// The `limit` longest tracks by name: the retry tests' corrected plan.
+fn longest_tracks(limit: u32) -> String {
+    format!(
+        r#"{{"tables": [{{"name": "Track", "alias": "t"}}], "select_items": [{{"expr": {{"kind": "column", "alias": "t", "column_name": "Name"}}}}], "order_by": [{{"expr": {{"kind": "column", "alias": "t", "column_name": "Milliseconds"}}, "direction": "desc"}}], "limit": {limit}}}"#
+    )
+}
+
 #[test]
 fn rejected_plans_are_retried_with_the_validator_s_words_and_fatal_ones_never() {
     let w = world();
     let q = "Which tracks are the longest, by name?";
-    let bad = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Title"}}]}"#;
-    let good = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Name"}}], "order_by": [{"expr": {"kind": "column", "alias": "t", "column_name": "Milliseconds"}, "direction": "desc"}], "limit": 3}"#;
+    let bad = TRACK_TITLES;
+    let good = &longest_tracks(3);
     w.mock.add([
         Fixture::new(
             "answerability",
@@ -1099,8 +1109,8 @@ fn a_similar_question_asks_the_model_once_and_only_the_routed_datasources_are_se
 fn the_refiner_option_turns_a_rejection_into_advice_before_the_retry() {
     let w = world();
     let q = "Which tracks run longest, refined?";
-    let bad = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Title"}}]}"#;
-    let good = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Name"}}], "order_by": [{"expr": {"kind": "column", "alias": "t", "column_name": "Milliseconds"}, "direction": "desc"}], "limit": 2}"#;
+    let bad = TRACK_TITLES;
+    let good = &longest_tracks(2);
     w.mock.add([
         Fixture::new(
             "answerability",
@@ -1184,8 +1194,8 @@ fn a_database_s_words_quoted_to_the_planner_are_withheld_from_a_cleaned_result()
     let w = world();
     let q = "Which tracks run longest, lenient?";
     // Lenient columns let the unknown column reach SQLite, which rejects it.
-    let bad = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Title"}}]}"#;
-    let good = r#"{"tables": [{"name": "Track", "alias": "t"}], "select_items": [{"expr": {"kind": "column", "alias": "t", "column_name": "Name"}}], "order_by": [{"expr": {"kind": "column", "alias": "t", "column_name": "Milliseconds"}, "direction": "desc"}], "limit": 2}"#;
+    let bad = TRACK_TITLES;
+    let good = &longest_tracks(2);
     let words = "no such column: t.Title";
     w.mock.add([
         Fixture::new(

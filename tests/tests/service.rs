@@ -82,6 +82,20 @@ fn albums_fixtures(mock: &MockProvider, datasource: &str) {
     ]);
 }
 
+/// The facade over `workspace` and a mock that counts Chinook's albums when asked
+/// [`COUNT_ALBUMS`], answering by the template.
+fn albums_service(
+    workspace: nl2sql_core::workspace::Workspace,
+    mock: &MockProvider,
+) -> Service<NativeHost> {
+    albums_fixtures(mock, "chinook");
+    let run = RunConfig {
+        answer: AnswerConfig::Template,
+        ..RunConfig::default()
+    };
+    Service::new(NativeHost::default(), workspace, mock_provider(mock), run)
+}
+
 /// The facade over a mock that counts the albums when asked [`COUNT_ALBUMS`], and that
 /// question's result (answered by the template).
 fn counted_albums(mock: &MockProvider) -> (Service<NativeHost>, QueryResult) {
@@ -642,12 +656,7 @@ fn a_datasource_left_out_is_said_in_every_result_to_those_who_may_reach_it() {
     assert_eq!(workspace.ids(), ["chinook"]);
 
     let mock = MockProvider::start().expect("the mock provider starts");
-    albums_fixtures(&mock, "chinook");
-    let run = RunConfig {
-        answer: AnswerConfig::Template,
-        ..RunConfig::default()
-    };
-    let s = Service::new(NativeHost::default(), workspace, mock_provider(&mock), run);
+    let s = albums_service(workspace, &mock);
     let ask = s
         .request(question(COUNT_ALBUMS))
         .unwrap_or_else(|e| panic!("{e}"));
@@ -759,12 +768,7 @@ fn a_set_up_notice_is_said_only_to_those_who_may_read_what_it_names() {
     ))
     .unwrap_or_else(|e| panic!("{e}"));
     let mock = MockProvider::start().expect("the mock provider starts");
-    albums_fixtures(&mock, "chinook");
-    let run = RunConfig {
-        answer: AnswerConfig::Template,
-        ..RunConfig::default()
-    };
-    let s = Service::new(NativeHost::default(), workspace, mock_provider(&mock), run);
+    let s = albums_service(workspace, &mock);
     // admin reads everything; analyst all but Employee; viewer the music catalogue.
     for (role, told) in [("admin", true), ("analyst", false), ("viewer", false)] {
         let ask = s
